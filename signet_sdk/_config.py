@@ -1,0 +1,176 @@
+"""Client configuration: explicit arguments, then environment, then defaults.
+
+The order, for every setting:
+
+1. an argument passed to the client or ``create_adapter``;
+2. the environment (``SIGNET_DAEMON_URL``, else ``SIGNET_HOST`` + ``SIGNET_PORT``;
+   ``SIGNET_TOKEN``; ``SIGNET_AGENT_ID``; the per-hook timeout variables);
+3. the contract's defaults.
+
+Timeout variables are milliseconds and clamped to 1000..120000, as the
+daemon's own clients do. Standard library only: hooks read their settings here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Literal
+from urllib.parse import urlsplit
+
+from ._exceptions import ConfigError
+
+RuntimePath = Literal["plugin", "legacy"]
+ActorType = Literal["operator", "pipeline", "harness", "sdk", "daemon"]
+
+__all__ = ["DEFAULT_DAEMON_URL", "ClientConfig", "Timeouts", "resolve_config"]
+
+DEFAULT_DAEMON_URL = "http://127.0.0.1:3850"
+_ACTOR_TYPES = ("operator", "pipeline", "harness", "sdk", "daemon")
+_CLAMP_MS = (1000, 120000)
+
+
+@dataclass(frozen=True, slots=True)
+class Timeouts:
+    """Per-call deadlines in seconds, by the endpoint map's timeout class.
+
+    Each is the whole budget of one call, retries and back-off included.
+    """
+
+    session_start: float = 15.0
+    prompt_submit: float = 5.0
+    default: float = 10.0
+    write: float = 15.0
+    stream: float | None = None
+
+    def for_class(self, name: str) -> float | None:
+        value: float | None = getattr(self, name)
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class ClientConfig:
+    """Everything a request needs besides its body; resolved once, then immutable."""
+
+    base_url: str = DEFAULT_DAEMON_URL
+    harness: str | None = None
+    token: str | None = None
+    agent_id: str | None = None
+    runtime_path: RuntimePath | None = None
+    actor: str | None = None
+    actor_type: ActorType | None = None
+    timeouts: Timeouts = field(default_factory=Timeouts)
+    max_retries: int = 2
+    no_hooks: bool = False
+
+    def with_options(self, **changes: object) -> ClientConfig:
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+def _origin(value: str, source: str) -> str:
+    parts = urlsplit(value.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(source, f"expected an http(s) origin like {DEFAULT_DAEMON_URL}, got {value!r}")
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise ConfigError(source, f"must be an origin without path or query, got {value!r}")
+    if parts.username or parts.password:
+        raise ConfigError(source, "must not carry credentials; use SIGNET_TOKEN")
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def _port(value: str, source: str) -> int:
+    try:
+        port = int(value)
+    except ValueError:
+        raise ConfigError(source, f"must be a port number, got {value!r}") from None
+    if not 0 < port < 65536:
+        raise ConfigError(source, f"must be between 1 and 65535, got {port}")
+    return port
+
+
+def _ms(env: Mapping[str, str], names: tuple[str, ...], default_ms: int) -> float:
+    for name in names:
+        raw = env.get(name, "").strip()
+        if not raw:
+            continue
+        try:
+            ms = float(raw)
+        except ValueError:
+            raise ConfigError(name, f"must be milliseconds, got {raw!r}") from None
+        low, high = _CLAMP_MS
+        return min(max(ms, low), high) / 1000
+    return default_ms / 1000
+
+
+def _base_url(daemon_url: str | None, env: Mapping[str, str]) -> str:
+    if daemon_url:
+        return _origin(daemon_url, "daemon_url")
+    if env.get("SIGNET_DAEMON_URL", "").strip():
+        return _origin(env["SIGNET_DAEMON_URL"], "SIGNET_DAEMON_URL")
+    host = env.get("SIGNET_HOST", "").strip()
+    port_raw = env.get("SIGNET_PORT", "").strip()
+    if host or port_raw:
+        port = _port(port_raw, "SIGNET_PORT") if port_raw else 3850
+        host = host or "127.0.0.1"
+        if ":" in host and not host.startswith("["):
+            host = f"[{host}]"
+        return f"http://{host}:{port}"
+    return DEFAULT_DAEMON_URL
+
+
+def resolve_config(
+    daemon_url: str | None = None,
+    *,
+    harness: str | None = None,
+    token: str | None = None,
+    agent_id: str | None = None,
+    runtime_path: RuntimePath | None = None,
+    actor: str | None = None,
+    actor_type: ActorType | None = None,
+    timeout: float | Timeouts | None = None,
+    max_retries: int | None = None,
+    env: Mapping[str, str] | None = None,
+) -> ClientConfig:
+    """Build a :class:`ClientConfig` from arguments > environment > defaults.
+
+    ``timeout`` as a number replaces every per-call deadline (seconds); as a
+    :class:`Timeouts` it replaces them one by one. ``env`` defaults to
+    ``os.environ`` and exists so tests need not mutate the process.
+    """
+    env = os.environ if env is None else env
+    if runtime_path is not None and runtime_path not in ("plugin", "legacy"):
+        raise ConfigError("runtime_path", f"must be 'plugin' or 'legacy', got {runtime_path!r}")
+    if actor_type is not None and actor_type not in _ACTOR_TYPES:
+        raise ConfigError("actor_type", f"must be one of {', '.join(_ACTOR_TYPES)}")
+    if max_retries is not None and max_retries < 0:
+        raise ConfigError("max_retries", "must be zero or more")
+
+    if isinstance(timeout, Timeouts):
+        timeouts = timeout
+    elif timeout is not None:
+        if timeout <= 0:
+            raise ConfigError("timeout", f"must be positive seconds, got {timeout!r}")
+        t = float(timeout)
+        timeouts = Timeouts(session_start=t, prompt_submit=t, default=t, write=t, stream=None)
+    else:
+        fetch = _ms(env, ("SIGNET_FETCH_TIMEOUT",), 10000)
+        timeouts = Timeouts(
+            session_start=_ms(env, ("SIGNET_SESSION_START_TIMEOUT", "SIGNET_FETCH_TIMEOUT"), 15000),
+            prompt_submit=_ms(env, ("SIGNET_PROMPT_SUBMIT_TIMEOUT",), 5000),
+            default=fetch,
+            write=max(fetch, 15.0),
+        )
+
+    return ClientConfig(
+        base_url=_base_url(daemon_url, env),
+        harness=harness,
+        token=token or env.get("SIGNET_TOKEN") or None,
+        agent_id=agent_id or env.get("SIGNET_AGENT_ID") or None,
+        runtime_path=runtime_path,
+        actor=actor,
+        actor_type=actor_type,
+        timeouts=timeouts,
+        max_retries=2 if max_retries is None else max_retries,
+        no_hooks=env.get("SIGNET_NO_HOOKS") == "1",
+    )

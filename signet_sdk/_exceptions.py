@@ -1,0 +1,292 @@
+"""Every error the SDK raises, in one tree.
+
+    SignetError
+    ├── ConfigError (also ValueError)            a setting or variable is unusable
+    ├── PayloadError (also ValueError)           a harness payload field is wrong
+    ├── AdapterNotFoundError (also LookupError)  strict lookup of an unknown harness
+    ├── InvalidAdapterError (also TypeError)     an entry point that is no adapter
+    └── APIError                                 anything that went over the wire
+        ├── APIConnectionError                   no answer (refused, reset, DNS)
+        │   ├── NotSentError                     refused before a byte was sent
+        │   └── APITimeoutError                  no answer within the deadline
+        ├── APIResponseValidationError           an answer that does not fit its model
+        └── APIStatusError                       a non-2xx answer
+            ├── BadRequestError          400
+            ├── AuthenticationError      401
+            ├── PermissionDeniedError    403
+            ├── NotFoundError            404
+            ├── ConflictError            409  (``claimed_by`` for runtime-path claims)
+            ├── GoneError                410  (a retired route: not supported)
+            ├── PayloadTooLargeError     413
+            ├── UnprocessableEntityError 415, 422
+            ├── RateLimitError           429  (``retry_after`` in seconds)
+            └── InternalServerError      5xx  (``ServiceUnavailableError`` for 503)
+
+The daemon's 200 answers that mean "did nothing" (``skipped``, ``bypassed``,
+``duplicateRuntimePath`` ...) are *not* errors: they are typed fields on the
+result. Standard library only: the hook path raises these too.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = [
+    "APIConnectionError",
+    "APIError",
+    "APIResponseValidationError",
+    "APIStatusError",
+    "APITimeoutError",
+    "AdapterNotFoundError",
+    "AuthenticationError",
+    "BadRequestError",
+    "ConfigError",
+    "ConflictError",
+    "GoneError",
+    "InternalServerError",
+    "InvalidAdapterError",
+    "NotFoundError",
+    "NotSentError",
+    "PayloadError",
+    "PayloadTooLargeError",
+    "PermissionDeniedError",
+    "RateLimitError",
+    "ServiceUnavailableError",
+    "SignetError",
+    "UnprocessableEntityError",
+    "status_error",
+]
+
+
+class SignetError(Exception):
+    """Root of every exception raised by signet_sdk."""
+
+
+class ConfigError(SignetError, ValueError):
+    """A configuration argument or environment variable cannot be used.
+
+    ``field`` names the argument or variable so the message can be acted on.
+    """
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+
+
+class PayloadError(SignetError, ValueError):
+    """A native harness payload lacks a field or carries a wrong type.
+
+    Raised by adapters; ``field`` is the harness's own name for it.
+    """
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+
+
+class AdapterNotFoundError(SignetError, LookupError):
+    """A strict adapter lookup named a harness no installed package provides."""
+
+    def __init__(self, harness: str, installed: list[str]) -> None:
+        names = ", ".join(installed) if installed else "none"
+        super().__init__(f"no adapter for harness {harness!r}; installed: {names}")
+        self.harness = harness
+        self.installed = installed
+
+
+class InvalidAdapterError(SignetError, TypeError):
+    """An entry point resolved to something that is not a usable adapter."""
+
+
+class APIError(SignetError):
+    """A request to the daemon failed; ``method`` and ``url`` say which."""
+
+    def __init__(self, message: str, *, method: str, url: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.method = method
+        self.url = url
+
+
+class APIConnectionError(APIError):
+    """The daemon could not be reached or dropped the connection."""
+
+
+class NotSentError(APIConnectionError):
+    """The connection failed before any byte of the request left this process,
+    so the daemon cannot have acted on it: always safe to try again."""
+
+
+class APITimeoutError(APIConnectionError):
+    """The call's deadline passed before the daemon answered."""
+
+
+class APIResponseValidationError(APIError):
+    """The daemon answered 2xx, but the body does not fit the response model."""
+
+    def __init__(self, message: str, *, method: str, url: str, body: object) -> None:
+        super().__init__(message, method=method, url=url)
+        self.body = body
+
+
+class APIStatusError(APIError):
+    """The daemon answered with a non-2xx status.
+
+    ``body`` is the parsed JSON when the daemon sent JSON, else the text (the
+    daemon's unknown-route 404 and unhandled 500 are plain text). ``error`` is
+    the daemon's ``{"error": ...}`` message when there is one.
+    """
+
+    status_code: int = 0
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        method: str,
+        url: str,
+        status_code: int,
+        body: object,
+        headers: Mapping[str, str],
+    ) -> None:
+        super().__init__(message, method=method, url=url)
+        self.status_code = status_code
+        self.body = body
+        self.headers = dict(headers)
+
+    @property
+    def error(self) -> str | None:
+        if isinstance(self.body, dict):
+            value = self.body.get("error")
+            return value if isinstance(value, str) else None
+        return None
+
+
+class BadRequestError(APIStatusError):
+    status_code = 400
+
+
+class AuthenticationError(APIStatusError):
+    status_code = 401
+
+
+class PermissionDeniedError(APIStatusError):
+    status_code = 403
+
+
+class NotFoundError(APIStatusError):
+    status_code = 404
+
+
+_CLAIM = re.compile(r"session claimed by (\w+) path")
+
+
+class ConflictError(APIStatusError):
+    """409: a runtime-path claim, a version conflict or a busy lock.
+
+    ``claimed_by`` is ``"plugin"`` or ``"legacy"`` when the other runtime path
+    owns the session; never retried, because repeating cannot change who owns it.
+    """
+
+    status_code = 409
+
+    @property
+    def claimed_by(self) -> str | None:
+        match = _CLAIM.search(self.error or "")
+        return match.group(1) if match else None
+
+
+class GoneError(APIStatusError):
+    status_code = 410
+
+
+class PayloadTooLargeError(APIStatusError):
+    status_code = 413
+
+
+class UnprocessableEntityError(APIStatusError):
+    status_code = 422
+
+
+class RateLimitError(APIStatusError):
+    """429. ``retry_after`` is in seconds, from the header or the body's epoch-ms."""
+
+    status_code = 429
+
+    def __init__(self, message: str, *, now_ms: float | None = None, **kw: Any) -> None:
+        super().__init__(message, **kw)
+        self.retry_after = parse_retry_after(self.headers, self.body, now_ms)
+
+
+class InternalServerError(APIStatusError):
+    status_code = 500
+
+
+class ServiceUnavailableError(InternalServerError):
+    """503: initializing, shutting down, or mutations frozen; nothing was applied."""
+
+    status_code = 503
+
+
+_STATUS: dict[int, type[APIStatusError]] = {
+    400: BadRequestError,
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    409: ConflictError,
+    410: GoneError,
+    413: PayloadTooLargeError,
+    415: UnprocessableEntityError,
+    422: UnprocessableEntityError,
+    429: RateLimitError,
+    503: ServiceUnavailableError,
+}
+
+
+def parse_retry_after(
+    headers: Mapping[str, str], body: object, now_ms: float | None = None
+) -> float | None:
+    """Seconds to wait before retrying, or None when the daemon did not say."""
+    for key, value in headers.items():
+        if key.lower() == "retry-after":
+            try:
+                return max(0.0, float(value))
+            except ValueError:
+                break
+    if isinstance(body, dict) and isinstance(body.get("retryAfter"), int | float):
+        if now_ms is None:
+            import time
+
+            now_ms = time.time() * 1000
+        return max(0.0, (float(body["retryAfter"]) - now_ms) / 1000)
+    return None
+
+
+def decode_body(content: bytes, content_type: str | None) -> object:
+    """JSON when it parses, else the text: daemon errors are not always JSON."""
+    if not content:
+        return None
+    text = content.decode("utf-8", errors="replace")
+    if content_type is None or "json" in content_type or text[:1] in "{[":
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+    return text
+
+
+def status_error(
+    *, method: str, url: str, status_code: int, body: object, headers: Mapping[str, str]
+) -> APIStatusError:
+    """The one place a status code becomes an exception class."""
+    cls = _STATUS.get(status_code)
+    if cls is None:
+        cls = InternalServerError if status_code >= 500 else APIStatusError
+    detail = body.get("error") if isinstance(body, dict) else body
+    text = f"{method} {url} -> {status_code}"
+    if detail:
+        text += f": {str(detail)[:300]}"
+    return cls(text, method=method, url=url, status_code=status_code, body=body, headers=headers)
