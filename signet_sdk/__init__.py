@@ -1,0 +1,104 @@
+"""signet_sdk: the Signet runtime adapter contract for Python.
+
+Names are loaded on first use (PEP 562), so ``import signet_sdk`` stays
+cheap for hook processes that only need the standard-library path, and never
+pulls in FastAPI, uvicorn, aiohttp or any adapter.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+from ._version import __version__
+
+if TYPE_CHECKING:
+    from ._adapter import AsyncRuntimeAdapter, RuntimeAdapter
+    from ._async_client import AsyncAdapterClient
+    from ._client import AdapterClient
+    from ._config import ClientConfig, Timeouts
+    from ._exceptions import (
+        AdapterNotFoundError,
+        APIConnectionError,
+        APIError,
+        APIResponseValidationError,
+        APIStatusError,
+        APITimeoutError,
+        AuthenticationError,
+        BadRequestError,
+        ConfigError,
+        ConflictError,
+        GoneError,
+        InternalServerError,
+        InvalidAdapterError,
+        NotFoundError,
+        NotSentError,
+        PayloadError,
+        PayloadTooLargeError,
+        PermissionDeniedError,
+        RateLimitError,
+        ServiceUnavailableError,
+        SignetError,
+        UnprocessableEntityError,
+    )
+    from ._harness import AsyncHarnessAdapter, GenericTranslator, HarnessAdapter
+    from ._lifecycle import HarnessTranslator, LifecycleCall, NativeOutput
+    from ._models import *  # noqa: F403
+    from ._registry import create_adapter, create_async_adapter, installed_adapters
+
+_SOURCES: dict[str, tuple[str, ...]] = {
+    "._adapter": ("AsyncRuntimeAdapter", "RuntimeAdapter"),
+    "._async_client": ("AsyncAdapterClient",),
+    "._client": ("AdapterClient",),
+    "._config": ("ClientConfig", "Timeouts"),
+    "._exceptions": (
+        "APIConnectionError",
+        "APIError",
+        "APIResponseValidationError",
+        "APIStatusError",
+        "APITimeoutError",
+        "AdapterNotFoundError",
+        "AuthenticationError",
+        "BadRequestError",
+        "ConfigError",
+        "ConflictError",
+        "GoneError",
+        "InternalServerError",
+        "InvalidAdapterError",
+        "NotFoundError",
+        "NotSentError",
+        "PayloadError",
+        "PayloadTooLargeError",
+        "PermissionDeniedError",
+        "RateLimitError",
+        "ServiceUnavailableError",
+        "SignetError",
+        "UnprocessableEntityError",
+    ),
+    "._harness": ("AsyncHarnessAdapter", "GenericTranslator", "HarnessAdapter"),
+    "._lifecycle": ("HarnessTranslator", "LifecycleCall", "NativeOutput"),
+    "._registry": ("create_adapter", "create_async_adapter", "installed_adapters"),
+
+    # Filled from ._models.__all__; pinned by tests/test_public_api.py.
+    "._models": (),
+}
+
+_WHERE: dict[str, str] = {name: mod for mod, names in _SOURCES.items() for name in names}
+
+__all__ = sorted({"__version__", *_WHERE})
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'signet_sdk' has no attribute {name!r}")
+    value = getattr(import_module(module, __name__), name)
+    if module == "._exceptions":
+        # Tracebacks read signet_sdk.ConflictError, not the private module.
+        value.__module__ = __name__
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

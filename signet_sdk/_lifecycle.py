@@ -63,7 +63,9 @@ class HarnessTranslator(Protocol):
     """The pure half of an adapter; no I/O, no third-party imports required."""
 
     harness: str
-    runtime_path: str
+    #: ``legacy`` for per-event hook commands, ``plugin`` for in-process plugins,
+    #: None to claim nothing.
+    runtime_path: str | None
     #: Native event names this translator understands.
     events: Sequence[str]
     #: Dependency-map rows (or native events) it does not cover, each with the reason.

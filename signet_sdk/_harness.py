@@ -1,0 +1,159 @@
+"""Harness adapters: a translator joined to a client, plus the generic one.
+
+A harness package supplies only a translator (pure data in, data out); this
+module turns it into a full :class:`RuntimeAdapter` whose ``handle`` method
+takes a native event and returns exactly what the harness reads. The same
+translator also runs on the stdlib hook path, unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from ._async_client import AsyncAdapterClient
+from ._client import AdapterClient
+from ._exceptions import PayloadError, SignetError
+from ._lifecycle import LIFECYCLE_METHODS, HarnessTranslator, LifecycleCall, NativeOutput
+from ._models import HookResult
+
+__all__ = ["AsyncHarnessAdapter", "GenericTranslator", "HarnessAdapter"]
+
+log = logging.getLogger("signet_sdk")
+
+_EVENT_OF_ACTION = {action: action.replace("_", "-") for action in LIFECYCLE_METHODS}
+_ACTION_OF_EVENT = {event: action for action, event in _EVENT_OF_ACTION.items()}
+_INJECTING = frozenset({"session-start", "user-prompt-submit"})
+_TOOL_RESULTS = frozenset({"remember", "recall"})
+
+
+class GenericTranslator:
+    """The adapter for a harness nobody packaged: native events are the contract's own.
+
+    An event is a hook name (``session-start``, ``user-prompt-submit``, ...)
+    and its payload is that hook's wire body. Output follows the CLI
+    convention: the inject text for the two injecting hooks, the JSON answer
+    for remember and recall, nothing for the rest.
+    """
+
+    events: Sequence[str] = tuple(_ACTION_OF_EVENT)
+    not_applicable: Mapping[str, str] = {
+        "memory-get": "a tool call, not a lifecycle event: use AdapterClient.get_memory",
+        "memory-modify": "a tool call, not a lifecycle event: use AdapterClient.modify_memory",
+        "memory-forget": "a tool call, not a lifecycle event: use AdapterClient.forget_memory",
+        "secret-injection": "a tool call, not a lifecycle event: use AdapterClient.secrets_exec",
+        "health": "not a lifecycle event: use AdapterClient.health",
+        "memory-search": "served by the recall event (POST /api/hooks/recall)",
+    }
+
+    def __init__(self, harness: str, runtime_path: str | None = None) -> None:
+        self.harness = harness
+        self.runtime_path = runtime_path
+
+    def translate(self, event: str, payload: Mapping[str, Any]) -> list[LifecycleCall]:
+        action = _ACTION_OF_EVENT.get(event)
+        if action is None:
+            raise PayloadError("event", f"unknown event {event!r}; known: {', '.join(self.events)}")
+        if not isinstance(payload, Mapping):
+            raise PayloadError("payload", "must be a JSON object")
+        body = {k: v for k, v in payload.items() if k not in ("harness", "runtimePath")}
+        return [LifecycleCall(action, body)]
+
+    def render(
+        self, event: str, payload: Mapping[str, Any], results: Sequence[Any]
+    ) -> NativeOutput:
+        result = results[0] if results else None
+        if not isinstance(result, Mapping):
+            return self.neutral(event)
+        if event in _INJECTING:
+            return NativeOutput(stdout=str(result.get("inject") or ""))
+        if event in _TOOL_RESULTS:
+            return NativeOutput(stdout=json.dumps(result, separators=(",", ":"), sort_keys=True))
+        return NativeOutput()
+
+    def neutral(self, event: str) -> NativeOutput:
+        return NativeOutput()
+
+
+def _wire(result: HookResult) -> dict[str, Any]:
+    """A typed result back in the daemon's own shape, as the hook path sees it."""
+    return result.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+class _TranslatorMixin:
+    translator: ClassVar[HarnessTranslator]
+
+    def _init_translator(
+        self, translator: HarnessTranslator | None, options: dict[str, Any]
+    ) -> tuple[str, dict[str, Any]]:
+        if translator is not None:
+            self.translator = translator  # type: ignore[misc]
+        tr = getattr(self, "translator", None)
+        if not isinstance(tr, HarnessTranslator):
+            raise TypeError(f"{type(self).__name__} needs a translator")
+        if tr.runtime_path and "runtime_path" not in options:
+            options["runtime_path"] = tr.runtime_path
+        return tr.harness, options
+
+    def _fail_open(self, event: str, exc: Exception) -> NativeOutput:
+        log.warning("%s %s failed open: %s", self.translator.harness, event, exc)
+        return self.translator.neutral(event)
+
+
+class HarnessAdapter(_TranslatorMixin, AdapterClient):
+    """A harness's adapter: native event in, native output back, one daemon call each.
+
+    Subclass with ``translator = MyTranslator()``, or pass ``translator=``.
+    """
+
+    def __init__(
+        self,
+        daemon_url: str | None = None,
+        *,
+        translator: HarnessTranslator | None = None,
+        **options: Any,
+    ) -> None:
+        harness, options = self._init_translator(translator, options)
+        super().__init__(harness, daemon_url, **options)
+
+    def handle(
+        self, event: str, payload: Mapping[str, Any], *, fail_open: bool = True
+    ) -> NativeOutput:
+        """Run one native event; with ``fail_open`` a failure yields the neutral output."""
+        try:
+            calls = self.translator.translate(event, payload)
+            results = [_wire(self.call_lifecycle(call)) for call in calls]
+            return self.translator.render(event, payload, results)
+        except SignetError as exc:
+            if not fail_open:
+                raise
+            return self._fail_open(event, exc)
+
+
+class AsyncHarnessAdapter(_TranslatorMixin, AsyncAdapterClient):
+    """:class:`HarnessAdapter` for event loops."""
+
+    def __init__(
+        self,
+        daemon_url: str | None = None,
+        *,
+        translator: HarnessTranslator | None = None,
+        **options: Any,
+    ) -> None:
+        harness, options = self._init_translator(translator, options)
+        super().__init__(harness, daemon_url, **options)
+
+    async def handle(
+        self, event: str, payload: Mapping[str, Any], *, fail_open: bool = True
+    ) -> NativeOutput:
+        """Run one native event; with ``fail_open`` a failure yields the neutral output."""
+        try:
+            calls = self.translator.translate(event, payload)
+            results = [_wire(await self.call_lifecycle(call)) for call in calls]
+            return self.translator.render(event, payload, results)
+        except SignetError as exc:
+            if not fail_open:
+                raise
+            return self._fail_open(event, exc)

@@ -1,0 +1,71 @@
+"""One status-to-class map, non-JSON bodies, and the claim parsed from a 409."""
+
+from __future__ import annotations
+
+import pytest
+
+from signet_sdk import _exceptions as ex
+from signet_sdk._exceptions import decode_body, status_error
+
+KW = {"method": "POST", "url": "http://127.0.0.1:3850/api/hooks/session-start"}
+
+
+@pytest.mark.parametrize(
+    ("status", "cls"),
+    [
+        (400, ex.BadRequestError),
+        (401, ex.AuthenticationError),
+        (403, ex.PermissionDeniedError),
+        (404, ex.NotFoundError),
+        (409, ex.ConflictError),
+        (410, ex.GoneError),
+        (413, ex.PayloadTooLargeError),
+        (415, ex.UnprocessableEntityError),
+        (422, ex.UnprocessableEntityError),
+        (429, ex.RateLimitError),
+        (500, ex.InternalServerError),
+        (502, ex.InternalServerError),
+        (503, ex.ServiceUnavailableError),
+        (418, ex.APIStatusError),
+    ],
+)
+def test_status_maps_to_its_class(status: int, cls: type[ex.APIStatusError]) -> None:
+    e = status_error(status_code=status, body={"error": "boom"}, headers={}, **KW)
+    assert type(e) is cls
+    assert isinstance(e, ex.APIStatusError) and isinstance(e, ex.SignetError)
+    assert e.status_code == status and e.error == "boom"
+    assert str(e) == f"POST {KW['url']} -> {status}: boom"
+
+
+def test_conflict_exposes_the_claiming_path() -> None:
+    body = {"error": "session claimed by plugin path"}
+    e = status_error(status_code=409, body=body, headers={}, **KW)
+    assert isinstance(e, ex.ConflictError) and e.claimed_by == "plugin"
+    other = status_error(status_code=409, body={"error": "Version conflict"}, headers={}, **KW)
+    assert isinstance(other, ex.ConflictError) and other.claimed_by is None
+
+
+def test_plain_text_bodies_are_kept_as_text() -> None:
+    assert decode_body(b"404 Not Found", "text/plain; charset=UTF-8") == "404 Not Found"
+    assert decode_body(b'{"error":"x"}', "application/json") == {"error": "x"}
+    assert decode_body(b"Internal Server Error", None) == "Internal Server Error"
+    assert decode_body(b"", "application/json") is None
+    e = status_error(status_code=404, body="404 Not Found", headers={}, **KW)
+    assert e.error is None and str(e).endswith("-> 404: 404 Not Found")
+
+
+def test_auth_failure_keeps_headers() -> None:
+    e = status_error(
+        status_code=401,
+        body={"error": "authentication required"},
+        headers={"WWW-Authenticate": "Bearer"},
+        **KW,
+    )
+    assert isinstance(e, ex.AuthenticationError) and e.headers["WWW-Authenticate"] == "Bearer"
+
+
+def test_non_http_errors_name_their_field() -> None:
+    assert str(ex.PayloadError("session_id", "is required")) == "session_id: is required"
+    nf = ex.AdapterNotFoundError("nope", ["claude-code"])
+    assert isinstance(nf, LookupError)
+    assert "installed: claude-code" in str(nf)
