@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Development entry point: ``python3 dev.py demo`` and ``python3 dev.py check``.
+
+Needs only Python 3.11+ and the package registries. It creates ``.venv``
+beside this file, installs the SDK and every adapter package under
+``adapters/`` into it (editable, with the dev extra), then runs the demo or
+every check: lint, format, types, contract drift and the test suite.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PY = BIN / "python"
+STAMP = VENV / ".signet-dev-stamp"
+
+
+def adapter_dirs() -> list[Path]:
+    return sorted(p.parent for p in (ROOT / "adapters").glob("*/pyproject.toml"))
+
+
+def _fingerprint() -> str:
+    h = hashlib.sha256()
+    for path in [ROOT / "pyproject.toml", *(d / "pyproject.toml" for d in adapter_dirs())]:
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def run(*cmd: str | Path, check: bool = True) -> int:
+    print("+", " ".join(str(c) for c in cmd), flush=True)
+    return subprocess.run([str(c) for c in cmd], cwd=ROOT, check=check).returncode
+
+
+def ensure_env() -> None:
+    if sys.version_info < (3, 11):
+        sys.exit(f"signet-sdk needs Python 3.11 or newer (this is {sys.version.split()[0]})")
+    if not PY.exists():
+        print(f"creating {VENV.relative_to(ROOT)}", flush=True)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    if STAMP.exists() and STAMP.read_text() == _fingerprint():
+        return
+    run(PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
+    editable = ["-e", ".[dev]"]
+    for d in adapter_dirs():
+        editable += ["-e", str(d.relative_to(ROOT))]
+    run(PY, "-m", "pip", "install", "--quiet", *editable)
+    STAMP.write_text(_fingerprint())
+
+
+def check() -> int:
+    packages = ["signet_sdk", *(str(d.relative_to(ROOT)) for d in adapter_dirs())]
+    steps = [
+        (BIN / "ruff", "check", "."),
+        (BIN / "ruff", "format", "--check", "."),
+        (BIN / "mypy", *packages),
+        (PY, "-m", "signet_sdk._contract_export", "--check"),
+        (PY, "-m", "signet_sdk._schemas", "--check"),
+    ]
+    failed = [" ".join(map(str, s[:2])) for s in steps if run(*s, check=False) != 0]
+    # The test suite runs last, so its closing line is the last thing printed.
+    if failed:
+        print(f"failed before tests: {', '.join(failed)}", flush=True)
+    code = run(PY, "-m", "pytest", "-q", check=False)
+    return 1 if failed or code else 0
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in ("demo", "check", "setup"):
+        print(__doc__)
+        print("usage: python3 dev.py demo | check | setup")
+        return 2
+    ensure_env()
+    if argv[0] == "demo":
+        return run(BIN / "signet-sdk", "demo", *argv[1:], check=False)
+    if argv[0] == "check":
+        return check()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
