@@ -1,0 +1,34 @@
+"""Field types several bodies share, so one rule is written once.
+
+The string rules mirror the daemon's own checks: a field it tests for
+truthiness must not be empty, one it trims first must not be blank. Failing
+here names the field before a request is sent, instead of a 400 afterwards.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, Field
+
+__all__ = ["NonBlankStr", "NonEmptyStr", "RuntimePath", "Tags"]
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be blank")
+    return value
+
+
+#: The daemon checks the value for truthiness: ``""`` is a 400.
+NonEmptyStr = Annotated[str, Field(min_length=1)]
+
+#: The daemon trims before checking: whitespace alone is a 400.
+NonBlankStr = Annotated[str, Field(min_length=1), AfterValidator(_not_blank)]
+
+#: Only these two strings claim a session; anything else claims nothing.
+RuntimePath = Literal["plugin", "legacy"]
+
+#: Write routes take a comma list, a list, or null (clear); rows carry the comma
+#: string, and a list from another daemon is tolerated rather than refused.
+Tags = str | list[str] | None

@@ -1,0 +1,304 @@
+"""Bodies of the session lifecycle hooks (``/api/hooks/*``).
+
+Each hook has three models. ``XxxParams`` is what a caller fills in; the
+client adds ``harness`` and ``runtimePath`` from its configuration, which
+gives ``XxxRequest``, the body the daemon reads. ``XxxResult`` is the 200
+answer. A 200 is not always work done: the daemon answers bypassed,
+internal and runtime-path-conflict calls with flagged no-op bodies, so every
+result carries those flags (``HookResult``) and no field a no-op body may
+lack is required.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ConfigDict, Field, model_validator
+
+from ._base import RequestModel, ResponseModel
+from .field_types import NonEmptyStr, RuntimePath
+
+__all__ = [
+    "CheckpointExtractParams",
+    "CheckpointExtractRequest",
+    "CheckpointExtractResult",
+    "CompactionCompleteParams",
+    "CompactionCompleteRequest",
+    "CompactionCompleteResult",
+    "HookResult",
+    "Identity",
+    "InjectedMemory",
+    "PreCompactionParams",
+    "PreCompactionRequest",
+    "PreCompactionResult",
+    "SessionEndParams",
+    "SessionEndRequest",
+    "SessionEndResult",
+    "SessionStartParams",
+    "SessionStartRequest",
+    "SessionStartResult",
+    "UserPromptSubmitParams",
+    "UserPromptSubmitRequest",
+    "UserPromptSubmitResult",
+]
+
+
+class HookWire(RequestModel):
+    """The two fields the client, not the caller, supplies on every hook body.
+
+    ``harness`` is a 400 when missing or empty. ``runtimePath`` mirrors the
+    ``x-signet-runtime-path`` header (which wins when both are sent).
+    """
+
+    harness: NonEmptyStr
+    runtime_path: RuntimePath | None = None
+
+
+class HookResult(ResponseModel):
+    """The "did nothing" flags a hook may put on a 200.
+
+    TS 0.109 answers a bypassed session, an ``x-signet-no-hooks`` call, a
+    session owned by the other runtime path, or a repeated session-end with
+    200 and these flags rather than an error; a caller must tell such an
+    answer from real work before acting on it.
+    """
+
+    skipped: bool | None = None
+    duplicate_runtime_path: bool | None = None
+    claimed_by: str | None = None
+    duplicate_session_end: bool | None = None
+    ended_by: str | None = None
+    bypassed: bool | None = None
+    internal: bool | None = None
+    warnings: list[str] | None = None
+
+    @property
+    def did_nothing(self) -> bool:
+        """True when the daemon declined the call (skip, bypass, internal, duplicate)."""
+        return any(
+            flag is True
+            for flag in (
+                self.skipped,
+                self.bypassed,
+                self.internal,
+                self.duplicate_runtime_path,
+                self.duplicate_session_end,
+            )
+        )
+
+
+# -- session-start -----------------------------------------------------------
+
+
+class SessionStartParams(RequestModel):
+    """``harnessAgentId``, ``parentSessionKey`` and ``source`` are read only by
+    daemons newer than TS 0.109, which ignores them; ``context`` is declared
+    by TS 0.109 but never read."""
+
+    session_key: str | None = None
+    agent_id: str | None = None
+    project: str | None = None
+    context: str | None = None
+    harness_agent_id: str | None = None
+    parent_session_key: str | None = None
+    source: str | None = None
+
+
+class SessionStartRequest(SessionStartParams, HookWire):
+    """The session-start wire body."""
+
+
+class Identity(ResponseModel):
+    """Who the agent is; ``{name: "Agent"}`` when identity injection is off."""
+
+    name: str
+    description: str | None = None
+
+
+class InjectedMemory(ResponseModel):
+    """A memory chosen for the inject; a row column, hence ``created_at``."""
+
+    id: str
+    content: str
+    type: str | None = None
+    importance: float | None = None
+    created_at: str | None = Field(None, alias="created_at")
+
+
+class SessionStartResult(HookResult):
+    """Full inject, the repeat-start stub, a no-op, or the Rust daemon's thin form.
+
+    ``stableSystemPrompt``, ``dynamicContext``, ``contextHash`` and
+    ``contextVersion`` come from newer daemons; ``sessionKey``, ``agentId``
+    and ``deduped`` from the Rust one.
+    """
+
+    inject: str = ""
+    identity: Identity | None = None
+    memories: list[InjectedMemory] = Field(default_factory=list)
+    recent_context: str | None = None
+    stable_system_prompt: str | None = None
+    dynamic_context: str | None = None
+    context_hash: str | None = None
+    context_version: int | str | None = None
+    session_key: str | None = None
+    agent_id: str | None = None
+    deduped: bool | None = None
+
+
+# -- user-prompt-submit ------------------------------------------------------
+
+
+class UserPromptSubmitParams(RequestModel):
+    """The daemon needs a non-blank ``userMessage`` or, failing that, ``userPrompt``.
+
+    ``memory_feedback`` (memory id -> -1..1) keeps its snake_case wire name;
+    ``harnessAgentId`` is read only by newer daemons.
+    """
+
+    model_config = ConfigDict(
+        json_schema_extra={"anyOf": [{"required": ["userMessage"]}, {"required": ["userPrompt"]}]}
+    )
+
+    user_message: str | None = None
+    user_prompt: str | None = None
+    session_key: str | None = None
+    agent_id: str | None = None
+    project: str | None = None
+    last_assistant_message: str | None = None
+    transcript_path: str | None = None
+    transcript: str | None = None
+    memory_feedback: dict[str, float] | None = Field(None, alias="memory_feedback")
+    harness_agent_id: str | None = None
+
+    @model_validator(mode="after")
+    def _needs_a_message(self) -> UserPromptSubmitParams:
+        if not any(m and m.strip() for m in (self.user_message, self.user_prompt)):
+            raise ValueError(
+                "user_message (userMessage) or user_prompt (userPrompt) is required and must"
+                " not be blank"
+            )
+        return self
+
+
+class UserPromptSubmitRequest(UserPromptSubmitParams, HookWire):
+    """The user-prompt-submit wire body."""
+
+
+class UserPromptSubmitResult(HookResult):
+    """``sessionKnown: false`` means the daemon forgot the session: start it again.
+
+    ``inject`` is ``""`` for no-ops (and, in newer daemons, on low signal).
+    ``dynamicContext`` and ``notifications`` come from newer daemons.
+    """
+
+    inject: str = ""
+    memory_count: int = 0
+    session_known: bool | None = None
+    query_terms: str | None = None
+    engine: str | None = None
+    dynamic_context: str | None = None
+    notifications: dict[str, Any] | None = None
+
+
+# -- session-end -------------------------------------------------------------
+
+
+class SessionEndParams(RequestModel):
+    """The project travels as ``cwd`` on this route; there is no ``project``.
+
+    ``reason: "clear"`` discards the session without extracting anything.
+    """
+
+    session_key: str | None = None
+    session_id: str | None = None
+    agent_id: str | None = None
+    transcript_path: str | None = None
+    transcript: str | None = None
+    cwd: str | None = None
+    reason: str | None = None
+
+
+class SessionEndRequest(SessionEndParams, HookWire):
+    """The session-end wire body."""
+
+
+class SessionEndResult(HookResult):
+    """``memoriesSaved`` is always 0 in TS 0.109: extraction runs later, as ``jobId``."""
+
+    memories_saved: int = 0
+    queued: bool | None = None
+    job_id: str | None = None
+
+
+# -- session-checkpoint-extract ----------------------------------------------
+
+
+class CheckpointExtractParams(RequestModel):
+    """An inline ``transcript`` is extracted whole each time; a path is read by delta."""
+
+    session_key: NonEmptyStr
+    agent_id: str | None = None
+    project: str | None = None
+    transcript: str | None = None
+    transcript_path: str | None = None
+
+
+class CheckpointExtractRequest(CheckpointExtractParams, HookWire):
+    """The session-checkpoint-extract wire body."""
+
+
+class CheckpointExtractResult(HookResult):
+    """``{queued, jobId}``, or ``{skipped: true}`` for every reason not to extract."""
+
+    queued: bool | None = None
+    job_id: str | None = None
+
+
+# -- pre-compaction ----------------------------------------------------------
+
+
+class PreCompactionParams(RequestModel):
+    """``transcriptPath`` and ``agentId`` are sent by newer CLIs; TS 0.109 ignores them."""
+
+    session_key: str | None = None
+    session_context: str | None = None
+    message_count: int | None = None
+    transcript_path: str | None = None
+    agent_id: str | None = None
+
+
+class PreCompactionRequest(PreCompactionParams, HookWire):
+    """The pre-compaction wire body."""
+
+
+class PreCompactionResult(HookResult):
+    """The bypass answer is ``{instructions: "", bypassed: true}`` with no prompt."""
+
+    summary_prompt: str = ""
+    guidelines: str = ""
+    instructions: str | None = None
+
+
+# -- compaction-complete -----------------------------------------------------
+
+
+class CompactionCompleteParams(RequestModel):
+    """``project`` is used only when no stored transcript row names one."""
+
+    summary: NonEmptyStr
+    session_key: str | None = None
+    project: str | None = None
+    agent_id: str | None = None
+
+
+class CompactionCompleteRequest(CompactionCompleteParams, HookWire):
+    """The compaction-complete wire body."""
+
+
+class CompactionCompleteResult(HookResult):
+    """``memoryId`` is null for noise sessions; ``contextEpoch`` comes from newer daemons."""
+
+    success: bool | None = None
+    memory_id: str | None = None
+    context_epoch: int | None = None

@@ -1,0 +1,456 @@
+"""Bodies of the memory routes and of the remember/recall hooks.
+
+The hooks and ``/api/memory/*`` share shapes: ``/api/hooks/remember`` is a
+proxy to ``/api/memory/remember`` and ``/api/hooks/recall`` returns the
+memory recall answer with a few extra keys. Rows straight from the database
+keep their snake_case column names on the wire (``created_at``,
+``source_id`` ...), so those fields carry explicit aliases; everything the
+route code builds itself is camelCase.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import ConfigDict, Field, PositiveInt, model_validator
+
+from ._base import RequestModel, ResponseModel
+from .field_types import NonBlankStr, NonEmptyStr, Tags
+from .hooks import HookResult, HookWire
+
+__all__ = [
+    "BatchForgetRequest",
+    "BatchForgetResult",
+    "BatchModifyItem",
+    "BatchModifyRequest",
+    "BatchModifyResult",
+    "ForgetCandidate",
+    "ForgetItem",
+    "ForgetMemoryRequest",
+    "ForgetMemoryResult",
+    "MemoryPatch",
+    "MemoryRecallRequest",
+    "MemoryRecallResult",
+    "MemoryRecord",
+    "MemoryRememberRequest",
+    "ModifyMemoryRequest",
+    "ModifyMemoryResult",
+    "RecallHit",
+    "RecallMeta",
+    "RecallParams",
+    "RecallRequest",
+    "RecallResult",
+    "RememberParams",
+    "RememberRequest",
+    "RememberResult",
+]
+
+
+# -- recall ------------------------------------------------------------------
+
+
+class RecallHit(ResponseModel):
+    """One recalled memory: row columns (snake_case) mixed with computed keys."""
+
+    id: str
+    content: str
+    content_length: int | None = Field(None, alias="content_length")
+    truncated: bool | None = None
+    score: float | None = None
+    source: str | None = None
+    source_id: str | None = Field(None, alias="source_id")
+    session_id: str | None = Field(None, alias="session_id")
+    type: str | None = None
+    tags: Tags = None
+    pinned: bool | None = None
+    importance: float | None = None
+    who: str | None = None
+    project: str | None = None
+    created_at: str | None = Field(None, alias="created_at")
+    supplementary: bool | None = None
+
+
+class RecallMeta(ResponseModel):
+    """``noHits`` tells "nothing matched" apart from a failed search."""
+
+    total_returned: int | None = None
+    has_supplementary: bool | None = None
+    no_hits: bool | None = None
+
+
+class _RecallBody(ResponseModel):
+    query: str | None = None
+    method: str | None = None
+    meta: RecallMeta | None = None
+    entities: list[Any] | None = None
+    sources: dict[str, Any] | None = None
+
+
+class MemoryRecallRequest(RequestModel):
+    """Spread straight into the search parameters, so the names are the daemon's.
+
+    ``importance_min`` is snake_case on the wire; ``project`` is replaced by
+    the token's project scope when there is one.
+    """
+
+    query: NonBlankStr
+    keyword_query: str | None = None
+    limit: int | None = None
+    agent_id: str | None = None
+    type: str | None = None
+    tags: str | None = None
+    who: str | None = None
+    since: str | None = None
+    until: str | None = None
+    pinned: bool | None = None
+    importance_min: float | None = Field(None, alias="importance_min")
+    scope: str | None = None
+    expand: bool | None = None
+    project: str | None = None
+
+
+class MemoryRecallResult(_RecallBody):
+    """The search answer; a reply without ``results`` breaks the contract."""
+
+    results: list[RecallHit]
+
+
+class RecallParams(RequestModel):
+    """Hook recall takes only these filters (no ``pinned``/``importance_min``/``scope``).
+
+    TS 0.109 takes the agent from ``x-signet-agent-id`` and ignores body
+    ``agentId``; newer daemons read it, and ``aggregate*`` and
+    ``includeRecalled``, which TS 0.109 ignores.
+    """
+
+    query: NonEmptyStr
+    keyword_query: str | None = None
+    limit: int | None = None
+    project: str | None = None
+    type: str | None = None
+    tags: str | None = None
+    who: str | None = None
+    since: str | None = None
+    until: str | None = None
+    expand: bool | None = None
+    session_key: str | None = None
+    agent_id: str | None = None
+    aggregate: bool | None = None
+    aggregate_budget: Literal["small", "medium", "large"] | None = None
+    save_aggregate: bool | None = None
+    include_recalled: bool | None = None
+
+
+class RecallRequest(RecallParams, HookWire):
+    """The hook recall wire body."""
+
+
+class RecallResult(_RecallBody, HookResult):
+    """The memory recall answer plus ``memories`` (= results), ``count`` and ``message``.
+
+    ``results`` defaults to empty because older daemons answer internal and
+    bypassed calls with ``{memories: [], count: 0}`` only.
+    """
+
+    results: list[RecallHit] = Field(default_factory=list)
+    memories: list[RecallHit] | None = None
+    count: int | None = None
+    message: str | None = None
+
+
+# -- remember ----------------------------------------------------------------
+
+
+class _RememberFields(RequestModel):
+    content: NonBlankStr
+    who: str | None = None
+    project: str | None = None
+    importance: float | None = None
+    tags: Tags = None
+    pinned: bool | None = None
+    source_type: str | None = None
+    source_id: str | None = None
+    created_at: str | None = None
+    scope: str | None = None
+    agent_id: str | None = None
+    visibility: Literal["private", "global"] | None = None
+    hints: list[str] | None = None
+    transcript: str | None = None
+    structured: dict[str, Any] | None = None
+
+
+class MemoryRememberRequest(_RememberFields):
+    """The fields ``/api/memory/remember`` acts on; all camelCase, unlike the rows.
+
+    ``(sourceType, sourceId)`` within ``scope`` is the de-duplication key, and
+    ``transcript`` is stored only when ``sourceId`` is set.
+    """
+
+
+class RememberParams(_RememberFields):
+    """The hook forwards the whole body, so the memory fields all apply.
+
+    ``sessionKey`` only feeds the conflict and bypass checks.
+    ``idempotencyKey`` is honoured by the Rust and March daemons, ignored by
+    TS 0.109 (a harmless hint); ``type`` is ignored (it is inferred).
+    """
+
+    session_key: str | None = None
+    idempotency_key: str | None = None
+    type: str | None = None
+
+
+class RememberRequest(RememberParams, HookWire):
+    """The hook remember wire body."""
+
+
+class RememberResult(HookResult):
+    """Every success shape in one model: new row, ``deduped``, ``chunked``, ``{saved, id}``.
+
+    The no-op answers are ``{success: true, memories: []}`` plus flags.
+    """
+
+    id: str | None = None
+    type: str | None = None
+    tags: Tags = None
+    pinned: bool | None = None
+    importance: float | None = None
+    content: str | None = None
+    embedded: bool | None = None
+    entities_linked: int | None = Field(None, alias="entities_linked")
+    hints_written: int | None = Field(None, alias="hints_written")
+    structured: bool | None = None
+    deduped: bool | None = None
+    chunked: bool | None = None
+    chunk_count: int | None = Field(None, alias="chunk_count")
+    ids: list[str] | None = None
+    group_id: str | None = Field(None, alias="group_id")
+    saved: bool | None = None
+    success: bool | None = None
+    memories: list[Any] | None = None
+
+
+# -- get ---------------------------------------------------------------------
+
+
+class MemoryRecord(ResponseModel):
+    """The raw database row: snake_case columns, and booleans as 0/1 integers.
+
+    ``sessionId`` (camelCase) is derived by the route: ``session_id``, or
+    ``source_id`` for session-sourced rows.
+    """
+
+    id: str
+    content: str
+    type: str | None = None
+    importance: float | None = None
+    tags: Tags = None
+    pinned: int | None = None
+    who: str | None = None
+    source_id: str | None = Field(None, alias="source_id")
+    source_type: str | None = Field(None, alias="source_type")
+    project: str | None = None
+    session_id: str | None = Field(None, alias="session_id")
+    confidence: float | None = None
+    access_count: int | None = Field(None, alias="access_count")
+    last_accessed: str | None = Field(None, alias="last_accessed")
+    is_deleted: int | None = Field(None, alias="is_deleted")
+    deleted_at: str | None = Field(None, alias="deleted_at")
+    extraction_status: str | None = Field(None, alias="extraction_status")
+    embedding_model: str | None = Field(None, alias="embedding_model")
+    version: int | None = None
+    created_at: str | None = Field(None, alias="created_at")
+    updated_at: str | None = Field(None, alias="updated_at")
+    updated_by: str | None = Field(None, alias="updated_by")
+    derived_session_id: str | None = Field(None, alias="sessionId")
+
+    @property
+    def is_pinned(self) -> bool:
+        return bool(self.pinned)
+
+
+# -- modify ------------------------------------------------------------------
+
+_CHANGE_FIELDS = ("content", "type", "tags", "importance", "pinned")
+
+
+class _Change(RequestModel):
+    model_config = ConfigDict(
+        json_schema_extra={"anyOf": [{"required": [name]} for name in _CHANGE_FIELDS]}
+    )
+
+    content: NonBlankStr | None = None
+    type: NonEmptyStr | None = None
+    tags: Tags = None
+    importance: float | None = Field(None, ge=0, le=1)
+    pinned: bool | None = None
+
+    @model_validator(mode="after")
+    def _changes_something(self) -> _Change:
+        # ``tags=None`` is a real change (it clears them); other fields must carry a value.
+        changed = "tags" in self.model_fields_set or any(
+            getattr(self, name) is not None for name in _CHANGE_FIELDS if name != "tags"
+        )
+        if not changed:
+            raise ValueError(f"at least one of {', '.join(_CHANGE_FIELDS)} is required")
+        return self
+
+
+class ModifyMemoryRequest(_Change):
+    """``PATCH /api/memory/:id``; ``reason`` is mandatory for the audit trail.
+
+    ``if_version`` makes the change conditional on the row's version;
+    ``changed_by`` names the actor when there is no token or ``x-signet-actor``.
+    """
+
+    reason: NonEmptyStr
+    if_version: PositiveInt | None = Field(None, alias="if_version")
+    changed_by: str | None = Field(None, alias="changed_by")
+
+
+class ModifyMemoryResult(ResponseModel):
+    """``status`` is ``updated`` or ``no_changes`` on a 200 (other values are errors)."""
+
+    id: str
+    status: str
+    current_version: int | None = None
+    new_version: int | None = None
+    content_changed: bool | None = None
+    embedded: bool | None = None
+    duplicate_memory_id: str | None = None
+    error: str | None = None
+
+
+class MemoryPatch(_Change):
+    """One item of a batch modify; ``reason`` falls back to the batch's."""
+
+    id: NonEmptyStr
+    reason: str | None = None
+    if_version: PositiveInt | None = Field(None, alias="if_version")
+
+
+class BatchModifyRequest(RequestModel):
+    """``POST /api/memory/modify``: at most 200 patches, each judged on its own."""
+
+    patches: list[MemoryPatch] = Field(min_length=1, max_length=200)
+    reason: str | None = None
+    changed_by: str | None = Field(None, alias="changed_by")
+
+
+class BatchModifyItem(ResponseModel):
+    """Per-item failures arrive here inside the 200, as ``status``/``error``."""
+
+    id: str | None = None
+    status: str
+    error: str | None = None
+    current_version: int | None = None
+    new_version: int | None = None
+    duplicate_memory_id: str | None = None
+    content_changed: bool | None = None
+    embedded: bool | None = None
+
+
+class BatchModifyResult(ResponseModel):
+    """Check each item's ``status``: a 200 does not mean every patch applied."""
+
+    results: list[BatchModifyItem]
+    total: int | None = None
+    updated: int | None = None
+
+
+# -- forget ------------------------------------------------------------------
+
+
+class ForgetMemoryRequest(RequestModel):
+    """``DELETE /api/memory/:id``; a pinned memory needs ``force``. Deletes are soft."""
+
+    reason: NonEmptyStr
+    force: bool | None = None
+    if_version: PositiveInt | None = Field(None, alias="if_version")
+    changed_by: str | None = Field(None, alias="changed_by")
+
+
+class ForgetMemoryResult(ResponseModel):
+    """``status: "deleted"`` on a 200."""
+
+    id: str
+    status: str
+    current_version: int | None = None
+    new_version: int | None = None
+
+
+_FORGET_FILTERS = ("type", "tags", "who", "since", "until", "scope", "source_type")
+
+
+class BatchForgetRequest(RequestModel):
+    """``POST /api/memory/forget``: preview first, then execute with the same selection.
+
+    An execute over 25 candidates needs the preview's ``confirmToken`` as
+    ``confirm_token``. ``if_version`` is refused on this route (use the
+    single delete), so it is not a field here.
+    """
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "anyOf": [{"required": [name]} for name in ("ids", "query", *_FORGET_FILTERS)],
+            "if": {"properties": {"mode": {"const": "execute"}}, "required": ["mode"]},
+            "then": {"required": ["reason"]},
+        }
+    )
+
+    mode: Literal["preview", "execute"] | None = None
+    ids: list[NonEmptyStr] | None = None
+    query: str | None = None
+    type: str | None = None
+    tags: str | None = None
+    who: str | None = None
+    since: str | None = None
+    until: str | None = None
+    scope: str | None = None
+    source_type: str | None = Field(None, alias="source_type")
+    limit: int | None = Field(None, ge=1, le=200)
+    reason: str | None = None
+    force: bool | None = None
+    confirm_token: str | None = Field(None, alias="confirm_token")
+    changed_by: str | None = Field(None, alias="changed_by")
+
+    @model_validator(mode="after")
+    def _selects_something(self) -> BatchForgetRequest:
+        has_filter = any(getattr(self, name) is not None for name in _FORGET_FILTERS)
+        if not (self.ids or self.query or has_filter):
+            raise ValueError(f"ids, query or one of {', '.join(_FORGET_FILTERS)} is required")
+        if self.mode == "execute" and not self.reason:
+            raise ValueError("reason is required when mode is execute")
+        return self
+
+
+class ForgetCandidate(ResponseModel):
+    """A row a preview would delete; ``score`` is rounded to 3 decimals."""
+
+    id: str
+    score: float | None = None
+    pinned: bool | None = None
+    version: int | None = None
+
+
+class ForgetItem(ResponseModel):
+    """What an execute did to one row."""
+
+    id: str
+    status: str
+    current_version: int | None = None
+    new_version: int | None = None
+
+
+class BatchForgetResult(ResponseModel):
+    """Both answers: preview (``count``, ``confirmToken``, ``candidates``) and
+    execute (``requested``, ``deleted``, ``results``), told apart by ``mode``."""
+
+    mode: str
+    count: int | None = None
+    requires_confirm: bool | None = None
+    confirm_token: str | None = None
+    candidates: list[ForgetCandidate] | None = None
+    requested: int | None = None
+    deleted: int | None = None
+    results: list[ForgetItem] | None = None
