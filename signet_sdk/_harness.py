@@ -76,6 +76,27 @@ class GenericTranslator:
     def neutral(self, event: str) -> NativeOutput:
         return NativeOutput()
 
+    def story_event(self, step: str, ctx: Any) -> tuple[str, dict[str, Any]] | None:
+        """The demo's story steps as this adapter's native events (wire bodies)."""
+        key, project = ctx.session_key, ctx.project
+        events: dict[str, tuple[str, dict[str, Any]]] = {
+            "session_start": ("session-start", {"sessionKey": key, "project": project}),
+            "prompt": (
+                "user-prompt-submit",
+                {"sessionKey": key, "project": project, "userMessage": ctx.prompt},
+            ),
+            "pre_compaction": ("pre-compaction", {"sessionKey": key, "messageCount": 6}),
+            "compaction_complete": (
+                "compaction-complete",
+                {"sessionKey": key, "project": project, "summary": ctx.summary},
+            ),
+            "session_end": (
+                "session-end",
+                {"sessionKey": key, "sessionId": key, "cwd": project, "transcript": ctx.transcript},
+            ),
+        }
+        return events.get(step)
+
 
 def _wire(result: HookResult) -> dict[str, Any]:
     """A typed result back in the daemon's own shape, as the hook path sees it."""
