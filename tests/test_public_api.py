@@ -1,0 +1,90 @@
+"""The public surface: a deliberate __all__, cheap imports, and the adapter registry."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import signet_sdk
+from signet_sdk import _models
+
+EXPECTED_CORE = {
+    "APIConnectionError", "APIError", "APIResponseValidationError", "APIStatusError",
+    "APITimeoutError", "AdapterClient", "AdapterNotFoundError", "AsyncAdapterClient",
+    "AsyncHarnessAdapter", "AsyncRuntimeAdapter", "AuthenticationError", "BadRequestError",
+    "ClientConfig", "ConfigError", "ConflictError", "GenericTranslator", "GoneError",
+    "HarnessAdapter", "HarnessTranslator", "InternalServerError", "InvalidAdapterError",
+    "LifecycleCall", "NativeOutput", "NotFoundError", "NotSentError", "PayloadError",
+    "PayloadTooLargeError", "PermissionDeniedError", "RateLimitError", "RuntimeAdapter",
+    "ServiceUnavailableError", "SignetError", "Timeouts", "UnprocessableEntityError",
+    "__version__", "create_adapter", "create_async_adapter", "installed_adapters",
+}
+
+
+def test_all_is_pinned() -> None:
+    assert set(signet_sdk.__all__) == EXPECTED_CORE | set(_models.__all__)
+    assert signet_sdk.__all__ == sorted(signet_sdk.__all__)
+
+
+def test_every_exported_name_resolves() -> None:
+    for name in signet_sdk.__all__:
+        assert getattr(signet_sdk, name) is not None, name
+
+
+def test_exceptions_present_as_public_names() -> None:
+    assert signet_sdk.ConflictError.__module__ == "signet_sdk"
+
+
+def test_unknown_attribute_is_an_attribute_error() -> None:
+    with pytest.raises(AttributeError):
+        signet_sdk.NoSuchThing  # noqa: B018
+
+
+def imported_after(statement: str) -> set[str]:
+    code = f"import sys, json; {statement}; print(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return set(json.loads(out.stdout))
+
+
+def test_import_signet_sdk_is_light() -> None:
+    mods = imported_after("import signet_sdk")
+    for heavy in ("fastapi", "uvicorn", "aiohttp", "httpx", "pydantic", "signet_adapter_claude_code"):
+        assert heavy not in mods, heavy
+
+
+def test_hook_path_modules_stay_on_the_standard_library() -> None:
+    mods = imported_after(
+        "import signet_sdk._lean, signet_sdk._lifecycle, signet_sdk._endpoints, signet_sdk._config"
+    )
+    assert not {"httpx", "pydantic", "fastapi", "anyio"} & mods
+
+
+def test_client_import_does_not_pull_server_or_adapters() -> None:
+    mods = imported_after("from signet_sdk import AdapterClient, create_adapter")
+    assert not {"fastapi", "uvicorn", "aiohttp", "signet_adapter_claude_code"} & mods
+
+
+def test_unknown_harness_gets_a_working_generic_adapter() -> None:
+    adapter = signet_sdk.create_adapter("my-harness", "http://127.0.0.1:1")
+    assert isinstance(adapter, signet_sdk.HarnessAdapter)
+    assert isinstance(adapter, signet_sdk.RuntimeAdapter)
+    assert adapter.harness == "my-harness"
+    assert isinstance(adapter.translator, signet_sdk.GenericTranslator)
+    adapter.close()
+
+
+def test_strict_lookup_lists_installed_adapters() -> None:
+    with pytest.raises(signet_sdk.AdapterNotFoundError) as info:
+        signet_sdk.create_adapter("no-such-harness", strict=True)
+    installed = signet_sdk.installed_adapters()
+    assert info.value.installed == installed
+    assert f"installed: {', '.join(installed) or 'none'}" in str(info.value)
+
+
+def test_async_adapter_for_unknown_harness() -> None:
+    adapter = signet_sdk.create_async_adapter("custom", "http://127.0.0.1:1", runtime_path="legacy")
+    assert isinstance(adapter, signet_sdk.AsyncRuntimeAdapter)
+    assert adapter.config.runtime_path == "legacy"
