@@ -116,7 +116,12 @@ class Identity(ResponseModel):
 
 
 class InjectedMemory(ResponseModel):
-    """A memory chosen for the inject; a row column, hence ``created_at``."""
+    """A memory chosen for the inject; a row column, hence ``created_at``.
+
+    Ids are UUID strings; a numeric id (as older docs show) is read as text.
+    """
+
+    model_config = ConfigDict(coerce_numbers_to_str=True)
 
     id: str
     content: str
@@ -297,7 +302,12 @@ class CompactionCompleteRequest(CompactionCompleteParams, HookWire):
 
 
 class CompactionCompleteResult(HookResult):
-    """``memoryId`` is null for noise sessions; ``contextEpoch`` comes from newer daemons."""
+    """``memoryId`` is null for noise sessions; ``contextEpoch`` comes from newer daemons.
+
+    A numeric ``memoryId`` (as older docs show) is read as text.
+    """
+
+    model_config = ConfigDict(coerce_numbers_to_str=True)
 
     success: bool | None = None
     memory_id: str | None = None
