@@ -13,38 +13,53 @@ from typing import TYPE_CHECKING, Any
 from ._version import __version__
 
 if TYPE_CHECKING:
-    from ._adapter import AsyncRuntimeAdapter, RuntimeAdapter
-    from ._async_client import AsyncAdapterClient
-    from ._client import AdapterClient
-    from ._config import ClientConfig, Timeouts
-    from ._exceptions import (
-        AdapterNotFoundError,
-        APIConnectionError,
-        APIError,
-        APIResponseValidationError,
-        APIStatusError,
-        APITimeoutError,
-        AuthenticationError,
-        BadRequestError,
-        ConfigError,
-        ConflictError,
-        GoneError,
-        InternalServerError,
-        InvalidAdapterError,
-        NotFoundError,
-        NotSentError,
-        PayloadError,
-        PayloadTooLargeError,
-        PermissionDeniedError,
-        RateLimitError,
-        ServiceUnavailableError,
-        SignetError,
-        UnprocessableEntityError,
+    from ._adapter import (
+        AsyncRuntimeAdapter as AsyncRuntimeAdapter,
+        RuntimeAdapter as RuntimeAdapter,
     )
-    from ._harness import AsyncHarnessAdapter, GenericTranslator, HarnessAdapter
-    from ._lifecycle import HarnessTranslator, LifecycleCall, NativeOutput
+    from ._async_client import AsyncAdapterClient as AsyncAdapterClient
+    from ._client import AdapterClient as AdapterClient
+    from ._config import ClientConfig as ClientConfig, Timeouts as Timeouts
+    from ._exceptions import (
+        AdapterNotFoundError as AdapterNotFoundError,
+        APIConnectionError as APIConnectionError,
+        APIError as APIError,
+        APIResponseValidationError as APIResponseValidationError,
+        APIStatusError as APIStatusError,
+        APITimeoutError as APITimeoutError,
+        AuthenticationError as AuthenticationError,
+        BadRequestError as BadRequestError,
+        ConfigError as ConfigError,
+        ConflictError as ConflictError,
+        GoneError as GoneError,
+        InternalServerError as InternalServerError,
+        InvalidAdapterError as InvalidAdapterError,
+        NotFoundError as NotFoundError,
+        NotSentError as NotSentError,
+        PayloadError as PayloadError,
+        PayloadTooLargeError as PayloadTooLargeError,
+        PermissionDeniedError as PermissionDeniedError,
+        RateLimitError as RateLimitError,
+        ServiceUnavailableError as ServiceUnavailableError,
+        SignetError as SignetError,
+        UnprocessableEntityError as UnprocessableEntityError,
+    )
+    from ._harness import (
+        AsyncHarnessAdapter as AsyncHarnessAdapter,
+        GenericTranslator as GenericTranslator,
+        HarnessAdapter as HarnessAdapter,
+    )
+    from ._lifecycle import (
+        HarnessTranslator as HarnessTranslator,
+        LifecycleCall as LifecycleCall,
+        NativeOutput as NativeOutput,
+    )
     from ._models import *  # noqa: F403
-    from ._registry import create_adapter, create_async_adapter, installed_adapters
+    from ._registry import (
+        create_adapter as create_adapter,
+        create_async_adapter as create_async_adapter,
+        installed_adapters as installed_adapters,
+    )
 
 _SOURCES: dict[str, tuple[str, ...]] = {
     "._adapter": ("AsyncRuntimeAdapter", "RuntimeAdapter"),
@@ -78,7 +93,6 @@ _SOURCES: dict[str, tuple[str, ...]] = {
     "._harness": ("AsyncHarnessAdapter", "GenericTranslator", "HarnessAdapter"),
     "._lifecycle": ("HarnessTranslator", "LifecycleCall", "NativeOutput"),
     "._registry": ("create_adapter", "create_async_adapter", "installed_adapters"),
-
     # Filled from ._models.__all__; pinned by tests/test_public_api.py.
     "._models": (
         "BatchForgetRequest",

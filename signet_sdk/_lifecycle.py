@@ -62,14 +62,27 @@ class NativeOutput:
 class HarnessTranslator(Protocol):
     """The pure half of an adapter; no I/O, no third-party imports required."""
 
-    harness: str
-    #: ``legacy`` for per-event hook commands, ``plugin`` for in-process plugins,
-    #: None to claim nothing.
-    runtime_path: str | None
-    #: Native event names this translator understands.
-    events: Sequence[str]
-    #: Dependency-map rows (or native events) it does not cover, each with the reason.
-    not_applicable: Mapping[str, str]
+    # Read-only members, so a plain class attribute (``harness = "x"``) satisfies them.
+    @property
+    def harness(self) -> str:
+        """The harness id the daemon records (``claude-code``, ``pi`` ...)."""
+        ...
+
+    @property
+    def runtime_path(self) -> str | None:
+        """``legacy`` for per-event hook commands, ``plugin`` for in-process plugins,
+        None to claim nothing."""
+        ...
+
+    @property
+    def events(self) -> Sequence[str]:
+        """Native event names this translator understands."""
+        ...
+
+    @property
+    def not_applicable(self) -> Mapping[str, str]:
+        """Dependency-map rows (or native events) it does not cover, each with the reason."""
+        ...
 
     def translate(self, event: str, payload: Mapping[str, Any]) -> list[LifecycleCall]:
         """Lifecycle calls for one native event; raises PayloadError on bad input."""

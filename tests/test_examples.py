@@ -1,0 +1,57 @@
+"""The scripts in examples/ run, against the mock daemon on a real local socket."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from signet_sdk.mock_daemon import MockDaemon
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+@pytest.fixture(scope="module")
+def daemon_url() -> Iterator[str]:
+    with MockDaemon().serve() as handle:
+        yield handle.url
+
+
+def run_example(name: str, url: str) -> str:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNET_")}
+    env["SIGNET_DAEMON_URL"] = url
+    proc = subprocess.run(
+        [sys.executable, str(EXAMPLES / name)], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_quickstart_sync(daemon_url: str) -> None:
+    out = run_example("quickstart_sync.py", daemon_url)
+    assert "prompt inject mentions blue-green: True" in out
+    assert "recall hits: ['The example service deploys blue-green']" in out
+    assert "session-end did nothing: False" in out
+
+
+def test_quickstart_async(daemon_url: str) -> None:
+    out = run_example("quickstart_async.py", daemon_url)
+    assert "sessions that got the gateway port injected: 4 of 4" in out
+
+
+def test_custom_harness(daemon_url: str) -> None:
+    out = run_example("custom_harness.py", daemon_url)
+    assert "open -> context injected" in out
+    assert "bad payload fails open -> '' exit 0" in out
+
+
+def test_memory_tools(daemon_url: str) -> None:
+    out = run_example("memory_tools.py", daemon_url)
+    assert "search found it: True" in out
+    assert "modified: updated version 1 -> 2" in out
+    assert "forgot: deleted" in out
+    assert "get after forget: not found, as expected" in out
