@@ -1,0 +1,260 @@
+"""Claude Code hook events <-> Signet lifecycle calls, as pure data.
+
+Claude Code runs a command for each hook event and hands it one JSON object
+on stdin (``session_id``, ``transcript_path``, ``cwd``, ``hook_event_name``
+plus per-event fields). This module turns that object into the daemon calls
+it implies and turns the daemon's answers into the bytes Claude Code reads
+back. It performs no I/O and imports only the standard library and
+``signet_sdk``'s stdlib core, because the hook process imports it for every
+prompt.
+
+Choices that the daemon contract leaves open, and why:
+
+* The session key is ``session_id``. The project is ``CLAUDE_PROJECT_DIR``
+  when the hook runner passes it (it stays the project root when the model
+  changes directory), else the payload's ``cwd``.
+* ``agentId`` never comes from the payload: Claude's ``agent_id`` names a
+  subagent inside one session, so it travels as the lineage hint
+  ``harnessAgentId``. The persistence agent comes from ``SIGNET_AGENT_ID``
+  and the client adds it.
+* ``Stop`` fires after every assistant reply. It becomes a mid-session
+  checkpoint carrying the transcript, so a session that never ends cleanly
+  (killed terminal, crash) has still handed its turns over.
+* ``PreCompact`` output never reaches the model, so its answer is not
+  printed; the call still records a pre-compaction checkpoint. ``PostCompact``
+  carries Claude's own summary to ``compaction-complete``.
+* ``SessionEnd`` forwards ``reason`` verbatim. For ``clear`` the daemon
+  discards the session's continuity state and reads no transcript, which is
+  what ``/clear`` asks for; the per-turn checkpoints already delivered what
+  was said, so no transcript is attached to that call.
+* ``SubagentStart`` asks the daemon for context under the parent session
+  with the subagent as ``harnessAgentId`` and injects it into the subagent.
+  ``SubagentStop`` sends nothing: a subagent's result returns into the parent
+  transcript, which the parent's checkpoints carry, and compaction also
+  fires ``SubagentStop`` for its internal fork, which must not count as work
+  the user saw.
+* ``UserPromptSubmit`` sends no transcript. The per-turn checkpoint already
+  keeps the daemon's copy current, and staging a file on every prompt would
+  sit on the prompt's critical path.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from signet_sdk._exceptions import PayloadError
+from signet_sdk._lifecycle import LifecycleCall, NativeOutput
+
+__all__ = ["EVENTS", "TRANSLATOR", "ClaudeCodeTranslator"]
+
+#: Native events this adapter understands, in lifecycle order.
+EVENTS: tuple[str, ...] = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "Stop",
+    "PreCompact",
+    "PostCompact",
+    "SubagentStart",
+    "SubagentStop",
+    "SessionEnd",
+)
+
+#: Events whose ``additionalContext`` Claude Code adds to the model context.
+_INJECTING = frozenset({"SessionStart", "UserPromptSubmit", "SubagentStart"})
+
+_TOOL_ROW = "a tool the model calls (Signet's MCP server or skills), not a Claude Code hook event"
+
+NOT_APPLICABLE: Mapping[str, str] = {
+    "memory-search": _TOOL_ROW + "; per-prompt recall is part of prompt-submit",
+    "memory-store": _TOOL_ROW,
+    "memory-get": _TOOL_ROW,
+    "memory-modify": _TOOL_ROW,
+    "memory-forget": _TOOL_ROW,
+    "secret-injection": _TOOL_ROW,
+    "health": "a daemon status check, not a lifecycle moment of a Claude Code session",
+}
+
+
+def _str(payload: Mapping[str, Any], name: str, *, required: bool = False) -> str | None:
+    """A string field, or None when absent; a wrong type is always an error."""
+    value = payload.get(name)
+    if value is None:
+        if required:
+            raise PayloadError(name, "is required")
+        return None
+    if not isinstance(value, str):
+        raise PayloadError(name, f"must be a string, got {type(value).__name__}")
+    if required and not value.strip():
+        raise PayloadError(name, "must not be empty")
+    return value
+
+
+class ClaudeCodeTranslator:
+    """The pure half of the Claude Code adapter (a ``HarnessTranslator``).
+
+    ``project_dir`` is the hook environment's ``CLAUDE_PROJECT_DIR``; the
+    translator does not read the environment itself so that the same input
+    always gives the same calls.
+    """
+
+    harness = "claude-code"
+    runtime_path = "legacy"
+    events: Sequence[str] = EVENTS
+    not_applicable: Mapping[str, str] = NOT_APPLICABLE
+
+    def __init__(self, project_dir: str | None = None) -> None:
+        self.project_dir = project_dir or None
+
+    # -- translate -------------------------------------------------------
+
+    def translate(self, event: str, payload: Mapping[str, Any]) -> list[LifecycleCall]:
+        """The daemon calls one Claude Code hook event implies.
+
+        Raises :class:`signet_sdk.PayloadError` naming the offending field.
+        """
+        if not isinstance(payload, Mapping):
+            raise PayloadError("payload", "must be a JSON object")
+        named = _str(payload, "hook_event_name")
+        if named is not None and named != event:
+            raise PayloadError(
+                "hook_event_name", f"is {named!r} but the hook was registered for {event!r}"
+            )
+        handler = _HANDLERS.get(event)
+        if handler is None:
+            raise PayloadError(
+                "hook_event_name", f"unsupported event {event!r}; known: {', '.join(EVENTS)}"
+            )
+        session = _str(payload, "session_id", required=True)
+        assert session is not None
+        return handler(self, payload, session)
+
+    def _project(self, payload: Mapping[str, Any]) -> str | None:
+        cwd = _str(payload, "cwd")
+        return self.project_dir or cwd or None
+
+    def _session_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
+        body: dict[str, Any] = {"sessionKey": session}
+        _put(body, "project", self._project(p))
+        _put(body, "source", _str(p, "source"))
+        _put(body, "harnessAgentId", _str(p, "agent_id"))
+        parent = _str(p, "parent_session_id") or _str(p, "parent_session_key")
+        _put(body, "parentSessionKey", parent)
+        return [LifecycleCall("session_start", body)]
+
+    def _prompt(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
+        prompt = _str(p, "prompt")
+        if prompt is None:
+            raise PayloadError("prompt", "is required")
+        if not prompt.strip():
+            return []  # the daemon rejects a blank prompt; there is nothing to recall for
+        body: dict[str, Any] = {"sessionKey": session, "userPrompt": prompt, "userMessage": prompt}
+        _put(body, "project", self._project(p))
+        _put(body, "harnessAgentId", _str(p, "agent_id"))
+        return [LifecycleCall("user_prompt_submit", body)]
+
+    def _stop(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
+        transcript = _str(p, "transcript_path", required=True)
+        body: dict[str, Any] = {"sessionKey": session}
+        _put(body, "project", self._project(p))
+        body["transcriptPath"] = transcript
+        return [LifecycleCall("session_checkpoint_extract", body)]
+
+    def _pre_compact(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
+        trigger = _str(p, "trigger") or "unknown"
+        context = f"Claude Code compaction ({trigger})"
+        instructions = _str(p, "custom_instructions")
+        if instructions and instructions.strip():
+            context += f"; user instructions: {instructions.strip()}"
+        body: dict[str, Any] = {"sessionKey": session, "sessionContext": context}
+        return [LifecycleCall("pre_compaction", body)]
+
+    def _post_compact(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
+        summary = _str(p, "compact_summary", required=True)
+        body: dict[str, Any] = {"sessionKey": session, "summary": summary}
+        _put(body, "project", self._project(p))
+        return [LifecycleCall("compaction_complete", body)]
+
+    def _subagent_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
+        agent = _str(p, "agent_id", required=True)
+        body: dict[str, Any] = {"sessionKey": session, "harnessAgentId": agent}
+        _put(body, "project", self._project(p))
+        _put(body, "source", "subagent")
+        return [LifecycleCall("session_start", body)]
+
+    def _subagent_stop(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
+        _str(p, "agent_id")  # validated for a clear error, otherwise unused
+        return []
+
+    def _session_end(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
+        reason = _str(p, "reason") or "other"
+        body: dict[str, Any] = {"sessionKey": session, "sessionId": session}
+        _put(body, "cwd", self._project(p))
+        body["reason"] = reason
+        transcript = _str(p, "transcript_path")
+        if reason != "clear":
+            _put(body, "transcriptPath", transcript)
+        return [LifecycleCall("session_end", body)]
+
+    # -- render ----------------------------------------------------------
+
+    def render(
+        self, event: str, payload: Mapping[str, Any], results: Sequence[Any]
+    ) -> NativeOutput:
+        """What Claude Code reads back: ``additionalContext`` JSON or nothing.
+
+        Only SessionStart, UserPromptSubmit and SubagentStart put hook output
+        in front of the model, and an empty context is no output at all.
+        """
+        if event not in _INJECTING or not results:
+            return self.neutral(event)
+        text = _context_text(event, results[0])
+        if not text:
+            return self.neutral(event)
+        out = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+        return NativeOutput(stdout=json.dumps(out, ensure_ascii=False, separators=(",", ":")))
+
+    def neutral(self, event: str) -> NativeOutput:
+        """Exit 0 and no stdout: Claude Code carries on as if no hook were set.
+
+        Never exit 2, which on UserPromptSubmit erases the user's prompt.
+        """
+        return NativeOutput()
+
+
+def _put(body: dict[str, Any], key: str, value: str | None) -> None:
+    if value:
+        body[key] = value
+
+
+def _context_text(event: str, result: Any) -> str:
+    """The context text in a daemon answer, newest response fields first."""
+    if not isinstance(result, Mapping) or result.get("skipped") or result.get("bypassed"):
+        return ""
+    if event == "UserPromptSubmit":
+        dynamic = result.get("dynamicContext")
+        if isinstance(dynamic, str) and dynamic.strip():
+            return dynamic
+    else:
+        parts = [result.get("stableSystemPrompt"), result.get("dynamicContext")]
+        joined = "\n\n".join(p for p in parts if isinstance(p, str) and p.strip())
+        if joined:
+            return joined
+    inject = result.get("inject")
+    return inject if isinstance(inject, str) and inject.strip() else ""
+
+
+_HANDLERS = {
+    "SessionStart": ClaudeCodeTranslator._session_start,
+    "UserPromptSubmit": ClaudeCodeTranslator._prompt,
+    "Stop": ClaudeCodeTranslator._stop,
+    "PreCompact": ClaudeCodeTranslator._pre_compact,
+    "PostCompact": ClaudeCodeTranslator._post_compact,
+    "SubagentStart": ClaudeCodeTranslator._subagent_start,
+    "SubagentStop": ClaudeCodeTranslator._subagent_stop,
+    "SessionEnd": ClaudeCodeTranslator._session_end,
+}
+
+#: The shared instance for callers that have no ``CLAUDE_PROJECT_DIR`` to pass.
+TRANSLATOR = ClaudeCodeTranslator()

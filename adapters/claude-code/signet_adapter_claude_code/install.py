@@ -1,0 +1,293 @@
+"""``signet-sdk install claude-code`` / ``uninstall``: our hooks in Claude Code's settings.
+
+Claude Code reads hooks from ``settings.json``: per event a list of matcher
+groups, each with a list of handlers ``{"type": "command", "command": ...,
+"timeout": <seconds>}``. The installer merges one handler per event into
+that structure and changes nothing else:
+
+* user hooks, including other handlers on the same events, and every other
+  setting are kept, in their order;
+* our handler is recognised by its command (the ``signet-claude-code-hook``
+  program, or ``-m signet_adapter_claude_code.hook``), so an install from
+  another environment is updated in place rather than duplicated;
+* a second run finds nothing to change and leaves the file byte-identical;
+* timeouts are in seconds, as Claude Code reads them: the contract's
+  per-hook deadline plus 2 s, and SessionEnd short, since Claude Code cuts it
+  off anyway and the hook only hands its work to the durable outbox;
+* before a change the old file is copied to ``settings.json.bak-<UTC time>``,
+  and the new one replaces it atomically;
+* ``--dry-run`` prints the unified diff and writes nothing;
+* a file that is not valid JSON or has the wrong shape is reported with its
+  path and the problem (exit 1) and left untouched.
+
+``uninstall`` removes only our handlers, then the groups and event keys that
+removing them left empty (and ``hooks`` itself if it ends up empty).
+
+User scope is ``$CLAUDE_CONFIG_DIR/settings.json`` (default
+``~/.claude/settings.json``); ``--project DIR`` writes
+``DIR/.claude/settings.json``; ``--settings FILE`` names a file directly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import itertools
+import json
+import os
+import shlex
+import shutil
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["HOOK_TIMEOUTS", "SettingsError", "hook_command", "main", "merge", "unmerge"]
+
+#: Hook events we register, with Claude Code's ``timeout`` in seconds.
+HOOK_TIMEOUTS: dict[str, int] = {
+    "SessionStart": 15 + 2,
+    "UserPromptSubmit": 5 + 2,
+    "Stop": 10 + 2,
+    "PreCompact": 10 + 2,
+    "PostCompact": 10 + 2,
+    "SubagentStart": 15 + 2,
+    "SessionEnd": 5,
+}
+
+_PROGRAM = "signet-claude-code-hook"
+_MODULE = "signet_adapter_claude_code.hook"
+
+
+class SettingsError(Exception):
+    """The settings file cannot be merged safely; the message names file and problem."""
+
+
+def hook_command(python: str | None = None) -> str:
+    """The command Claude Code runs, as an absolute path that needs no PATH lookup.
+
+    Prefer the console script installed beside the interpreter; fall back to
+    ``<python> -m signet_adapter_claude_code.hook``.
+    """
+    exe = os.path.abspath(python or sys.executable)
+    script = Path(exe).parent / _PROGRAM
+    if script.is_file() and os.access(script, os.X_OK):
+        return shlex.quote(str(script))
+    return f"{shlex.quote(exe)} -m {_MODULE}"
+
+
+def is_ours(handler: Any) -> bool:
+    """Whether a handler entry is one this installer wrote (from any environment)."""
+    if not isinstance(handler, dict) or not isinstance(handler.get("command"), str):
+        return False
+    try:
+        words = shlex.split(handler["command"])
+    except ValueError:
+        return False
+    if any(os.path.basename(w) == _PROGRAM for w in words):
+        return True
+    return any(a == "-m" and b == _MODULE for a, b in itertools.pairwise(words))
+
+
+def _handler(command: str, event: str) -> dict[str, Any]:
+    return {"type": "command", "command": f"{command} {event}", "timeout": HOOK_TIMEOUTS[event]}
+
+
+def _check_shape(settings: Any, path: Path) -> dict[str, Any]:
+    if not isinstance(settings, dict):
+        raise SettingsError(f"{path}: expected a JSON object at the top level")
+    hooks = settings.get("hooks")
+    if hooks is None:
+        return settings
+    if not isinstance(hooks, dict):
+        raise SettingsError(f"{path}: 'hooks' must be an object, got {type(hooks).__name__}")
+    for event, groups in hooks.items():
+        if not isinstance(groups, list):
+            raise SettingsError(f"{path}: hooks.{event} must be a list of matcher groups")
+        for i, group in enumerate(groups):
+            if not isinstance(group, dict):
+                raise SettingsError(f"{path}: hooks.{event}[{i}] must be an object")
+            handlers = group.get("hooks")
+            if handlers is not None and not isinstance(handlers, list):
+                raise SettingsError(f"{path}: hooks.{event}[{i}].hooks must be a list")
+    return settings
+
+
+def merge(settings: dict[str, Any], command: str) -> dict[str, Any]:
+    """``settings`` with exactly one of our handlers per event; everything else as it was."""
+    out: dict[str, Any] = json.loads(json.dumps(settings))
+    hooks = out.setdefault("hooks", {})
+    for event in HOOK_TIMEOUTS:
+        wanted = _handler(command, event)
+        groups = hooks.setdefault(event, [])
+        placed = False
+        emptied: list[int] = []
+        for i, group in enumerate(groups):
+            handlers = group.get("hooks")
+            if not isinstance(handlers, list) or not any(is_ours(h) for h in handlers):
+                continue
+            kept = []
+            for handler in handlers:
+                if not is_ours(handler):
+                    kept.append(handler)
+                elif not placed:
+                    kept.append(wanted)  # update in place, keeping the user's order
+                    placed = True
+            group["hooks"] = kept
+            if not kept:
+                emptied.append(i)  # held only a duplicate of ours
+        hooks[event] = [g for i, g in enumerate(groups) if i not in emptied]
+        if not placed:
+            hooks[event].append({"hooks": [wanted]})
+    return out
+
+
+def unmerge(settings: dict[str, Any]) -> dict[str, Any]:
+    """``settings`` without our handlers and without what only they filled."""
+    out: dict[str, Any] = json.loads(json.dumps(settings))
+    hooks = out.get("hooks")
+    if not isinstance(hooks, dict):
+        return out
+    removed_event = False
+    for event in list(hooks):
+        groups = hooks[event]
+        emptied: list[int] = []
+        for i, group in enumerate(groups):
+            handlers = group.get("hooks")
+            if isinstance(handlers, list) and any(is_ours(h) for h in handlers):
+                group["hooks"] = [h for h in handlers if not is_ours(h)]
+                if not group["hooks"]:
+                    emptied.append(i)
+        if not emptied:
+            continue
+        hooks[event] = [g for i, g in enumerate(groups) if i not in emptied]
+        if not hooks[event]:
+            del hooks[event]
+            removed_event = True
+    if removed_event and not hooks:
+        del out["hooks"]
+    return out
+
+
+def settings_path(project: str | None, explicit: str | None, env: dict[str, str]) -> Path:
+    if explicit:
+        return Path(explicit).expanduser().absolute()
+    if project:
+        return Path(project).expanduser().absolute() / ".claude" / "settings.json"
+    config_dir = env.get("CLAUDE_CONFIG_DIR", "").strip()
+    base = Path(config_dir).expanduser() if config_dir else Path.home() / ".claude"
+    return base.absolute() / "settings.json"
+
+
+def load(path: Path) -> tuple[dict[str, Any], str | None]:
+    """The parsed settings and the original text (None when the file does not exist)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}, None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SettingsError(f"{path}: cannot read: {exc}") from None
+    if not text.strip():
+        return {}, text
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SettingsError(
+            f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from None
+    return _check_shape(data, path), text
+
+
+def render(settings: dict[str, Any]) -> str:
+    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
+
+
+def _write(path: Path, text: str, original: str | None) -> Path | None:
+    """Back the old file up, then replace it atomically; returns the backup path."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    backup = None
+    mode = 0o600
+    if original is not None:
+        mode = path.stat().st_mode & 0o777
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        backup = path.with_name(f"{path.name}.bak-{stamp}")
+        n = 1
+        while backup.exists():
+            backup = path.with_name(f"{path.name}.bak-{stamp}-{n}")
+            n += 1
+        shutil.copy2(path, backup)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return backup
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``main(["install" | "uninstall", *options])``; 0 on success, 1 on a bad file, 2 on usage."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(
+        prog="signet-sdk {install|uninstall} claude-code",
+        description="Merge Signet's Claude Code hooks into settings.json, or remove them.",
+    )
+    parser.add_argument("verb", choices=("install", "uninstall"))
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--project", metavar="DIR", help="use DIR/.claude/settings.json")
+    where.add_argument("--settings", metavar="FILE", help="use this settings file")
+    parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+    parser.add_argument(
+        "--python", metavar="EXE", help="interpreter whose hook command to register"
+    )
+    try:
+        opts = parser.parse_args(args)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+
+    path = settings_path(opts.project, opts.settings, dict(os.environ))
+    try:
+        current, original = load(path)
+        if opts.verb == "install":
+            updated = merge(current, hook_command(opts.python))
+        else:
+            updated = unmerge(current)
+    except SettingsError as exc:
+        sys.stderr.write(f"signet-sdk {opts.verb} claude-code: {exc}\nThe file was not changed.\n")
+        return 1
+
+    if updated == current and (original is not None or opts.verb == "uninstall"):
+        sys.stdout.write(f"{path}: already up to date, nothing changed\n")
+        return 0
+    new_text = render(updated)
+    if opts.dry_run:
+        diff = difflib.unified_diff(
+            (original or "").splitlines(keepends=True),
+            new_text.splitlines(keepends=True),
+            fromfile=str(path),
+            tofile=f"{path} (after {opts.verb})",
+        )
+        sys.stdout.write("".join(diff))
+        return 0
+    try:
+        backup = _write(path, new_text, original)
+    except OSError as exc:
+        sys.stderr.write(f"signet-sdk {opts.verb} claude-code: cannot write {path}: {exc}\n")
+        return 1
+    done = "installed into" if opts.verb == "install" else "removed from"
+    note = f" (previous version saved as {backup})" if backup else ""
+    sys.stdout.write(f"Signet hooks {done} {path}{note}\n")
+    if opts.verb == "install":
+        sys.stdout.write("Claude Code reads hooks at start-up: restart running sessions.\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
