@@ -187,8 +187,19 @@ def spawn_detached(argv: Sequence[str], env: Mapping[str, str] | None = None) ->
     return proc.pid
 
 
-def spawn_flusher(env: Mapping[str, str] | None = None, seconds: float = FLUSH_SECONDS) -> int:
-    """Start a detached ``python -m signet_sdk._hookrun flush`` for the outbox."""
+def spawn_flusher(env: Mapping[str, str] | None = None, seconds: float | None = None) -> int:
+    """Start a detached ``python -m signet_sdk._hookrun flush`` for the outbox.
+
+    It retries an unreachable daemon for ``seconds`` (default
+    ``SIGNET_OUTBOX_FLUSH_SECONDS``, else 60) and then leaves what is left to
+    the next trigger.
+    """
+    if seconds is None:
+        raw = (os.environ if env is None else env).get("SIGNET_OUTBOX_FLUSH_SECONDS", "")
+        try:
+            seconds = min(max(float(raw), 0.0), 3600.0) if raw.strip() else FLUSH_SECONDS
+        except ValueError:
+            seconds = FLUSH_SECONDS
     argv = [sys.executable, "-m", "signet_sdk._hookrun", "flush", "--seconds", str(seconds)]
     return spawn_detached(argv, env)
 
