@@ -1,0 +1,168 @@
+"""Translation details the vectors do not spell out, packaging, and the hook's import cost."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from importlib.metadata import entry_points
+from typing import Any
+
+import pytest
+from signet_adapter_claude_code import TRANSLATOR, ClaudeCodeTranslator
+
+from signet_sdk._endpoints import DEPENDENCY_MAP_ROWS, endpoint
+from signet_sdk._exceptions import PayloadError
+from signet_sdk._lifecycle import HarnessTranslator
+
+BASE = {"session_id": "s-1", "cwd": "/w", "transcript_path": "/t.jsonl"}
+
+
+def test_is_a_harness_translator() -> None:
+    assert isinstance(TRANSLATOR, HarnessTranslator)
+    assert (TRANSLATOR.harness, TRANSLATOR.runtime_path) == ("claude-code", "legacy")
+
+
+def test_every_dependency_row_is_covered_or_explained() -> None:
+    covered = set()
+    samples: dict[str, dict[str, Any]] = {
+        "SessionStart": {"source": "startup"},
+        "UserPromptSubmit": {"prompt": "x"},
+        "Stop": {},
+        "PreCompact": {"trigger": "auto"},
+        "PostCompact": {"compact_summary": "s"},
+        "SubagentStart": {"agent_id": "a"},
+        "SubagentStop": {},
+        "SessionEnd": {"reason": "other"},
+    }
+    for event in TRANSLATOR.events:
+        for call in TRANSLATOR.translate(event, dict(BASE, **samples[event])):
+            if endpoint(call.action).row:
+                covered.add(endpoint(call.action).row)
+    for row in DEPENDENCY_MAP_ROWS:
+        assert (row in covered) != (row in TRANSLATOR.not_applicable), row
+    assert all(reason.strip() for reason in TRANSLATOR.not_applicable.values())
+
+
+@pytest.mark.parametrize(
+    ("event", "payload", "field"),
+    [
+        ("SessionStart", {"cwd": "/w"}, "session_id"),
+        ("SessionStart", {"session_id": ""}, "session_id"),
+        ("SessionStart", {"session_id": 7}, "session_id"),
+        ("SessionStart", dict(BASE, source=1), "source"),
+        ("SessionStart", dict(BASE, cwd=["/w"]), "cwd"),
+        ("UserPromptSubmit", BASE, "prompt"),
+        ("UserPromptSubmit", dict(BASE, prompt={"text": "x"}), "prompt"),
+        ("Stop", {"session_id": "s"}, "transcript_path"),
+        ("PostCompact", dict(BASE, compact_summary=""), "compact_summary"),
+        ("PreCompact", dict(BASE, custom_instructions=3), "custom_instructions"),
+        ("SubagentStart", BASE, "agent_id"),
+        ("SessionEnd", dict(BASE, reason=None, transcript_path=5), "transcript_path"),
+        ("SessionStart", dict(BASE, hook_event_name="Stop"), "hook_event_name"),
+        ("Notification", BASE, "hook_event_name"),
+    ],
+)
+def test_bad_payloads_name_the_field(event: str, payload: dict[str, Any], field: str) -> None:
+    with pytest.raises(PayloadError) as info:
+        TRANSLATOR.translate(event, payload)
+    assert info.value.field == field
+
+
+def test_payload_must_be_an_object() -> None:
+    with pytest.raises(PayloadError) as info:
+        TRANSLATOR.translate("SessionStart", ["s"])  # type: ignore[arg-type]
+    assert info.value.field == "payload"
+
+
+def test_project_dir_wins_over_cwd() -> None:
+    tr = ClaudeCodeTranslator(project_dir="/repo")
+    (start,) = tr.translate("SessionStart", dict(BASE, cwd="/repo/sub", source="startup"))
+    (end,) = tr.translate("SessionEnd", dict(BASE, cwd="/repo/sub", reason="other"))
+    assert start.body["project"] == "/repo"
+    assert end.body["cwd"] == "/repo"
+
+
+def test_payload_agent_id_never_becomes_the_persistence_agent() -> None:
+    for event, extra in [
+        ("SessionStart", {"source": "startup"}),
+        ("UserPromptSubmit", {"prompt": "x"}),
+        ("SubagentStart", {}),
+    ]:
+        (call,) = TRANSLATOR.translate(event, dict(BASE, agent_id="sub-1", **extra))
+        assert "agentId" not in call.body
+        assert call.body["harnessAgentId"] == "sub-1"
+
+
+def test_unknown_future_fields_and_sources_pass() -> None:
+    payload = dict(BASE, source="teleport", shiny_new_field={"x": 1})
+    (call,) = TRANSLATOR.translate("SessionStart", payload)
+    assert call.body["source"] == "teleport"
+
+
+def test_render_never_prints_for_non_injecting_events_or_failures() -> None:
+    answer = {"inject": "TEXT", "summaryPrompt": "P"}
+    for event in ("Stop", "PreCompact", "PostCompact", "SubagentStop", "SessionEnd"):
+        assert TRANSLATOR.render(event, BASE, [answer]).stdout == ""
+    for event in ("SessionStart", "UserPromptSubmit", "SubagentStart"):
+        assert TRANSLATOR.render(event, BASE, [None]).stdout == ""
+        assert TRANSLATOR.render(event, BASE, []).stdout == ""
+        assert TRANSLATOR.render(event, BASE, [{"inject": "  "}]).stdout == ""
+        assert TRANSLATOR.neutral(event).exit_code == 0
+
+
+def test_entry_points_are_registered() -> None:
+    from signet_adapter_claude_code.hook import hook_main
+    from signet_adapter_claude_code.install import main
+
+    (adapter,) = entry_points(group="signet_sdk.adapters", name="claude-code")
+    assert adapter.value == "signet_adapter_claude_code:ClaudeCodeAdapter"
+    (installer,) = entry_points(group="signet_sdk.installers", name="claude-code")
+    assert installer.load() is main
+    (hook,) = entry_points(group="signet_sdk.hooks", name="claude-code")
+    assert hook.load() is hook_main
+    (script,) = entry_points(group="console_scripts", name="signet-claude-code-hook")
+    assert script.value == "signet_adapter_claude_code.hook:main"
+
+
+def test_library_adapter_is_a_harness_adapter() -> None:
+    from signet_adapter_claude_code import ClaudeCodeAdapter
+
+    import signet_sdk
+
+    assert issubclass(ClaudeCodeAdapter, signet_sdk.HarnessAdapter)
+    assert isinstance(ClaudeCodeAdapter.translator, ClaudeCodeTranslator)
+    (adapter,) = entry_points(group="signet_sdk.adapters", name="claude-code")
+    assert adapter.load() is ClaudeCodeAdapter
+
+
+def test_library_adapter_handles_an_event(scripted: Any) -> None:
+    from cc_support import Reply
+    from signet_adapter_claude_code import ClaudeCodeAdapter
+
+    scripted.default = Reply(200, {"inject": "CTX", "memoryCount": 1, "sessionKnown": True})
+    with ClaudeCodeAdapter(scripted.url) as adapter:
+        out = adapter.handle("UserPromptSubmit", dict(BASE, prompt="hi"))
+    assert out.stdout.startswith('{"hookSpecificOutput":')
+    assert scripted.requests[0].json["harness"] == "claude-code"
+
+
+HEAVY = ("pydantic", "httpx", "fastapi", "starlette", "anyio", "uvicorn", "aiohttp")
+
+
+def test_hook_path_imports_only_the_standard_library() -> None:
+    code = "\n".join(
+        [
+            "import os, sys",
+            "os.environ['SIGNET_DAEMON_URL'] = 'http://127.0.0.1:9'",
+            "from signet_adapter_claude_code.hook import hook_main",
+            "r, w = os.pipe()",
+            'os.write(w, b\'{"session_id": "s", "prompt": "x"}\')',
+            "os.close(w)",
+            "os.dup2(r, 0)",
+            "hook_main(['UserPromptSubmit'])",
+            f"heavy = {HEAVY!r}",
+            "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in heavy)))",
+        ]
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
