@@ -20,7 +20,7 @@ async def one_session(adapter: AsyncHarnessAdapter, n: int) -> bool:
     key = f"example-async-{n}"
     await adapter.on_session_start(SessionStartParams(session_key=key, project="/srv/example"))
     turn = await adapter.on_user_prompt_submit(
-        UserPromptSubmitParams(session_key=key, user_message="which port does the gateway use?")
+        UserPromptSubmitParams(session_key=key, user_message="What is the gateway port?")
     )
     return "8443" in turn.inject
 
