@@ -1,0 +1,171 @@
+"""A fake Anthropic Messages API on 127.0.0.1 for running the real ``claude`` offline.
+
+It answers ``HEAD /`` (Claude Code's connectivity preflight), ``POST
+/v1/messages`` (streamed as SSE when asked, which Claude Code always does),
+and ``POST /v1/messages/count_tokens``; anything else gets a JSON 404. Every
+request is appended to a JSON-lines log (method, path, headers, parsed body),
+which is what tests search for injected context. Compaction requests are
+recognised by their instruction text and answered with ``SUMMARY`` so the
+summary can be followed into the ``PostCompact`` hook. Each reply has its own
+message id (Claude Code refuses to compact a conversation whose replies
+share one).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+REPLY = "FAKE-REPLY: noted."
+SUMMARY = "SIGNET-E2E-SUMMARY-7f3a: the user is testing the Signet hooks."
+_COMPACT_MARK = "create a detailed summary of the conversation"
+
+
+def _last_user_text(body: dict[str, Any]) -> str:
+    for message in reversed(body.get("messages") or []):
+        if isinstance(message, dict) and message.get("role") == "user":
+            return json.dumps(message.get("content"))
+    return ""
+
+
+class FakeAnthropic:
+    """The server, its URL, and the path of its request log."""
+
+    def __init__(self, log_path: Path, input_tokens: int = 12) -> None:
+        self.log_path = log_path
+        self.input_tokens = input_tokens
+        self._lock = threading.Lock()
+        self._count = 0
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def _record(self, body: Any) -> None:
+                line = {
+                    "method": self.command,
+                    "path": self.path,
+                    "headers": {k.lower(): v for k, v in self.headers.items()},
+                    "body": body,
+                }
+                with fake._lock, fake.log_path.open("a") as fh:
+                    fh.write(json.dumps(line) + "\n")
+
+            def _send(self, status: int, data: bytes, ctype: str = "application/json") -> None:
+                self.send_response(status)
+                self.send_header("content-type", ctype)
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(data)
+
+            def do_HEAD(self) -> None:
+                self._record(None)
+                self._send(200, b"")
+
+            def do_GET(self) -> None:
+                self._record(None)
+                self._send(404, b'{"type":"error","error":{"type":"not_found_error"}}')
+
+            def do_POST(self) -> None:
+                raw = self.rfile.read(int(self.headers.get("content-length") or 0))
+                try:
+                    body = json.loads(raw) if raw else {}
+                except ValueError:
+                    body = {"_raw": raw.decode("utf-8", "replace")}
+                self._record(body)
+                path = self.path.split("?", 1)[0]
+                if path == "/v1/messages/count_tokens":
+                    self._send(200, json.dumps({"input_tokens": fake.input_tokens}).encode())
+                elif path == "/v1/messages":
+                    text = REPLY
+                    if _COMPACT_MARK in _last_user_text(body):
+                        text = f"<analysis>fake</analysis>\n<summary>{SUMMARY}</summary>"
+                    model = str(body.get("model") or "claude-fake")
+                    if body.get("stream"):
+                        self._stream(model, text)
+                    else:
+                        self._send(200, json.dumps(fake.message(model, text)).encode())
+                else:
+                    self._send(404, b'{"type":"error","error":{"type":"not_found_error"}}')
+
+            def _stream(self, model: str, text: str) -> None:
+                events = fake.events(model, text)
+                data = "".join(
+                    f"event: {name}\ndata: {json.dumps(obj)}\n\n" for name, obj in events
+                )
+                self._send(200, data.encode(), "text/event-stream")
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self._thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+
+    def message(self, model: str, text: str) -> dict[str, Any]:
+        # Distinct ids matter: Claude Code groups a conversation by message id
+        # and will not compact fewer than two groups.
+        with self._lock:
+            self._count += 1
+            number = self._count
+        return {
+            "id": f"msg_fake_{number}",
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": self.input_tokens, "output_tokens": 4},
+        }
+
+    def events(self, model: str, text: str) -> list[tuple[str, dict[str, Any]]]:
+        start = dict(self.message(model, ""), content=[], stop_reason=None)
+        start["usage"] = {"input_tokens": self.input_tokens, "output_tokens": 1}
+        return [
+            ("message_start", {"type": "message_start", "message": start}),
+            (
+                "content_block_start",
+                {
+                    "type": "content_block_start",
+                    "index": 0,
+                    "content_block": {"type": "text", "text": ""},
+                },
+            ),
+            ("ping", {"type": "ping"}),
+            (
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "text_delta", "text": text},
+                },
+            ),
+            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            (
+                "message_delta",
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                    "usage": {"output_tokens": 4},
+                },
+            ),
+            ("message_stop", {"type": "message_stop"}),
+        ]
+
+    def requests(self) -> list[dict[str, Any]]:
+        if not self.log_path.exists():
+            return []
+        return [json.loads(line) for line in self.log_path.read_text().splitlines() if line]
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()

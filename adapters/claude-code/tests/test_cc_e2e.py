@@ -1,0 +1,259 @@
+"""End to end with the real Claude Code CLI, offline.
+
+``claude`` (pinned, installed from the npm registry by ``e2e/install_claude.sh``
+into ``${SIGNET_E2E_CACHE:-~/.cache/signet-sdk/e2e}``) runs headless in a
+temporary project whose ``.claude/settings.json`` was written by our
+installer. Its model is a fake Anthropic server on 127.0.0.1 and its memory
+daemon is the SDK's mock daemon on 127.0.0.1; HOME is a temporary directory
+and the DISABLE_* variables keep Claude Code from any other traffic.
+
+Without npm the tests skip, except under CI (``CI=true``), where they fail.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cc_fake_anthropic import SUMMARY, FakeAnthropic
+from signet_adapter_claude_code.install import main as install_main
+
+CLAUDE_VERSION = os.environ.get("CLAUDE_CODE_VERSION", "2.1.197")
+INSTALLER = Path(__file__).parent / "e2e" / "install_claude.sh"
+MEMORY = "Atlas deploys go through make ship, marker MEMO-E2E-5150"
+
+
+@pytest.fixture(scope="session")
+def claude_bin() -> str:
+    """The pinned ``claude`` program, installed once per cache directory."""
+    in_ci = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+    if shutil.which("npm") is None or shutil.which("bash") is None:
+        reason = "npm is needed to install Claude Code from the npm registry"
+        if in_ci:
+            pytest.fail(reason)
+        pytest.skip(reason)
+    proc = subprocess.run(
+        ["bash", str(INSTALLER), CLAUDE_VERSION], capture_output=True, text=True, timeout=600
+    )
+    if proc.returncode != 0:
+        message = f"installing Claude Code {CLAUDE_VERSION} failed:\n{proc.stderr[-2000:]}"
+        if in_ci:
+            pytest.fail(message)
+        pytest.skip(message)
+    return proc.stdout.strip().splitlines()[-1]
+
+
+@dataclass
+class World:
+    claude: str
+    project: Path
+    env: dict[str, str]
+    fake: FakeAnthropic
+    daemon: Any  # signet_sdk.mock_daemon.MockDaemon
+    url: str
+
+    def paths(self) -> list[str]:
+        return [r.path for r in self.daemon.requests]
+
+    def hook_calls(self, name: str) -> list[Any]:
+        return [r for r in self.daemon.requests if r.path == f"/api/hooks/{name}"]
+
+    def wait_for(self, name: str, timeout: float = 15.0) -> list[Any]:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            found = self.hook_calls(name)
+            if found:
+                return found
+            time.sleep(0.05)
+        raise AssertionError(f"no {name} within {timeout}s; daemon saw {self.paths()}")
+
+
+@pytest.fixture
+def world(claude_bin: str, tmp_path: Path, isolated: Path) -> Iterator[World]:
+    from signet_sdk.mock_daemon import MockDaemon
+
+    home = isolated
+    project = Path(os.path.realpath(tmp_path / "atlas"))
+    project.mkdir()
+    assert install_main(["install", "--project", str(project)]) == 0
+    fake = FakeAnthropic(tmp_path / "anthropic.jsonl")
+    daemon = MockDaemon(db_path=tmp_path / "daemon.sqlite3")
+    try:
+        with daemon.serve() as handle:
+            env = {
+                "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                "LANG": "C.UTF-8",
+                "HOME": str(home),
+                "XDG_STATE_HOME": str(home / ".local" / "state"),
+                "XDG_CONFIG_HOME": str(home / ".config"),
+                "XDG_CACHE_HOME": str(home / ".cache"),
+                "ANTHROPIC_BASE_URL": fake.url,
+                "ANTHROPIC_API_KEY": "dummy",
+                "DISABLE_TELEMETRY": "1",
+                "DISABLE_AUTOUPDATER": "1",
+                "DISABLE_ERROR_REPORTING": "1",
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+                "SIGNET_DAEMON_URL": handle.url,
+                "SIGNET_OUTBOX_FLUSH_SECONDS": "10",
+            }
+            yield World(claude_bin, project, env, fake, daemon, handle.url)
+            # Let detached flushers finish before the daemon goes away.
+            outbox = home / ".local" / "state" / "signet-sdk" / "outbox"
+            end = time.monotonic() + 10
+            while time.monotonic() < end and list(outbox.glob("*.json")):
+                time.sleep(0.05)
+    finally:
+        fake.close()
+
+
+def remember(url: str, content: str) -> None:
+    data = json.dumps({"content": content, "importance": 0.9}).encode()
+    request = urllib.request.Request(
+        f"{url}/api/memory/remember", data=data, headers={"content-type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        assert response.status == 200
+
+
+def get_json(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def test_one_turn_reaches_the_daemon_and_memory_reaches_the_model(world: World) -> None:
+    remember(world.url, MEMORY)
+    start = time.monotonic()
+    proc = subprocess.run(
+        [world.claude, "-p", "How do atlas deploys work? MEMO-E2E-5150", "--output-format", "json"],
+        cwd=world.project,
+        env=world.env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    elapsed = time.monotonic() - start
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["result"].startswith("FAKE-REPLY")
+    session = result["session_id"]
+
+    (started,) = world.hook_calls("session-start")
+    (prompt,) = world.hook_calls("user-prompt-submit")
+    (ended,) = world.wait_for("session-end")
+    checkpoints = world.hook_calls("session-checkpoint-extract")
+    assert checkpoints, world.paths()  # the Stop hook's per-turn checkpoint
+    for call in [started, prompt, ended, *checkpoints]:
+        assert call.status == 200, (call.path, call.response_json)
+        assert call.json["harness"] == "claude-code"
+        assert call.json["runtimePath"] == "legacy"
+        assert call.headers["x-signet-runtime-path"] == "legacy"
+        assert call.json["sessionKey"] == session
+    assert started.json["project"] == str(world.project)
+    assert started.json["source"] == "startup"
+    assert prompt.json["project"] == str(world.project)
+    assert "MEMO-E2E-5150" in prompt.json["userPrompt"]
+    assert ended.json["cwd"] == str(world.project)
+    assert ended.json["reason"] == "other"
+    assert ended.json["transcriptPath"].startswith("/tmp/signet/")
+
+    # The daemon read the staged transcript: it holds this session's turn.
+    stored = get_json(f"{world.url}/api/sessions/{session}/transcript")
+    assert "MEMO-E2E-5150" in json.dumps(stored)
+
+    # The memory stored beforehand reached the model through a hook's additionalContext.
+    bodies = [
+        json.dumps(r["body"]) for r in world.fake.requests() if r["path"].startswith("/v1/messages")
+    ]
+    assert any("marker MEMO-E2E-5150" in b and "hook additional context" in b for b in bodies)
+    assert elapsed < 30
+
+
+def _send(proc: subprocess.Popen[str], text: str) -> None:
+    assert proc.stdin is not None
+    message = {
+        "type": "user",
+        "session_id": "",
+        "parent_tool_use_id": None,
+        "message": {"role": "user", "content": [{"type": "text", "text": text}]},
+    }
+    proc.stdin.write(json.dumps(message) + "\n")
+    proc.stdin.flush()
+
+
+def _wait_result(proc: subprocess.Popen[str], seen: list[dict[str, Any]]) -> dict[str, Any]:
+    assert proc.stdout is not None
+    while True:
+        line = proc.stdout.readline()
+        if not line:
+            raise AssertionError(f"claude exited before a result; saw {seen[-5:]}")
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        seen.append(event)
+        if event.get("type") == "result":
+            return event
+
+
+def test_compaction_in_stream_json_mode_reaches_the_daemon(world: World) -> None:
+    argv = [
+        world.claude,
+        "-p",
+        "--input-format",
+        "stream-json",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+    ]
+    proc = subprocess.Popen(
+        argv,
+        cwd=world.project,
+        env=world.env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    seen: list[dict[str, Any]] = []
+    try:
+        for text in ["first turn", "second turn", "/compact", "after compaction"]:
+            _send(proc, text)  # one message per turn, each after the previous result
+            _wait_result(proc, seen)
+    finally:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            assert proc.stdout is not None and proc.stderr is not None
+            proc.stdout.close()
+            proc.stderr.close()
+    assert proc.returncode == 0
+    assert any(e.get("subtype") == "compact_boundary" for e in seen)
+
+    (pre,) = world.hook_calls("pre-compaction")
+    assert pre.status == 200
+    assert pre.json["sessionContext"] == "Claude Code compaction (manual)"
+    (done,) = world.hook_calls("compaction-complete")
+    assert done.status == 200
+    assert SUMMARY in done.json["summary"]
+    assert done.json["harness"] == "claude-code"
+    assert done.json["sessionKey"] == pre.json["sessionKey"]
+    sources = [c.json.get("source") for c in world.hook_calls("session-start")]
+    assert sources[0] == "startup" and "compact" in sources
+    world.wait_for("session-end")
+    # Compaction's internal fork fired SubagentStop: nothing was sent for it.
+    assert all(
+        "subagent" not in (c.json.get("source") or "") for c in world.hook_calls("session-start")
+    )
