@@ -196,7 +196,7 @@ def _wait_result(proc: subprocess.Popen[str], seen: list[dict[str, Any]]) -> dic
         if not line:
             raise AssertionError(f"claude exited before a result; saw {seen[-5:]}")
         try:
-            event = json.loads(line)
+            event: dict[str, Any] = json.loads(line)
         except ValueError:
             continue
         seen.append(event)
