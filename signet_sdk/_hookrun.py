@@ -35,20 +35,14 @@ import os
 import sys
 import time
 from collections.abc import Collection, Mapping, Sequence
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from ._config import ClientConfig, resolve_config
 from ._exceptions import ConfigError, PayloadError, SignetError
 from ._lifecycle import HarnessTranslator, LifecycleCall
-from ._outbox import (
-    Entry,
-    Outbox,
-    TranscriptRefused,
-    TranscriptSnapshot,
-    snapshot_transcript,
-    state_dir,
-    sweep_staged,
-)
+
+if TYPE_CHECKING:  # the outbox (and pathlib with it) loads only when a write needs it
+    from ._outbox import Entry, Outbox, TranscriptSnapshot
 
 __all__ = [
     "DURABLE_ACTIONS",
@@ -88,6 +82,8 @@ def hook_log(
 ) -> None:
     """Append one line to ``hooks.log``; never raises (logging must not break a hook)."""
     try:
+        from ._outbox import state_dir
+
         directory = state_dir(env)
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         path = directory / "hooks.log"
@@ -382,13 +378,18 @@ def _run(
         log(f"payload rejected, failed open: {exc}")
         return ""
 
-    outbox = Outbox(state_dir(env) / "outbox", log=log)
-    if event in replay_on and outbox.pending():
-        _spawn_flusher(log, env)
+    outbox: Outbox | None = None
+    if event in replay_on or any(c.action in DURABLE_ACTIONS for c in calls):
+        from ._outbox import Outbox, state_dir
+
+        outbox = Outbox(state_dir(env) / "outbox", log=log)
+        if event in replay_on and outbox.pending():
+            _spawn_flusher(log, env)
     results: list[Any] = []
     failed = False
     for call in calls:
         if call.action in DURABLE_ACTIONS:
+            assert outbox is not None
             results.append(
                 _durable(call, config, deadline, log, roots, event in detach, outbox, env)
             )
@@ -410,6 +411,8 @@ def _run(
 def _snapshot(
     call: LifecycleCall, roots: Sequence[str | os.PathLike[str]], log: Any
 ) -> tuple[dict[str, Any], TranscriptSnapshot | None]:
+    from ._outbox import TranscriptRefused, snapshot_transcript
+
     body = dict(call.body)
     path = body.pop("transcriptPath", None)
     if not isinstance(path, str) or not path:
@@ -481,6 +484,8 @@ def flush(seconds: float = FLUSH_SECONDS, env: Mapping[str, str] | None = None) 
 
     def log(message: str) -> None:
         hook_log(message, harness="outbox", event="flush", env=environ)
+
+    from ._outbox import Outbox, state_dir, sweep_staged
 
     config = resolve_config(env=environ)
     sweep_staged()
