@@ -30,6 +30,10 @@ from signet_adapter_claude_code.install import main as install_main
 CLAUDE_VERSION = os.environ.get("CLAUDE_CODE_VERSION", "2.1.197")
 INSTALLER = Path(__file__).parent / "e2e" / "install_claude.sh"
 MEMORY = "Atlas deploys go through make ship, marker MEMO-E2E-5150"
+# Long enough that the normalized transcript passes the daemon's 500-character minimum.
+PROMPT = "How do atlas deploys work? MEMO-E2E-5150 " + " ".join(
+    f"Step {i}: check the release notes, the migrations and the staging flag." for i in range(10)
+)
 
 
 @pytest.fixture(scope="session")
@@ -133,7 +137,7 @@ def test_one_turn_reaches_the_daemon_and_memory_reaches_the_model(world: World) 
     remember(world.url, MEMORY)
     start = time.monotonic()
     proc = subprocess.run(
-        [world.claude, "-p", "How do atlas deploys work? MEMO-E2E-5150", "--output-format", "json"],
+        [world.claude, "-p", PROMPT, "--output-format", "json"],
         cwd=world.project,
         env=world.env,
         capture_output=True,
