@@ -223,11 +223,12 @@ class _Deadline:
     def __init__(self, seconds: float, on_expire: Any) -> None:
         self.end = time.monotonic() + seconds
         self._armed = False
+        self._previous: Any = None
         self._on_expire = on_expire
         try:
             import signal
 
-            signal.signal(signal.SIGALRM, self._fire)
+            self._previous = signal.signal(signal.SIGALRM, self._fire)
             signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.01))
             self._armed = True
         except (ImportError, AttributeError, ValueError, OSError):  # no SIGALRM here
@@ -241,10 +242,12 @@ class _Deadline:
         return self.end - time.monotonic()
 
     def disarm(self) -> None:
+        """Stop the timer and put back whatever SIGALRM handler was there before."""
         if self._armed:
             import signal
 
             signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self._previous or signal.SIG_DFL)
             self._armed = False
 
     def hold(self) -> Any:

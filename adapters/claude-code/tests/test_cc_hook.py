@@ -167,6 +167,23 @@ def test_stdin_left_open_with_half_a_payload_is_time_bounded(scripted: ScriptedD
     assert any("bad stdin" in line for line in hook_log_lines())
 
 
+def test_generic_cli_runs_the_same_hook(scripted: ScriptedDaemon) -> None:
+    scripted.default = Reply(200, {"inject": "CTX", "memoryCount": 1})
+    cli = HOOK.parent / "signet-sdk"
+    env = dict(os.environ, SIGNET_DAEMON_URL=scripted.url)
+    argv = [str(cli), "hook", "claude-code", "UserPromptSubmit"]
+    proc = subprocess.run(argv, input=json.dumps(PROMPT).encode(), capture_output=True, env=env)
+    assert proc.returncode == 0
+    assert json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"] == "CTX"
+    assert scripted.requests[0].json["harness"] == "claude-code"
+
+
+def test_event_may_come_from_the_payload(scripted: ScriptedDaemon) -> None:
+    scripted.default = Reply(200, {"inject": "CTX", "memoryCount": 1})
+    run = run_hook(None, dict(PROMPT, hook_event_name="UserPromptSubmit"), daemon_url=scripted.url)
+    assert json.loads(run.stdout)["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
+
+
 # -- bypass and recursion --------------------------------------------------------
 
 
