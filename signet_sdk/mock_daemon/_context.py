@@ -1,0 +1,54 @@
+"""Everything a route handler may touch, in one object.
+
+Handlers are plain functions ``(ctx, request) -> response``; the daemon owns
+one :class:`Context` and passes it in. Keeping the state in one explicit
+place (rather than module globals, as the real daemon does) lets tests run
+many independent mock daemons in one process.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._auth import AuthPolicy
+from ._logs import LogBook
+from ._rules import resolve_agent_id
+from ._state import HookMemory, PresenceBoard, SessionTracker
+from ._store import MemoryStore
+
+__all__ = ["DAEMON_VERSION", "Context"]
+
+#: The daemon release line the mock imitates (reported by ``/health``).
+DAEMON_VERSION = "0.109.0"
+
+
+@dataclass(eq=False)
+class Context:
+    """The mock daemon's state and configuration, shared by all routes."""
+
+    store: MemoryStore
+    tracker: SessionTracker
+    presence: PresenceBoard
+    hooks: HookMemory
+    logs: LogBook
+    auth: AuthPolicy
+    now: Callable[[], float]
+    lock: threading.RLock
+    pipeline_enabled: bool = True
+    agent_id_env: str | None = None
+    secrets: dict[str, str] = field(default_factory=dict)
+    started_at: float = 0.0
+    port: int | None = None
+    harness_last_seen: dict[str, float] = field(default_factory=dict)
+
+    def agent(self, agent_id: Any, session_key: Any) -> str:
+        """``resolveAgentId`` with this daemon's ``SIGNET_AGENT_ID``."""
+        return resolve_agent_id(agent_id, session_key, self.agent_id_env)
+
+    def stamp_harness(self, harness: Any) -> None:
+        """Record when a harness was last seen (every hook does this)."""
+        if isinstance(harness, str) and harness:
+            self.harness_last_seen[harness] = self.now()

@@ -1,0 +1,139 @@
+"""``POST /api/secrets/exec``: run a command with secrets in its environment.
+
+Like the daemon, the mock never uses a shell: a command containing shell
+metacharacters is refused with a 200 ``code:1`` body, the rest is split on
+whitespace (quotes group words) and executed directly. Secret values longer
+than three characters are redacted from the output, so a test can prove a
+secret reached the process without the secret reaching the caller.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import subprocess
+from collections.abc import Mapping
+
+from ._context import Context
+from ._http import BadJson, Request, Response, json_response
+from ._router import Router
+
+__all__ = ["SHELL_META", "register", "split_command"]
+
+#: Characters that would need a shell: ; & | ` $ ( ) { } [ ] < > ! and backslash.
+SHELL_META = re.compile(r"[;&|`$(){}\[\]<>!\\]")
+_SECRET_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+REDACTED = "[REDACTED]"
+
+
+def split_command(command: str) -> list[str]:
+    """Split on whitespace; single or double quotes group words (no escapes)."""
+    args: list[str] = []
+    current: list[str] = []
+    quote: str | None = None
+    in_word = False
+    for ch in command:
+        if quote is not None:
+            if ch == quote:
+                quote = None
+            else:
+                current.append(ch)
+        elif ch in ("'", '"'):
+            quote = ch
+            in_word = True
+        elif ch.isspace():
+            if in_word:
+                args.append("".join(current))
+                current = []
+                in_word = False
+        else:
+            current.append(ch)
+            in_word = True
+    if in_word:
+        args.append("".join(current))
+    return args
+
+
+class SecretError(Exception):
+    """A reference that cannot be resolved: the route's 500 message."""
+
+
+def _resolve(ref: object, store: Mapping[str, str]) -> str:
+    if not isinstance(ref, str):
+        raise SecretError("secret reference must be a string")
+    if ref.startswith("op://"):
+        raise SecretError("1Password is not configured (OP_SERVICE_ACCOUNT_TOKEN is not set)")
+    name = ref[len("local://") :] if ref.startswith("local://") else ref
+    if not _SECRET_NAME.match(name):
+        raise SecretError(f"Invalid secret name '{name}'")
+    if name not in store:
+        raise SecretError(f"Secret '{name}' not found")
+    return store[name]
+
+
+def _redact(text: str, values: list[str]) -> str:
+    for value in sorted(values, key=len, reverse=True):
+        if len(value) > 3:
+            text = text.replace(value, REDACTED)
+    return text
+
+
+async def _exec_route(ctx: Context, req: Request) -> Response:
+    try:
+        body = req.json()
+    except BadJson as exc:
+        return json_response({"error": f"JSON Parse error: {exc}"}, 500)
+    if body is None:
+        return json_response({"error": "Cannot read properties of null (reading 'command')"}, 500)
+    if not isinstance(body, dict):
+        body = {}
+    command = body.get("command")
+    if not isinstance(command, str) or not command:
+        return json_response({"error": "command is required"}, 400)
+    refs = body.get("secrets")
+    if not isinstance(refs, dict) or not refs:
+        return json_response({"error": "secrets map is required"}, 400)
+    if SHELL_META.search(command):
+        return json_response(
+            {"stdout": "", "stderr": "command contains disallowed shell metacharacters", "code": 1}
+        )
+    with ctx.lock:
+        store = dict(ctx.secrets)
+    try:
+        injected = {str(var): _resolve(ref, store) for var, ref in refs.items()}
+    except SecretError as exc:
+        return json_response({"error": str(exc)}, 500)
+    argv = split_command(command)
+    if not argv:
+        return json_response({"error": "spawn  ENOENT"}, 500)
+    env = {**os.environ, **injected}
+    try:
+        done = await asyncio.to_thread(
+            subprocess.run,
+            argv,
+            env=env,
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except FileNotFoundError:
+        return json_response({"error": f"spawn {argv[0]} ENOENT"}, 500)
+    except PermissionError:
+        return json_response({"error": f"spawn {argv[0]} EACCES"}, 500)
+    except OSError as exc:
+        return json_response({"error": f"spawn {argv[0]} failed: {exc.strerror}"}, 500)
+    values = list(injected.values())
+    ctx.logs.log("info", "secrets", "Command executed with secrets", {"code": done.returncode})
+    return json_response(
+        {
+            "stdout": _redact(done.stdout.decode("utf-8", errors="replace"), values),
+            "stderr": _redact(done.stderr.decode("utf-8", errors="replace"), values),
+            "code": done.returncode,
+        }
+    )
+
+
+def register(router: Router) -> None:
+    """The secrets route (admin permission, as ``/api/secrets/*`` requires)."""
+    router.add("POST", "/api/secrets/exec", _exec_route, permission="admin")

@@ -1,0 +1,275 @@
+"""``/api/sessions/*``: live sessions, bypass and renew, transcripts, summaries.
+
+The live-session list merges tracker claims with presence rows, as TS 0.109
+does, so a session started without a runtime path still shows up (with
+``expiresAt:null``). Lookups are agent-scoped through the ``agent_id`` query
+parameter. The transcript and search routes are the newer upstream ones;
+TS 0.109 answers 404 there, but SDK clients need something to test against.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ._context import Context
+from ._http import Request, Response, json_response
+from ._recall import fts_query
+from ._router import Router
+from ._rules import iso, normalize_session_key, parse_leading_int
+from ._state import claim_record
+
+__all__ = ["list_live_sessions", "register"]
+
+
+def _not_summaries(key: str) -> bool:
+    return key != "summaries"
+
+
+def list_live_sessions(ctx: Context, agent_id: str) -> list[dict[str, Any]]:
+    """Claims of the agent plus its presence-only sessions, newest claim first."""
+    by_key: dict[str, dict[str, Any]] = {}
+    for claim in ctx.tracker.active():
+        if claim.agent_id == agent_id:
+            by_key[claim.key] = claim_record(claim, ctx.tracker.is_bypassed(claim.key))
+    for row in ctx.presence.live():
+        if row.agent_id != agent_id or row.key in by_key:
+            continue
+        by_key[row.key] = {
+            "key": row.key,
+            "runtimePath": row.runtime_path or "unknown",
+            "claimedAt": iso(row.started_at),
+            "expiresAt": None,
+            "bypassed": ctx.tracker.is_bypassed(row.key),
+        }
+    return sorted(by_key.values(), key=lambda s: str(s["claimedAt"]), reverse=True)
+
+
+def _agent_param(req: Request) -> str:
+    return req.query.get("agent_id") or "default"
+
+
+def _find(ctx: Context, req: Request) -> tuple[str, dict[str, Any] | None]:
+    key = normalize_session_key(req.params["key"])
+    found = next((s for s in list_live_sessions(ctx, _agent_param(req)) if s["key"] == key), None)
+    return key, found
+
+
+def _list_route(ctx: Context, req: Request) -> Response:
+    sessions = list_live_sessions(ctx, _agent_param(req))
+    return json_response({"sessions": sessions, "count": len(sessions)})
+
+
+def _get_route(ctx: Context, req: Request) -> Response:
+    _, session = _find(ctx, req)
+    if session is None:
+        return json_response({"error": "Session not found"}, 404)
+    return json_response(session)
+
+
+def _bypass_route(ctx: Context, req: Request) -> Response:
+    key, session = _find(ctx, req)
+    if session is None:
+        return json_response({"error": "Session not found"}, 404)
+    body = req.optional_json_object()
+    enabled = body.get("enabled") if body is not None else None
+    if not isinstance(enabled, bool):
+        return json_response({"error": "enabled (boolean) is required"}, 400)
+    if enabled:
+        if not ctx.tracker.bypass(key, allow_unknown=session["expiresAt"] is None):
+            return json_response({"error": "Session not found or already released"}, 404)
+    else:
+        ctx.tracker.unbypass(key)
+    return json_response({"key": key, "bypassed": enabled})
+
+
+def _renew_route(ctx: Context, req: Request) -> Response:
+    key, session = _find(ctx, req)
+    if session is None:
+        return json_response({"error": "Session not found"}, 404)
+    if session["expiresAt"] is None:
+        ctx.presence.touch(key)
+        return json_response({"key": key, "renewed": True})
+    expires = ctx.tracker.renew(key)
+    if expires is None:
+        return json_response({"error": "Session not found or expired"}, 404)
+    return json_response({"key": key, "renewed": True, "expiresAt": iso(expires)})
+
+
+def _transcript_route(ctx: Context, req: Request) -> Response:
+    key = normalize_session_key(req.params["key"])
+    agent_id = ctx.agent(req.query.get("agent_id") or req.header("x-signet-agent-id"), key)
+    row = ctx.store.get_transcript(key, agent_id)
+    if row is None or not row["content"]:
+        return json_response({"error": "Transcript not found"}, 404)
+    return json_response({"sessionKey": key, "agentId": agent_id, "content": row["content"]})
+
+
+def _str_field(body: dict[str, Any], *names: str) -> str | None:
+    for name in names:
+        value = body.get(name)
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def _search_route(ctx: Context, req: Request) -> Response:
+    body = req.optional_json_object()
+    if body is None:
+        return json_response({"error": "Invalid JSON body"}, 400)
+    raw_query = body.get("query")
+    query = raw_query.strip() if isinstance(raw_query, str) else ""
+    if not query:
+        return json_response({"error": "query is required"}, 400)
+    current = _str_field(body, "currentSessionKey", "current_session_key")
+    session_key = _str_field(body, "sessionKey", "session_key")
+    agent_id = ctx.agent(
+        _str_field(body, "agentId", "agent_id") or req.query.get("agent_id"),
+        current or session_key,
+    )
+    project = _str_field(body, "project") or req.query.get("project")
+    raw_limit = body.get("limit")
+    if isinstance(raw_limit, int | float) and not isinstance(raw_limit, bool):
+        limit = max(1, min(20, int(raw_limit)))
+    else:
+        parsed = parse_leading_int(req.query.get("limit"))
+        limit = max(1, min(20, parsed)) if parsed is not None else 10
+    match = fts_query(query)
+    rows = (
+        ctx.store.search_transcripts(
+            match,
+            agent_id=agent_id,
+            project=project,
+            session_key=normalize_session_key(session_key) if session_key else None,
+            exclude_key=normalize_session_key(current) if current else None,
+            limit=limit,
+        )
+        if match
+        else []
+    )
+    hits = [
+        {
+            "sessionKey": r["session_key"],
+            "project": r["project"],
+            "updatedAt": r["updated_at"],
+            "excerpt": r["excerpt"],
+            "rank": r["rank"],
+        }
+        for r in rows
+    ]
+    return json_response({"query": query, "hits": hits, "count": len(hits)})
+
+
+def _summaries_route(ctx: Context, req: Request) -> Response:
+    agent_id = ctx.agent(
+        req.query.get("agentId") or req.header("x-signet-agent-id"),
+        req.query.get("sessionKey") or req.header("x-signet-session-key"),
+    )
+    depth_raw = req.query.get("depth")
+    depth: int | None = None
+    if depth_raw is not None:
+        try:
+            depth_num = float(depth_raw) if depth_raw.strip() else float("nan")
+        except ValueError:
+            depth_num = float("nan")
+        if depth_num != depth_num or not depth_num.is_integer() or depth_num < 0:
+            return json_response({"error": "depth must be a non-negative integer"}, 400)
+        depth = int(depth_num)
+    limit_parsed = parse_leading_int(req.query.get("limit", "50"))
+    offset_parsed = parse_leading_int(req.query.get("offset", "0"))
+    limit = min(max(limit_parsed, 0), 200) if limit_parsed is not None else 50
+    offset = max(offset_parsed, 0) if offset_parsed is not None else 0
+    rows, total = ctx.store.list_summaries(
+        agent_id, project=req.query.get("project") or None, depth=depth, limit=limit, offset=offset
+    )
+    return json_response({"summaries": rows, "total": total})
+
+
+def _node(row: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": row["id"],
+        "project": row["project"],
+        "depth": row["depth"],
+        "kind": row["kind"],
+        "content": row["content"],
+        "tokenCount": row["token_count"],
+        "earliestAt": row["earliest_at"],
+        "latestAt": row["latest_at"],
+        "sessionKey": row["session_key"],
+        "harness": row["harness"],
+        "agentId": row["agent_id"],
+        "sourceType": row["source_type"],
+        "sourceRef": row["source_ref"],
+        "metaJson": row["meta_json"],
+        "createdAt": row["created_at"],
+    }
+
+
+def _expand_route(ctx: Context, req: Request) -> Response:
+    try:
+        parsed = json.loads(req.body.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        parsed = {}
+    body: dict[str, Any] = parsed if isinstance(parsed, dict) else {}
+    node_id = body["id"].strip() if isinstance(body.get("id"), str) else ""
+    if not node_id:
+        return json_response({"error": "id is required"}, 400)
+    include = body.get("includeTranscript")
+    include_transcript = include if isinstance(include, bool) else True
+    raw_limit = body.get("transcriptCharLimit")
+    route_limit: int | None = None
+    if isinstance(raw_limit, int | float) and not isinstance(raw_limit, bool):
+        route_limit = max(200, min(12_000, int(raw_limit)))
+    char_limit = max(400, min(route_limit if route_limit is not None else 2000, 12_000))
+    agent_raw = body.get("agentId")
+    key_raw = body.get("sessionKey")
+    agent_id = ctx.agent(
+        agent_raw if isinstance(agent_raw, str) else req.header("x-signet-agent-id"),
+        key_raw if isinstance(key_raw, str) else req.header("x-signet-session-key"),
+    )
+    row = ctx.store.get_summary_node(node_id, agent_id)
+    if row is None:
+        return json_response({"error": "summary node not found"}, 404)
+    parents, children = ctx.store.summary_relatives(node_id)
+    linked = [
+        {
+            "id": m["id"],
+            "content": m["content"],
+            "type": m["type"],
+            "createdAt": m["created_at"],
+            "deleted": bool(m["is_deleted"]),
+        }
+        for m in ctx.store.summary_memories(node_id, 25)
+    ]
+    result: dict[str, Any] = {
+        "node": _node(row),
+        "parents": [_node(p) for p in parents],
+        "children": [_node(c) for c in children],
+        "linkedMemories": linked,
+    }
+    if include_transcript and row["session_key"]:
+        stored = ctx.store.get_transcript(normalize_session_key(row["session_key"]), agent_id)
+        if stored is not None:
+            result["transcript"] = {
+                "sessionKey": stored["session_key"],
+                "harness": stored["harness"],
+                "project": stored["project"],
+                "updatedAt": stored["updated_at"],
+                "excerpt": str(stored["content"])[:char_limit],
+            }
+    return json_response(result)
+
+
+def register(router: Router) -> None:
+    """Session routes; ``:key`` never matches the literal ``summaries``."""
+    key = {"key": _not_summaries}
+    router.add("GET", "/api/sessions", _list_route)
+    router.add("POST", "/api/sessions/search", _search_route, permission="recall")
+    router.add(
+        "GET", "/api/sessions/:key/transcript", _transcript_route, permission="recall", checks=key
+    )
+    router.add("GET", "/api/sessions/:key", _get_route, checks=key)
+    router.add("POST", "/api/sessions/:key/bypass", _bypass_route, checks=key)
+    router.add("POST", "/api/sessions/:key/renew", _renew_route, checks=key)
+    router.add("GET", "/api/sessions/summaries", _summaries_route, permission="recall")
+    router.add("POST", "/api/sessions/summaries/expand", _expand_route)

@@ -1,0 +1,274 @@
+"""Small wire rules the TypeScript daemon applies everywhere, as pure functions.
+
+The daemon is written in JavaScript, so many of its checks are JavaScript
+truthiness tests and ``parseOptional*`` helpers with their own edge cases
+(``0`` is "missing", ``"1"`` is a boolean, ``null`` survives ``??``). Keeping
+those rules in one place means every route of the mock agrees with the others
+the way the real routes do.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+__all__ = [
+    "NOISE_KEY_PREFIXES",
+    "ParsedPrefixes",
+    "infer_type",
+    "is_noise_session",
+    "iso",
+    "js_truthy",
+    "normalize_content",
+    "normalize_session_key",
+    "opt_str",
+    "parse_iso",
+    "parse_leading_int",
+    "parse_optional_bool",
+    "parse_optional_int",
+    "parse_optional_number",
+    "parse_prefixes",
+    "parse_tags_mutation",
+    "resolve_agent_id",
+]
+
+NOISE_KEY_PREFIXES = ("test-", "spec-", "fixture-", "synthetic-", "tmp-")
+
+
+def js_truthy(value: Any) -> bool:
+    """JavaScript truthiness: the daemon's ``if (!body.x)`` checks use it.
+
+    ``0``, ``""``, ``false``, ``null``, ``undefined`` and ``NaN`` are falsy;
+    every object and array (even an empty one) is truthy.
+    """
+    if value is None or value is False:
+        return False
+    if isinstance(value, bool):
+        return True
+    if isinstance(value, int | float):
+        return not (value == 0 or (isinstance(value, float) and math.isnan(value)))
+    if isinstance(value, str):
+        return value != ""
+    return True
+
+
+def opt_str(value: Any) -> str | None:
+    """``parseOptionalString``: a trimmed non-empty string, else ``None``."""
+    if not isinstance(value, str):
+        return None
+    trimmed = value.strip()
+    return trimmed or None
+
+
+def parse_optional_number(value: Any) -> float | None:
+    """``parseOptionalNumber``: finite numbers and numeric strings."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, str) and value.strip():
+        match = re.match(r"^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", value)
+        if match:
+            parsed = float(match.group(0))
+            return parsed if math.isfinite(parsed) else None
+    return None
+
+
+def parse_optional_int(value: Any) -> int | None:
+    """``parseOptionalInt``: a positive integer (``0`` and fractions are missing)."""
+    parsed = parse_optional_number(value)
+    if parsed is None or not parsed.is_integer() or parsed <= 0:
+        return None
+    return int(parsed)
+
+
+def parse_optional_bool(value: Any) -> bool | None:
+    """``parseOptionalBoolean``: booleans, ``1``/``0`` and ``"true"``/``"false"``."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        if value == 1:
+            return True
+        if value == 0:
+            return False
+        return None
+    if isinstance(value, str):
+        lower = value.strip().lower()
+        if lower in ("1", "true"):
+            return True
+        if lower in ("0", "false"):
+            return False
+    return None
+
+
+def parse_leading_int(raw: str | None) -> int | None:
+    """JavaScript ``Number.parseInt(raw, 10)``: digits at the start, else NaN."""
+    if raw is None:
+        return None
+    match = re.match(r"^\s*([+-]?\d+)", raw)
+    return int(match.group(1)) if match else None
+
+
+def parse_tags_mutation(value: Any) -> tuple[bool, str | None]:
+    """Validate a ``tags`` field: ``(ok, comma string or None)``.
+
+    Accepts a comma-separated string, an array of strings, or ``null``;
+    anything else is the 400 ``tags must be a string, string array, or null``.
+    """
+    if value is None:
+        return True, None
+    if isinstance(value, str):
+        joined = ",".join(t.strip() for t in value.split(",") if t.strip())
+        return True, joined or None
+    if isinstance(value, list):
+        if any(not isinstance(t, str) for t in value):
+            return False, None
+        joined = ",".join(t.strip() for t in value if t.strip())
+        return True, joined or None
+    return False, None
+
+
+class ParsedPrefixes:
+    """What ``critical:`` and ``[tag,tag]:`` prefixes say about a memory."""
+
+    __slots__ = ("content", "importance", "pinned", "tags")
+
+    def __init__(self, content: str, tags: str | None, pinned: bool, importance: float) -> None:
+        self.content = content
+        self.tags = tags
+        self.pinned = pinned
+        self.importance = importance
+
+
+_TAG_PREFIX = re.compile(r"^\[([^\]]+)\]:\s*(.+)$", re.DOTALL)
+
+
+def parse_prefixes(raw: str) -> ParsedPrefixes:
+    """Read the remember prefixes: ``critical:`` pins at 1.0, ``[a,b]:`` tags."""
+    content = raw.strip()
+    pinned = False
+    importance = 0.8
+    tags: str | None = None
+    if content.lower().startswith("critical:"):
+        content = content[len("critical:") :].strip()
+        pinned = True
+        importance = 1.0
+    match = _TAG_PREFIX.match(content)
+    if match:
+        tags = ",".join(t.strip().lower() for t in match.group(1).split(",") if t.strip())
+        content = match.group(2).strip()
+    return ParsedPrefixes(content, tags, pinned, importance)
+
+
+# Checked in order; the first hint found in the lower-cased text decides.
+_TYPE_HINTS: tuple[tuple[str, str], ...] = (
+    ("prefer", "preference"),
+    ("likes", "preference"),
+    ("want", "preference"),
+    ("decided", "decision"),
+    ("agreed", "decision"),
+    ("will use", "decision"),
+    ("learned", "learning"),
+    ("discovered", "learning"),
+    ("til ", "learning"),
+    ("bug", "issue"),
+    ("issue", "issue"),
+    ("broken", "issue"),
+    ("never", "rule"),
+    ("always", "rule"),
+    ("must", "rule"),
+)
+
+
+def infer_type(content: str) -> str:
+    """The memory type the daemon guesses from the text (the body ``type`` is ignored)."""
+    lower = content.lower()
+    for hint, kind in _TYPE_HINTS:
+        if hint in lower:
+            return kind
+    return "fact"
+
+
+def normalize_content(text: str) -> tuple[str, str, str]:
+    """``(storage, normalized, hash)`` for a memory's text.
+
+    Storage keeps the author's text (trimmed, line endings unified); the hash
+    is taken over a lower-cased, whitespace-collapsed form so that trivially
+    different spellings of one fact de-duplicate.
+    """
+    storage = text.replace("\r\n", "\n").strip()
+    normalized = " ".join(storage.lower().split())
+    digest = hashlib.sha256(normalized.encode("utf-8")).hexdigest()
+    return storage, normalized, digest
+
+
+def normalize_session_key(key: str) -> str:
+    """Tracker key normalization: trim, then drop one leading ``session:``."""
+    trimmed = key.strip()
+    if trimmed.startswith("session:"):
+        trimmed = trimmed[len("session:") :]
+    return trimmed
+
+
+_AGENT_KEY = re.compile(r"^agent:([^:]+):")
+
+
+def resolve_agent_id(agent_id: Any, session_key: Any, env_agent: str | None) -> str:
+    """``resolveAgentId``: body id, else ``agent:<id>:…`` key, else env, else default."""
+    explicit = opt_str(agent_id)
+    if explicit:
+        return explicit
+    if isinstance(session_key, str):
+        match = _AGENT_KEY.match(normalize_session_key(session_key))
+        if match:
+            return match.group(1)
+    if env_agent:
+        return env_agent
+    return "default"
+
+
+def is_noise_session(
+    *, project: str | None, session_key: str | None, session_id: str | None, harness: str | None
+) -> bool:
+    """Sessions whose data the daemon does not persist (throwaway test runs).
+
+    A project under ``/tmp/`` decides alone; without a project the session
+    key or id prefix, or the ``test`` harness, marks the session as noise.
+    """
+    if project:
+        return project.startswith("/tmp/") or project.startswith("/private/tmp/")
+    for key in (session_key, session_id):
+        if key and normalize_session_key(key).startswith(NOISE_KEY_PREFIXES):
+            return True
+    return harness == "test"
+
+
+def iso(ts: float) -> str:
+    """JavaScript ``Date.toISOString()``: UTC, milliseconds, trailing ``Z``."""
+    dt = datetime.fromtimestamp(ts, UTC)
+    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+
+
+def parse_iso(raw: Any) -> float | None:
+    """Parse an ISO-8601 timestamp the way ``new Date(raw)`` would accept it.
+
+    Values without an offset are read as UTC so the mock is deterministic.
+    Returns epoch seconds, or ``None`` when the value is not a timestamp.
+    """
+    if not isinstance(raw, str):
+        return None
+    text = raw.strip()
+    if not text or not re.match(r"^\d{4}-\d{2}-\d{2}", text):
+        return None
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    try:
+        dt = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return dt.timestamp()

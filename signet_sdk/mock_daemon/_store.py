@@ -1,0 +1,894 @@
+"""SQLite persistence: memories (with FTS5), transcripts, cursors, jobs, summaries.
+
+What the real daemon keeps on disk the mock keeps in SQLite too, so the dev
+daemon remembers across restarts while claims and bypass flags (memory-only
+in TS 0.109) do not. Full-text search uses FTS5 with bm25 ranking and a
+``LIMIT``: a recall reads only the rows whose terms match, never the table.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from ._rules import infer_type, iso, normalize_content
+
+__all__ = ["MEMORY_ROW_COLUMNS", "SEARCH_CANDIDATE_CAP", "MemoryFilters", "MemoryStore"]
+
+#: How many of the newest matches a recall ranks before it considers all of them.
+SEARCH_CANDIDATE_CAP = 1000
+
+#: The columns ``GET /api/memory/:id`` returns, in the daemon's order.
+MEMORY_ROW_COLUMNS = (
+    "id",
+    "content",
+    "type",
+    "importance",
+    "tags",
+    "pinned",
+    "who",
+    "source_id",
+    "source_type",
+    "project",
+    "session_id",
+    "confidence",
+    "access_count",
+    "last_accessed",
+    "is_deleted",
+    "deleted_at",
+    "extraction_status",
+    "embedding_model",
+    "version",
+    "created_at",
+    "updated_at",
+    "updated_by",
+)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS memories (
+    rid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    content TEXT NOT NULL,
+    normalized_content TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    type TEXT NOT NULL DEFAULT 'fact',
+    importance REAL NOT NULL DEFAULT 0.8,
+    tags TEXT,
+    pinned INTEGER NOT NULL DEFAULT 0,
+    who TEXT,
+    why TEXT,
+    source_id TEXT,
+    source_type TEXT,
+    project TEXT,
+    session_id TEXT,
+    confidence REAL NOT NULL DEFAULT 1.0,
+    access_count INTEGER NOT NULL DEFAULT 0,
+    last_accessed TEXT,
+    is_deleted INTEGER NOT NULL DEFAULT 0,
+    deleted_at TEXT,
+    extraction_status TEXT NOT NULL DEFAULT 'none',
+    embedding_model TEXT,
+    version INTEGER NOT NULL DEFAULT 1,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    updated_by TEXT,
+    agent_id TEXT NOT NULL DEFAULT 'default',
+    scope TEXT,
+    visibility TEXT NOT NULL DEFAULT 'global'
+);
+CREATE INDEX IF NOT EXISTS idx_memories_hash ON memories(content_hash, scope);
+CREATE INDEX IF NOT EXISTS idx_memories_source ON memories(source_type, source_id);
+CREATE INDEX IF NOT EXISTS idx_memories_top
+    ON memories(agent_id, is_deleted, pinned DESC, importance DESC, created_at DESC);
+CREATE INDEX IF NOT EXISTS idx_memories_recent ON memories(agent_id, is_deleted, created_at DESC);
+CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(
+    content, content='memories', content_rowid='rid', tokenize='unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER IF NOT EXISTS memories_fts_ai AFTER INSERT ON memories BEGIN
+    INSERT INTO memories_fts(rowid, content) VALUES (new.rid, new.content);
+END;
+CREATE TRIGGER IF NOT EXISTS memories_fts_ad AFTER DELETE ON memories BEGIN
+    INSERT INTO memories_fts(memories_fts, rowid, content) VALUES ('delete', old.rid, old.content);
+END;
+CREATE TRIGGER IF NOT EXISTS memories_fts_au AFTER UPDATE OF content ON memories BEGIN
+    INSERT INTO memories_fts(memories_fts, rowid, content) VALUES ('delete', old.rid, old.content);
+    INSERT INTO memories_fts(rowid, content) VALUES (new.rid, new.content);
+END;
+
+CREATE TABLE IF NOT EXISTS memory_history (
+    id TEXT PRIMARY KEY,
+    memory_id TEXT NOT NULL,
+    event TEXT NOT NULL,
+    old_content TEXT,
+    new_content TEXT,
+    changed_by TEXT NOT NULL,
+    actor_type TEXT,
+    reason TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS idx_history_memory ON memory_history(memory_id, created_at);
+
+CREATE TABLE IF NOT EXISTS session_transcripts (
+    rid INTEGER PRIMARY KEY,
+    session_key TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    content TEXT NOT NULL,
+    harness TEXT,
+    project TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    UNIQUE(session_key, agent_id)
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS session_transcripts_fts USING fts5(
+    content, content='session_transcripts', content_rowid='rid',
+    tokenize='unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER IF NOT EXISTS transcripts_fts_ai AFTER INSERT ON session_transcripts BEGIN
+    INSERT INTO session_transcripts_fts(rowid, content) VALUES (new.rid, new.content);
+END;
+CREATE TRIGGER IF NOT EXISTS transcripts_fts_ad AFTER DELETE ON session_transcripts BEGIN
+    INSERT INTO session_transcripts_fts(session_transcripts_fts, rowid, content)
+        VALUES ('delete', old.rid, old.content);
+END;
+CREATE TRIGGER IF NOT EXISTS transcripts_fts_au AFTER UPDATE OF content ON session_transcripts BEGIN
+    INSERT INTO session_transcripts_fts(session_transcripts_fts, rowid, content)
+        VALUES ('delete', old.rid, old.content);
+    INSERT INTO session_transcripts_fts(rowid, content) VALUES (new.rid, new.content);
+END;
+
+CREATE TABLE IF NOT EXISTS session_extract_cursors (
+    session_key TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    byte_offset INTEGER NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (session_key, agent_id)
+);
+
+CREATE TABLE IF NOT EXISTS summary_jobs (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    session_key TEXT,
+    session_id TEXT,
+    agent_id TEXT NOT NULL,
+    harness TEXT,
+    project TEXT,
+    transcript TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'pending',
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS session_summaries (
+    id TEXT PRIMARY KEY,
+    project TEXT,
+    depth INTEGER NOT NULL DEFAULT 0,
+    kind TEXT NOT NULL,
+    content TEXT NOT NULL,
+    token_count INTEGER,
+    earliest_at TEXT,
+    latest_at TEXT,
+    session_key TEXT,
+    harness TEXT,
+    agent_id TEXT NOT NULL,
+    source_type TEXT,
+    source_ref TEXT,
+    meta_json TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS idx_summaries_agent ON session_summaries(agent_id, latest_at DESC);
+CREATE TABLE IF NOT EXISTS session_summary_children (
+    parent_id TEXT NOT NULL,
+    child_id TEXT NOT NULL,
+    PRIMARY KEY (parent_id, child_id)
+);
+CREATE TABLE IF NOT EXISTS session_summary_memories (
+    summary_id TEXT NOT NULL,
+    memory_id TEXT NOT NULL,
+    PRIMARY KEY (summary_id, memory_id)
+);
+
+CREATE TABLE IF NOT EXISTS memory_md (
+    agent_id TEXT PRIMARY KEY,
+    content TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryFilters:
+    """Recall filters, already validated: each ``None`` means "not filtered".
+
+    ``scope`` is special: the daemon excludes scoped memories unless a scope
+    is asked for, so ``scope_given=False`` means ``scope IS NULL``.
+    """
+
+    agent_id: str | None = None
+    type: str | None = None
+    tags: tuple[str, ...] = ()
+    who: str | None = None
+    pinned: bool = False
+    importance_min: float | None = None
+    since: str | None = None
+    until: str | None = None
+    project: str | None = None
+    scope: str | None = None
+    scope_given: bool = False
+
+    def sql(self) -> tuple[str, list[Any]]:
+        """The ``AND …`` clause and its arguments, over alias ``m``."""
+        parts = ["m.is_deleted = 0"]
+        args: list[Any] = []
+        if self.scope_given and self.scope is not None:
+            parts.append("m.scope = ?")
+            args.append(self.scope)
+        else:
+            parts.append("m.scope IS NULL")
+        if self.agent_id is not None:
+            parts.append("m.agent_id = ? AND m.visibility != 'archived'")
+            args.append(self.agent_id)
+        if self.type:
+            parts.append("m.type = ?")
+            args.append(self.type)
+        if self.tags:
+            # Any listed tag matches (tags are stored as a comma list).
+            ors = " OR ".join("(',' || m.tags || ',') LIKE ? ESCAPE '\\'" for _ in self.tags)
+            parts.append(f"m.tags IS NOT NULL AND ({ors})")
+            args.extend(f"%,{_escape_like(t)},%" for t in self.tags)
+        if self.who:
+            parts.append("m.who = ?")
+            args.append(self.who)
+        if self.pinned:
+            parts.append("m.pinned = 1")
+        if self.importance_min is not None:
+            parts.append("m.importance >= ?")
+            args.append(self.importance_min)
+        if self.since:
+            parts.append("m.created_at >= ?")
+            args.append(self.since)
+        if self.until:
+            parts.append("m.created_at <= ?")
+            args.append(self.until)
+        if self.project:
+            parts.append("m.project = ?")
+            args.append(self.project)
+        return " AND ".join(parts), args
+
+
+def _escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _row(row: sqlite3.Row | None) -> dict[str, Any] | None:
+    return dict(row) if row is not None else None
+
+
+class MemoryStore:
+    """The mock daemon's SQLite database.
+
+    One connection shared across threads behind a lock: the ASGI app runs on
+    an event loop thread while tests seed data or read jobs from their own.
+    ``path=None`` keeps everything in memory.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None, clock: Callable[[], float]) -> None:
+        self._now = clock
+        self._lock = threading.RLock()
+        target = ":memory:" if path is None else os.fspath(path)
+        self.path: str | None = None if path is None else target
+        self._conn = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
+        self._conn.row_factory = sqlite3.Row
+        if path is not None:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.executescript(_SCHEMA)
+
+    # -- plumbing ----------------------------------------------------------
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def _all(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        with self._lock:
+            return [dict(r) for r in self._conn.execute(sql, args).fetchall()]
+
+    def _one(self, sql: str, args: Sequence[Any] = ()) -> dict[str, Any] | None:
+        with self._lock:
+            return _row(self._conn.execute(sql, args).fetchone())
+
+    def _now_iso(self) -> str:
+        return iso(self._now())
+
+    def close(self) -> None:
+        """Close the connection (the in-memory database is gone afterwards)."""
+        with self._lock:
+            self._conn.close()
+
+    # -- memories ------------------------------------------------------------
+
+    def add_memory(
+        self,
+        content: str,
+        *,
+        agent_id: str = "default",
+        type: str | None = None,
+        importance: float = 0.8,
+        tags: str | None = None,
+        pinned: bool = False,
+        who: str = "daemon",
+        project: str | None = None,
+        source_type: str | None = "manual",
+        source_id: str | None = None,
+        session_id: str | None = None,
+        scope: str | None = None,
+        visibility: str = "global",
+        created_at: str | None = None,
+        extraction_status: str = "none",
+        updated_by: str | None = None,
+    ) -> str:
+        """Insert one memory row as-is (no prefix parsing, no de-duplication)."""
+        return self.add_memories(
+            [
+                {
+                    "content": content,
+                    "agent_id": agent_id,
+                    "type": type,
+                    "importance": importance,
+                    "tags": tags,
+                    "pinned": pinned,
+                    "who": who,
+                    "project": project,
+                    "source_type": source_type,
+                    "source_id": source_id,
+                    "session_id": session_id,
+                    "scope": scope,
+                    "visibility": visibility,
+                    "created_at": created_at,
+                    "extraction_status": extraction_status,
+                    "updated_by": updated_by,
+                }
+            ]
+        )[0]
+
+    def add_memories(self, rows: Iterable[Mapping[str, Any]]) -> list[str]:
+        """Insert many memories in one transaction (fast seeding for tests and benches).
+
+        Each mapping takes the keyword names of :meth:`add_memory`; only
+        ``content`` is required.
+        """
+        now = self._now_iso()
+        ids: list[str] = []
+        params: list[tuple[Any, ...]] = []
+        for row in rows:
+            storage, normalized, digest = normalize_content(str(row["content"]))
+            mem_id = str(row.get("id") or uuid.uuid4())
+            ids.append(mem_id)
+            created = row.get("created_at") or now
+            who = row.get("who") or "daemon"
+            pinned = 1 if row.get("pinned") else 0
+            params.append(
+                (
+                    mem_id,
+                    storage,
+                    normalized,
+                    digest,
+                    row.get("type") or infer_type(storage),
+                    float(row.get("importance", 0.8)),
+                    row.get("tags"),
+                    pinned,
+                    who,
+                    "explicit-critical" if pinned else "explicit",
+                    row.get("source_id"),
+                    row.get("source_type", "manual"),
+                    row.get("project"),
+                    row.get("session_id"),
+                    row.get("extraction_status") or "none",
+                    created,
+                    created,
+                    row.get("updated_by") or who,
+                    row.get("agent_id") or "default",
+                    row.get("scope"),
+                    row.get("visibility") or "global",
+                )
+            )
+        with self._tx() as db:
+            db.executemany(
+                """INSERT INTO memories (
+                    id, content, normalized_content, content_hash, type, importance, tags,
+                    pinned, who, why, source_id, source_type, project, session_id,
+                    extraction_status, created_at, updated_at, updated_by, agent_id, scope,
+                    visibility
+                ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                params,
+            )
+        return ids
+
+    def find_by_source(
+        self, source_type: str, source_id: str, scope: str | None
+    ) -> dict[str, Any] | None:
+        """A live memory with this ``(sourceType, sourceId)`` in this scope."""
+        if scope is None:
+            return self._one(
+                "SELECT * FROM memories WHERE source_type = ? AND source_id = ? "
+                "AND scope IS NULL AND is_deleted = 0 LIMIT 1",
+                (source_type, source_id),
+            )
+        return self._one(
+            "SELECT * FROM memories WHERE source_type = ? AND source_id = ? "
+            "AND scope = ? AND is_deleted = 0 LIMIT 1",
+            (source_type, source_id, scope),
+        )
+
+    def find_by_hash(
+        self, content_hash: str, scope: str | None, *, exclude_id: str | None = None
+    ) -> dict[str, Any] | None:
+        """A live memory with this normalized-content hash in this scope."""
+        scope_sql = "scope IS NULL" if scope is None else "scope = ?"
+        args: list[Any] = [content_hash] + ([] if scope is None else [scope])
+        extra = ""
+        if exclude_id is not None:
+            extra = " AND id != ?"
+            args.append(exclude_id)
+        return self._one(
+            f"SELECT * FROM memories WHERE content_hash = ? AND {scope_sql} "
+            f"AND is_deleted = 0{extra} LIMIT 1",
+            args,
+        )
+
+    def get_memory(self, memory_id: str, *, include_deleted: bool = False) -> dict[str, Any] | None:
+        """The full row of one memory (internal columns included)."""
+        extra = "" if include_deleted else " AND is_deleted = 0"
+        return self._one(f"SELECT * FROM memories WHERE id = ?{extra}", (memory_id,))
+
+    def search(
+        self, match: str, filters: MemoryFilters, limit: int
+    ) -> list[tuple[dict[str, Any], float]]:
+        """FTS5 search: ``(row, bm25)`` pairs, best first (bm25 is negative; lower wins).
+
+        bm25 costs a few microseconds per matching row, so a query made of
+        very common words would score most of the table. The search first
+        ranks only the newest :data:`SEARCH_CANDIDATE_CAP` matches (FTS5
+        walks rowids newest-first without sorting); only when that window is
+        full *and* the filters leave fewer than ``limit`` rows does it rank
+        every match. Queries with fewer matches than the cap (nearly all of
+        them) are ranked exactly as a plain bm25 ``ORDER BY`` would rank them.
+        """
+        clause, args = filters.sql()
+        capped = (
+            "SELECT m.*, c.score AS _score FROM ("
+            "SELECT rowid AS rid, bm25(memories_fts) AS score FROM memories_fts "
+            "WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?"
+            f") c JOIN memories m ON m.rid = c.rid WHERE {clause} ORDER BY c.score LIMIT ?"
+        )
+        with self._lock:
+            rows = self._conn.execute(
+                capped, [match, SEARCH_CANDIDATE_CAP, *args, limit]
+            ).fetchall()
+            if limit < 0 or len(rows) < limit:
+                window = self._conn.execute(
+                    "SELECT count(*) FROM (SELECT rowid FROM memories_fts "
+                    "WHERE memories_fts MATCH ? LIMIT ?)",
+                    (match, SEARCH_CANDIDATE_CAP + 1),
+                ).fetchone()[0]
+                if window > SEARCH_CANDIDATE_CAP:
+                    rows = self._conn.execute(
+                        "SELECT m.*, bm25(memories_fts) AS _score FROM memories_fts "
+                        "JOIN memories m ON m.rid = memories_fts.rowid "
+                        f"WHERE memories_fts MATCH ? AND {clause} ORDER BY _score LIMIT ?",
+                        [match, *args, limit],
+                    ).fetchall()
+        out: list[tuple[dict[str, Any], float]] = []
+        for r in rows:
+            d = dict(r)
+            score = float(d.pop("_score"))
+            out.append((d, score))
+        return out
+
+    def top_memories(self, agent_id: str, limit: int) -> list[dict[str, Any]]:
+        """What session-start injects: pinned first, then importance, then recency."""
+        return self._all(
+            "SELECT * FROM memories WHERE agent_id = ? AND is_deleted = 0 AND scope IS NULL "
+            "AND visibility != 'archived' "
+            "ORDER BY pinned DESC, importance DESC, created_at DESC LIMIT ?",
+            (agent_id, limit),
+        )
+
+    def recent_memories(self, agent_id: str, limit: int) -> list[dict[str, Any]]:
+        """The newest memories of an agent (pre-compaction's summary prompt)."""
+        return self._all(
+            "SELECT * FROM memories WHERE agent_id = ? AND is_deleted = 0 AND scope IS NULL "
+            "ORDER BY created_at DESC LIMIT ?",
+            (agent_id, limit),
+        )
+
+    def update_memory(
+        self,
+        memory_id: str,
+        changes: Mapping[str, Any],
+        *,
+        changed_by: str,
+        actor_type: str,
+        reason: str,
+    ) -> int:
+        """Apply a modify patch, bump the version, write history; the new version."""
+        now = self._now_iso()
+        sets = dict(changes)
+        if "content" in sets:
+            storage, normalized, digest = normalize_content(str(sets["content"]))
+            sets.update(content=storage, normalized_content=normalized, content_hash=digest)
+        with self._tx() as db:
+            old = db.execute(
+                "SELECT content, version FROM memories WHERE id = ?", (memory_id,)
+            ).fetchone()
+            version = int(old["version"]) + 1
+            sets.update(version=version, updated_at=now, updated_by=changed_by)
+            cols = ", ".join(f"{k} = ?" for k in sets)
+            db.execute(f"UPDATE memories SET {cols} WHERE id = ?", [*sets.values(), memory_id])
+            db.execute(
+                "INSERT INTO memory_history VALUES (?, ?, 'updated', ?, ?, ?, ?, ?, ?)",
+                (
+                    str(uuid.uuid4()),
+                    memory_id,
+                    old["content"],
+                    sets.get("content", old["content"]),
+                    changed_by,
+                    actor_type,
+                    reason,
+                    now,
+                ),
+            )
+        return version
+
+    def soft_delete(self, memory_id: str, *, changed_by: str, actor_type: str, reason: str) -> int:
+        """Mark a memory deleted (kept for recovery); the new version."""
+        now = self._now_iso()
+        with self._tx() as db:
+            old = db.execute(
+                "SELECT content, version FROM memories WHERE id = ?", (memory_id,)
+            ).fetchone()
+            version = int(old["version"]) + 1
+            db.execute(
+                "UPDATE memories SET is_deleted = 1, deleted_at = ?, version = ?, "
+                "updated_at = ?, updated_by = ? WHERE id = ?",
+                (now, version, now, changed_by, memory_id),
+            )
+            db.execute(
+                "INSERT INTO memory_history VALUES (?, ?, 'deleted', ?, NULL, ?, ?, ?, ?)",
+                (str(uuid.uuid4()), memory_id, old["content"], changed_by, actor_type, reason, now),
+            )
+        return version
+
+    def history(self, memory_id: str) -> list[dict[str, Any]]:
+        """The audit trail of one memory, oldest first."""
+        return self._all(
+            "SELECT * FROM memory_history WHERE memory_id = ? ORDER BY created_at, rowid",
+            (memory_id,),
+        )
+
+    def forget_candidates_by_filter(
+        self,
+        *,
+        match: str | None,
+        type: str | None,
+        tags: Sequence[str],
+        who: str | None,
+        source_type: str | None,
+        since: str | None,
+        until: str | None,
+        scope: str | None,
+        limit: int,
+    ) -> list[dict[str, Any]]:
+        """Batch-forget selection: FTS when a query is given, else importance order."""
+        parts = ["m.is_deleted = 0", "m.scope IS NULL" if scope is None else "m.scope = ?"]
+        args: list[Any] = [] if scope is None else [scope]
+        for column, value in (
+            ("type", type),
+            ("who", who),
+            ("source_type", source_type),
+        ):
+            if value:
+                parts.append(f"m.{column} = ?")
+                args.append(value)
+        for tag in tags:
+            parts.append("m.tags LIKE ? ESCAPE '\\'")
+            args.append(f"%{_escape_like(tag)}%")
+        if since:
+            parts.append("m.created_at >= ?")
+            args.append(since)
+        if until:
+            parts.append("m.created_at <= ?")
+            args.append(until)
+        clause = " AND ".join(parts)
+        if match is not None:
+            return self._all(
+                "SELECT m.id, m.pinned, m.version, bm25(memories_fts) AS raw_score "
+                "FROM memories_fts JOIN memories m ON m.rid = memories_fts.rowid "
+                f"WHERE memories_fts MATCH ? AND {clause} ORDER BY raw_score LIMIT ?",
+                [match, *args, limit],
+            )
+        return self._all(
+            f"SELECT m.id, m.pinned, m.version, 0.0 AS raw_score FROM memories m WHERE {clause} "
+            "ORDER BY m.pinned DESC, m.importance DESC, m.updated_at DESC LIMIT ?",
+            [*args, limit],
+        )
+
+    def live_rows_by_id(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Live memories among ``ids``, keyed by id."""
+        if not ids:
+            return {}
+        marks = ", ".join("?" for _ in ids)
+        rows = self._all(
+            f"SELECT id, pinned, version FROM memories WHERE is_deleted = 0 AND id IN ({marks})",
+            list(ids),
+        )
+        return {r["id"]: r for r in rows}
+
+    def count_memories(self, *, include_deleted: bool = False) -> int:
+        """How many memory rows exist."""
+        extra = "" if include_deleted else " WHERE is_deleted = 0"
+        row = self._one(f"SELECT COUNT(*) AS n FROM memories{extra}")
+        return int(row["n"]) if row else 0
+
+    # -- transcripts ---------------------------------------------------------
+
+    def upsert_transcript(
+        self,
+        session_key: str,
+        agent_id: str,
+        content: str,
+        *,
+        harness: str | None,
+        project: str | None,
+    ) -> bool:
+        """Store a transcript unless a longer one is already stored; whether it was."""
+        now = self._now_iso()
+        with self._tx() as db:
+            old = db.execute(
+                "SELECT content FROM session_transcripts WHERE session_key = ? AND agent_id = ?",
+                (session_key, agent_id),
+            ).fetchone()
+            if old is None:
+                db.execute(
+                    "INSERT INTO session_transcripts "
+                    "(session_key, agent_id, content, harness, project, created_at, updated_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (session_key, agent_id, content, harness, project, now, now),
+                )
+                return True
+            if len(content) < len(old["content"]):
+                return False
+            db.execute(
+                "UPDATE session_transcripts SET content = ?, harness = COALESCE(?, harness), "
+                "project = COALESCE(?, project), updated_at = ? "
+                "WHERE session_key = ? AND agent_id = ?",
+                (content, harness, project, now, session_key, agent_id),
+            )
+            return True
+
+    def get_transcript(self, session_key: str, agent_id: str) -> dict[str, Any] | None:
+        """The stored transcript row for ``(sessionKey, agentId)``."""
+        return self._one(
+            "SELECT * FROM session_transcripts WHERE session_key = ? AND agent_id = ?",
+            (session_key, agent_id),
+        )
+
+    def delete_transcript(self, session_key: str, agent_id: str) -> None:
+        """Forget a stored transcript and its extraction cursor (compaction)."""
+        with self._tx() as db:
+            db.execute(
+                "DELETE FROM session_transcripts WHERE session_key = ? AND agent_id = ?",
+                (session_key, agent_id),
+            )
+            db.execute(
+                "DELETE FROM session_extract_cursors WHERE session_key = ? AND agent_id = ?",
+                (session_key, agent_id),
+            )
+
+    def search_transcripts(
+        self,
+        match: str,
+        *,
+        agent_id: str,
+        project: str | None,
+        session_key: str | None,
+        exclude_key: str | None,
+        limit: int,
+    ) -> list[dict[str, Any]]:
+        """FTS over stored transcripts, with a highlighted excerpt per hit."""
+        parts = ["t.agent_id = ?"]
+        args: list[Any] = [agent_id]
+        if project:
+            parts.append("t.project = ?")
+            args.append(project)
+        if session_key:
+            parts.append("t.session_key = ?")
+            args.append(session_key)
+        if exclude_key:
+            parts.append("t.session_key != ?")
+            args.append(exclude_key)
+        clause = " AND ".join(parts)
+        return self._all(
+            "SELECT t.session_key, t.project, t.updated_at, "
+            "snippet(session_transcripts_fts, 0, '', '', '…', 24) AS excerpt, "
+            "bm25(session_transcripts_fts) AS rank "
+            "FROM session_transcripts_fts JOIN session_transcripts t "
+            "ON t.rid = session_transcripts_fts.rowid "
+            f"WHERE session_transcripts_fts MATCH ? AND {clause} ORDER BY rank LIMIT ?",
+            [match, *args, limit],
+        )
+
+    def get_cursor(self, session_key: str, agent_id: str) -> int:
+        """The checkpoint-extract byte cursor (0 when none)."""
+        row = self._one(
+            "SELECT byte_offset FROM session_extract_cursors "
+            "WHERE session_key = ? AND agent_id = ?",
+            (session_key, agent_id),
+        )
+        return int(row["byte_offset"]) if row else 0
+
+    def set_cursor(self, session_key: str, agent_id: str, offset: int) -> None:
+        """Advance (or reset) the byte cursor."""
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO session_extract_cursors VALUES (?, ?, ?, ?) "
+                "ON CONFLICT(session_key, agent_id) DO UPDATE SET "
+                "byte_offset = excluded.byte_offset, updated_at = excluded.updated_at",
+                (session_key, agent_id, offset, self._now_iso()),
+            )
+
+    # -- jobs, summaries, MEMORY.md -------------------------------------------
+
+    def add_job(
+        self,
+        *,
+        kind: str,
+        session_key: str | None,
+        session_id: str | None,
+        agent_id: str,
+        harness: str | None,
+        project: str | None,
+        transcript: str,
+    ) -> str:
+        """Record a queued summary job (the mock never runs it); its id."""
+        job_id = str(uuid.uuid4())
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO summary_jobs "
+                "(id, kind, session_key, session_id, agent_id, harness, project, transcript, "
+                "status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
+                (
+                    job_id,
+                    kind,
+                    session_key,
+                    session_id,
+                    agent_id,
+                    harness,
+                    project,
+                    transcript,
+                    self._now_iso(),
+                ),
+            )
+        return job_id
+
+    def jobs(self) -> list[dict[str, Any]]:
+        """Every recorded summary job, oldest first."""
+        return self._all("SELECT * FROM summary_jobs ORDER BY created_at, rowid")
+
+    def add_summary_node(self, node: Mapping[str, Any], memory_ids: Sequence[str] = ()) -> None:
+        """Insert (or replace) a temporal summary node and link memories to it."""
+        cols = (
+            "id",
+            "project",
+            "depth",
+            "kind",
+            "content",
+            "token_count",
+            "earliest_at",
+            "latest_at",
+            "session_key",
+            "harness",
+            "agent_id",
+            "source_type",
+            "source_ref",
+            "meta_json",
+            "created_at",
+        )
+        with self._tx() as db:
+            db.execute(
+                f"INSERT OR REPLACE INTO session_summaries ({', '.join(cols)}) "
+                f"VALUES ({', '.join('?' for _ in cols)})",
+                [node.get(c) for c in cols],
+            )
+            db.executemany(
+                "INSERT OR IGNORE INTO session_summary_memories VALUES (?, ?)",
+                [(node["id"], m) for m in memory_ids],
+            )
+
+    def link_summary_child(self, parent_id: str, child_id: str) -> None:
+        """Record that ``child_id`` is condensed into ``parent_id``."""
+        with self._tx() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO session_summary_children VALUES (?, ?)",
+                (parent_id, child_id),
+            )
+
+    def list_summaries(
+        self, agent_id: str, *, project: str | None, depth: int | None, limit: int, offset: int
+    ) -> tuple[list[dict[str, Any]], int]:
+        """Summary rows (newest ``latest_at`` first) with ``childCount``, and the total."""
+        parts = ["agent_id = ?"]
+        args: list[Any] = [agent_id]
+        if project:
+            parts.append("project = ?")
+            args.append(project)
+        if depth is not None:
+            parts.append("depth = ?")
+            args.append(depth)
+        where = " AND ".join(parts)
+        total_row = self._one(f"SELECT COUNT(*) AS n FROM session_summaries WHERE {where}", args)
+        rows = self._all(
+            "SELECT s.id, s.project, s.depth, s.kind, s.content, s.token_count, s.earliest_at, "
+            "s.latest_at, s.session_key, s.harness, s.agent_id, s.source_type, s.source_ref, "
+            "s.meta_json, s.created_at, "
+            "(SELECT COUNT(*) FROM session_summary_children c WHERE c.parent_id = s.id) "
+            "AS childCount "
+            f"FROM session_summaries s WHERE {where} ORDER BY s.latest_at DESC LIMIT ? OFFSET ?",
+            [*args, limit, offset],
+        )
+        return rows, int(total_row["n"]) if total_row else 0
+
+    def get_summary_node(self, node_id: str, agent_id: str) -> dict[str, Any] | None:
+        """One summary node of an agent."""
+        return self._one(
+            "SELECT * FROM session_summaries WHERE id = ? AND agent_id = ?", (node_id, agent_id)
+        )
+
+    def summary_relatives(self, node_id: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """``(parents, children)`` of a node."""
+        parents = self._all(
+            "SELECT s.* FROM session_summaries s JOIN session_summary_children c "
+            "ON c.parent_id = s.id WHERE c.child_id = ? ORDER BY s.latest_at DESC",
+            (node_id,),
+        )
+        children = self._all(
+            "SELECT s.* FROM session_summaries s JOIN session_summary_children c "
+            "ON c.child_id = s.id WHERE c.parent_id = ? ORDER BY s.latest_at DESC",
+            (node_id,),
+        )
+        return parents, children
+
+    def summary_memories(self, node_id: str, limit: int) -> list[dict[str, Any]]:
+        """Memories linked to a node (deleted ones too, flagged)."""
+        return self._all(
+            "SELECT m.id, m.content, m.type, m.created_at, m.is_deleted "
+            "FROM session_summary_memories l JOIN memories m ON m.id = l.memory_id "
+            "WHERE l.summary_id = ? ORDER BY m.created_at DESC LIMIT ?",
+            (node_id, limit),
+        )
+
+    def set_memory_md(self, agent_id: str, content: str) -> None:
+        """Store an agent's synthesized MEMORY.md."""
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO memory_md VALUES (?, ?, ?) ON CONFLICT(agent_id) DO UPDATE SET "
+                "content = excluded.content, updated_at = excluded.updated_at",
+                (agent_id, content, self._now_iso()),
+            )
+
+    def get_memory_md(self, agent_id: str) -> str | None:
+        """An agent's MEMORY.md, if one was saved."""
+        row = self._one("SELECT content FROM memory_md WHERE agent_id = ?", (agent_id,))
+        return str(row["content"]) if row else None
