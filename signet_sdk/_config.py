@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Any, Literal, NamedTuple
 from urllib.parse import urlsplit
 
 from ._exceptions import ConfigError
@@ -31,8 +30,7 @@ _ACTOR_TYPES = ("operator", "pipeline", "harness", "sdk", "daemon")
 _CLAMP_MS = (1000, 120000)
 
 
-@dataclass(frozen=True, slots=True)
-class Timeouts:
+class Timeouts(NamedTuple):
     """Per-call deadlines in seconds, by the endpoint map's timeout class.
 
     Each is the whole budget of one call, retries and back-off included.
@@ -49,8 +47,7 @@ class Timeouts:
         return value
 
 
-@dataclass(frozen=True, slots=True)
-class ClientConfig:
+class ClientConfig(NamedTuple):
     """Everything a request needs besides its body; resolved once, then immutable."""
 
     base_url: str = DEFAULT_DAEMON_URL
@@ -60,18 +57,19 @@ class ClientConfig:
     runtime_path: RuntimePath | None = None
     actor: str | None = None
     actor_type: ActorType | None = None
-    timeouts: Timeouts = field(default_factory=Timeouts)
+    timeouts: Timeouts = Timeouts()
     max_retries: int = 2
     no_hooks: bool = False
 
-    def with_options(self, **changes: object) -> ClientConfig:
-        return replace(self, **changes)  # type: ignore[arg-type]
+    def with_options(self, **changes: Any) -> ClientConfig:
+        return self._replace(**changes)
 
 
 def _origin(value: str, source: str) -> str:
     parts = urlsplit(value.strip())
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigError(source, f"expected an http(s) origin like {DEFAULT_DAEMON_URL}, got {value!r}")
+        expected = f"expected an http(s) origin like {DEFAULT_DAEMON_URL}"
+        raise ConfigError(source, f"{expected}, got {value!r}")
     if parts.path not in ("", "/") or parts.query or parts.fragment:
         raise ConfigError(source, f"must be an origin without path or query, got {value!r}")
     if parts.username or parts.password:

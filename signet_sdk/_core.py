@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import quote, urlencode
 
 from ._config import ClientConfig
@@ -23,8 +22,7 @@ __all__ = ["PreparedRequest", "build_request", "hook_body", "judge_response"]
 USER_AGENT = f"signet-sdk/{__version__}"
 
 
-@dataclass(frozen=True, slots=True)
-class PreparedRequest:
+class PreparedRequest(NamedTuple):
     """A request ready for any transport: every header and byte decided."""
 
     endpoint: Endpoint

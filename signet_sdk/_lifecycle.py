@@ -11,8 +11,7 @@ the typed library path (``AdapterClient``, pydantic) and the hook path
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 __all__ = [
     "LIFECYCLE_METHODS",
@@ -34,8 +33,7 @@ LIFECYCLE_METHODS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class LifecycleCall:
+class LifecycleCall(NamedTuple):
     """One daemon call a native event implies: endpoint name and wire body.
 
     ``body`` uses the daemon's names (``sessionKey``, ``cwd`` ...) and leaves
@@ -50,8 +48,7 @@ class LifecycleCall:
         return LIFECYCLE_METHODS[self.action]
 
 
-@dataclass(frozen=True, slots=True)
-class NativeOutput:
+class NativeOutput(NamedTuple):
     """What the harness process gets back: stdout text and an exit code."""
 
     stdout: str = ""

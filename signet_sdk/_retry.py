@@ -9,19 +9,21 @@ Every wait fits inside the call's one deadline. Standard library only.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
 
 from ._endpoints import Endpoint
 from ._exceptions import (
     APIConnectionError,
-    NotSentError,
     APIStatusError,
     APITimeoutError,
+    NotSentError,
     RateLimitError,
     SignetError,
 )
+
+if TYPE_CHECKING:
+    import random
 
 __all__ = ["CallBudget", "RetryPolicy", "retry_delay", "should_retry"]
 
@@ -31,8 +33,7 @@ _REJECTED_UNAPPLIED = frozenset({429, 503})
 _TRANSIENT = frozenset({500, 502, 504})
 
 
-@dataclass(frozen=True, slots=True)
-class RetryPolicy:
+class RetryPolicy(NamedTuple):
     """Exponential back-off with full jitter, capped; ``max_retries`` extra tries."""
 
     max_retries: int = 2
@@ -72,7 +73,11 @@ def retry_delay(
         delay = error.retry_after
     else:
         ceiling = min(policy.max_delay, policy.initial_delay * (2 ** (attempt - 1)))
-        delay = (rng or random).uniform(0, ceiling)
+        if rng is None:
+            import random  # jitter only; kept off the hook start-up path
+
+            rng = random.Random()
+        delay = rng.uniform(0, ceiling)
     if remaining is not None and delay >= remaining * 0.9:
         return None
     return delay
