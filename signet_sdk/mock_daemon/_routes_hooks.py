@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ._context import Context
-from ._http import BadJson, Request, Response, json_response
+from ._http import BadJson, Request, Response, json_response, text_response
 from ._recall import RecallParams, empty_hook_recall, hook_recall_payload, query_terms, recall
 from ._router import Router
 from ._routes_memory import JsTypeError, recall_params, remember_memory
@@ -578,7 +578,11 @@ def _remember_route(ctx: Context, req: Request) -> Response:
     denied = ctx.auth.require("remember", req.role, True)
     if denied is not None:
         return denied
-    return remember_memory(ctx, body, None)
+    try:
+        return remember_memory(ctx, body, None)
+    except JsTypeError:
+        # The proxied route throws outside its own try/catch: Hono's plain 500.
+        return text_response("Internal Server Error", 500)
 
 
 def _recall_route(ctx: Context, req: Request) -> Response:

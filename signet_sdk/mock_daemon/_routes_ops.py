@@ -108,7 +108,16 @@ async def _pump(sub: Subscriber, send: Send, receive: Receive) -> None:
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
-def _stream_route(ctx: Context, req: Request) -> StreamResponse:
+_STREAM_HEADERS = [
+    ("content-type", "text/event-stream"),
+    ("cache-control", "no-cache"),
+    ("connection", "keep-alive"),
+]
+
+
+def _stream_route(ctx: Context, req: Request) -> Response | StreamResponse:
+    if req.method == "HEAD":  # headers only; a body would never end
+        return Response(200, b"", "text/event-stream", _STREAM_HEADERS[1:])
     # Subscribe before the head is sent, so nothing logged after the client
     # sees "connected" can be missed.
     sub = ctx.logs.subscribe()
@@ -119,14 +128,7 @@ def _stream_route(ctx: Context, req: Request) -> StreamResponse:
         finally:
             ctx.logs.unsubscribe(sub)
 
-    return StreamResponse(
-        run,
-        headers=[
-            ("content-type", "text/event-stream"),
-            ("cache-control", "no-cache"),
-            ("connection", "keep-alive"),
-        ],
-    )
+    return StreamResponse(run, headers=list(_STREAM_HEADERS))
 
 
 def register(router: Router) -> None:

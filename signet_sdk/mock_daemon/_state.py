@@ -29,6 +29,7 @@ __all__ = [
     "RuntimePath",
     "SessionTracker",
     "Tombstone",
+    "claim_record",
 ]
 
 RuntimePath = Literal["plugin", "legacy"]

@@ -467,11 +467,13 @@ class MemoryStore:
         them) are ranked exactly as a plain bm25 ``ORDER BY`` would rank them.
         """
         clause, args = filters.sql()
+        # CROSS JOIN pins the join order: without statistics SQLite may
+        # otherwise walk every memory of the agent and probe FTS per row.
         capped = (
             "SELECT m.*, c.score AS _score FROM ("
             "SELECT rowid AS rid, bm25(memories_fts) AS score FROM memories_fts "
             "WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?"
-            f") c JOIN memories m ON m.rid = c.rid WHERE {clause} ORDER BY c.score LIMIT ?"
+            f") c CROSS JOIN memories m ON m.rid = c.rid WHERE {clause} ORDER BY c.score LIMIT ?"
         )
         with self._lock:
             rows = self._conn.execute(
@@ -486,7 +488,7 @@ class MemoryStore:
                 if window > SEARCH_CANDIDATE_CAP:
                     rows = self._conn.execute(
                         "SELECT m.*, bm25(memories_fts) AS _score FROM memories_fts "
-                        "JOIN memories m ON m.rid = memories_fts.rowid "
+                        "CROSS JOIN memories m ON m.rid = memories_fts.rowid "
                         f"WHERE memories_fts MATCH ? AND {clause} ORDER BY _score LIMIT ?",
                         [match, *args, limit],
                     ).fetchall()
@@ -502,7 +504,7 @@ class MemoryStore:
         return self._all(
             "SELECT * FROM memories WHERE agent_id = ? AND is_deleted = 0 AND scope IS NULL "
             "AND visibility != 'archived' "
-            "ORDER BY pinned DESC, importance DESC, created_at DESC LIMIT ?",
+            "ORDER BY pinned DESC, importance DESC, created_at DESC, rid DESC LIMIT ?",
             (agent_id, limit),
         )
 
@@ -510,7 +512,7 @@ class MemoryStore:
         """The newest memories of an agent (pre-compaction's summary prompt)."""
         return self._all(
             "SELECT * FROM memories WHERE agent_id = ? AND is_deleted = 0 AND scope IS NULL "
-            "ORDER BY created_at DESC LIMIT ?",
+            "ORDER BY created_at DESC, rid DESC LIMIT ?",
             (agent_id, limit),
         )
 
@@ -615,13 +617,13 @@ class MemoryStore:
         if match is not None:
             return self._all(
                 "SELECT m.id, m.pinned, m.version, bm25(memories_fts) AS raw_score "
-                "FROM memories_fts JOIN memories m ON m.rid = memories_fts.rowid "
+                "FROM memories_fts CROSS JOIN memories m ON m.rid = memories_fts.rowid "
                 f"WHERE memories_fts MATCH ? AND {clause} ORDER BY raw_score LIMIT ?",
                 [match, *args, limit],
             )
         return self._all(
             f"SELECT m.id, m.pinned, m.version, 0.0 AS raw_score FROM memories m WHERE {clause} "
-            "ORDER BY m.pinned DESC, m.importance DESC, m.updated_at DESC LIMIT ?",
+            "ORDER BY m.pinned DESC, m.importance DESC, m.updated_at DESC, m.rid DESC LIMIT ?",
             [*args, limit],
         )
 
@@ -724,7 +726,7 @@ class MemoryStore:
             "SELECT t.session_key, t.project, t.updated_at, "
             "snippet(session_transcripts_fts, 0, '', '', '…', 24) AS excerpt, "
             "bm25(session_transcripts_fts) AS rank "
-            "FROM session_transcripts_fts JOIN session_transcripts t "
+            "FROM session_transcripts_fts CROSS JOIN session_transcripts t "
             "ON t.rid = session_transcripts_fts.rowid "
             f"WHERE session_transcripts_fts MATCH ? AND {clause} ORDER BY rank LIMIT ?",
             [match, *args, limit],

@@ -95,6 +95,16 @@ async def test_log_stream_in_process(client: httpx.AsyncClient, daemon: MockDaem
     assert daemon.open_log_streams == 0
 
 
+@pytest.mark.anyio
+async def test_head_on_the_stream_does_not_hang(
+    client: httpx.AsyncClient, daemon: MockDaemon
+) -> None:
+    with anyio.fail_after(5):
+        r = await client.head("/api/logs/stream")
+    assert (r.status_code, r.headers["content-type"]) == (200, "text/event-stream")
+    assert daemon.open_log_streams == 0
+
+
 def test_log_stream_over_a_socket_ends_when_the_client_leaves() -> None:
     daemon = MockDaemon()
     with daemon.serve() as server, httpx.Client(base_url=server.url, timeout=5) as client:

@@ -186,3 +186,20 @@ def test_import_pulls_in_no_server_or_client_library() -> None:
 def test_the_instance_and_app_are_asgi_callables(daemon: MockDaemon) -> None:
     assert callable(daemon)
     assert callable(daemon.app)
+
+
+def test_all_lists_exactly_the_public_names() -> None:
+    import signet_sdk.mock_daemon as package
+
+    public = {n for n in dir(package) if not n.startswith("_") and n != "annotations"}
+    assert set(package.__all__) == public
+    assert package.__all__ == sorted(package.__all__)
+
+
+async def test_unhandled_errors_are_plain_text_500(client: httpx.AsyncClient) -> None:
+    # A non-string content throws in the remember route outside its try/catch.
+    r = await client.post("/api/memory/remember", json={"content": 5})
+    assert (r.status_code, r.text) == (500, "Internal Server Error")
+    assert r.headers["content-type"].startswith("text/plain")
+    r = await client.post("/api/hooks/remember", json={"harness": "h", "content": 5})
+    assert (r.status_code, r.text) == (500, "Internal Server Error")

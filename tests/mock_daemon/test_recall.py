@@ -197,19 +197,34 @@ async def test_deleted_memories_are_not_recalled(
     assert contents(await memory_recall(client, query="postgres")) == []
 
 
-def test_recall_function_is_fast_over_many_memories(daemon: MockDaemon) -> None:
+def test_recall_reads_only_matching_rows(daemon: MockDaemon) -> None:
     words = [f"w{i:04d}" for i in range(3000)]
     rows = [
-        {"content": " ".join(words[(i * 7 + j * 13) % 3000] for j in range(12))}
-        for i in range(20_000)
+        {"content": "shared " + " ".join(words[(i * 7 + j * 13) % 3000] for j in range(12))}
+        for i in range(10_000)
     ]
     daemon.store.add_memories(rows)
+    # Every statement a recall runs is driven by the FTS index; memories are
+    # then fetched by primary key (no scan over an agent's memories).
+    conn = daemon.store._conn
+    statements: list[str] = []
+    conn.set_trace_callback(statements.append)
+    everything = RecallParams(query="shared", filters=MemoryFilters("default"), limit=-1)
+    assert len(recall(daemon.store, everything)["results"]) == 10_000
+    conn.set_trace_callback(None)
+    selects = [s for s in statements if "memories_fts MATCH" in s]
+    assert len(selects) == 3  # capped ranking, window count, full ranking
+    for sql in selects:
+        plan = [str(r[3]) for r in conn.execute("EXPLAIN QUERY PLAN " + sql)]
+        assert any("memories_fts VIRTUAL TABLE" in p for p in plan), plan
+        assert not any(p in ("SCAN m", "SCAN memories") for p in plan), plan
+        assert not any("idx_memories" in p for p in plan), plan
     params = [
         RecallParams(query=f"{words[i]} {words[(i * 11) % 3000]}", filters=MemoryFilters("default"))
-        for i in range(200)
+        for i in range(100)
     ]
     started = time.perf_counter()
     for p in params:
         recall(daemon.store, p)
     per_query_ms = (time.perf_counter() - started) / len(params) * 1000
-    assert per_query_ms < 20  # generous: the benchmark holds the 5 ms target
+    assert per_query_ms < 50  # very generous; bench/bench_recall.py measures the 5 ms target
