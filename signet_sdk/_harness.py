@@ -9,19 +9,19 @@ translator also runs on the stdlib hook path, unchanged.
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 
 from ._async_client import AsyncAdapterClient
 from ._client import AdapterClient
 from ._exceptions import PayloadError, SignetError
 from ._lifecycle import LIFECYCLE_METHODS, HarnessTranslator, LifecycleCall, NativeOutput
+from ._log import logger as log
 from ._models import HookResult
 
-__all__ = ["AsyncHarnessAdapter", "GenericTranslator", "HarnessAdapter"]
+__all__ = ["AsyncHarnessAdapter", "GenericTranslator", "HarnessAdapter", "prepare_transcript"]
 
-log = logging.getLogger("signet_sdk")
 
 _EVENT_OF_ACTION = {action: action.replace("_", "-") for action in LIFECYCLE_METHODS}
 _ACTION_OF_EVENT = {event: action for action, event in _EVENT_OF_ACTION.items()}
@@ -98,6 +98,35 @@ class GenericTranslator:
         return events.get(step)
 
 
+def prepare_transcript(
+    translator: HarnessTranslator, call: LifecycleCall
+) -> tuple[LifecycleCall, Path | None]:
+    """Send a harness transcript file the way both daemons accept it.
+
+    Translators that declare ``transcript_roots`` hand over the harness's own
+    ``transcriptPath``; the TS daemon would read it anywhere, but the Rust
+    daemon (and the documented rule) wants a file under /tmp/signet within
+    400 000 bytes. So the file is read only inside those roots, then staged
+    there, or sent inline when larger; a file that cannot be read is left out.
+    The caller removes the returned staged file once the daemon has answered.
+    """
+    path = call.body.get("transcriptPath")
+    roots = getattr(translator, "transcript_roots", None)
+    if not isinstance(path, str) or roots is None:
+        return call, None
+    from ._outbox import TranscriptRefused, attach_transcript, snapshot_transcript
+
+    body = {k: v for k, v in call.body.items() if k != "transcriptPath"}
+    try:
+        snapshot = snapshot_transcript(path, roots)
+    except (TranscriptRefused, OSError) as exc:
+        log.warning("%s: transcript not sent: %s", translator.harness, exc)
+        return LifecycleCall(call.action, body), None
+    tag = f"{translator.harness}-{call.action}"
+    staged = attach_transcript(body, snapshot, tag, log=log.warning)
+    return LifecycleCall(call.action, body), staged
+
+
 def _wire(result: HookResult) -> dict[str, Any]:
     """A typed result back in the daemon's own shape, as the hook path sees it."""
     return result.model_dump(mode="json", by_alias=True, exclude_unset=True)
@@ -117,6 +146,9 @@ class _TranslatorMixin:
         if tr.runtime_path and "runtime_path" not in options:
             options["runtime_path"] = tr.runtime_path
         return tr.harness, options
+
+    def _prepare(self, call: LifecycleCall) -> tuple[LifecycleCall, Path | None]:
+        return prepare_transcript(self.translator, call)
 
     def _fail_open(self, event: str, exc: Exception) -> NativeOutput:
         log.warning("%s %s failed open: %s", self.translator.harness, event, exc)
@@ -139,14 +171,28 @@ class HarnessAdapter(_TranslatorMixin, AdapterClient):
         harness, options = self._init_translator(translator, options)
         super().__init__(harness, daemon_url, **options)
 
+    def run_event(
+        self, event: str, payload: Mapping[str, Any]
+    ) -> tuple[NativeOutput, list[HookResult]]:
+        """Translate, make each call, render; errors propagate. Returns output and results."""
+        results: list[HookResult] = []
+        for call in self.translator.translate(event, payload):
+            prepared, staged = self._prepare(call)
+            try:
+                results.append(self.call_lifecycle(prepared))
+            finally:
+                if staged is not None:
+                    staged.unlink(missing_ok=True)
+        output = self.translator.render(event, payload, [_wire(r) for r in results])
+        return output, results
+
     def handle(
         self, event: str, payload: Mapping[str, Any], *, fail_open: bool = True
     ) -> NativeOutput:
         """Run one native event; with ``fail_open`` a failure yields the neutral output."""
         try:
-            calls = self.translator.translate(event, payload)
-            results = [_wire(self.call_lifecycle(call)) for call in calls]
-            return self.translator.render(event, payload, results)
+            output, _ = self.run_event(event, payload)
+            return output
         except SignetError as exc:
             if not fail_open:
                 raise
@@ -166,14 +212,28 @@ class AsyncHarnessAdapter(_TranslatorMixin, AsyncAdapterClient):
         harness, options = self._init_translator(translator, options)
         super().__init__(harness, daemon_url, **options)
 
+    async def run_event(
+        self, event: str, payload: Mapping[str, Any]
+    ) -> tuple[NativeOutput, list[HookResult]]:
+        """Translate, make each call, render; errors propagate. Returns output and results."""
+        results: list[HookResult] = []
+        for call in self.translator.translate(event, payload):
+            prepared, staged = self._prepare(call)
+            try:
+                results.append(await self.call_lifecycle(prepared))
+            finally:
+                if staged is not None:
+                    staged.unlink(missing_ok=True)
+        output = self.translator.render(event, payload, [_wire(r) for r in results])
+        return output, results
+
     async def handle(
         self, event: str, payload: Mapping[str, Any], *, fail_open: bool = True
     ) -> NativeOutput:
         """Run one native event; with ``fail_open`` a failure yields the neutral output."""
         try:
-            calls = self.translator.translate(event, payload)
-            results = [_wire(await self.call_lifecycle(call)) for call in calls]
-            return self.translator.render(event, payload, results)
+            output, _ = await self.run_event(event, payload)
+            return output
         except SignetError as exc:
             if not fail_open:
                 raise

@@ -57,6 +57,8 @@ __all__ = [
     "Entry",
     "Outbox",
     "TranscriptRefused",
+    "TranscriptSnapshot",
+    "attach_transcript",
     "fit_inline_transcript",
     "snapshot_transcript",
     "stage_file",
@@ -277,6 +279,43 @@ def fit_inline_transcript(body: Mapping[str, Any], data: bytes) -> tuple[str, in
     return "", dropped
 
 
+def attach_transcript(
+    body: dict[str, Any],
+    snapshot: TranscriptSnapshot,
+    tag: str,
+    *,
+    staging_root: Path = STAGING_ROOT,
+    log: Callable[[str], None] | None = None,
+) -> Path | None:
+    """Put a transcript into ``body`` the way both daemons accept it.
+
+    A whole transcript within the Rust daemon's cap goes as ``transcriptPath``
+    to a fresh 0600 file under the staging root (the caller removes the
+    returned path once the daemon answered); anything else goes inline as the
+    newest whole lines that keep the request under the body limit.
+    """
+    say = log or (lambda line: None)
+    data = snapshot.data
+    if len(data) <= STAGED_MAX_BYTES and not snapshot.truncated:
+        try:
+            staged = stage_file(data, tag.replace(" ", "-"), staging_root)
+        except OSError as exc:
+            say(f"{tag}: cannot stage under {staging_root}: {exc}")
+        else:
+            body["transcriptPath"] = str(staged)
+            return staged
+    text, dropped = fit_inline_transcript(body, data)
+    left_out = dropped + snapshot.source_bytes - len(data)
+    if left_out > 0:
+        say(
+            f"{tag}: transcript of {snapshot.source_bytes} bytes sent inline without "
+            f"its oldest {left_out} bytes (request size limit)"
+        )
+    if text:
+        body["transcript"] = text
+    return None
+
+
 # -- the outbox -------------------------------------------------------------
 
 
@@ -445,24 +484,14 @@ class Outbox:
         except OSError as exc:
             self._log(f"outbox {entry.id}: transcript snapshot missing, sent without: {exc}")
             return None
-        if len(data) <= STAGED_MAX_BYTES and not entry.transcript.get("truncated"):
-            try:
-                staged = stage_file(data, entry.id, self.staging_root)
-            except OSError as exc:
-                self._log(f"outbox {entry.id}: cannot stage under {self.staging_root}: {exc}")
-            else:
-                body["transcriptPath"] = str(staged)
-                return staged
-        text, dropped = fit_inline_transcript(body, data)
-        left_out = dropped + int(entry.transcript.get("sourceBytes", 0)) - len(data)
-        if left_out > 0:
-            self._log(
-                f"outbox {entry.id}: transcript of {entry.transcript.get('sourceBytes')} bytes "
-                f"sent inline without its oldest {left_out} bytes (request size limit)"
-            )
-        if text:
-            body["transcript"] = text
-        return None
+        snapshot = TranscriptSnapshot(
+            data,
+            int(entry.transcript.get("sourceBytes", len(data))),
+            bool(entry.transcript.get("truncated")),
+        )
+        return attach_transcript(
+            body, snapshot, f"outbox {entry.id}", staging_root=self.staging_root, log=self._log
+        )
 
     def _count_failure(self, entry: Entry, exc: BaseException) -> str:
         attempts = self.attempts(entry.id) + 1

@@ -107,6 +107,25 @@ class ClaudeCodeTranslator:
     def __init__(self, project_dir: str | None = None) -> None:
         self.project_dir = project_dir or None
 
+    @property
+    def transcript_roots(self) -> list[str]:
+        """Where a ``transcript_path`` may be read: Claude Code's own projects folder.
+
+        Read by the library path (``HarnessAdapter``), which stages the file
+        the way both daemons accept; the hook command passes the same roots.
+        """
+        import os
+
+        from .hook import transcript_roots
+
+        return transcript_roots(os.environ)
+
+    def story_event(self, step: str, ctx: Any) -> tuple[str, dict[str, Any]] | None:
+        """The demo story's steps as the hook payloads Claude Code would send."""
+        from ._story import story_event
+
+        return story_event(step, ctx)
+
     # -- translate -------------------------------------------------------
 
     def translate(self, event: str, payload: Mapping[str, Any]) -> list[LifecycleCall]:

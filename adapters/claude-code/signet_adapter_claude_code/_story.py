@@ -1,0 +1,62 @@
+"""The ``signet-sdk demo`` story told as Claude Code hook payloads.
+
+Claude Code writes its transcript as JSON lines under its projects folder and
+names it in every payload; the demo writes one the same way (under the demo's
+own folder, which it lists in ``SIGNET_TRANSCRIPT_ROOTS``) so session end and
+the turn checkpoints carry a real file.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+__all__ = ["story_event"]
+
+
+def _transcript_file(ctx: Any) -> str:
+    folder = Path(ctx.workdir) / "claude-projects" / "demo"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{ctx.session_key}.jsonl"
+    lines = []
+    for line in str(ctx.transcript or "").splitlines():
+        role, _, text = line.partition(": ")
+        if role in ("user", "assistant"):
+            lines.append(json.dumps({"type": role, "message": {"role": role, "content": text}}))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return str(path)
+
+
+def story_event(step: str, ctx: Any) -> tuple[str, dict[str, Any]] | None:
+    base = {"session_id": ctx.session_key, "cwd": ctx.project}
+    if step == "session_start":
+        return "SessionStart", {**base, "hook_event_name": "SessionStart", "source": "startup"}
+    if step == "prompt":
+        return "UserPromptSubmit", {
+            **base,
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": ctx.prompt,
+        }
+    if step == "pre_compaction":
+        return "PreCompact", {
+            **base,
+            "hook_event_name": "PreCompact",
+            "trigger": "manual",
+            "custom_instructions": None,
+        }
+    if step == "compaction_complete":
+        return "PostCompact", {
+            **base,
+            "hook_event_name": "PostCompact",
+            "trigger": "manual",
+            "compact_summary": ctx.summary,
+        }
+    if step == "session_end":
+        return "SessionEnd", {
+            **base,
+            "hook_event_name": "SessionEnd",
+            "reason": "other",
+            "transcript_path": _transcript_file(ctx),
+        }
+    return None
