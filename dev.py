@@ -40,7 +40,7 @@ def run(*cmd: str | Path, check: bool = True) -> int:
 
 
 def ensure_env() -> None:
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036 - this script runs before the project's Python is known
         sys.exit(f"signet-sdk needs Python 3.11 or newer (this is {sys.version.split()[0]})")
     if not PY.exists():
         print(f"creating {VENV.relative_to(ROOT)}", flush=True)

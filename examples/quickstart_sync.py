@@ -26,7 +26,11 @@ with create_adapter("example-harness", runtime_path="plugin") as adapter:
     print("remembered:", stored.id)
 
     turn = adapter.on_user_prompt_submit(
-        UserPromptSubmitParams(session_key=key, project=project, user_message="does the example service use blue-green deploys?")
+        UserPromptSubmitParams(
+            session_key=key,
+            project=project,
+            user_message="does the example service use blue-green deploys?",
+        )
     )
     print("prompt inject mentions blue-green:", "blue-green" in turn.inject)
 

@@ -10,54 +10,111 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from ._version import __version__
+from ._version import __version__ as __version__
 
 if TYPE_CHECKING:
     from ._adapter import (
         AsyncRuntimeAdapter as AsyncRuntimeAdapter,
+    )
+    from ._adapter import (
         RuntimeAdapter as RuntimeAdapter,
     )
     from ._async_client import AsyncAdapterClient as AsyncAdapterClient
     from ._client import AdapterClient as AdapterClient
-    from ._config import ClientConfig as ClientConfig, Timeouts as Timeouts
+    from ._config import ClientConfig as ClientConfig
+    from ._config import Timeouts as Timeouts
     from ._exceptions import (
         AdapterNotFoundError as AdapterNotFoundError,
+    )
+    from ._exceptions import (
         APIConnectionError as APIConnectionError,
+    )
+    from ._exceptions import (
         APIError as APIError,
+    )
+    from ._exceptions import (
         APIResponseValidationError as APIResponseValidationError,
+    )
+    from ._exceptions import (
         APIStatusError as APIStatusError,
+    )
+    from ._exceptions import (
         APITimeoutError as APITimeoutError,
+    )
+    from ._exceptions import (
         AuthenticationError as AuthenticationError,
+    )
+    from ._exceptions import (
         BadRequestError as BadRequestError,
+    )
+    from ._exceptions import (
         ConfigError as ConfigError,
+    )
+    from ._exceptions import (
         ConflictError as ConflictError,
+    )
+    from ._exceptions import (
         GoneError as GoneError,
+    )
+    from ._exceptions import (
         InternalServerError as InternalServerError,
+    )
+    from ._exceptions import (
         InvalidAdapterError as InvalidAdapterError,
+    )
+    from ._exceptions import (
         NotFoundError as NotFoundError,
+    )
+    from ._exceptions import (
         NotSentError as NotSentError,
+    )
+    from ._exceptions import (
         PayloadError as PayloadError,
+    )
+    from ._exceptions import (
         PayloadTooLargeError as PayloadTooLargeError,
+    )
+    from ._exceptions import (
         PermissionDeniedError as PermissionDeniedError,
+    )
+    from ._exceptions import (
         RateLimitError as RateLimitError,
+    )
+    from ._exceptions import (
         ServiceUnavailableError as ServiceUnavailableError,
+    )
+    from ._exceptions import (
         SignetError as SignetError,
+    )
+    from ._exceptions import (
         UnprocessableEntityError as UnprocessableEntityError,
     )
     from ._harness import (
         AsyncHarnessAdapter as AsyncHarnessAdapter,
+    )
+    from ._harness import (
         GenericTranslator as GenericTranslator,
+    )
+    from ._harness import (
         HarnessAdapter as HarnessAdapter,
     )
     from ._lifecycle import (
         HarnessTranslator as HarnessTranslator,
+    )
+    from ._lifecycle import (
         LifecycleCall as LifecycleCall,
+    )
+    from ._lifecycle import (
         NativeOutput as NativeOutput,
     )
     from ._models import *  # noqa: F403
     from ._registry import (
         create_adapter as create_adapter,
+    )
+    from ._registry import (
         create_async_adapter as create_async_adapter,
+    )
+    from ._registry import (
         installed_adapters as installed_adapters,
     )
 

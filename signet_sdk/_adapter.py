@@ -61,9 +61,7 @@ class RuntimeAdapter(ABC):
         """Compaction is about to run: returns the summary prompt and guidelines."""
 
     @abstractmethod
-    def on_compaction_complete(
-        self, params: CompactionCompleteParams
-    ) -> CompactionCompleteResult:
+    def on_compaction_complete(self, params: CompactionCompleteParams) -> CompactionCompleteResult:
         """Compaction produced a summary: stores it as a memory."""
 
     @abstractmethod
@@ -88,9 +86,7 @@ class AsyncRuntimeAdapter(ABC):
         """Session began: returns the memories and text to inject."""
 
     @abstractmethod
-    async def on_user_prompt_submit(
-        self, params: UserPromptSubmitParams
-    ) -> UserPromptSubmitResult:
+    async def on_user_prompt_submit(self, params: UserPromptSubmitParams) -> UserPromptSubmitResult:
         """A prompt is about to reach the model: returns per-turn context."""
 
     @abstractmethod

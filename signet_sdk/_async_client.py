@@ -168,7 +168,9 @@ class AsyncAdapterClient(BaseAdapterClient, AsyncRuntimeAdapter):
     async def on_session_end(self, params: SessionEndParams) -> SessionEndResult:
         return await self._call("session_end", SessionEndResult, params)
 
-    async def on_session_checkpoint(self, params: CheckpointExtractParams) -> CheckpointExtractResult:
+    async def on_session_checkpoint(
+        self, params: CheckpointExtractParams
+    ) -> CheckpointExtractResult:
         return await self._call("session_checkpoint_extract", CheckpointExtractResult, params)
 
     async def on_pre_compaction(self, params: PreCompactionParams) -> PreCompactionResult:
@@ -271,7 +273,9 @@ class AsyncAdapterClient(BaseAdapterClient, AsyncRuntimeAdapter):
     async def get_memory(self, memory_id: str) -> MemoryRecord:
         return await self._call("get_memory", MemoryRecord, path_params={"id": memory_id})
 
-    async def modify_memory(self, memory_id: str, params: ModifyMemoryRequest) -> ModifyMemoryResult:
+    async def modify_memory(
+        self, memory_id: str, params: ModifyMemoryRequest
+    ) -> ModifyMemoryResult:
         return await self._call(
             "modify_memory", ModifyMemoryResult, params, path_params={"id": memory_id}
         )
@@ -279,7 +283,9 @@ class AsyncAdapterClient(BaseAdapterClient, AsyncRuntimeAdapter):
     async def modify_memories(self, params: BatchModifyRequest) -> BatchModifyResult:
         return await self._call("modify_memories", BatchModifyResult, params)
 
-    async def forget_memory(self, memory_id: str, params: ForgetMemoryRequest) -> ForgetMemoryResult:
+    async def forget_memory(
+        self, memory_id: str, params: ForgetMemoryRequest
+    ) -> ForgetMemoryResult:
         return await self._call(
             "forget_memory", ForgetMemoryResult, params, path_params={"id": memory_id}
         )

@@ -212,7 +212,6 @@ class BaseAdapterClient:
         return httpx.Timeout(seconds)
 
 
-
 class SSEDecoder:
     """Turns event-stream lines into the JSON objects of their ``data:`` frames.
 

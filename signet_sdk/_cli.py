@@ -38,7 +38,9 @@ def _entry(group: str, name: str) -> Callable[[list[str]], int] | None:
 
 def _harness_command(group: str, verb: str, args: list[str]) -> int:
     if not args:
-        sys.stderr.write(f"signet-sdk {verb}: name a harness, e.g. 'signet-sdk {verb} claude-code'\n")
+        sys.stderr.write(
+            f"signet-sdk {verb}: name a harness, e.g. 'signet-sdk {verb} claude-code'\n"
+        )
         return 2
     harness, rest = args[0], args[1:]
     fn = _entry(group, harness)

@@ -174,9 +174,7 @@ class AdapterClient(BaseAdapterClient, RuntimeAdapter):
     def on_pre_compaction(self, params: PreCompactionParams) -> PreCompactionResult:
         return self._call("pre_compaction", PreCompactionResult, params)
 
-    def on_compaction_complete(
-        self, params: CompactionCompleteParams
-    ) -> CompactionCompleteResult:
+    def on_compaction_complete(self, params: CompactionCompleteParams) -> CompactionCompleteResult:
         return self._call("compaction_complete", CompactionCompleteResult, params)
 
     def remember(self, params: RememberParams) -> RememberResult:
@@ -211,9 +209,7 @@ class AdapterClient(BaseAdapterClient, RuntimeAdapter):
             "get_session", SessionInfo, path_params={"key": key}, query={"agent_id": agent_id}
         )
 
-    def get_session_transcript(
-        self, key: str, *, agent_id: str | None = None
-    ) -> SessionTranscript:
+    def get_session_transcript(self, key: str, *, agent_id: str | None = None) -> SessionTranscript:
         return self._call(
             "get_session_transcript",
             SessionTranscript,

@@ -22,7 +22,7 @@ __all__ = ["contract_dir", "endpoint_map", "render"]
 
 _CONFLICT = {
     "409": (
-        "409 {\"error\":\"session claimed by <path> path\"} when the other runtime "
+        '409 {"error":"session claimed by <path> path"} when the other runtime '
         "path owns the session"
     ),
     "skip": (

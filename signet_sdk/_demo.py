@@ -85,7 +85,7 @@ def _show(label: str, event: str, output: NativeOutput) -> None:
     lines = body.splitlines() or [""]
     shown = lines[:12] + ([f"... ({len(lines) - 12} more lines)"] if len(lines) > 12 else [])
     sys.stdout.write(f"  {label:<32} {event}\n")
-    sys.stdout.write(textwrap.indent("\n".join(shown), "      │ ") + "\n")
+    sys.stdout.write(textwrap.indent("\n".join(shown), "      │ ", lambda _: True) + "\n")
 
 
 class Story:
@@ -107,15 +107,11 @@ class Story:
         if native is None:
             return NativeOutput(), []
         event, payload = native
-        tr = self.adapter.translator
         try:
-            calls = tr.translate(event, payload)
-            results = [self.adapter.call_lifecycle(c) for c in calls]
-            wire = [r.model_dump(mode="json", by_alias=True, exclude_unset=True) for r in results]
-            output = tr.render(event, payload, wire)
+            output, results = self.adapter.run_event(event, payload)
         except SignetError as exc:
             self.failures.append(f"{label}: {exc}")
-            output, results = tr.neutral(event), []
+            output, results = self.adapter.translator.neutral(event), []
         _show(label, event, output)
         return output, results
 
@@ -133,7 +129,9 @@ class Story:
         sys.stdout.write("  session one\n")
         self.step("starts", "session_start")
         self.step("prompt: plan the deploy", "prompt", prompt="How should billing deploy?")
-        stored = a.remember(RememberParams(content=fact, project=self.project, session_key=self.ctx.session_key))
+        stored = a.remember(
+            RememberParams(content=fact, project=self.project, session_key=self.ctx.session_key)
+        )
         sys.stdout.write(f"  {'remembers a fact':<32} memory tool\n      │ stored as {stored.id}\n")
         self.expect(bool(stored.id), "remember returned no memory id")
         self.step("prompt: keep going", "prompt", prompt="Write the pipeline config next.")
@@ -155,7 +153,9 @@ class Story:
         out, _ = self.step("starts", "session_start")
         self.expect(fact in out.stdout, "session two was not given the remembered fact")
         out, _ = self.step(
-            "prompt mentions the deploy", "prompt", prompt="Remind me: which day do billing deploys go out?"
+            "prompt mentions the deploy",
+            "prompt",
+            prompt="Remind me: which day do billing deploys go out?",
         )
         self.expect(fact in out.stdout, "the prompt about deploys did not get the fact")
         return self.failures
@@ -185,6 +185,9 @@ def main(argv: list[str] | None = None) -> int:
     harnesses = ["generic", *installed_adapters()]
     failures: dict[str, list[str]] = {}
     with tempfile.TemporaryDirectory(prefix="signet-demo-") as tmp, _daemon(Path(tmp)) as url:
+        # Harness transcripts the story writes live here; adapters read only allowed roots.
+        roots = os.environ.get("SIGNET_TRANSCRIPT_ROOTS", "")
+        os.environ["SIGNET_TRANSCRIPT_ROOTS"] = os.pathsep.join(filter(None, [roots, tmp]))
         for name in harnesses:
             with create_adapter(name, url) as adapter:
                 failures[name] = Story(adapter, Path(tmp)).play()

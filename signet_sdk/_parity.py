@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -126,7 +126,7 @@ def _check_vector(
     tr: HarnessTranslator,
     vector: Mapping[str, Any],
     daemon: LeanClient,
-    recorded: list[Any] | None,
+    recorded: Callable[[], list[Any]] | None,
 ) -> VectorResult:
     result = VectorResult(str(vector["name"]), str(vector["event"]))
     payload = vector.get("payload") or {}
@@ -168,10 +168,15 @@ def _check_vector(
     if output != _expected_output(vector):
         result.problems.append(f"output differs: want {_expected_output(vector)!r}, got {output!r}")
 
-    for call, request in zip(calls, built, strict=True):
-        mark = len(recorded) if recorded is not None else 0
+    from ._harness import prepare_transcript
+
+    for call in calls:
+        # Send what the adapter would send: harness transcript files staged or left out.
+        sent, staged = prepare_transcript(tr, call)
+        request = build_request(daemon.config, endpoint(sent.action), body=sent.body)
+        mark = len(recorded()) if recorded is not None else 0
         try:
-            answer = daemon.call(call.action, call.body)
+            answer = daemon.call(sent.action, sent.body)
         except ConflictError as exc:
             if exc.claimed_by is None:
                 result.problems.append(f"daemon refused {call.action}: {exc}")
@@ -179,11 +184,14 @@ def _check_vector(
         except SignetError as exc:
             result.problems.append(f"daemon refused {call.action}: {exc}")
             continue
+        finally:
+            if staged is not None:
+                staged.unlink(missing_ok=True)
         problem = _validate_answer(call.action, answer)
         if problem:
             result.problems.append(problem)
         if recorded is not None:
-            seen = [r for r in recorded[mark:] if r.path == urlsplit(request.url).path]
+            seen = [r for r in recorded()[mark:] if r.path == urlsplit(request.url).path]
             if not seen or seen[0].body != request.content:
                 result.problems.append(f"mock daemon did not receive the built {call.action} bytes")
     return result
@@ -242,9 +250,7 @@ def _daemon(daemon_url: str | None) -> Iterator[tuple[str, Any]]:
         yield handle.url, mock
 
 
-def run_parity(
-    daemon_url: str | None = None, harnesses: list[str] | None = None
-) -> ParityReport:
+def run_parity(daemon_url: str | None = None, harnesses: list[str] | None = None) -> ParityReport:
     """Run every (or the named) adapter's vectors; a fresh mock daemon per harness."""
     reports = []
     label = daemon_url or "bundled mock daemon"
@@ -253,10 +259,14 @@ def run_parity(
             continue
         with _daemon(daemon_url) as (url, mock):
             config = resolve_config(
-                url, harness=tr.harness, runtime_path=tr.runtime_path, max_retries=0, env={}  # type: ignore[arg-type]
+                url,
+                harness=tr.harness,
+                runtime_path=tr.runtime_path,  # type: ignore[arg-type]
+                max_retries=0,
+                env={},
             )
             client = LeanClient(config)
-            recorded = mock.requests if mock is not None else None
+            recorded = (lambda: mock.requests) if mock is not None else None
             results = [_check_vector(tr, v, client, recorded) for v in load_vectors(name)]
         rows, events = _matrix(tr, results)
         reports.append(HarnessReport(name, results, rows, events))
@@ -266,7 +276,8 @@ def run_parity(
 def format_table(report: ParityReport) -> str:
     """The matrix as text: one column per harness, one line per row or event."""
     names = [h.harness for h in report.harnesses]
-    width = max([len(r) for r in DEPENDENCY_MAP_ROWS] + [24])
+    events = [e for h in report.harnesses for e in h.events]
+    width = max([len(r) for r in (*DEPENDENCY_MAP_ROWS, *events)] + [24]) + 2
     col = max([len(n) for n in names] + [9]) + 2
     lines = [f"parity against {report.daemon}", ""]
     lines.append("dependency-map row".ljust(width) + "".join(n.ljust(col) for n in names))
@@ -279,7 +290,9 @@ def format_table(report: ParityReport) -> str:
         passed = sum(v.ok for v in h.vectors)
         lines.append(f"{h.harness}: {passed}/{len(h.vectors)} vectors pass; native events:")
         for event, (status, why) in h.events.items():
-            lines.append(f"  {event.ljust(width - 2)}{symbol[status]}" + (f"  ({why})" if why else ""))
+            lines.append(
+                f"  {event.ljust(width - 2)}{symbol[status]}" + (f"  ({why})" if why else "")
+            )
         for row, (status, why) in h.rows.items():
             if status == NOT_APPLICABLE:
                 lines.append(f"  n/a {row}: {why}")

@@ -41,7 +41,9 @@ def _load(harness: str) -> type[HarnessAdapter] | None:
     try:
         obj = ep.load()
     except Exception as exc:
-        raise InvalidAdapterError(f"adapter {harness!r} ({ep.value}) failed to load: {exc}") from exc
+        raise InvalidAdapterError(
+            f"adapter {harness!r} ({ep.value}) failed to load: {exc}"
+        ) from exc
     if not (inspect.isclass(obj) and issubclass(obj, HarnessAdapter)):
         raise InvalidAdapterError(
             f"adapter {harness!r} ({ep.value}) is not a signet_sdk.HarnessAdapter subclass"

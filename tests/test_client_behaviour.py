@@ -1,4 +1,4 @@
-"""Client behaviour beyond the wire shape: conflicts, errors, retries, streams, parity of the pair."""
+"""Client behaviour beyond the wire shape: conflicts, errors, retries, streams, the pair."""
 
 from __future__ import annotations
 
@@ -44,8 +44,12 @@ def test_sync_and_async_clients_expose_the_same_methods_and_parameters() -> None
         assert list(sync[name].parameters) == list(asyn[name].parameters), name
         for p in sync[name].parameters:
             sp, ap = sync[name].parameters[p], asyn[name].parameters[p]
-            assert (sp.kind, sp.default, sp.annotation) == (ap.kind, ap.default, ap.annotation), name
-        assert inspect.iscoroutinefunction(getattr(AsyncAdapterClient, name)) or name == "stream_logs"
+            assert (sp.kind, sp.default, sp.annotation) == (ap.kind, ap.default, ap.annotation), (
+                name
+            )
+        assert (
+            inspect.iscoroutinefunction(getattr(AsyncAdapterClient, name)) or name == "stream_logs"
+        )
 
 
 @respx.mock
@@ -59,12 +63,20 @@ def test_runtime_path_409_on_session_start_is_a_typed_outcome(client: AdapterCli
 @respx.mock
 def test_rust_style_409_on_prompt_submit_matches_the_ts_skip_body(client: AdapterClient) -> None:
     respx.post(f"{BASE}/api/hooks/user-prompt-submit").respond(409, json=CLAIMED)
-    result = client.on_user_prompt_submit(s.UserPromptSubmitParams(session_key="k", user_prompt="x"))
-    assert (result.skipped, result.duplicate_runtime_path, result.claimed_by) == (True, True, "legacy")
+    result = client.on_user_prompt_submit(
+        s.UserPromptSubmitParams(session_key="k", user_prompt="x")
+    )
+    assert (result.skipped, result.duplicate_runtime_path, result.claimed_by) == (
+        True,
+        True,
+        "legacy",
+    )
 
 
 @respx.mock
-def test_runtime_path_409_on_remember_raises_so_no_memory_looks_stored(client: AdapterClient) -> None:
+def test_runtime_path_409_on_remember_raises_so_no_memory_looks_stored(
+    client: AdapterClient,
+) -> None:
     route = respx.post(f"{BASE}/api/hooks/remember").respond(409, json=CLAIMED)
     with pytest.raises(s.ConflictError) as info:
         client.remember(s.RememberParams(content="keep me"))
@@ -114,7 +126,9 @@ def test_write_not_retried_on_500(client: AdapterClient) -> None:
 def test_write_retried_after_429_honouring_retry_after(client: AdapterClient) -> None:
     route = respx.post(f"{BASE}/api/hooks/remember").mock(
         side_effect=[
-            httpx.Response(429, json={"error": "rate limit exceeded"}, headers={"Retry-After": "1"}),
+            httpx.Response(
+                429, json={"error": "rate limit exceeded"}, headers={"Retry-After": "1"}
+            ),
             httpx.Response(200, json={"id": "m9"}),
         ]
     )
@@ -151,7 +165,9 @@ def test_write_not_retried_after_a_read_timeout(client: AdapterClient) -> None:
 
 
 @respx.mock
-def test_connection_failures_exhaust_max_retries_then_raise_our_error(client: AdapterClient) -> None:
+def test_connection_failures_exhaust_max_retries_then_raise_our_error(
+    client: AdapterClient,
+) -> None:
     route = respx.get(f"{BASE}/health").mock(side_effect=httpx.ConnectError("refused"))
     with pytest.raises(s.NotSentError):
         client.health()
@@ -185,7 +201,10 @@ def test_log_stream_yields_entries_and_skips_the_connected_frame(client: Adapter
 
 @pytest.mark.anyio
 async def test_async_log_stream() -> None:
-    sse = 'data: {"type":"connected"}\n\ndata: {"timestamp":"t","level":"info","category":"c","message":"m"}\n\n'
+    sse = (
+        'data: {"type":"connected"}\n\n'
+        'data: {"timestamp":"t","level":"info","category":"c","message":"m"}\n\n'
+    )
     with respx.mock:
         respx.get(f"{BASE}/api/logs/stream").respond(200, text=sse)
         async with AsyncAdapterClient("pi", BASE) as client:

@@ -12,9 +12,7 @@ def test_defaults_with_empty_environment() -> None:
     cfg = resolve_config(env={})
     assert cfg.base_url == DEFAULT_DAEMON_URL == "http://127.0.0.1:3850"
     assert cfg.token is None and cfg.agent_id is None and cfg.runtime_path is None
-    assert cfg.timeouts == Timeouts(
-        session_start=15.0, prompt_submit=5.0, default=10.0, write=15.0
-    )
+    assert cfg.timeouts == Timeouts(session_start=15.0, prompt_submit=5.0, default=10.0, write=15.0)
     assert cfg.max_retries == 2
 
 
@@ -24,9 +22,13 @@ def test_daemon_url_beats_host_and_port() -> None:
 
 
 def test_host_and_port_when_no_url() -> None:
-    assert resolve_config(env={"SIGNET_HOST": "daemon.local"}).base_url == "http://daemon.local:3850"
+    assert (
+        resolve_config(env={"SIGNET_HOST": "daemon.local"}).base_url == "http://daemon.local:3850"
+    )
     assert resolve_config(env={"SIGNET_PORT": "4123"}).base_url == "http://127.0.0.1:4123"
-    assert resolve_config(env={"SIGNET_HOST": "::1", "SIGNET_PORT": "9"}).base_url == "http://[::1]:9"
+    assert (
+        resolve_config(env={"SIGNET_HOST": "::1", "SIGNET_PORT": "9"}).base_url == "http://[::1]:9"
+    )
 
 
 def test_argument_beats_environment_for_every_setting() -> None:
@@ -93,7 +95,9 @@ def test_process_environment_is_read_when_env_not_given(monkeypatch: pytest.Monk
         ({"max_retries": -1}, {}, "max_retries"),
     ],
 )
-def test_bad_settings_name_the_field(kwargs: dict[str, object], env: dict[str, str], field: str) -> None:
+def test_bad_settings_name_the_field(
+    kwargs: dict[str, object], env: dict[str, str], field: str
+) -> None:
     with pytest.raises(ConfigError) as info:
         resolve_config(env=env, **kwargs)  # type: ignore[arg-type]
     assert info.value.field == field

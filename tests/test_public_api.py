@@ -12,15 +12,44 @@ import signet_sdk
 from signet_sdk import _models
 
 EXPECTED_CORE = {
-    "APIConnectionError", "APIError", "APIResponseValidationError", "APIStatusError",
-    "APITimeoutError", "AdapterClient", "AdapterNotFoundError", "AsyncAdapterClient",
-    "AsyncHarnessAdapter", "AsyncRuntimeAdapter", "AuthenticationError", "BadRequestError",
-    "ClientConfig", "ConfigError", "ConflictError", "GenericTranslator", "GoneError",
-    "HarnessAdapter", "HarnessTranslator", "InternalServerError", "InvalidAdapterError",
-    "LifecycleCall", "NativeOutput", "NotFoundError", "NotSentError", "PayloadError",
-    "PayloadTooLargeError", "PermissionDeniedError", "RateLimitError", "RuntimeAdapter",
-    "ServiceUnavailableError", "SignetError", "Timeouts", "UnprocessableEntityError",
-    "__version__", "create_adapter", "create_async_adapter", "installed_adapters",
+    "APIConnectionError",
+    "APIError",
+    "APIResponseValidationError",
+    "APIStatusError",
+    "APITimeoutError",
+    "AdapterClient",
+    "AdapterNotFoundError",
+    "AsyncAdapterClient",
+    "AsyncHarnessAdapter",
+    "AsyncRuntimeAdapter",
+    "AuthenticationError",
+    "BadRequestError",
+    "ClientConfig",
+    "ConfigError",
+    "ConflictError",
+    "GenericTranslator",
+    "GoneError",
+    "HarnessAdapter",
+    "HarnessTranslator",
+    "InternalServerError",
+    "InvalidAdapterError",
+    "LifecycleCall",
+    "NativeOutput",
+    "NotFoundError",
+    "NotSentError",
+    "PayloadError",
+    "PayloadTooLargeError",
+    "PermissionDeniedError",
+    "RateLimitError",
+    "RuntimeAdapter",
+    "ServiceUnavailableError",
+    "SignetError",
+    "Timeouts",
+    "UnprocessableEntityError",
+    "__version__",
+    "create_adapter",
+    "create_async_adapter",
+    "installed_adapters",
 }
 
 
@@ -51,7 +80,14 @@ def imported_after(statement: str) -> set[str]:
 
 def test_import_signet_sdk_is_light() -> None:
     mods = imported_after("import signet_sdk")
-    for heavy in ("fastapi", "uvicorn", "aiohttp", "httpx", "pydantic", "signet_adapter_claude_code"):
+    for heavy in (
+        "fastapi",
+        "uvicorn",
+        "aiohttp",
+        "httpx",
+        "pydantic",
+        "signet_adapter_claude_code",
+    ):
         assert heavy not in mods, heavy
 
 
