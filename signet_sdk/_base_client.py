@@ -137,7 +137,12 @@ class BaseAdapterClient:
             return model.model_validate(dict(call.body))
         except ValidationError as exc:
             err = exc.errors()[0]
-            field = ".".join(str(p) for p in err["loc"]) or call.action
+            # The payload speaks wire names, so the error should too.
+            loc = [str(p) for p in err["loc"]]
+            info = model.model_fields.get(loc[0]) if loc else None
+            if info is not None and info.alias:
+                loc[0] = info.alias
+            field = ".".join(loc) or call.action
             raise PayloadError(field, f"{call.action}: {err['msg']}") from exc
 
     @staticmethod
