@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -81,12 +82,22 @@ class World:
         raise AssertionError(f"no {name} within {timeout}s; daemon saw {self.paths()}")
 
 
+def _project_parent() -> str:
+    for candidate in ("/var/tmp", os.path.expanduser("~/.cache")):
+        if os.path.isdir(candidate) and os.access(candidate, os.W_OK):
+            return candidate
+    return tempfile.gettempdir()
+
+
 @pytest.fixture
 def world(claude_bin: str, tmp_path: Path, isolated: Path) -> Iterator[World]:
     from signet_sdk.mock_daemon import MockDaemon
 
     home = isolated
-    project = Path(os.path.realpath(tmp_path / "atlas"))
+    # Not under /tmp: the daemon treats /tmp projects as noise sessions and would
+    # not keep the transcript this test checks for.
+    base = Path(tempfile.mkdtemp(prefix="signet-e2e-", dir=_project_parent()))
+    project = Path(os.path.realpath(base / "atlas"))
     project.mkdir()
     assert install_main(["install", "--project", str(project)]) == 0
     fake = FakeAnthropic(tmp_path / "anthropic.jsonl")
@@ -109,7 +120,10 @@ def world(claude_bin: str, tmp_path: Path, isolated: Path) -> Iterator[World]:
                 "SIGNET_DAEMON_URL": handle.url,
                 "SIGNET_OUTBOX_FLUSH_SECONDS": "10",
             }
-            yield World(claude_bin, project, env, fake, daemon, handle.url)
+            try:
+                yield World(claude_bin, project, env, fake, daemon, handle.url)
+            finally:
+                shutil.rmtree(base, ignore_errors=True)
             # Let detached flushers finish before the daemon goes away.
             outbox = home / ".local" / "state" / "signet-sdk" / "outbox"
             end = time.monotonic() + 10
