@@ -8,11 +8,13 @@ pulls in FastAPI, uvicorn, aiohttp or any adapter.
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
 
 from ._version import __version__ as __version__
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from ._adapter import (
         AsyncRuntimeAdapter as AsyncRuntimeAdapter,
     )
@@ -99,9 +101,6 @@ if TYPE_CHECKING:
         HarnessAdapter as HarnessAdapter,
     )
     from ._lifecycle import (
-        HarnessTranslator as HarnessTranslator,
-    )
-    from ._lifecycle import (
         LifecycleCall as LifecycleCall,
     )
     from ._lifecycle import (
@@ -116,6 +115,9 @@ if TYPE_CHECKING:
     )
     from ._registry import (
         installed_adapters as installed_adapters,
+    )
+    from ._translator import (
+        HarnessTranslator as HarnessTranslator,
     )
 
 _SOURCES: dict[str, tuple[str, ...]] = {
@@ -148,7 +150,8 @@ _SOURCES: dict[str, tuple[str, ...]] = {
         "UnprocessableEntityError",
     ),
     "._harness": ("AsyncHarnessAdapter", "GenericTranslator", "HarnessAdapter"),
-    "._lifecycle": ("HarnessTranslator", "LifecycleCall", "NativeOutput"),
+    "._lifecycle": ("LifecycleCall", "NativeOutput"),
+    "._translator": ("HarnessTranslator",),
     "._registry": ("create_adapter", "create_async_adapter", "installed_adapters"),
     # Filled from ._models.__all__; pinned by tests/test_public_api.py.
     "._models": (

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 from pydantic import BaseModel, ValidationError
 
-from ._config import ClientConfig, RuntimePath, Timeouts, resolve_config
+from ._config import ClientConfig, Timeouts, resolve_config
 from ._core import PreparedRequest, build_request, judge_response
 from ._endpoints import Endpoint, endpoint
 from ._exceptions import (
@@ -28,6 +28,9 @@ from ._exceptions import (
 )
 from ._lifecycle import LIFECYCLE_METHODS, LifecycleCall
 from ._retry import RetryPolicy
+
+if TYPE_CHECKING:
+    from ._config import RuntimePath
 
 __all__ = ["BaseAdapterClient", "Plan", "SSEDecoder"]
 

@@ -14,14 +14,18 @@ daemon's own clients do. Standard library only: hooks read their settings here.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from typing import Any, Literal, NamedTuple
-from urllib.parse import urlsplit
 
 from ._exceptions import ConfigError
+from ._record import Record
+from ._url import parse_origin
 
-RuntimePath = Literal["plugin", "legacy"]
-ActorType = Literal["operator", "pipeline", "harness", "sdk", "daemon"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any, Literal, TypeAlias
+
+    RuntimePath: TypeAlias = Literal["plugin", "legacy"]
+    ActorType: TypeAlias = Literal["operator", "pipeline", "harness", "sdk", "daemon"]
 
 __all__ = ["DEFAULT_DAEMON_URL", "ClientConfig", "Timeouts", "resolve_config"]
 
@@ -30,51 +34,103 @@ _ACTOR_TYPES = ("operator", "pipeline", "harness", "sdk", "daemon")
 _CLAMP_MS = (1000, 120000)
 
 
-class Timeouts(NamedTuple):
+class Timeouts(Record):
     """Per-call deadlines in seconds, by the endpoint map's timeout class.
 
     Each is the whole budget of one call, retries and back-off included.
     """
 
-    session_start: float = 15.0
-    prompt_submit: float = 5.0
-    default: float = 10.0
-    write: float = 15.0
-    stream: float | None = None
+    __slots__ = ("default", "prompt_submit", "session_start", "stream", "write")
+    session_start: float
+    prompt_submit: float
+    default: float
+    write: float
+    stream: float | None
+
+    def __init__(
+        self,
+        session_start: float = 15.0,
+        prompt_submit: float = 5.0,
+        default: float = 10.0,
+        write: float = 15.0,
+        stream: float | None = None,
+    ) -> None:
+        self._init(
+            session_start=session_start,
+            prompt_submit=prompt_submit,
+            default=default,
+            write=write,
+            stream=stream,
+        )
 
     def for_class(self, name: str) -> float | None:
         value: float | None = getattr(self, name)
         return value
 
 
-class ClientConfig(NamedTuple):
+class ClientConfig(Record):
     """Everything a request needs besides its body; resolved once, then immutable."""
 
-    base_url: str = DEFAULT_DAEMON_URL
-    harness: str | None = None
-    token: str | None = None
-    agent_id: str | None = None
-    runtime_path: RuntimePath | None = None
-    actor: str | None = None
-    actor_type: ActorType | None = None
-    timeouts: Timeouts = Timeouts()
-    max_retries: int = 2
-    no_hooks: bool = False
+    __slots__ = (
+        "actor",
+        "actor_type",
+        "agent_id",
+        "base_url",
+        "harness",
+        "max_retries",
+        "no_hooks",
+        "runtime_path",
+        "timeouts",
+        "token",
+    )
+    base_url: str
+    harness: str | None
+    token: str | None
+    agent_id: str | None
+    runtime_path: RuntimePath | None
+    actor: str | None
+    actor_type: ActorType | None
+    timeouts: Timeouts
+    max_retries: int
+    no_hooks: bool
+
+    def __init__(
+        self,
+        base_url: str = DEFAULT_DAEMON_URL,
+        harness: str | None = None,
+        token: str | None = None,
+        agent_id: str | None = None,
+        runtime_path: RuntimePath | None = None,
+        actor: str | None = None,
+        actor_type: ActorType | None = None,
+        timeouts: Timeouts | None = None,
+        max_retries: int = 2,
+        no_hooks: bool = False,
+    ) -> None:
+        self._init(
+            base_url=base_url,
+            harness=harness,
+            token=token,
+            agent_id=agent_id,
+            runtime_path=runtime_path,
+            actor=actor,
+            actor_type=actor_type,
+            timeouts=timeouts if timeouts is not None else Timeouts(),
+            max_retries=max_retries,
+            no_hooks=no_hooks,
+        )
 
     def with_options(self, **changes: Any) -> ClientConfig:
         return self._replace(**changes)
 
 
 def _origin(value: str, source: str) -> str:
-    parts = urlsplit(value.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        expected = f"expected an http(s) origin like {DEFAULT_DAEMON_URL}"
-        raise ConfigError(source, f"{expected}, got {value!r}")
-    if parts.path not in ("", "/") or parts.query or parts.fragment:
-        raise ConfigError(source, f"must be an origin without path or query, got {value!r}")
-    if parts.username or parts.password:
-        raise ConfigError(source, "must not carry credentials; use SIGNET_TOKEN")
-    return f"{parts.scheme}://{parts.netloc}"
+    try:
+        origin = parse_origin(value)
+    except ValueError as exc:
+        example = f"an http(s) origin like {DEFAULT_DAEMON_URL}"
+        raise ConfigError(source, f"{exc}: expected {example}, got {value!r}") from None
+    return str(origin)
 
 
 def _port(value: str, source: str) -> int:

@@ -8,29 +8,60 @@ module performs I/O or imports a third-party package.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from typing import Any, NamedTuple
-from urllib.parse import quote, urlencode
 
-from ._config import ClientConfig
-from ._endpoints import Endpoint
 from ._exceptions import decode_body, status_error
+from ._record import Record
+from ._url import quote, urlencode
 from ._version import __version__
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+    from ._config import ClientConfig
+    from ._endpoints import Endpoint
 
 __all__ = ["PreparedRequest", "build_request", "hook_body", "judge_response"]
 
 USER_AGENT = f"signet-sdk/{__version__}"
 
 
-class PreparedRequest(NamedTuple):
-    """A request ready for any transport: every header and byte decided."""
+class PreparedRequest(Record):
+    """A request ready for any transport: every header and byte decided.
 
+    ``target`` is the path and query alone (the tail of ``url``), which is
+    what an HTTP/1.1 request line carries.
+    """
+
+    __slots__ = ("content", "endpoint", "headers", "method", "target", "timeout", "url")
     endpoint: Endpoint
     method: str
     url: str
+    target: str
     headers: dict[str, str]
     content: bytes | None
     timeout: float | None
+
+    def __init__(
+        self,
+        endpoint: Endpoint,
+        method: str,
+        url: str,
+        target: str,
+        headers: dict[str, str],
+        content: bytes | None,
+        timeout: float | None,
+    ) -> None:
+        self._init(
+            endpoint=endpoint,
+            method=method,
+            url=url,
+            target=target,
+            headers=headers,
+            content=content,
+            timeout=timeout,
+        )
 
 
 def hook_body(config: ClientConfig, ep: Endpoint, body: Mapping[str, Any]) -> dict[str, Any]:
@@ -80,7 +111,7 @@ def _path(ep: Endpoint, params: Mapping[str, str] | None) -> str:
         if value is None or value == "":
             raise ValueError(f"{ep.name}: path parameter {name!r} is required")
         # Session keys may hold ':' and '/': the route takes one segment.
-        path = path.replace("{" + name + "}", quote(str(value), safe=""))
+        path = path.replace("{" + name + "}", quote(str(value)))
     return path
 
 
@@ -98,10 +129,10 @@ def build_request(
     POSTs always carry a JSON object (``{}`` at minimum): an empty body on a
     hook route is a 500 in TS 0.109. GETs carry none.
     """
-    url = config.base_url + _path(ep, path_params)
+    target = _path(ep, path_params)
     pairs = [(k, _query_value(v)) for k, v in (query or {}).items() if v is not None]
     if pairs:
-        url += "?" + urlencode(pairs)
+        target += "?" + urlencode(pairs)
     content: bytes | None = None
     if ep.method in ("POST", "PATCH") or (ep.method == "DELETE" and body):
         data = hook_body(config, ep, body or {}) if ep.hook else dict(body or {})
@@ -110,7 +141,8 @@ def build_request(
     return PreparedRequest(
         endpoint=ep,
         method=ep.method,
-        url=url,
+        url=config.base_url + target,
+        target=target,
         headers=_headers(config, ep, content is not None),
         content=content,
         timeout=deadline,

@@ -10,11 +10,17 @@ This module is imported on the hook hot path: standard library only.
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
+from ._record import Record
 
-Phase = Literal["lifecycle", "memory", "session", "synthesis", "secrets", "ops"]
-Conflict = Literal["409", "skip", "none"]
-TimeoutClass = Literal["session_start", "prompt_submit", "default", "write", "stream"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal, TypeAlias
+
+    Phase: TypeAlias = Literal["lifecycle", "memory", "session", "synthesis", "secrets", "ops"]
+    Conflict: TypeAlias = Literal["409", "skip", "none"]
+    TimeoutClass: TypeAlias = Literal[
+        "session_start", "prompt_submit", "default", "write", "stream"
+    ]
 
 __all__ = [
     "DEPENDENCY_MAP_ROWS",
@@ -25,7 +31,7 @@ __all__ = [
 ]
 
 
-class Endpoint(NamedTuple):
+class Endpoint(Record):
     """One daemon route and everything a caller must know before sending to it.
 
     ``retry_safe`` is true only where repeating the request cannot change what
@@ -35,6 +41,20 @@ class Endpoint(NamedTuple):
     the session: ``"409"``, a ``"skip"`` 200 body, or ``"none"`` (no claim).
     """
 
+    __slots__ = (
+        "conflict",
+        "hook",
+        "method",
+        "name",
+        "path",
+        "phase",
+        "request",
+        "response",
+        "retry_safe",
+        "row",
+        "summary",
+        "timeout",
+    )
     name: str
     method: str
     path: str
@@ -44,9 +64,40 @@ class Endpoint(NamedTuple):
     retry_safe: bool
     conflict: Conflict
     timeout: TimeoutClass
-    row: str | None = None
-    hook: bool = False
-    summary: str = ""
+    row: str | None
+    hook: bool
+    summary: str
+
+    def __init__(
+        self,
+        name: str,
+        method: str,
+        path: str,
+        phase: Phase,
+        request: str | None,
+        response: str,
+        retry_safe: bool,
+        conflict: Conflict,
+        timeout: TimeoutClass,
+        *,
+        row: str | None = None,
+        hook: bool = False,
+        summary: str = "",
+    ) -> None:
+        self._init(
+            name=name,
+            method=method,
+            path=path,
+            phase=phase,
+            request=request,
+            response=response,
+            retry_safe=retry_safe,
+            conflict=conflict,
+            timeout=timeout,
+            row=row,
+            hook=hook,
+            summary=summary,
+        )
 
     @property
     def path_params(self) -> tuple[str, ...]:

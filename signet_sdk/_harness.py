@@ -16,9 +16,10 @@ from typing import Any, ClassVar
 from ._async_client import AsyncAdapterClient
 from ._client import AdapterClient
 from ._exceptions import PayloadError, SignetError
-from ._lifecycle import LIFECYCLE_METHODS, HarnessTranslator, LifecycleCall, NativeOutput
+from ._lifecycle import LIFECYCLE_METHODS, LifecycleCall, NativeOutput
 from ._log import logger as log
 from ._models import HookResult
+from ._translator import HarnessTranslator
 
 __all__ = ["AsyncHarnessAdapter", "GenericTranslator", "HarnessAdapter", "prepare_transcript"]
 

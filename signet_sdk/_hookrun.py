@@ -34,15 +34,21 @@ import json
 import os
 import sys
 import time
-from collections.abc import Collection, Mapping, Sequence
-from typing import IO, TYPE_CHECKING, Any
 
-from ._config import ClientConfig, resolve_config
+from ._config import resolve_config
 from ._exceptions import ConfigError, PayloadError, SignetError
-from ._lifecycle import HarnessTranslator, LifecycleCall
 
-if TYPE_CHECKING:  # the outbox (and pathlib with it) loads only when a write needs it
+# Names below are for annotations only: a hook process does not import typing,
+# collections.abc or the outbox (and pathlib with it) unless a write needs it.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Collection, Mapping, Sequence
+    from typing import IO, Any
+
+    from ._config import ClientConfig
+    from ._lifecycle import LifecycleCall
     from ._outbox import Entry, Outbox, TranscriptSnapshot
+    from ._translator import HarnessTranslator
 
 __all__ = [
     "DURABLE_ACTIONS",

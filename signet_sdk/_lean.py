@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import socket
 import time
-from collections.abc import Mapping
-from typing import Any
-from urllib.parse import urlsplit
 
-from ._config import ClientConfig
 from ._core import PreparedRequest, build_request, judge_response
 from ._endpoints import endpoint
 from ._exceptions import APIConnectionError, APITimeoutError, NotSentError, SignetError
 from ._retry import CallBudget, RetryPolicy
+from ._url import Origin, parse_origin
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+    from ._config import ClientConfig
 
 __all__ = ["LeanClient", "send_prepared"]
 
@@ -30,18 +34,17 @@ class _Malformed(Exception):
     """The peer's bytes are not an HTTP/1.1 response."""
 
 
-def _connect(
-    request: PreparedRequest, host: str, port: int, timeout: float | None
-) -> socket.socket:
+def _connect(request: PreparedRequest, origin: Origin, timeout: float | None) -> socket.socket:
+    host = origin.host
     try:
-        sock = socket.create_connection((host, port), timeout=timeout)
+        sock = socket.create_connection((host, origin.port), timeout=timeout)
     except OSError as exc:  # refused, unreachable, or no connection within the deadline
         raise NotSentError(
             f"cannot connect to the Signet daemon at {request.url}: {exc}",
             method=request.method,
             url=request.url,
         ) from exc
-    if urlsplit(request.url).scheme == "https":
+    if origin.scheme == "https":
         import ssl  # only remote daemons pay for TLS
 
         try:
@@ -56,8 +59,9 @@ def _connect(
     return sock
 
 
-def _head(request: PreparedRequest, netloc: str, target: str) -> bytes:
-    lines = [f"{request.method} {target} HTTP/1.1", f"Host: {netloc}", "Connection: close"]
+def _head(request: PreparedRequest, netloc: str) -> bytes:
+    lines = [f"{request.method} {request.target} HTTP/1.1", f"Host: {netloc}"]
+    lines.append("Connection: close")
     lines += [f"{k}: {v}" for k, v in request.headers.items()]
     if request.content is not None or request.method in ("POST", "PATCH", "PUT"):
         lines.append(f"Content-Length: {len(request.content or b'')}")
@@ -153,17 +157,13 @@ def send_prepared(request: PreparedRequest, timeout: float | None) -> Any:
     standard library's ``http.client`` drags in the ``email`` package, which
     alone costs a hook process more start-up time than the daemon call.
     """
-    parts = urlsplit(request.url)
-    https = parts.scheme == "https"
-    host = parts.hostname or "127.0.0.1"
-    port = parts.port or (443 if https else 80)
-    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    origin = parse_origin(request.url[: len(request.url) - len(request.target)])
     deadline = None if timeout is None else time.monotonic() + timeout
-    sock = _connect(request, host, port, timeout)
+    sock = _connect(request, origin, timeout)
     kw = {"method": request.method, "url": request.url}
     try:
         try:
-            sock.sendall(_head(request, parts.netloc, target) + (request.content or b""))
+            sock.sendall(_head(request, origin.netloc) + (request.content or b""))
             status, headers, data = _Reader(sock, deadline).response(request.method)
         except TimeoutError as exc:
             raise APITimeoutError(

@@ -10,15 +10,14 @@ the typed library path (``AdapterClient``, pydantic) and the hook path
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple, Protocol, runtime_checkable
+from ._record import Record
 
-__all__ = [
-    "LIFECYCLE_METHODS",
-    "HarnessTranslator",
-    "LifecycleCall",
-    "NativeOutput",
-]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+__all__ = ["LIFECYCLE_METHODS", "LifecycleCall", "NativeOutput"]
 
 #: Endpoint name -> the RuntimeAdapter method that performs it.
 LIFECYCLE_METHODS: dict[str, str] = {
@@ -33,64 +32,31 @@ LIFECYCLE_METHODS: dict[str, str] = {
 }
 
 
-class LifecycleCall(NamedTuple):
+class LifecycleCall(Record):
     """One daemon call a native event implies: endpoint name and wire body.
 
     ``body`` uses the daemon's names (``sessionKey``, ``cwd`` ...) and leaves
     out ``harness`` and ``runtimePath``, which the client adds from its config.
     """
 
+    __slots__ = ("action", "body")
     action: str
     body: Mapping[str, Any]
+
+    def __init__(self, action: str, body: Mapping[str, Any]) -> None:
+        self._init(action=action, body=body)
 
     @property
     def method(self) -> str:
         return LIFECYCLE_METHODS[self.action]
 
 
-class NativeOutput(NamedTuple):
+class NativeOutput(Record):
     """What the harness process gets back: stdout text and an exit code."""
 
-    stdout: str = ""
-    exit_code: int = 0
+    __slots__ = ("exit_code", "stdout")
+    stdout: str
+    exit_code: int
 
-
-@runtime_checkable
-class HarnessTranslator(Protocol):
-    """The pure half of an adapter; no I/O, no third-party imports required."""
-
-    # Read-only members, so a plain class attribute (``harness = "x"``) satisfies them.
-    @property
-    def harness(self) -> str:
-        """The harness id the daemon records (``claude-code``, ``pi`` ...)."""
-        ...
-
-    @property
-    def runtime_path(self) -> str | None:
-        """``legacy`` for per-event hook commands, ``plugin`` for in-process plugins,
-        None to claim nothing."""
-        ...
-
-    @property
-    def events(self) -> Sequence[str]:
-        """Native event names this translator understands."""
-        ...
-
-    @property
-    def not_applicable(self) -> Mapping[str, str]:
-        """Dependency-map rows (or native events) it does not cover, each with the reason."""
-        ...
-
-    def translate(self, event: str, payload: Mapping[str, Any]) -> list[LifecycleCall]:
-        """Lifecycle calls for one native event; raises PayloadError on bad input."""
-        ...
-
-    def render(
-        self, event: str, payload: Mapping[str, Any], results: Sequence[Any]
-    ) -> NativeOutput:
-        """Native output from the decoded daemon answers, one per call."""
-        ...
-
-    def neutral(self, event: str) -> NativeOutput:
-        """The fail-open output: what the harness gets when the daemon did not help."""
-        ...
+    def __init__(self, stdout: str = "", exit_code: int = 0) -> None:
+        self._init(stdout=stdout, exit_code=exit_code)

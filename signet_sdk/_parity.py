@@ -33,7 +33,8 @@ from ._core import build_request
 from ._endpoints import DEPENDENCY_MAP_ROWS, endpoint
 from ._exceptions import ConflictError, PayloadError, SignetError
 from ._lean import LeanClient
-from ._lifecycle import HarnessTranslator, NativeOutput
+from ._lifecycle import NativeOutput
+from ._translator import HarnessTranslator
 
 __all__ = ["ParityReport", "cli_main", "load_vectors", "run_parity", "translators"]
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from ._exceptions import AdapterNotFoundError, InvalidAdapterError
 from ._harness import AsyncHarnessAdapter, GenericTranslator, HarnessAdapter
-from ._lifecycle import HarnessTranslator
+from ._translator import HarnessTranslator
 
 __all__ = ["ADAPTER_GROUP", "create_adapter", "create_async_adapter", "installed_adapters"]
 

@@ -10,7 +10,6 @@ Every wait fits inside the call's one deadline. Standard library only.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple
 
 from ._endpoints import Endpoint
 from ._exceptions import (
@@ -21,7 +20,9 @@ from ._exceptions import (
     RateLimitError,
     SignetError,
 )
+from ._record import Record
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import random
 
@@ -33,12 +34,18 @@ _REJECTED_UNAPPLIED = frozenset({429, 503})
 _TRANSIENT = frozenset({500, 502, 504})
 
 
-class RetryPolicy(NamedTuple):
+class RetryPolicy(Record):
     """Exponential back-off with full jitter, capped; ``max_retries`` extra tries."""
 
-    max_retries: int = 2
-    initial_delay: float = 0.2
-    max_delay: float = 4.0
+    __slots__ = ("initial_delay", "max_delay", "max_retries")
+    max_retries: int
+    initial_delay: float
+    max_delay: float
+
+    def __init__(
+        self, max_retries: int = 2, initial_delay: float = 0.2, max_delay: float = 4.0
+    ) -> None:
+        self._init(max_retries=max_retries, initial_delay=initial_delay, max_delay=max_delay)
 
 
 def should_retry(ep: Endpoint, error: SignetError) -> bool:

@@ -16,11 +16,12 @@ only when ``ClaudeCodeAdapter`` is first touched.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from ._translate import EVENTS, TRANSLATOR, ClaudeCodeTranslator
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from ._adapter import ClaudeCodeAdapter
 
 __all__ = ["EVENTS", "TRANSLATOR", "ClaudeCodeAdapter", "ClaudeCodeTranslator"]

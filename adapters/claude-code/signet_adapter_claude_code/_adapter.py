@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from signet_sdk import HarnessAdapter
-from signet_sdk._lifecycle import HarnessTranslator
+from signet_sdk._translator import HarnessTranslator
 
 from ._translate import ClaudeCodeTranslator
 

@@ -42,10 +42,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from signet_sdk._exceptions import PayloadError
 from signet_sdk._lifecycle import LifecycleCall, NativeOutput
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["EVENTS", "TRANSLATOR", "ClaudeCodeTranslator"]
 

@@ -12,7 +12,7 @@ from signet_adapter_claude_code import TRANSLATOR, ClaudeCodeTranslator
 
 from signet_sdk._endpoints import DEPENDENCY_MAP_ROWS, endpoint
 from signet_sdk._exceptions import PayloadError
-from signet_sdk._lifecycle import HarnessTranslator
+from signet_sdk._translator import HarnessTranslator
 
 BASE = {"session_id": "s-1", "cwd": "/w", "transcript_path": "/t.jsonl"}
 
