@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from ._adapter import (
         RuntimeAdapter as RuntimeAdapter,
     )
+    from ._aiohttp_transport import AiohttpTransport as AiohttpTransport
     from ._async_client import AsyncAdapterClient as AsyncAdapterClient
     from ._client import AdapterClient as AdapterClient
     from ._config import ClientConfig as ClientConfig
@@ -122,6 +123,7 @@ if TYPE_CHECKING:
 
 _SOURCES: dict[str, tuple[str, ...]] = {
     "._adapter": ("AsyncRuntimeAdapter", "RuntimeAdapter"),
+    "._aiohttp_transport": ("AiohttpTransport",),
     "._async_client": ("AsyncAdapterClient",),
     "._client": ("AdapterClient",),
     "._config": ("ClientConfig", "Timeouts"),

@@ -34,6 +34,13 @@ if TYPE_CHECKING:
 
 __all__ = ["BaseAdapterClient", "Plan", "SSEDecoder"]
 
+#: Keep-alive for as many connections as may be open: httpcore closes any idle
+#: connection while more than ``max_keepalive_connections`` exist, so a lower
+#: keep-alive cap turns every concurrent burst into fresh TCP connections.
+POOL_LIMITS = httpx.Limits(
+    max_connections=100, max_keepalive_connections=100, keepalive_expiry=30.0
+)
+
 
 #: Lifecycle calls whose runtime-path 409 is an outcome, not a failure: the
 #: other path owns the session and does the work. ``remember`` stays an error,

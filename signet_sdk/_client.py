@@ -16,6 +16,7 @@ import httpx
 from pydantic import BaseModel
 
 from ._adapter import RuntimeAdapter
+from ._base_client import POOL_LIMITS as _POOL_LIMITS
 from ._base_client import BaseAdapterClient, Plan, SSEDecoder
 from ._exceptions import ConflictError, SignetError
 from ._lifecycle import LifecycleCall
@@ -98,9 +99,7 @@ class AdapterClient(BaseAdapterClient, RuntimeAdapter):
     ) -> None:
         super().__init__(harness, daemon_url, **options)
         self._owns_http = http_client is None
-        self._http = http_client or httpx.Client(
-            limits=httpx.Limits(max_keepalive_connections=8, keepalive_expiry=30.0)
-        )
+        self._http = http_client or httpx.Client(limits=_POOL_LIMITS)
 
     def close(self) -> None:
         if self._owns_http:

@@ -18,6 +18,7 @@ EXPECTED_CORE = {
     "APIStatusError",
     "APITimeoutError",
     "AdapterClient",
+    "AiohttpTransport",
     "AdapterNotFoundError",
     "AsyncAdapterClient",
     "AsyncHarnessAdapter",
