@@ -155,103 +155,42 @@ _SOURCES: dict[str, tuple[str, ...]] = {
     "._lifecycle": ("LifecycleCall", "NativeOutput"),
     "._translator": ("HarnessTranslator",),
     "._registry": ("create_adapter", "create_async_adapter", "installed_adapters"),
-    # Filled from ._models.__all__; pinned by tests/test_public_api.py.
-    "._models": (
-        "BatchForgetRequest",
-        "BatchForgetResult",
-        "BatchModifyItem",
-        "BatchModifyRequest",
-        "BatchModifyResult",
-        "CheckpointExtractParams",
-        "CheckpointExtractRequest",
-        "CheckpointExtractResult",
-        "CompactionCompleteParams",
-        "CompactionCompleteRequest",
-        "CompactionCompleteResult",
-        "ExpandedTranscript",
-        "ForgetCandidate",
-        "ForgetItem",
-        "ForgetMemoryRequest",
-        "ForgetMemoryResult",
-        "HealthPipeline",
-        "HealthStatus",
-        "HookResult",
-        "Identity",
-        "InjectedMemory",
-        "LinkedMemory",
-        "LogEntry",
-        "LogError",
-        "LogList",
-        "MemoryPatch",
-        "MemoryRecallRequest",
-        "MemoryRecallResult",
-        "MemoryRecord",
-        "MemoryRememberRequest",
-        "ModifyMemoryRequest",
-        "ModifyMemoryResult",
-        "PreCompactionParams",
-        "PreCompactionRequest",
-        "PreCompactionResult",
-        "RecallHit",
-        "RecallMeta",
-        "RecallParams",
-        "RecallRequest",
-        "RecallResult",
-        "RememberParams",
-        "RememberRequest",
-        "RememberResult",
-        "RequestModel",
-        "ResponseModel",
-        "SecretsExecRequest",
-        "SecretsExecResult",
-        "SessionBypassRequest",
-        "SessionBypassResult",
-        "SessionEndParams",
-        "SessionEndRequest",
-        "SessionEndResult",
-        "SessionInfo",
-        "SessionList",
-        "SessionRenewResult",
-        "SessionSearchHit",
-        "SessionSearchRequest",
-        "SessionSearchResult",
-        "SessionStartParams",
-        "SessionStartRequest",
-        "SessionStartResult",
-        "SessionSummaryList",
-        "SessionSummaryRow",
-        "SessionTranscript",
-        "SignetModel",
-        "SummaryExpandRequest",
-        "SummaryExpandResult",
-        "SummaryNode",
-        "SynthesisCompleteRequest",
-        "SynthesisCompleteResult",
-        "SynthesisConfig",
-        "SynthesisRequest",
-        "SynthesisResult",
-        "UserPromptSubmitParams",
-        "UserPromptSubmitRequest",
-        "UserPromptSubmitResult",
-    ),
 }
 
 _WHERE: dict[str, str] = {name: mod for mod, names in _SOURCES.items() for name in names}
+_CORE_ALL = sorted({"__version__", *_WHERE})
 
-__all__ = sorted({"__version__", *_WHERE})
+
+def _public_names() -> list[str]:
+    """Core names plus every model; listing the models means importing pydantic."""
+    from ._models import __all__ as models
+
+    return sorted({*_CORE_ALL, *models})
 
 
 def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'signet_sdk' has no attribute {name!r}")
-    value = getattr(import_module(module, __name__), name)
-    if module == "._exceptions":
-        # Tracebacks read signet_sdk.ConflictError, not the private module.
-        value.__module__ = __name__
+    # ``__all__`` is computed on first use so that ``import signet_sdk`` stays
+    # light; the models' names live once, in ``signet_sdk._models.__all__``.
+    if name == "__all__":
+        value: Any = _public_names()
+    else:
+        module = _WHERE.get(name)
+        if module is None and name.startswith("__"):
+            raise AttributeError(f"module 'signet_sdk' has no attribute {name!r}")
+        if module is None:
+            from ._models import __all__ as models
+
+            if name not in models:
+                raise AttributeError(f"module 'signet_sdk' has no attribute {name!r}")
+            module = "._models"
+        value = getattr(import_module(module, __name__), name)
+        if module == "._exceptions":
+            # Tracebacks read signet_sdk.ConflictError, not the private module.
+            value.__module__ = __name__
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
-    return __all__
+    all_names: list[str] = __getattr__("__all__")
+    return all_names
