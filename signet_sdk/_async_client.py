@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Mapping
 from types import TracebackType
-from typing import Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 import anyio
 import httpx
@@ -73,6 +73,11 @@ from ._models import (
 )
 from ._retry import CallBudget
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ._config import ClientOptions
+
 __all__ = ["AsyncAdapterClient"]
 
 M = TypeVar("M", bound=BaseModel)
@@ -95,7 +100,7 @@ class AsyncAdapterClient(BaseAdapterClient, AsyncRuntimeAdapter):
         daemon_url: str | None = None,
         *,
         http_client: httpx.AsyncClient | None = None,
-        **options: Any,
+        **options: Unpack[ClientOptions],
     ) -> None:
         super().__init__(harness, daemon_url, **options)
         self._owns_http = http_client is None

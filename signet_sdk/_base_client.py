@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 from pydantic import BaseModel, ValidationError
 
-from ._config import ClientConfig, Timeouts, resolve_config
+from ._config import ClientConfig, resolve_config
 from ._core import PreparedRequest, build_request, judge_response
 from ._endpoints import Endpoint, endpoint
 from ._exceptions import (
@@ -30,7 +30,9 @@ from ._lifecycle import LIFECYCLE_METHODS, LifecycleCall
 from ._retry import RetryPolicy
 
 if TYPE_CHECKING:
-    from ._config import RuntimePath
+    from typing_extensions import Unpack
+
+    from ._config import ClientOptions
 
 __all__ = ["BaseAdapterClient", "Plan", "SSEDecoder"]
 
@@ -78,32 +80,14 @@ class BaseAdapterClient:
         harness: str,
         daemon_url: str | None = None,
         *,
-        token: str | None = None,
-        agent_id: str | None = None,
-        runtime_path: RuntimePath | None = None,
-        actor: str | None = None,
-        actor_type: Any = None,
-        timeout: float | Timeouts | None = None,
-        max_retries: int | None = None,
-        env: Mapping[str, str] | None = None,
         config: ClientConfig | None = None,
+        **options: Unpack[ClientOptions],
     ) -> None:
         if not harness or not isinstance(harness, str):
             from ._exceptions import ConfigError
 
             raise ConfigError("harness", "must be a non-empty string such as 'openclaw'")
-        self._config = config or resolve_config(
-            daemon_url,
-            harness=harness,
-            token=token,
-            agent_id=agent_id,
-            runtime_path=runtime_path,
-            actor=actor,
-            actor_type=actor_type,
-            timeout=timeout,
-            max_retries=max_retries,
-            env=env,
-        )
+        self._config = config or resolve_config(daemon_url, harness=harness, **options)
         self._policy = RetryPolicy(max_retries=self._config.max_retries)
 
     @property

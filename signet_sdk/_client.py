@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Mapping
 from types import TracebackType
-from typing import Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 import httpx
 from pydantic import BaseModel
@@ -73,6 +73,11 @@ from ._models import (
 )
 from ._retry import CallBudget
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ._config import ClientOptions
+
 __all__ = ["AdapterClient"]
 
 M = TypeVar("M", bound=BaseModel)
@@ -95,7 +100,7 @@ class AdapterClient(BaseAdapterClient, RuntimeAdapter):
         daemon_url: str | None = None,
         *,
         http_client: httpx.Client | None = None,
-        **options: Any,
+        **options: Unpack[ClientOptions],
     ) -> None:
         super().__init__(harness, daemon_url, **options)
         self._owns_http = http_client is None

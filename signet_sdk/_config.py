@@ -22,10 +22,23 @@ from ._url import parse_origin
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from typing import Any, Literal, TypeAlias
+    from typing import Any, Literal, TypeAlias, TypedDict
 
     RuntimePath: TypeAlias = Literal["plugin", "legacy"]
     ActorType: TypeAlias = Literal["operator", "pipeline", "harness", "sdk", "daemon"]
+
+    class ClientOptions(TypedDict, total=False):
+        """The keyword settings every client and ``create_adapter`` accept."""
+
+        token: str | None
+        agent_id: str | None
+        runtime_path: RuntimePath | None
+        actor: str | None
+        actor_type: ActorType | None
+        timeout: float | Timeouts | None
+        max_retries: int | None
+        env: Mapping[str, str] | None
+
 
 __all__ = ["DEFAULT_DAEMON_URL", "ClientConfig", "Timeouts", "resolve_config"]
 

@@ -21,6 +21,13 @@ from ._log import logger as log
 from ._models import HookResult
 from ._translator import HarnessTranslator
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import httpx
+    from typing_extensions import Unpack
+
+    from ._config import ClientOptions
+
 __all__ = ["AsyncHarnessAdapter", "GenericTranslator", "HarnessAdapter", "prepare_transcript"]
 
 
@@ -136,17 +143,16 @@ def _wire(result: HookResult) -> dict[str, Any]:
 class _TranslatorMixin:
     translator: ClassVar[HarnessTranslator]
 
-    def _init_translator(
-        self, translator: HarnessTranslator | None, options: dict[str, Any]
-    ) -> tuple[str, dict[str, Any]]:
+    def _init_translator(self, translator: HarnessTranslator | None, options: ClientOptions) -> str:
+        """Install the translator; its runtime path is the default for ``options``."""
         if translator is not None:
             self.translator = translator  # type: ignore[misc]
         tr = getattr(self, "translator", None)
         if not isinstance(tr, HarnessTranslator):
             raise TypeError(f"{type(self).__name__} needs a translator")
-        if tr.runtime_path and "runtime_path" not in options:
-            options["runtime_path"] = tr.runtime_path
-        return tr.harness, options
+        if tr.runtime_path in ("plugin", "legacy") and "runtime_path" not in options:
+            options["runtime_path"] = tr.runtime_path  # type: ignore[typeddict-item]
+        return tr.harness
 
     def _prepare(self, call: LifecycleCall) -> tuple[LifecycleCall, Path | None]:
         return prepare_transcript(self.translator, call)
@@ -167,10 +173,11 @@ class HarnessAdapter(_TranslatorMixin, AdapterClient):
         daemon_url: str | None = None,
         *,
         translator: HarnessTranslator | None = None,
-        **options: Any,
+        http_client: httpx.Client | None = None,
+        **options: Unpack[ClientOptions],
     ) -> None:
-        harness, options = self._init_translator(translator, options)
-        super().__init__(harness, daemon_url, **options)
+        harness = self._init_translator(translator, options)
+        super().__init__(harness, daemon_url, http_client=http_client, **options)
 
     def run_event(
         self, event: str, payload: Mapping[str, Any]
@@ -208,10 +215,11 @@ class AsyncHarnessAdapter(_TranslatorMixin, AsyncAdapterClient):
         daemon_url: str | None = None,
         *,
         translator: HarnessTranslator | None = None,
-        **options: Any,
+        http_client: httpx.AsyncClient | None = None,
+        **options: Unpack[ClientOptions],
     ) -> None:
-        harness, options = self._init_translator(translator, options)
-        super().__init__(harness, daemon_url, **options)
+        harness = self._init_translator(translator, options)
+        super().__init__(harness, daemon_url, http_client=http_client, **options)
 
     async def run_event(
         self, event: str, payload: Mapping[str, Any]

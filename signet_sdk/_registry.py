@@ -8,11 +8,17 @@ from __future__ import annotations
 
 import inspect
 from importlib.metadata import EntryPoint, entry_points
-from typing import Any
 
 from ._exceptions import AdapterNotFoundError, InvalidAdapterError
 from ._harness import AsyncHarnessAdapter, GenericTranslator, HarnessAdapter
 from ._translator import HarnessTranslator
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import httpx
+    from typing_extensions import Unpack
+
+    from ._config import ClientOptions
 
 __all__ = ["ADAPTER_GROUP", "create_adapter", "create_async_adapter", "installed_adapters"]
 
@@ -56,7 +62,12 @@ def _load(harness: str) -> type[HarnessAdapter] | None:
 
 
 def create_adapter(
-    harness: str, daemon_url: str | None = None, *, strict: bool = False, **config: Any
+    harness: str,
+    daemon_url: str | None = None,
+    *,
+    strict: bool = False,
+    http_client: httpx.Client | None = None,
+    **config: Unpack[ClientOptions],
 ) -> HarnessAdapter:
     """The adapter for ``harness``, configured from ``config`` > environment > defaults.
 
@@ -66,14 +77,20 @@ def create_adapter(
     """
     cls = _load(harness)
     if cls is not None:
-        return cls(daemon_url, **config)
+        return cls(daemon_url, http_client=http_client, **config)
     if strict:
         raise AdapterNotFoundError(harness, installed_adapters())
-    return HarnessAdapter(daemon_url, translator=GenericTranslator(harness), **config)
+    translator = GenericTranslator(harness)
+    return HarnessAdapter(daemon_url, translator=translator, http_client=http_client, **config)
 
 
 def create_async_adapter(
-    harness: str, daemon_url: str | None = None, *, strict: bool = False, **config: Any
+    harness: str,
+    daemon_url: str | None = None,
+    *,
+    strict: bool = False,
+    http_client: httpx.AsyncClient | None = None,
+    **config: Unpack[ClientOptions],
 ) -> AsyncHarnessAdapter:
     """:func:`create_adapter` for event loops: the same translator, an async client."""
     cls = _load(harness)
@@ -84,4 +101,4 @@ def create_async_adapter(
         raise AdapterNotFoundError(harness, installed_adapters())
     else:
         translator = GenericTranslator(harness)
-    return AsyncHarnessAdapter(daemon_url, translator=translator, **config)
+    return AsyncHarnessAdapter(daemon_url, translator=translator, http_client=http_client, **config)
