@@ -122,16 +122,15 @@ def prepare_transcript(
     roots = getattr(translator, "transcript_roots", None)
     if not isinstance(path, str) or roots is None:
         return call, None
-    from ._outbox import TranscriptRefused, attach_transcript, snapshot_transcript
+    from ._outbox import attach_transcript, take_transcript
 
-    body = {k: v for k, v in call.body.items() if k != "transcriptPath"}
-    try:
-        snapshot = snapshot_transcript(path, roots)
-    except (TranscriptRefused, OSError) as exc:
-        log.warning("%s: transcript not sent: %s", translator.harness, exc)
-        return LifecycleCall(call.action, body), None
     tag = f"{translator.harness}-{call.action}"
-    staged = attach_transcript(body, snapshot, tag, log=log.warning)
+
+    def say(message: str) -> None:
+        log.warning("%s: %s", tag, message)
+
+    body, snapshot = take_transcript(call.body, roots, say)
+    staged = None if snapshot is None else attach_transcript(body, snapshot, tag, log=say)
     return LifecycleCall(call.action, body), staged
 
 

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
     from ._config import ClientConfig
     from ._lifecycle import LifecycleCall
-    from ._outbox import Entry, Outbox, TranscriptSnapshot
+    from ._outbox import Entry, Outbox
     from ._translator import HarnessTranslator
 
 __all__ = [
@@ -417,25 +417,6 @@ def _run(
     return translator.render(event, payload, results).stdout
 
 
-def _snapshot(
-    call: LifecycleCall, roots: Sequence[str | os.PathLike[str]], log: Any
-) -> tuple[dict[str, Any], TranscriptSnapshot | None]:
-    from ._outbox import TranscriptRefused, snapshot_transcript
-
-    body = dict(call.body)
-    path = body.pop("transcriptPath", None)
-    if not isinstance(path, str) or not path:
-        return body, None
-    try:
-        return body, snapshot_transcript(path, roots)
-    except TranscriptRefused as exc:
-        log(f"transcript not sent: {exc}")
-        return body, None
-    except OSError as exc:
-        log(f"transcript not sent: {exc}")
-        return body, None
-
-
 def _durable(
     call: LifecycleCall,
     config: ClientConfig,
@@ -447,7 +428,9 @@ def _durable(
     env: Mapping[str, str],
 ) -> Any:
     """Hand one write to the outbox, then send it now or leave it to a flusher."""
-    body, snapshot = _snapshot(call, roots, log)
+    from ._outbox import take_transcript
+
+    body, snapshot = take_transcript(call.body, roots, log)
     with deadline.hold():
         entry = outbox.put(
             call.action,

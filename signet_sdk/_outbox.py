@@ -64,6 +64,7 @@ __all__ = [
     "stage_file",
     "state_dir",
     "sweep_staged",
+    "take_transcript",
 ]
 
 #: Where daemons that check paths accept transcript files (contract §1.10).
@@ -277,6 +278,28 @@ def fit_inline_transcript(body: Mapping[str, Any], data: bytes) -> tuple[str, in
         dropped += cut
         data = data[cut:]
     return "", dropped
+
+
+def take_transcript(
+    body: Mapping[str, Any],
+    roots: Sequence[str | os.PathLike[str]],
+    log: Callable[[str], None],
+) -> tuple[dict[str, Any], TranscriptSnapshot | None]:
+    """Take ``transcriptPath`` out of ``body`` and read that file, if allowed.
+
+    Returns the body without the path and the snapshot, or None (logged) when
+    there is no path or the file may not or cannot be read: the call then goes
+    without a transcript rather than not at all.
+    """
+    rest = dict(body)
+    path = rest.pop("transcriptPath", None)
+    if not isinstance(path, str) or not path:
+        return rest, None
+    try:
+        return rest, snapshot_transcript(path, roots)
+    except (TranscriptRefused, OSError) as exc:
+        log(f"transcript not sent: {exc}")
+        return rest, None
 
 
 def attach_transcript(

@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 from ._config import resolve_config
 from ._contract_export import contract_dir
 from ._core import build_request
-from ._endpoints import DEPENDENCY_MAP_ROWS, endpoint
+from ._endpoints import DEPENDENCY_MAP_ROWS, endpoint, endpoint_for_row
 from ._exceptions import ConflictError, PayloadError, SignetError
 from ._lean import LeanClient
 from ._lifecycle import NativeOutput
@@ -220,8 +220,6 @@ def _matrix(
     declared = dict(tr.not_applicable)
     rows: dict[str, tuple[str, str]] = {}
     for row in DEPENDENCY_MAP_ROWS:
-        from ._endpoints import endpoint_for_row
-
         if endpoint_for_row(row).name in covered_eps:
             rows[row] = (COVERED, "")
         elif row in declared:
