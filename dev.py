@@ -61,8 +61,8 @@ def check() -> int:
         (BIN / "ruff", "check", "."),
         (BIN / "ruff", "format", "--check", "."),
         (BIN / "mypy", *packages),
-        (PY, "-m", "signet_sdk._contract_export", "--check"),
-        (PY, "-m", "signet_sdk._schemas", "--check"),
+        (PY, "-m", "signet_sdk.testing.contract", "--check"),
+        (PY, "-m", "signet_sdk.models.schemas", "--check"),
     ]
     failed = [" ".join(map(str, s[:2])) for s in steps if run(*s, check=False) != 0]
     # The test suite runs last, so its closing line is the last thing printed.

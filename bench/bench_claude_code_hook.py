@@ -158,15 +158,15 @@ IMPORTS = (
     "signet_sdk",
     "dataclasses",
     "http.client",
-    "signet_sdk._config, signet_sdk._endpoints, signet_sdk._lifecycle, signet_sdk._core",
-    "signet_sdk._lean",
-    "signet_adapter_claude_code.hook, signet_sdk._hookrun, signet_sdk._lean",
+    "signet_sdk.wire.config, signet_sdk.wire.endpoints, signet_sdk.runtime.calls, signet_sdk.wire.request",
+    "signet_sdk.wire.lean",
+    "signet_adapter_claude_code.hook, signet_sdk.hooks.runner, signet_sdk.wire.lean",
 )
 
 
 def serve(db: str) -> int:
     """Helper process: the mock daemon with two memories, until stdin closes."""
-    from signet_sdk.mock_daemon import MockDaemon
+    from signet_sdk.testing.mock_daemon import MockDaemon
 
     daemon = MockDaemon(db_path=db)
     with daemon.serve() as handle:

@@ -440,7 +440,7 @@ async def bench_async(
     import httpx
 
     from signet_sdk import AsyncAdapterClient, UserPromptSubmitParams, UserPromptSubmitResult
-    from signet_sdk._aiohttp_transport import AiohttpTransport
+    from signet_sdk.client.aiohttp_transport import AiohttpTransport
 
     params = UserPromptSubmitParams(session_key="s", user_message="hello")
     # Idle connections must outlive the other variants' turns (rotation), or

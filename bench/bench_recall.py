@@ -2,7 +2,7 @@
 
 Fills a MockDaemon store with generated memories (a pseudo-word vocabulary
 with a Zipf-like frequency curve, fixed seed, so runs are comparable), then
-times recall queries through ``signet_sdk.mock_daemon.recall``: the same
+times recall queries through ``signet_sdk.testing.mock_daemon.recall``: the same
 function ``POST /api/memory/recall`` and ``POST /api/hooks/recall`` call.
 Prints p50/p90/p99 milliseconds per query; the target is p50 <= 5 ms.
 
@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from signet_sdk.mock_daemon import MemoryFilters, MockDaemon, RecallParams, recall
+from signet_sdk.testing.mock_daemon import MemoryFilters, MockDaemon, RecallParams, recall
 
 SYLLABLES = [a + b for a in "bcdfghjklmnprstvwz" for b in ("a", "e", "i", "o", "u", "ai", "ou")]
 

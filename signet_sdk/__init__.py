@@ -2,190 +2,115 @@
 
 Names are loaded on first use (PEP 562), so ``import signet_sdk`` stays
 cheap for hook processes that only need the standard-library path, and never
-pulls in FastAPI, uvicorn, aiohttp or any adapter.
+pulls in pydantic, httpx, FastAPI, uvicorn, aiohttp or any adapter.
+
+The public names are listed once, in the ``TYPE_CHECKING`` block below:
+type checkers read it as imports, and at run time the same lines are read
+(on the first attribute access, not at import) to know where each name lives.
 """
 
 from __future__ import annotations
 
-from importlib import import_module
-
-from ._version import __version__ as __version__
+from signet_sdk._version import __version__ as __version__
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the public API, one line per name
     from typing import Any
 
-    from ._adapter import (
-        AsyncRuntimeAdapter as AsyncRuntimeAdapter,
-    )
-    from ._adapter import (
-        RuntimeAdapter as RuntimeAdapter,
-    )
-    from ._aiohttp_transport import AiohttpTransport as AiohttpTransport
-    from ._async_client import AsyncAdapterClient as AsyncAdapterClient
-    from ._client import AdapterClient as AdapterClient
-    from ._config import ClientConfig as ClientConfig
-    from ._config import Timeouts as Timeouts
-    from ._exceptions import (
-        AdapterNotFoundError as AdapterNotFoundError,
-    )
-    from ._exceptions import (
-        APIConnectionError as APIConnectionError,
-    )
-    from ._exceptions import (
-        APIError as APIError,
-    )
-    from ._exceptions import (
-        APIResponseValidationError as APIResponseValidationError,
-    )
-    from ._exceptions import (
-        APIStatusError as APIStatusError,
-    )
-    from ._exceptions import (
-        APITimeoutError as APITimeoutError,
-    )
-    from ._exceptions import (
-        AuthenticationError as AuthenticationError,
-    )
-    from ._exceptions import (
-        BadRequestError as BadRequestError,
-    )
-    from ._exceptions import (
-        ConfigError as ConfigError,
-    )
-    from ._exceptions import (
-        ConflictError as ConflictError,
-    )
-    from ._exceptions import (
-        GoneError as GoneError,
-    )
-    from ._exceptions import (
-        InternalServerError as InternalServerError,
-    )
-    from ._exceptions import (
-        InvalidAdapterError as InvalidAdapterError,
-    )
-    from ._exceptions import (
-        NotFoundError as NotFoundError,
-    )
-    from ._exceptions import (
-        NotSentError as NotSentError,
-    )
-    from ._exceptions import (
-        PayloadError as PayloadError,
-    )
-    from ._exceptions import (
-        PayloadTooLargeError as PayloadTooLargeError,
-    )
-    from ._exceptions import (
-        PermissionDeniedError as PermissionDeniedError,
-    )
-    from ._exceptions import (
-        RateLimitError as RateLimitError,
-    )
-    from ._exceptions import (
-        ServiceUnavailableError as ServiceUnavailableError,
-    )
-    from ._exceptions import (
-        SignetError as SignetError,
-    )
-    from ._exceptions import (
-        UnprocessableEntityError as UnprocessableEntityError,
-    )
-    from ._harness import (
-        AsyncHarnessAdapter as AsyncHarnessAdapter,
-    )
-    from ._harness import (
-        GenericTranslator as GenericTranslator,
-    )
-    from ._harness import (
-        HarnessAdapter as HarnessAdapter,
-    )
-    from ._lifecycle import (
-        LifecycleCall as LifecycleCall,
-    )
-    from ._lifecycle import (
-        NativeOutput as NativeOutput,
-    )
-    from ._models import *  # noqa: F403
-    from ._registry import (
-        create_adapter as create_adapter,
-    )
-    from ._registry import (
-        create_async_adapter as create_async_adapter,
-    )
-    from ._registry import (
-        installed_adapters as installed_adapters,
-    )
-    from ._translator import (
-        HarnessTranslator as HarnessTranslator,
-    )
+    from signet_sdk.client.aiohttp_transport import AiohttpTransport as AiohttpTransport
+    from signet_sdk.client.async_client import AsyncAdapterClient as AsyncAdapterClient
+    from signet_sdk.client.contract import AsyncRuntimeAdapter as AsyncRuntimeAdapter
+    from signet_sdk.client.contract import RuntimeAdapter as RuntimeAdapter
+    from signet_sdk.client.sync_client import AdapterClient as AdapterClient
+    from signet_sdk.models import *  # noqa: F403
+    from signet_sdk.runtime.dispatch import Dispatched as Dispatched
+    from signet_sdk.runtime.dispatch import dispatch as dispatch
+    from signet_sdk.runtime.dispatch import dispatch_async as dispatch_async
+    from signet_sdk.runtime.events import run_event as run_event
+    from signet_sdk.runtime.events import run_event_async as run_event_async
+    from signet_sdk.runtime.generic import GenericTranslator as GenericTranslator
+    from signet_sdk.runtime.native import NativeOutput as NativeOutput
+    from signet_sdk.runtime.plugin import EventSpec as EventSpec
+    from signet_sdk.runtime.plugin import HarnessPlugin as HarnessPlugin
+    from signet_sdk.runtime.registry import create_adapter as create_adapter
+    from signet_sdk.runtime.registry import create_async_adapter as create_async_adapter
+    from signet_sdk.runtime.registry import find_plugin as find_plugin
+    from signet_sdk.runtime.registry import installed_adapters as installed_adapters
+    from signet_sdk.runtime.registry import installed_plugins as installed_plugins
+    from signet_sdk.runtime.translator import HarnessTranslator as HarnessTranslator
+    from signet_sdk.wire.config import ClientConfig as ClientConfig
+    from signet_sdk.wire.config import Timeouts as Timeouts
+    from signet_sdk.wire.errors import AdapterNotFoundError as AdapterNotFoundError
+    from signet_sdk.wire.errors import APIConnectionError as APIConnectionError
+    from signet_sdk.wire.errors import APIError as APIError
+    from signet_sdk.wire.errors import APIResponseValidationError as APIResponseValidationError
+    from signet_sdk.wire.errors import APIStatusError as APIStatusError
+    from signet_sdk.wire.errors import APITimeoutError as APITimeoutError
+    from signet_sdk.wire.errors import AuthenticationError as AuthenticationError
+    from signet_sdk.wire.errors import BadRequestError as BadRequestError
+    from signet_sdk.wire.errors import ConfigError as ConfigError
+    from signet_sdk.wire.errors import ConflictError as ConflictError
+    from signet_sdk.wire.errors import GoneError as GoneError
+    from signet_sdk.wire.errors import InternalServerError as InternalServerError
+    from signet_sdk.wire.errors import InvalidAdapterError as InvalidAdapterError
+    from signet_sdk.wire.errors import NotFoundError as NotFoundError
+    from signet_sdk.wire.errors import NotSentError as NotSentError
+    from signet_sdk.wire.errors import PayloadError as PayloadError
+    from signet_sdk.wire.errors import PayloadTooLargeError as PayloadTooLargeError
+    from signet_sdk.wire.errors import PermissionDeniedError as PermissionDeniedError
+    from signet_sdk.wire.errors import RateLimitError as RateLimitError
+    from signet_sdk.wire.errors import ServiceUnavailableError as ServiceUnavailableError
+    from signet_sdk.wire.errors import SignetError as SignetError
+    from signet_sdk.wire.errors import UnprocessableEntityError as UnprocessableEntityError
+    from signet_sdk.wire.lifecycle import LifecycleCall as LifecycleCall
 
-_SOURCES: dict[str, tuple[str, ...]] = {
-    "._adapter": ("AsyncRuntimeAdapter", "RuntimeAdapter"),
-    "._aiohttp_transport": ("AiohttpTransport",),
-    "._async_client": ("AsyncAdapterClient",),
-    "._client": ("AdapterClient",),
-    "._config": ("ClientConfig", "Timeouts"),
-    "._exceptions": (
-        "APIConnectionError",
-        "APIError",
-        "APIResponseValidationError",
-        "APIStatusError",
-        "APITimeoutError",
-        "AdapterNotFoundError",
-        "AuthenticationError",
-        "BadRequestError",
-        "ConfigError",
-        "ConflictError",
-        "GoneError",
-        "InternalServerError",
-        "InvalidAdapterError",
-        "NotFoundError",
-        "NotSentError",
-        "PayloadError",
-        "PayloadTooLargeError",
-        "PermissionDeniedError",
-        "RateLimitError",
-        "ServiceUnavailableError",
-        "SignetError",
-        "UnprocessableEntityError",
-    ),
-    "._harness": ("AsyncHarnessAdapter", "GenericTranslator", "HarnessAdapter"),
-    "._lifecycle": ("LifecycleCall", "NativeOutput"),
-    "._translator": ("HarnessTranslator",),
-    "._registry": ("create_adapter", "create_async_adapter", "installed_adapters"),
-}
+_where: dict[str, str] | None = None
 
-_WHERE: dict[str, str] = {name: mod for mod, names in _SOURCES.items() for name in names}
-_CORE_ALL = sorted({"__version__", *_WHERE})
+
+def _sources() -> dict[str, str]:
+    """Public name -> its module, read from the ``TYPE_CHECKING`` block of this file."""
+    global _where
+    if _where is None:
+        import ast
+
+        with open(__file__, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read())
+        block = next(n for n in tree.body if isinstance(n, ast.If) and n.body)
+        found: dict[str, str] = {}
+        for node in block.body:
+            if isinstance(node, ast.ImportFrom) and node.module and node.module != "typing":
+                for alias in node.names:
+                    if alias.name != "*":
+                        found[alias.asname or alias.name] = node.module
+        _where = found
+    return _where
 
 
 def _public_names() -> list[str]:
     """Core names plus every model; listing the models means importing pydantic."""
-    from ._models import __all__ as models
+    from signet_sdk.models import __all__ as models
 
-    return sorted({*_CORE_ALL, *models})
+    return sorted({"__version__", *_sources(), *models})
 
 
 def __getattr__(name: str) -> Any:
-    # ``__all__`` is computed on first use so that ``import signet_sdk`` stays
-    # light; the models' names live once, in ``signet_sdk._models.__all__``.
     if name == "__all__":
         value: Any = _public_names()
+    elif name.startswith("__"):
+        raise AttributeError(f"module 'signet_sdk' has no attribute {name!r}")
     else:
-        module = _WHERE.get(name)
-        if module is None and name.startswith("__"):
-            raise AttributeError(f"module 'signet_sdk' has no attribute {name!r}")
+        from importlib import import_module
+
+        module = _sources().get(name)
         if module is None:
-            from ._models import __all__ as models
+            from signet_sdk.models import __all__ as models
 
             if name not in models:
                 raise AttributeError(f"module 'signet_sdk' has no attribute {name!r}")
-            module = "._models"
-        value = getattr(import_module(module, __name__), name)
-        if module == "._exceptions":
-            # Tracebacks read signet_sdk.ConflictError, not the private module.
+            module = "signet_sdk.models"
+        value = getattr(import_module(module), name)
+        if module == "signet_sdk.wire.errors":
+            # Tracebacks read signet_sdk.ConflictError, not the module it lives in.
             value.__module__ = __name__
     globals()[name] = value
     return value

@@ -28,8 +28,8 @@ import pytest
 
 import signet_sdk as s
 from signet_sdk import AsyncAdapterClient
-from signet_sdk._aiohttp_transport import AiohttpTransport
 from signet_sdk._version import __version__
+from signet_sdk.client.aiohttp_transport import AiohttpTransport
 
 pytestmark = pytest.mark.anyio
 
@@ -385,7 +385,7 @@ def test_without_aiohttp_the_import_error_names_the_extra() -> None:
         "import sys; sys.modules['aiohttp'] = None\n"
         "import signet_sdk\n"
         "try:\n"
-        "    import signet_sdk._aiohttp_transport\n"
+        "    import signet_sdk.client.aiohttp_transport\n"
         "except ImportError as exc:\n"
         "    print(exc)\n"
     )

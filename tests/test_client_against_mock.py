@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 import signet_sdk as s
-from signet_sdk.mock_daemon import MockDaemon
+from signet_sdk.testing.mock_daemon import MockDaemon
 
 LONG = "user: we ship the billing fix on Tuesday after review.\nassistant: noted.\n" * 10
 

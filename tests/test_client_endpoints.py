@@ -387,7 +387,7 @@ async def test_async_endpoint(row: Row) -> None:
 
 
 def test_every_public_endpoint_method_is_in_the_table() -> None:
-    from signet_sdk._endpoints import ENDPOINTS
+    from signet_sdk.wire.endpoints import ENDPOINTS
 
     covered = {r.path.split("?")[0] for r in ROWS}
     templates = {e.path for e in ENDPOINTS if e.name != "logs_stream"}

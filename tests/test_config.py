@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from signet_sdk._config import DEFAULT_DAEMON_URL, Timeouts, resolve_config
-from signet_sdk._exceptions import ConfigError
+from signet_sdk.wire.config import DEFAULT_DAEMON_URL, Timeouts, resolve_config
+from signet_sdk.wire.errors import ConfigError
 
 
 def test_defaults_with_empty_environment() -> None:

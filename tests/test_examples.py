@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from signet_sdk.mock_daemon import MockDaemon
+from signet_sdk.testing.mock_daemon import MockDaemon
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import signet_sdk as s
-from signet_sdk.mock_daemon import MockDaemon
+from signet_sdk.testing.mock_daemon import MockDaemon
 
 
 @pytest.fixture(scope="module")

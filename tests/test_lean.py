@@ -10,9 +10,9 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from signet_sdk import _exceptions as ex
-from signet_sdk._config import resolve_config
-from signet_sdk._lean import LeanClient
-from signet_sdk.mock_daemon import MockDaemon
+from signet_sdk.testing.mock_daemon import MockDaemon
+from signet_sdk.wire.config import resolve_config
+from signet_sdk.wire.lean import LeanClient
 
 
 @pytest.fixture(scope="module")

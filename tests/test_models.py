@@ -16,9 +16,8 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
-import signet_sdk._models as models
-from signet_sdk._endpoints import ENDPOINTS
-from signet_sdk._models import (
+import signet_sdk.models as models
+from signet_sdk.models import (
     BatchForgetRequest,
     BatchForgetResult,
     BatchModifyRequest,
@@ -80,7 +79,14 @@ from signet_sdk._models import (
     UserPromptSubmitRequest,
     UserPromptSubmitResult,
 )
-from signet_sdk._schemas import DEFAULT_DIR, check_schemas, generate_schemas, main, write_schemas
+from signet_sdk.models.schemas import (
+    DEFAULT_DIR,
+    check_schemas,
+    generate_schemas,
+    main,
+    write_schemas,
+)
+from signet_sdk.wire.endpoints import ENDPOINTS
 
 UUID = "0b7f2c1e-5f7a-4e8e-9c3d-2a1b0c9d8e7f"
 UUID2 = "6a4d9e2b-1c3f-4a5b-8d7e-9f0a1b2c3d4e"
@@ -1224,7 +1230,7 @@ def test_batch_forget_request_round_trips(kwargs: dict[str, Any]) -> None:
 
 def test_committed_schemas_match_the_models() -> None:
     drift = check_schemas(DEFAULT_DIR)
-    assert drift == [], f"run `python -m signet_sdk._schemas` to regenerate: {drift}"
+    assert drift == [], f"run `python -m signet_sdk.models.schemas` to regenerate: {drift}"
 
 
 def test_schemas_use_wire_names_and_cover_every_model() -> None:

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from signet_sdk import GenericTranslator, LifecycleCall
-from signet_sdk._parity import MISSING, NOT_APPLICABLE, VectorResult, _matrix, run_parity
+from signet_sdk.testing.parity import MISSING, NOT_APPLICABLE, VectorResult, _matrix, run_parity
 
-CLI = [sys.executable, "-m", "signet_sdk._cli"]
+CLI = [sys.executable, "-m", "signet_sdk.cli.main"]
 
 
 def test_every_installed_adapter_has_full_or_explained_parity() -> None:
@@ -43,10 +43,10 @@ def test_a_gap_no_adapter_explains_fails_the_suite() -> None:
 
 
 def test_a_vector_whose_request_differs_is_reported(tmp_path: Path) -> None:
-    from signet_sdk._config import resolve_config
-    from signet_sdk._lean import LeanClient
-    from signet_sdk._parity import _check_vector
-    from signet_sdk.mock_daemon import MockDaemon
+    from signet_sdk.testing.mock_daemon import MockDaemon
+    from signet_sdk.testing.parity import _check_vector
+    from signet_sdk.wire.config import resolve_config
+    from signet_sdk.wire.lean import LeanClient
 
     vector = json.loads(
         (Path(__file__).parent.parent / "contract/vectors/generic/session-start.json").read_text()
@@ -81,7 +81,7 @@ def test_cli_parity_json() -> None:
 
 
 def test_cli_parity_table_against_a_daemon_url() -> None:
-    from signet_sdk.mock_daemon import MockDaemon
+    from signet_sdk.testing.mock_daemon import MockDaemon
 
     with MockDaemon().serve() as handle:
         proc = run("parity", "--daemon-url", handle.url, "generic")

@@ -94,7 +94,7 @@ def test_import_signet_sdk_is_light() -> None:
 
 def test_hook_path_modules_stay_on_the_standard_library() -> None:
     mods = imported_after(
-        "import signet_sdk._lean, signet_sdk._lifecycle, signet_sdk._endpoints, signet_sdk._config"
+        "import signet_sdk.wire.lean, signet_sdk.runtime.calls, signet_sdk.wire.endpoints, signet_sdk.wire.config"
     )
     assert not {"httpx", "pydantic", "fastapi", "anyio"} & mods
 

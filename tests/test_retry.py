@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from signet_sdk._endpoints import endpoint
-from signet_sdk._exceptions import (
+from signet_sdk.wire.endpoints import endpoint
+from signet_sdk.wire.errors import (
     APIConnectionError,
     APITimeoutError,
     NotSentError,
@@ -17,7 +17,7 @@ from signet_sdk._exceptions import (
     SignetError,
     status_error,
 )
-from signet_sdk._retry import CallBudget, RetryPolicy, retry_delay, should_retry
+from signet_sdk.wire.retry import CallBudget, RetryPolicy, retry_delay, should_retry
 
 KW = {"method": "POST", "url": "http://127.0.0.1:1/x"}
 

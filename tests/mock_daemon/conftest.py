@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from signet_sdk.mock_daemon import MockDaemon
+from signet_sdk.testing.mock_daemon import MockDaemon
 
 T0 = 1_777_550_400.0  # 2026-04-30T12:00:00.000Z
 T0_ISO = "2026-04-30T12:00:00.000Z"

@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 import pytest
 
-from signet_sdk.mock_daemon import MockDaemon
+from signet_sdk.testing.mock_daemon import MockDaemon
 
 pytestmark = pytest.mark.anyio
 

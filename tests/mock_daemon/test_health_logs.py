@@ -9,7 +9,7 @@ import anyio
 import httpx
 import pytest
 
-from signet_sdk.mock_daemon import MockDaemon
+from signet_sdk.testing.mock_daemon import MockDaemon
 
 
 @pytest.mark.anyio

@@ -9,8 +9,8 @@ import sys
 import httpx
 import pytest
 
-from signet_sdk._endpoints import ENDPOINTS
-from signet_sdk.mock_daemon import MockDaemon
+from signet_sdk.testing.mock_daemon import MockDaemon
+from signet_sdk.wire.endpoints import ENDPOINTS
 
 pytestmark = pytest.mark.anyio
 
@@ -175,7 +175,7 @@ async def test_cors_preflight(client: httpx.AsyncClient) -> None:
 
 def test_import_pulls_in_no_server_or_client_library() -> None:
     code = (
-        "import sys, signet_sdk.mock_daemon; "
+        "import sys, signet_sdk.testing.mock_daemon; "
         "bad = [m for m in ('uvicorn', 'fastapi', 'httpx', 'pydantic', 'starlette') "
         "if m in sys.modules]; print(','.join(bad))"
     )
@@ -189,7 +189,7 @@ def test_the_instance_and_app_are_asgi_callables(daemon: MockDaemon) -> None:
 
 
 def test_all_lists_exactly_the_public_names() -> None:
-    import signet_sdk.mock_daemon as package
+    import signet_sdk.testing.mock_daemon as package
 
     public = {n for n in dir(package) if not n.startswith("_") and n != "annotations"}
     assert set(package.__all__) == public

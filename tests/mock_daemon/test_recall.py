@@ -7,7 +7,7 @@ import time
 import httpx
 import pytest
 
-from signet_sdk.mock_daemon import MemoryFilters, MockDaemon, RecallParams, recall
+from signet_sdk.testing.mock_daemon import MemoryFilters, MockDaemon, RecallParams, recall
 
 pytestmark = pytest.mark.anyio
 

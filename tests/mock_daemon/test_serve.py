@@ -14,8 +14,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from signet_sdk.mock_daemon import MockDaemon
-from signet_sdk.mock_daemon._serve import default_db_path, main
+from signet_sdk.testing.mock_daemon import MockDaemon
+from signet_sdk.testing.mock_daemon._serve import default_db_path, main
 
 
 def test_serve_on_a_free_port_and_always_stop() -> None:
@@ -109,7 +109,7 @@ def test_default_db_path_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: 
 def test_cli_serves_until_interrupted(tmp_path: Path) -> None:
     db = tmp_path / "cli.sqlite3"
     code = (
-        "import sys; from signet_sdk.mock_daemon._serve import main; "
+        "import sys; from signet_sdk.testing.mock_daemon._serve import main; "
         f"sys.exit(main(['--port', '0', '--db', {str(db)!r}]))"
     )
     proc = subprocess.Popen(
@@ -150,7 +150,7 @@ def test_cli_serves_until_interrupted(tmp_path: Path) -> None:
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_cli_stops_cleanly_on_signals(tmp_path: Path, sig: signal.Signals) -> None:
     code = (
-        "import sys; from signet_sdk.mock_daemon._serve import main; "
+        "import sys; from signet_sdk.testing.mock_daemon._serve import main; "
         f"sys.exit(main(['--port', '0', '--db', {str(tmp_path / 'x.sqlite3')!r}]))"
     )
     proc = subprocess.Popen(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from signet_sdk.mock_daemon import MockDaemon
+from signet_sdk.testing.mock_daemon import MockDaemon
 
 pytestmark = pytest.mark.anyio
 

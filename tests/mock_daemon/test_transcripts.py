@@ -9,7 +9,7 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from signet_sdk.mock_daemon import MockDaemon
+from signet_sdk.testing.mock_daemon import MockDaemon
 
 pytestmark = pytest.mark.anyio
 

@@ -1,35 +1,52 @@
-"""Claude Code adapter for signet-sdk.
+"""Claude Code plugin for signet-sdk: translation, installer and vectors.
 
-Three ways in, one translation:
+Claude Code runs a command for each hook event; the installer registers
+``signet-sdk hook claude-code <Event>`` for every event below, and the core's
+hook runner does the rest through this package's translator. Per event:
 
-* ``signet-claude-code-hook <Event>`` (or ``signet-sdk hook claude-code
-  <Event>``): the command Claude Code runs for each hook event;
-* ``signet-sdk install claude-code`` / ``uninstall``: merge those hooks into
-  Claude Code's ``settings.json`` and take them out again;
-* :class:`ClaudeCodeAdapter`: the typed library adapter (``handle(event,
-  payload)``), registered as ``claude-code`` in ``signet_sdk.adapters``.
+* SessionStart and SubagentStart use the session-start budget
+  (``SIGNET_SESSION_START_TIMEOUT``, 15 s), UserPromptSubmit the prompt
+  budget (``SIGNET_PROMPT_SUBMIT_TIMEOUT``, 5 s), the rest
+  ``SIGNET_FETCH_TIMEOUT`` (10 s).
+* SessionEnd only hands its call to the outbox and a detached sender:
+  Claude Code kills SessionEnd hooks after 1.5 s (before 2.1.74) or after
+  ``CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS``, and the daemon's session-end
+  can take longer than that.
+* SessionStart replays earlier writes still queued (a daemon that was down
+  last session).
 
-Importing this package costs almost nothing: the hook process imports it on
-every prompt, so the library adapter (which needs httpx and pydantic) loads
-only when ``ClaudeCodeAdapter`` is first touched.
+Importing this package costs almost nothing: a hook process imports it on
+every prompt, so it holds plain data and the standard-library translator.
 """
 
 from __future__ import annotations
 
-from ._translate import EVENTS, TRANSLATOR, ClaudeCodeTranslator
+from signet_sdk.runtime.plugin import EventSpec, HarnessPlugin
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
+from ._translate import EVENTS, NOT_APPLICABLE, TRANSLATOR, ClaudeCodeTranslator
 
-    from ._adapter import ClaudeCodeAdapter
+__all__ = ["EVENTS", "PLUGIN", "TRANSLATOR", "ClaudeCodeTranslator"]
 
-__all__ = ["EVENTS", "TRANSLATOR", "ClaudeCodeAdapter", "ClaudeCodeTranslator"]
-
-
-def __getattr__(name: str) -> Any:
-    if name == "ClaudeCodeAdapter":
-        from ._adapter import ClaudeCodeAdapter
-
-        return ClaudeCodeAdapter
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+#: What this package registers in the ``signet_sdk.adapters`` entry-point group.
+PLUGIN = HarnessPlugin(
+    "claude-code",
+    translator="signet_adapter_claude_code._translate:translator_for",
+    events=[
+        EventSpec("SessionStart", "session_start", replay=True),
+        EventSpec("UserPromptSubmit", "prompt_submit"),
+        EventSpec("Stop"),
+        EventSpec("PreCompact"),
+        EventSpec("PostCompact"),
+        EventSpec("SubagentStart", "session_start"),
+        EventSpec("SubagentStop"),
+        EventSpec("SessionEnd", detach=True),
+    ],
+    runtime_path="legacy",
+    not_applicable=NOT_APPLICABLE,
+    transcript_roots="signet_adapter_claude_code._paths:transcript_roots",
+    installer="signet_adapter_claude_code.install:main",
+    vectors="signet_adapter_claude_code.vectors",
+    story="signet_adapter_claude_code._story:story_event",
+    description="Claude Code command hooks (settings.json)",
+)
+assert tuple(PLUGIN.events) == EVENTS

@@ -40,17 +40,17 @@ Choices that the daemon contract leaves open, and why:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 
-from signet_sdk._exceptions import PayloadError
-from signet_sdk._lifecycle import LifecycleCall, NativeOutput
+from signet_sdk.runtime.native import NativeOutput
+from signet_sdk.wire.errors import PayloadError
+from signet_sdk.wire.lifecycle import LifecycleCall
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["EVENTS", "TRANSLATOR", "ClaudeCodeTranslator"]
+__all__ = ["EVENTS", "NOT_APPLICABLE", "TRANSLATOR", "ClaudeCodeTranslator", "translator_for"]
 
 #: Native events this adapter understands, in lifecycle order.
 EVENTS: tuple[str, ...] = (
@@ -103,31 +103,9 @@ class ClaudeCodeTranslator:
     """
 
     harness = "claude-code"
-    runtime_path = "legacy"
-    events: Sequence[str] = EVENTS
-    not_applicable: Mapping[str, str] = NOT_APPLICABLE
 
     def __init__(self, project_dir: str | None = None) -> None:
         self.project_dir = project_dir or None
-
-    @property
-    def transcript_roots(self) -> list[str]:
-        """Where a ``transcript_path`` may be read: Claude Code's own projects folder.
-
-        Read by the library path (``HarnessAdapter``), which stages the file
-        the way both daemons accept; the hook command passes the same roots.
-        """
-        import os
-
-        from .hook import transcript_roots
-
-        return transcript_roots(os.environ)
-
-    def story_event(self, step: str, ctx: Any) -> tuple[str, dict[str, Any]] | None:
-        """The demo story's steps as the hook payloads Claude Code would send."""
-        from ._story import story_event
-
-        return story_event(step, ctx)
 
     # -- translate -------------------------------------------------------
 
@@ -235,7 +213,7 @@ class ClaudeCodeTranslator:
         if not text:
             return self.neutral(event)
         out = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
-        return NativeOutput(stdout=json.dumps(out, ensure_ascii=False, separators=(",", ":")))
+        return NativeOutput(out)  # printed as compact JSON, as Claude Code reads it
 
     def neutral(self, event: str) -> NativeOutput:
         """Exit 0 and no stdout: Claude Code carries on as if no hook were set.
@@ -280,3 +258,8 @@ _HANDLERS = {
 
 #: The shared instance for callers that have no ``CLAUDE_PROJECT_DIR`` to pass.
 TRANSLATOR = ClaudeCodeTranslator()
+
+
+def translator_for(env: Mapping[str, str]) -> ClaudeCodeTranslator:
+    """The translator for a hook process: the project is ``CLAUDE_PROJECT_DIR`` when set."""
+    return ClaudeCodeTranslator(project_dir=env.get("CLAUDE_PROJECT_DIR"))

@@ -7,9 +7,10 @@ that structure and changes nothing else:
 
 * user hooks, including other handlers on the same events, and every other
   setting are kept, in their order;
-* our handler is recognised by its command (the ``signet-claude-code-hook``
-  program, or ``-m signet_adapter_claude_code.hook``), so an install from
-  another environment is updated in place rather than duplicated;
+* our handler is recognised by its command (``signet-sdk hook claude-code``
+  or ``-m signet_sdk hook claude-code``, and the older
+  ``signet-claude-code-hook`` forms), so an install from another
+  environment or version is updated in place rather than duplicated;
 * a second run finds nothing to change and leaves the file byte-identical;
 * timeouts are in seconds, as Claude Code reads them: the contract's
   per-hook deadline plus 2 s, and SessionEnd short, since Claude Code cuts it
@@ -56,8 +57,11 @@ HOOK_TIMEOUTS: dict[str, int] = {
     "SessionEnd": 5,
 }
 
-_PROGRAM = "signet-claude-code-hook"
-_MODULE = "signet_adapter_claude_code.hook"
+_PROGRAM = "signet-sdk"
+_HOOK_ARGS = ("hook", "claude-code")
+#: Commands earlier versions registered; recognised so an upgrade replaces them.
+_LEGACY_PROGRAM = "signet-claude-code-hook"
+_LEGACY_MODULE = "signet_adapter_claude_code.hook"
 
 
 class SettingsError(Exception):
@@ -67,14 +71,15 @@ class SettingsError(Exception):
 def hook_command(python: str | None = None) -> str:
     """The command Claude Code runs, as an absolute path that needs no PATH lookup.
 
-    Prefer the console script installed beside the interpreter; fall back to
-    ``<python> -m signet_adapter_claude_code.hook``.
+    Prefer the ``signet-sdk`` console script installed beside the
+    interpreter; fall back to ``<python> -m signet_sdk``. Either runs the
+    core's hook runner: ``... hook claude-code <Event>``.
     """
     exe = os.path.abspath(python or sys.executable)
     script = Path(exe).parent / _PROGRAM
     if script.is_file() and os.access(script, os.X_OK):
-        return shlex.quote(str(script))
-    return f"{shlex.quote(exe)} -m {_MODULE}"
+        return " ".join([shlex.quote(str(script)), *_HOOK_ARGS])
+    return " ".join([shlex.quote(exe), "-m", "signet_sdk", *_HOOK_ARGS])
 
 
 def is_ours(handler: Any) -> bool:
@@ -85,9 +90,16 @@ def is_ours(handler: Any) -> bool:
         words = shlex.split(handler["command"])
     except ValueError:
         return False
-    if any(os.path.basename(w) == _PROGRAM for w in words):
+    if any(os.path.basename(w) == _LEGACY_PROGRAM for w in words):
         return True
-    return any(a == "-m" and b == _MODULE for a, b in itertools.pairwise(words))
+    if any(a == "-m" and b == _LEGACY_MODULE for a, b in itertools.pairwise(words)):
+        return True
+    for i, word in enumerate(words):
+        program = os.path.basename(word) == _PROGRAM
+        module = word == "signet_sdk" and i > 0 and words[i - 1] == "-m"
+        if (program or module) and tuple(words[i + 1 : i + 3]) == _HOOK_ARGS:
+            return True
+    return False
 
 
 def _handler(command: str, event: str) -> dict[str, Any]:

@@ -63,7 +63,7 @@ class World:
     project: Path
     env: dict[str, str]
     fake: FakeAnthropic
-    daemon: Any  # signet_sdk.mock_daemon.MockDaemon
+    daemon: Any  # signet_sdk.testing.mock_daemon.MockDaemon
     url: str
 
     def paths(self) -> list[str]:
@@ -91,7 +91,7 @@ def _project_parent() -> str:
 
 @pytest.fixture
 def world(claude_bin: str, tmp_path: Path, isolated: Path) -> Iterator[World]:
-    from signet_sdk.mock_daemon import MockDaemon
+    from signet_sdk.testing.mock_daemon import MockDaemon
 
     home = isolated
     # Not under /tmp: the daemon treats /tmp projects as noise sessions and would

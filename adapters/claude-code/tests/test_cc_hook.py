@@ -203,7 +203,7 @@ def test_bypass_exits_before_any_request(scripted: ScriptedDaemon, variable: str
 
 
 def test_children_get_signet_no_hooks(tmp_path: Path) -> None:
-    from signet_sdk._hookrun import spawn_detached
+    from signet_sdk.hooks.runner import spawn_detached
 
     marker = tmp_path / "env.txt"
     code = f"import os; open({str(marker)!r}, 'w').write(os.environ.get('SIGNET_NO_HOOKS', '-'))"
@@ -221,7 +221,7 @@ def test_hook_process_sets_signet_no_hooks_for_anything_it_spawns(
 
     from signet_adapter_claude_code import ClaudeCodeTranslator
 
-    from signet_sdk._hookrun import run_hook as run_in_process
+    from signet_sdk.hooks.runner import run_hook as run_in_process
 
     monkeypatch.delenv("SIGNET_NO_HOOKS", raising=False)
     monkeypatch.setenv("SIGNET_DAEMON_URL", scripted.url)

@@ -174,7 +174,7 @@ def test_command_falls_back_to_python_dash_m(tmp_path: Path) -> None:
 
 
 def test_the_cli_dispatcher_reaches_the_installer(tmp_path: Path) -> None:
-    from signet_sdk._cli import main as cli
+    from signet_sdk.cli.main import main as cli
 
     assert cli(["install", "claude-code", "--project", str(tmp_path)]) == 0
     assert (tmp_path / ".claude" / "settings.json").exists()

@@ -31,7 +31,7 @@ SEQUENCE = [
 
 @pytest.fixture
 def daemon(tmp_path: Path) -> Iterator[Any]:
-    from signet_sdk.mock_daemon import MockDaemon
+    from signet_sdk.testing.mock_daemon import MockDaemon
 
     mock = MockDaemon(db_path=tmp_path / "daemon.sqlite3")
     with mock.serve() as handle:

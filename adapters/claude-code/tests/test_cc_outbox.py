@@ -1,4 +1,4 @@
-"""The durable outbox and transcript staging (signet_sdk._outbox), as the hook uses them."""
+"""The durable outbox and transcript staging (signet_sdk.hooks.outbox), as the hook uses them."""
 
 from __future__ import annotations
 
@@ -15,9 +15,7 @@ import pytest
 from cc_support import Reply, ScriptedDaemon
 
 from signet_sdk import _outbox
-from signet_sdk._config import resolve_config
-from signet_sdk._hookrun import _sender
-from signet_sdk._outbox import (
+from signet_sdk.hooks.outbox import (
     STAGED_MAX_BYTES,
     Entry,
     Outbox,
@@ -27,6 +25,8 @@ from signet_sdk._outbox import (
     snapshot_transcript,
     stage_file,
 )
+from signet_sdk.hooks.runner import _sender
+from signet_sdk.wire.config import resolve_config
 
 BODY = {"sessionKey": "s-1", "sessionId": "s-1", "cwd": "/w", "reason": "other"}
 
@@ -57,7 +57,7 @@ def test_entry_killed_after_hand_off_is_replayed_exactly_once(
     code = (
         "import os, sys\n"
         "from pathlib import Path\n"
-        "from signet_sdk._outbox import Outbox, TranscriptSnapshot\n"
+        "from signet_sdk.hooks.outbox import Outbox, TranscriptSnapshot\n"
         f"ob = Outbox(Path({str(root)!r}))\n"
         "ob.put('session_end', {'sessionKey': 'k', 'reason': 'other'}, harness='claude-code',\n"
         "       runtime_path='legacy', transcript=TranscriptSnapshot(b'line\\n', 5, False))\n"

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from signet_adapter_claude_code import TRANSLATOR, ClaudeCodeTranslator
 
-from signet_sdk._endpoints import DEPENDENCY_MAP_ROWS, endpoint
-from signet_sdk._exceptions import PayloadError
-from signet_sdk._translator import HarnessTranslator
+from signet_sdk.runtime.translator import HarnessTranslator
+from signet_sdk.wire.endpoints import DEPENDENCY_MAP_ROWS, endpoint
+from signet_sdk.wire.errors import PayloadError
 
 BASE = {"session_id": "s-1", "cwd": "/w", "transcript_path": "/t.jsonl"}
 

@@ -19,9 +19,9 @@ import pytest
 from cc_support import Reply, ScriptedDaemon, load_vectors, run_hook, wait_outbox_empty
 from signet_adapter_claude_code import TRANSLATOR
 
-from signet_sdk._config import resolve_config
-from signet_sdk._core import build_request
-from signet_sdk._endpoints import endpoint
+from signet_sdk.wire.config import resolve_config
+from signet_sdk.wire.endpoints import endpoint
+from signet_sdk.wire.request import build_request
 
 VECTORS = load_vectors()
 IDS = [v["name"] for v in VECTORS]

@@ -1,0 +1,201 @@
+"""Every ``signet-sdk`` subcommand but ``hook``: argparse, ``--help`` everywhere.
+
+Each handler imports what it runs when it runs, so ``signet-sdk version``
+does not pay for uvicorn and ``signet-sdk harnesses`` does not pay for
+pydantic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from signet_sdk._version import __version__
+
+__all__ = ["build_parser", "run"]
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors exit 2 with one line of help, as argparse does, never a traceback."""
+
+
+def _demo(ns: argparse.Namespace) -> int:
+    from signet_sdk.cli.demo import main as demo_main
+
+    return demo_main(ns)
+
+
+def _dev_daemon(ns: argparse.Namespace) -> int:
+    from signet_sdk.testing.mock_daemon._serve import serve_from_args
+
+    return serve_from_args(ns)
+
+
+def _parity(ns: argparse.Namespace) -> int:
+    from signet_sdk.runtime.registry import installed_adapters
+    from signet_sdk.testing.parity import format_table, run_parity
+
+    known = ["generic", *installed_adapters()]
+    unknown = [h for h in ns.harness if h not in known]
+    if unknown:
+        sys.stderr.write(
+            f"signet-sdk parity: no plugin installed for {', '.join(map(repr, unknown))} "
+            f"(installed: {', '.join(known)})\n"
+        )
+        return 2
+    report = run_parity(ns.daemon_url, ns.harness or None)
+    if ns.json:
+        sys.stdout.write(json.dumps(report.as_dict(), indent=2) + "\n")
+    else:
+        sys.stdout.write(format_table(report) + "\n")
+    return 0 if report.ok else 1
+
+
+def _harnesses(ns: argparse.Namespace) -> int:
+    from signet_sdk.runtime.registry import installed_plugins
+
+    rows: list[dict[str, Any]] = []
+    for plugin in installed_plugins():
+        rows.append(
+            {
+                "name": plugin.name,
+                "distribution": plugin.distribution,
+                "version": plugin.version,
+                "events": list(plugin.events),
+                "vectors": len(plugin.vector_files()),
+                "installer": plugin.installer is not None,
+                "runtimePath": plugin.runtime_path,
+            }
+        )
+    if ns.json:
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        return 0
+    if not rows:
+        sys.stdout.write("no harness plugins installed (any name still gets the generic client)\n")
+        return 0
+    for row in rows:
+        head = f"{row['name']}  {row['distribution']} {row['version']}"
+        extra = f"  vectors: {row['vectors']}  installer: {'yes' if row['installer'] else 'no'}"
+        sys.stdout.write(head + extra + "\n")
+        sys.stdout.write(_wrap("  events: " + ", ".join(row["events"]), "          ") + "\n")
+    return 0
+
+
+def _wrap(text: str, indent: str, width: int = 100) -> str:
+    import textwrap
+
+    return textwrap.fill(text, width=width, subsequent_indent=indent)
+
+
+def _installer(verb: str) -> Handler:
+    def run(ns: argparse.Namespace) -> int:
+        from signet_sdk.runtime.registry import find_plugin, installed_plugins
+
+        plugin = find_plugin(ns.harness)
+        if plugin is None or plugin.installer is None:
+            names = [p.name for p in installed_plugins() if p.installer is not None]
+            sys.stderr.write(
+                f"signet-sdk {verb}: no installer for {ns.harness!r} "
+                f"(harnesses with one: {', '.join(names) or 'none'})\n"
+            )
+            return 2
+        installer = plugin.load_installer()
+        assert installer is not None
+        return installer([verb, *ns.args])
+
+    return run
+
+
+def _version(ns: argparse.Namespace) -> int:
+    sys.stdout.write(f"signet-sdk {__version__}\n")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="signet-sdk",
+        description="The Signet runtime adapter contract: harness plugins, dev daemon, parity.",
+    )
+    parser.add_argument("--version", action="version", version=f"signet-sdk {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="<command>")
+
+    p = sub.add_parser("demo", help="a two-session story through every installed adapter")
+    p.add_argument(
+        "--daemon-url",
+        help="tell the story against this daemon (default: a throwaway bundled dev daemon)",
+    )
+    p.set_defaults(handler=_demo)
+
+    p = sub.add_parser("dev-daemon", help="run the bundled mock daemon (a stand-in for Signet)")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=3850, help="port to bind (default 3850)")
+    p.add_argument(
+        "--db",
+        default=None,
+        help="SQLite file for memories (default $XDG_DATA_HOME/signet-sdk/dev-daemon.sqlite3)",
+    )
+    p.add_argument(
+        "--auth-mode",
+        choices=("local", "team", "hybrid"),
+        default="local",
+        help="local: no checks; team: token always; hybrid: loopback may omit it",
+    )
+    p.add_argument(
+        "--token",
+        action="append",
+        default=[],
+        metavar="TOKEN=ROLE",
+        help="accept a bearer token with a role (admin, operator, agent, readonly); repeatable",
+    )
+    p.set_defaults(handler=_dev_daemon)
+
+    p = sub.add_parser("parity", help="run every installed adapter's vectors; print the matrix")
+    p.add_argument("harness", nargs="*", help="only these harnesses (default: all installed)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--daemon-url", help="also send each vector's calls to this daemon")
+    p.set_defaults(handler=_parity)
+
+    p = sub.add_parser("harnesses", help="list installed harness plugins")
+    p.add_argument("--json", action="store_true", help="print the list as JSON")
+    p.set_defaults(handler=_harnesses)
+
+    p = sub.add_parser(
+        "hook",
+        help="run one native hook event (payload on stdin; see 'signet-sdk hook --help')",
+        add_help=False,
+    )
+    for verb, text in (
+        ("install", "install a harness's hooks or plugin"),
+        ("uninstall", "remove them"),
+    ):
+        p = sub.add_parser(
+            verb,
+            help=text,
+            description=f"{text}; options after the harness go to its installer "
+            f"(try 'signet-sdk {verb} <harness> --help')",
+        )
+        p.add_argument("harness")
+        p.add_argument("args", nargs=argparse.REMAINDER, help="the installer's own options")
+        p.set_defaults(handler=_installer(verb))
+
+    p = sub.add_parser("version", help="print the version")
+    p.set_defaults(handler=_version)
+    return parser
+
+
+def run(argv: Sequence[str]) -> int:
+    parser = build_parser()
+    try:
+        ns = parser.parse_args(list(argv))
+    except SystemExit as exc:  # --help (0) or a usage error (2)
+        return int(exc.code or 0)
+    handler: Handler | None = getattr(ns, "handler", None)
+    if handler is None:
+        parser.print_help(sys.stderr)
+        return 2
+    return handler(ns)

@@ -1,0 +1,1 @@
+"""The client layer: sync and async ``AdapterClient`` over HTTP, retries within one deadline."""

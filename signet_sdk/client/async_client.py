@@ -1,0 +1,336 @@
+"""AsyncAdapterClient: the runtime adapter contract over HTTP, for event loops.
+
+The same methods, parameters and behaviour as :class:`AdapterClient` (a test
+holds the two to it); only sending and sleeping are asynchronous.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Mapping
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+
+import anyio
+import httpx
+from pydantic import BaseModel
+
+from signet_sdk.client.base import POOL_LIMITS as _POOL_LIMITS
+from signet_sdk.client.base import BaseAdapterClient, Plan, SSEDecoder
+from signet_sdk.client.contract import AsyncRuntimeAdapter
+from signet_sdk.models import (
+    BatchForgetRequest,
+    BatchForgetResult,
+    BatchModifyRequest,
+    BatchModifyResult,
+    CheckpointExtractParams,
+    CheckpointExtractResult,
+    CompactionCompleteParams,
+    CompactionCompleteResult,
+    ForgetMemoryRequest,
+    ForgetMemoryResult,
+    HealthStatus,
+    HookResult,
+    LogEntry,
+    LogList,
+    MemoryRecallRequest,
+    MemoryRecallResult,
+    MemoryRecord,
+    MemoryRememberRequest,
+    ModifyMemoryRequest,
+    ModifyMemoryResult,
+    PreCompactionParams,
+    PreCompactionResult,
+    RecallParams,
+    RecallResult,
+    RememberParams,
+    RememberResult,
+    SecretsExecRequest,
+    SecretsExecResult,
+    SessionBypassResult,
+    SessionEndParams,
+    SessionEndResult,
+    SessionInfo,
+    SessionList,
+    SessionRenewResult,
+    SessionSearchRequest,
+    SessionSearchResult,
+    SessionStartParams,
+    SessionStartResult,
+    SessionSummaryList,
+    SessionTranscript,
+    SummaryExpandRequest,
+    SummaryExpandResult,
+    SynthesisCompleteRequest,
+    SynthesisCompleteResult,
+    SynthesisConfig,
+    SynthesisRequest,
+    SynthesisResult,
+    UserPromptSubmitParams,
+    UserPromptSubmitResult,
+)
+from signet_sdk.wire.errors import ConflictError, SignetError
+from signet_sdk.wire.lifecycle import LifecycleCall
+from signet_sdk.wire.retry import CallBudget
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from signet_sdk.wire.config import ClientOptions
+
+__all__ = ["AsyncAdapterClient"]
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class AsyncAdapterClient(BaseAdapterClient, AsyncRuntimeAdapter):
+    """Talks to one Signet daemon on behalf of one harness, asynchronously.
+
+    Settings come from the arguments, then the environment, then defaults.
+    Pass ``http_client`` (an ``httpx.AsyncClient``, for example one with an
+    ASGI or aiohttp transport) to choose how bytes travel. Use ``async with``,
+    or await :meth:`aclose`, to release connections.
+    """
+
+    _sleep = staticmethod(anyio.sleep)
+
+    def __init__(
+        self,
+        harness: str,
+        daemon_url: str | None = None,
+        *,
+        http_client: httpx.AsyncClient | None = None,
+        **options: Unpack[ClientOptions],
+    ) -> None:
+        super().__init__(harness, daemon_url, **options)
+        self._owns_http = http_client is None
+        self._http = http_client or httpx.AsyncClient(limits=_POOL_LIMITS)
+
+    async def aclose(self) -> None:
+        if self._owns_http:
+            await self._http.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    # -- the one send loop -------------------------------------------------
+
+    async def _send_once(self, plan: Plan, timeout: float | None) -> Any:
+        req = plan.request
+        try:
+            resp = await self._http.request(
+                req.method,
+                req.url,
+                headers=req.headers,
+                content=req.content,
+                timeout=self._httpx_timeout(timeout),
+            )
+        except httpx.HTTPError as exc:
+            raise self._transport_error(req, exc) from exc
+        return self._judge(req, resp.status_code, resp.headers, resp.content)
+
+    async def _run(self, plan: Plan) -> Any:
+        budget = CallBudget(self._policy, plan.request.timeout, time.monotonic)
+        while True:
+            try:
+                data = await self._send_once(plan, budget.attempt_timeout())
+                break
+            except ConflictError as exc:
+                return self._conflict_outcome(plan.request.endpoint, plan.model, exc)
+            except SignetError as exc:
+                await self._sleep(budget.next_delay(plan.request.endpoint, exc))
+        return self._validate(plan, data)
+
+    async def _call(
+        self,
+        name: str,
+        model: type[M],
+        body: BaseModel | Mapping[str, Any] | None = None,
+        *,
+        path_params: Mapping[str, str] | None = None,
+        query: Mapping[str, Any] | None = None,
+    ) -> M:
+        plan = self._plan(name, model, body, path_params=path_params, query=query)
+        return cast(M, await self._run(plan))
+
+    # -- lifecycle ---------------------------------------------------------
+
+    async def on_session_start(self, params: SessionStartParams) -> SessionStartResult:
+        return await self._call("session_start", SessionStartResult, params)
+
+    async def on_user_prompt_submit(self, params: UserPromptSubmitParams) -> UserPromptSubmitResult:
+        return await self._call("user_prompt_submit", UserPromptSubmitResult, params)
+
+    async def on_session_end(self, params: SessionEndParams) -> SessionEndResult:
+        return await self._call("session_end", SessionEndResult, params)
+
+    async def on_session_checkpoint(
+        self, params: CheckpointExtractParams
+    ) -> CheckpointExtractResult:
+        return await self._call("session_checkpoint_extract", CheckpointExtractResult, params)
+
+    async def on_pre_compaction(self, params: PreCompactionParams) -> PreCompactionResult:
+        return await self._call("pre_compaction", PreCompactionResult, params)
+
+    async def on_compaction_complete(
+        self, params: CompactionCompleteParams
+    ) -> CompactionCompleteResult:
+        return await self._call("compaction_complete", CompactionCompleteResult, params)
+
+    async def remember(self, params: RememberParams) -> RememberResult:
+        return await self._call("remember", RememberResult, params)
+
+    async def recall(self, params: RecallParams) -> RecallResult:
+        return await self._call("recall", RecallResult, params)
+
+    async def call_lifecycle(self, call: LifecycleCall) -> HookResult:
+        """Perform a translated call: params validated, then its one daemon call."""
+        method = getattr(self, call.method)
+        return cast(HookResult, await method(self._lifecycle_params(call)))
+
+    # -- synthesis ---------------------------------------------------------
+
+    async def synthesis_config(self) -> SynthesisConfig:
+        return await self._call("synthesis_config", SynthesisConfig)
+
+    async def request_synthesis(self, params: SynthesisRequest | None = None) -> SynthesisResult:
+        return await self._call("synthesis_request", SynthesisResult, params or {})
+
+    async def complete_synthesis(self, params: SynthesisCompleteRequest) -> SynthesisCompleteResult:
+        return await self._call("synthesis_complete", SynthesisCompleteResult, params)
+
+    # -- sessions ----------------------------------------------------------
+
+    async def list_sessions(self, *, agent_id: str | None = None) -> SessionList:
+        return await self._call("list_sessions", SessionList, query={"agent_id": agent_id})
+
+    async def get_session(self, key: str, *, agent_id: str | None = None) -> SessionInfo:
+        return await self._call(
+            "get_session", SessionInfo, path_params={"key": key}, query={"agent_id": agent_id}
+        )
+
+    async def get_session_transcript(
+        self, key: str, *, agent_id: str | None = None
+    ) -> SessionTranscript:
+        return await self._call(
+            "get_session_transcript",
+            SessionTranscript,
+            path_params={"key": key},
+            query={"agent_id": agent_id},
+        )
+
+    async def search_sessions(self, params: SessionSearchRequest) -> SessionSearchResult:
+        return await self._call("search_sessions", SessionSearchResult, params)
+
+    async def list_session_summaries(
+        self,
+        *,
+        agent_id: str | None = None,
+        session_key: str | None = None,
+        project: str | None = None,
+        depth: int | None = None,
+        limit: int | None = None,
+        offset: int | None = None,
+    ) -> SessionSummaryList:
+        query = self._summaries_query(agent_id, session_key, project, depth, limit, offset)
+        return await self._call("list_session_summaries", SessionSummaryList, query=query)
+
+    async def expand_session_summary(self, params: SummaryExpandRequest) -> SummaryExpandResult:
+        return await self._call("expand_session_summary", SummaryExpandResult, params)
+
+    async def set_session_bypass(
+        self, key: str, enabled: bool, *, agent_id: str | None = None
+    ) -> SessionBypassResult:
+        return await self._call(
+            "set_session_bypass",
+            SessionBypassResult,
+            {"enabled": enabled},
+            path_params={"key": key},
+            query={"agent_id": agent_id},
+        )
+
+    async def renew_session(self, key: str, *, agent_id: str | None = None) -> SessionRenewResult:
+        return await self._call(
+            "renew_session",
+            SessionRenewResult,
+            {},
+            path_params={"key": key},
+            query={"agent_id": agent_id},
+        )
+
+    # -- memory ------------------------------------------------------------
+
+    async def memory_recall(self, params: MemoryRecallRequest) -> MemoryRecallResult:
+        return await self._call("memory_recall", MemoryRecallResult, params)
+
+    async def memory_remember(self, params: MemoryRememberRequest) -> RememberResult:
+        return await self._call("memory_remember", RememberResult, params)
+
+    async def get_memory(self, memory_id: str) -> MemoryRecord:
+        return await self._call("get_memory", MemoryRecord, path_params={"id": memory_id})
+
+    async def modify_memory(
+        self, memory_id: str, params: ModifyMemoryRequest
+    ) -> ModifyMemoryResult:
+        return await self._call(
+            "modify_memory", ModifyMemoryResult, params, path_params={"id": memory_id}
+        )
+
+    async def modify_memories(self, params: BatchModifyRequest) -> BatchModifyResult:
+        return await self._call("modify_memories", BatchModifyResult, params)
+
+    async def forget_memory(
+        self, memory_id: str, params: ForgetMemoryRequest
+    ) -> ForgetMemoryResult:
+        return await self._call(
+            "forget_memory", ForgetMemoryResult, params, path_params={"id": memory_id}
+        )
+
+    async def forget_memories(self, params: BatchForgetRequest) -> BatchForgetResult:
+        return await self._call("forget_memories", BatchForgetResult, params)
+
+    # -- secrets, health, logs ----------------------------------------------
+
+    async def secrets_exec(self, params: SecretsExecRequest) -> SecretsExecResult:
+        return await self._call("secrets_exec", SecretsExecResult, params)
+
+    async def health(self) -> HealthStatus:
+        return await self._call("health", HealthStatus)
+
+    async def logs(
+        self,
+        *,
+        limit: int | None = None,
+        level: str | None = None,
+        category: str | None = None,
+        since: str | None = None,
+    ) -> LogList:
+        query = {"limit": limit, "level": level, "category": category, "since": since}
+        return await self._call("logs", LogList, query=query)
+
+    async def stream_logs(self) -> AsyncIterator[LogEntry]:
+        """Yields log entries as the daemon writes them, until the caller stops."""
+        plan = self._plan("logs_stream", LogEntry)
+        req = plan.request
+        decoder = SSEDecoder()
+        try:
+            async with self._http.stream(
+                req.method, req.url, headers=req.headers, timeout=self._stream_timeout()
+            ) as resp:
+                if resp.status_code >= 300:
+                    await resp.aread()
+                    self._judge(req, resp.status_code, resp.headers, resp.content)
+                async for line in resp.aiter_lines():
+                    frame = decoder.feed(line)
+                    if frame is not None:
+                        yield self._validate(plan, frame)
+        except httpx.HTTPError as exc:
+            raise self._transport_error(req, exc) from exc

@@ -1,0 +1,326 @@
+"""AdapterClient: the runtime adapter contract over HTTP, synchronously.
+
+Every lifecycle method is exactly one daemon call; the other methods cover
+the rest of the daemon API an integration needs. Requests are planned by the
+shared sans-I/O base; this class only sends them and sleeps between tries.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Mapping
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+
+import httpx
+from pydantic import BaseModel
+
+from signet_sdk.client.base import POOL_LIMITS as _POOL_LIMITS
+from signet_sdk.client.base import BaseAdapterClient, Plan, SSEDecoder
+from signet_sdk.client.contract import RuntimeAdapter
+from signet_sdk.models import (
+    BatchForgetRequest,
+    BatchForgetResult,
+    BatchModifyRequest,
+    BatchModifyResult,
+    CheckpointExtractParams,
+    CheckpointExtractResult,
+    CompactionCompleteParams,
+    CompactionCompleteResult,
+    ForgetMemoryRequest,
+    ForgetMemoryResult,
+    HealthStatus,
+    HookResult,
+    LogEntry,
+    LogList,
+    MemoryRecallRequest,
+    MemoryRecallResult,
+    MemoryRecord,
+    MemoryRememberRequest,
+    ModifyMemoryRequest,
+    ModifyMemoryResult,
+    PreCompactionParams,
+    PreCompactionResult,
+    RecallParams,
+    RecallResult,
+    RememberParams,
+    RememberResult,
+    SecretsExecRequest,
+    SecretsExecResult,
+    SessionBypassResult,
+    SessionEndParams,
+    SessionEndResult,
+    SessionInfo,
+    SessionList,
+    SessionRenewResult,
+    SessionSearchRequest,
+    SessionSearchResult,
+    SessionStartParams,
+    SessionStartResult,
+    SessionSummaryList,
+    SessionTranscript,
+    SummaryExpandRequest,
+    SummaryExpandResult,
+    SynthesisCompleteRequest,
+    SynthesisCompleteResult,
+    SynthesisConfig,
+    SynthesisRequest,
+    SynthesisResult,
+    UserPromptSubmitParams,
+    UserPromptSubmitResult,
+)
+from signet_sdk.wire.errors import ConflictError, SignetError
+from signet_sdk.wire.lifecycle import LifecycleCall
+from signet_sdk.wire.retry import CallBudget
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from signet_sdk.wire.config import ClientOptions
+
+__all__ = ["AdapterClient"]
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class AdapterClient(BaseAdapterClient, RuntimeAdapter):
+    """Talks to one Signet daemon on behalf of one harness.
+
+    Settings come from the arguments, then the environment
+    (``SIGNET_DAEMON_URL`` ...), then defaults. Pass ``http_client`` to share
+    a pool or to route through a custom transport. Use as a context manager,
+    or call :meth:`close`, to release connections.
+    """
+
+    _sleep = staticmethod(time.sleep)
+
+    def __init__(
+        self,
+        harness: str,
+        daemon_url: str | None = None,
+        *,
+        http_client: httpx.Client | None = None,
+        **options: Unpack[ClientOptions],
+    ) -> None:
+        super().__init__(harness, daemon_url, **options)
+        self._owns_http = http_client is None
+        self._http = http_client or httpx.Client(limits=_POOL_LIMITS)
+
+    def close(self) -> None:
+        if self._owns_http:
+            self._http.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- the one send loop -------------------------------------------------
+
+    def _send_once(self, plan: Plan, timeout: float | None) -> Any:
+        req = plan.request
+        try:
+            resp = self._http.request(
+                req.method,
+                req.url,
+                headers=req.headers,
+                content=req.content,
+                timeout=self._httpx_timeout(timeout),
+            )
+        except httpx.HTTPError as exc:
+            raise self._transport_error(req, exc) from exc
+        return self._judge(req, resp.status_code, resp.headers, resp.content)
+
+    def _run(self, plan: Plan) -> Any:
+        budget = CallBudget(self._policy, plan.request.timeout, time.monotonic)
+        while True:
+            try:
+                data = self._send_once(plan, budget.attempt_timeout())
+                break
+            except ConflictError as exc:
+                return self._conflict_outcome(plan.request.endpoint, plan.model, exc)
+            except SignetError as exc:
+                self._sleep(budget.next_delay(plan.request.endpoint, exc))
+        return self._validate(plan, data)
+
+    def _call(
+        self,
+        name: str,
+        model: type[M],
+        body: BaseModel | Mapping[str, Any] | None = None,
+        *,
+        path_params: Mapping[str, str] | None = None,
+        query: Mapping[str, Any] | None = None,
+    ) -> M:
+        plan = self._plan(name, model, body, path_params=path_params, query=query)
+        return cast(M, self._run(plan))
+
+    # -- lifecycle ---------------------------------------------------------
+
+    def on_session_start(self, params: SessionStartParams) -> SessionStartResult:
+        return self._call("session_start", SessionStartResult, params)
+
+    def on_user_prompt_submit(self, params: UserPromptSubmitParams) -> UserPromptSubmitResult:
+        return self._call("user_prompt_submit", UserPromptSubmitResult, params)
+
+    def on_session_end(self, params: SessionEndParams) -> SessionEndResult:
+        return self._call("session_end", SessionEndResult, params)
+
+    def on_session_checkpoint(self, params: CheckpointExtractParams) -> CheckpointExtractResult:
+        return self._call("session_checkpoint_extract", CheckpointExtractResult, params)
+
+    def on_pre_compaction(self, params: PreCompactionParams) -> PreCompactionResult:
+        return self._call("pre_compaction", PreCompactionResult, params)
+
+    def on_compaction_complete(self, params: CompactionCompleteParams) -> CompactionCompleteResult:
+        return self._call("compaction_complete", CompactionCompleteResult, params)
+
+    def remember(self, params: RememberParams) -> RememberResult:
+        return self._call("remember", RememberResult, params)
+
+    def recall(self, params: RecallParams) -> RecallResult:
+        return self._call("recall", RecallResult, params)
+
+    def call_lifecycle(self, call: LifecycleCall) -> HookResult:
+        """Perform a translated call: params validated, then its one daemon call."""
+        method = getattr(self, call.method)
+        return cast(HookResult, method(self._lifecycle_params(call)))
+
+    # -- synthesis ---------------------------------------------------------
+
+    def synthesis_config(self) -> SynthesisConfig:
+        return self._call("synthesis_config", SynthesisConfig)
+
+    def request_synthesis(self, params: SynthesisRequest | None = None) -> SynthesisResult:
+        return self._call("synthesis_request", SynthesisResult, params or {})
+
+    def complete_synthesis(self, params: SynthesisCompleteRequest) -> SynthesisCompleteResult:
+        return self._call("synthesis_complete", SynthesisCompleteResult, params)
+
+    # -- sessions ----------------------------------------------------------
+
+    def list_sessions(self, *, agent_id: str | None = None) -> SessionList:
+        return self._call("list_sessions", SessionList, query={"agent_id": agent_id})
+
+    def get_session(self, key: str, *, agent_id: str | None = None) -> SessionInfo:
+        return self._call(
+            "get_session", SessionInfo, path_params={"key": key}, query={"agent_id": agent_id}
+        )
+
+    def get_session_transcript(self, key: str, *, agent_id: str | None = None) -> SessionTranscript:
+        return self._call(
+            "get_session_transcript",
+            SessionTranscript,
+            path_params={"key": key},
+            query={"agent_id": agent_id},
+        )
+
+    def search_sessions(self, params: SessionSearchRequest) -> SessionSearchResult:
+        return self._call("search_sessions", SessionSearchResult, params)
+
+    def list_session_summaries(
+        self,
+        *,
+        agent_id: str | None = None,
+        session_key: str | None = None,
+        project: str | None = None,
+        depth: int | None = None,
+        limit: int | None = None,
+        offset: int | None = None,
+    ) -> SessionSummaryList:
+        query = self._summaries_query(agent_id, session_key, project, depth, limit, offset)
+        return self._call("list_session_summaries", SessionSummaryList, query=query)
+
+    def expand_session_summary(self, params: SummaryExpandRequest) -> SummaryExpandResult:
+        return self._call("expand_session_summary", SummaryExpandResult, params)
+
+    def set_session_bypass(
+        self, key: str, enabled: bool, *, agent_id: str | None = None
+    ) -> SessionBypassResult:
+        return self._call(
+            "set_session_bypass",
+            SessionBypassResult,
+            {"enabled": enabled},
+            path_params={"key": key},
+            query={"agent_id": agent_id},
+        )
+
+    def renew_session(self, key: str, *, agent_id: str | None = None) -> SessionRenewResult:
+        return self._call(
+            "renew_session",
+            SessionRenewResult,
+            {},
+            path_params={"key": key},
+            query={"agent_id": agent_id},
+        )
+
+    # -- memory ------------------------------------------------------------
+
+    def memory_recall(self, params: MemoryRecallRequest) -> MemoryRecallResult:
+        return self._call("memory_recall", MemoryRecallResult, params)
+
+    def memory_remember(self, params: MemoryRememberRequest) -> RememberResult:
+        return self._call("memory_remember", RememberResult, params)
+
+    def get_memory(self, memory_id: str) -> MemoryRecord:
+        return self._call("get_memory", MemoryRecord, path_params={"id": memory_id})
+
+    def modify_memory(self, memory_id: str, params: ModifyMemoryRequest) -> ModifyMemoryResult:
+        return self._call(
+            "modify_memory", ModifyMemoryResult, params, path_params={"id": memory_id}
+        )
+
+    def modify_memories(self, params: BatchModifyRequest) -> BatchModifyResult:
+        return self._call("modify_memories", BatchModifyResult, params)
+
+    def forget_memory(self, memory_id: str, params: ForgetMemoryRequest) -> ForgetMemoryResult:
+        return self._call(
+            "forget_memory", ForgetMemoryResult, params, path_params={"id": memory_id}
+        )
+
+    def forget_memories(self, params: BatchForgetRequest) -> BatchForgetResult:
+        return self._call("forget_memories", BatchForgetResult, params)
+
+    # -- secrets, health, logs ----------------------------------------------
+
+    def secrets_exec(self, params: SecretsExecRequest) -> SecretsExecResult:
+        return self._call("secrets_exec", SecretsExecResult, params)
+
+    def health(self) -> HealthStatus:
+        return self._call("health", HealthStatus)
+
+    def logs(
+        self,
+        *,
+        limit: int | None = None,
+        level: str | None = None,
+        category: str | None = None,
+        since: str | None = None,
+    ) -> LogList:
+        query = {"limit": limit, "level": level, "category": category, "since": since}
+        return self._call("logs", LogList, query=query)
+
+    def stream_logs(self) -> Iterator[LogEntry]:
+        """Yields log entries as the daemon writes them, until the caller stops."""
+        plan = self._plan("logs_stream", LogEntry)
+        req = plan.request
+        decoder = SSEDecoder()
+        try:
+            with self._http.stream(
+                req.method, req.url, headers=req.headers, timeout=self._stream_timeout()
+            ) as resp:
+                if resp.status_code >= 300:
+                    resp.read()
+                    self._judge(req, resp.status_code, resp.headers, resp.content)
+                for line in resp.iter_lines():
+                    frame = decoder.feed(line)
+                    if frame is not None:
+                        yield self._validate(plan, frame)
+        except httpx.HTTPError as exc:
+            raise self._transport_error(req, exc) from exc

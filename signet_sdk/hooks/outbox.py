@@ -1,0 +1,310 @@
+"""Durable hand-off for writes a hook process may not live to send.
+
+A harness can kill its hook at any moment (Claude Code gave ``SessionEnd``
+1.5 s, and a daemon that is down cannot take a transcript at all), so the
+writes that matter (session-end, checkpoints, compaction summaries) are
+first written here, then sent:
+
+1. ``put`` snapshots the transcript and writes the call as an entry: each file
+   goes to a temporary name, is fsynced, then renamed into place (0600, in a
+   0700 directory), and the directory is fsynced. Once ``put`` returns, the
+   call survives the process being killed and the machine being rebooted.
+2. ``deliver`` sends one entry and removes it only after the daemon answered.
+   An exclusive ``flock`` on the entry file means two replayers (a detached
+   flusher, the next session's hook) never send the same entry at once, and
+   an entry removed by one is skipped by the other: as far as the daemon can
+   tell, each entry arrives once. The one window left is a crash after the
+   daemon answered and before the entry is removed; the daemon's
+   session-end tombstone absorbs a repeat within 30 minutes.
+3. An entry the daemon cannot accept (400, 404, 409, 413, 422) or that failed
+   ``max_attempts`` times after the daemon may have seen it moves to
+   ``dead/`` with the reason beside it and a log line: never dropped silently.
+   A refused connection does not count as an attempt: the daemon never saw it.
+
+Transcripts are snapshotted by :mod:`signet_sdk.runtime.transcripts` and staged
+just before each send.
+
+Standard library only: the hook path imports this.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from signet_sdk.runtime.files import fsync_dir, private_dir, state_dir, write_durably
+from signet_sdk.runtime.transcripts import (
+    STAGING_ROOT,
+    TranscriptSnapshot,
+    attach_transcript,
+    read_exact,
+)
+from signet_sdk.wire.errors import APIStatusError, ConflictError, NotSentError
+
+try:  # POSIX; elsewhere entries are still durable, only concurrent replay is unguarded
+    import fcntl
+except ImportError:  # pragma: no cover
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ["Entry", "Outbox", "Sender", "state_dir"]
+
+
+# -- the outbox -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One pending daemon call as stored on disk."""
+
+    id: str
+    action: str
+    body: dict[str, Any]
+    harness: str | None
+    runtime_path: str | None
+    agent_id: str | None
+    created: float
+    transcript: dict[str, Any] | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+#: A sender: (entry, the body to send) -> the decoded answer; raises SignetError.
+Sender = Callable[[Entry, dict[str, Any]], Any]
+
+#: Statuses that say the request itself is unacceptable: replaying cannot help.
+_PERMANENT = frozenset({400, 404, 405, 409, 410, 413, 415, 422})
+
+
+class Outbox:
+    """A directory of pending daemon calls, replayed until the daemon takes them.
+
+    ``log`` receives one line per noteworthy event (a kept entry, a dead one).
+    """
+
+    def __init__(
+        self,
+        root: Path | None = None,
+        *,
+        max_attempts: int = 8,
+        staging_root: Path = STAGING_ROOT,
+        log: Callable[[str], None] | None = None,
+    ) -> None:
+        self.root = root if root is not None else state_dir() / "outbox"
+        self.dead = self.root / "dead"
+        self.max_attempts = max_attempts
+        self.staging_root = staging_root
+        self._log = log or (lambda line: None)
+
+    # -- writing -----------------------------------------------------------
+
+    def put(
+        self,
+        action: str,
+        body: Mapping[str, Any],
+        *,
+        harness: str | None = None,
+        runtime_path: str | None = None,
+        agent_id: str | None = None,
+        transcript: TranscriptSnapshot | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> Entry:
+        """Store one call durably and return it; the call is safe once this returns."""
+        private_dir(self.root)
+        entry_id = f"{time.time_ns():020d}-{os.getpid()}-{os.urandom(3).hex()}"
+        info: dict[str, Any] | None = None
+        if transcript is not None:
+            name = f"{entry_id}.transcript"
+            write_durably(self.root / name, transcript.data)
+            info = {
+                "file": name,
+                "bytes": len(transcript.data),
+                "sourceBytes": transcript.source_bytes,
+                "truncated": transcript.truncated,
+            }
+        record = {
+            "version": 1,
+            "id": entry_id,
+            "action": action,
+            "body": dict(body),
+            "harness": harness,
+            "runtimePath": runtime_path,
+            "agentId": agent_id,
+            "created": time.time(),
+            "transcript": info,
+            "meta": dict(meta or {}),
+        }
+        data = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        write_durably(self.root / f"{entry_id}.json", data)
+        fsync_dir(self.root)
+        return _entry_of(record)
+
+    # -- reading -----------------------------------------------------------
+
+    def pending(self) -> list[str]:
+        """Ids of the entries waiting to be sent, oldest first."""
+        try:
+            names = os.listdir(self.root)
+        except OSError:
+            return []
+        return sorted(n[:-5] for n in names if n.endswith(".json") and not n.startswith("."))
+
+    def attempts(self, entry_id: str) -> int:
+        try:
+            return int((self.root / f"{entry_id}.attempts").read_text().strip() or 0)
+        except (OSError, ValueError):
+            return 0
+
+    # -- sending -----------------------------------------------------------
+
+    def deliver(self, entry_id: str, send: Sender) -> str:
+        """Send one entry if nobody else is sending it.
+
+        Returns ``"sent"``, ``"busy"`` (another process holds it), ``"gone"``
+        (already delivered), ``"kept"`` (the daemon was unreachable: not an
+        attempt), ``"failed"`` (an attempt the daemon may have seen, counted
+        and kept) or ``"dead"``.
+        """
+        path = self.root / f"{entry_id}.json"
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except FileNotFoundError:
+            return "gone"
+        try:
+            if fcntl is not None:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    return "busy"
+            if os.fstat(fd).st_nlink == 0:
+                return "gone"  # delivered and removed between our open and our lock
+            try:
+                entry = _entry_of(json.loads(read_exact(fd, 0, os.fstat(fd).st_size)))
+            except (ValueError, KeyError, TypeError) as exc:
+                self._bury(entry_id, f"unreadable entry: {exc}")
+                return "dead"
+            return self._send_locked(entry, send)
+        finally:
+            os.close(fd)  # releases the lock
+
+    def _send_locked(self, entry: Entry, send: Sender) -> str:
+        staged: Path | None = None
+        body = dict(entry.body)
+        try:
+            if entry.transcript is not None:
+                staged = self._attach_transcript(entry, body)
+            try:
+                send(entry, body)
+            finally:
+                if staged is not None:
+                    staged.unlink(missing_ok=True)
+        except NotSentError:
+            return "kept"  # the daemon never saw it; the caller reports what is left
+        except APIStatusError as exc:
+            if exc.status_code in _PERMANENT:
+                kind = "conflict" if isinstance(exc, ConflictError) else "rejected"
+                self._bury(entry.id, f"{kind}: {exc}")
+                return "dead"
+            return self._count_failure(entry, exc)
+        except Exception as exc:
+            return self._count_failure(entry, exc)
+        self._remove(entry.id)
+        return "sent"
+
+    def _attach_transcript(self, entry: Entry, body: dict[str, Any]) -> Path | None:
+        """Put the snapshotted transcript into ``body``: a staged file, else inline text."""
+        assert entry.transcript is not None
+        try:
+            data = (self.root / entry.transcript["file"]).read_bytes()
+        except OSError as exc:
+            self._log(f"outbox {entry.id}: transcript snapshot missing, sent without: {exc}")
+            return None
+        snapshot = TranscriptSnapshot(
+            data,
+            int(entry.transcript.get("sourceBytes", len(data))),
+            bool(entry.transcript.get("truncated")),
+        )
+        return attach_transcript(
+            body, snapshot, f"outbox {entry.id}", staging_root=self.staging_root, log=self._log
+        )
+
+    def _count_failure(self, entry: Entry, exc: BaseException) -> str:
+        attempts = self.attempts(entry.id) + 1
+        if attempts >= self.max_attempts:
+            self._bury(entry.id, f"gave up after {attempts} attempts: {exc}")
+            return "dead"
+        write_durably(self.root / f"{entry.id}.attempts", str(attempts).encode())
+        self._log(f"outbox {entry.id} {entry.action}: attempt {attempts} failed, kept: {exc}")
+        return "failed"
+
+    def _files(self, entry_id: str) -> Iterator[Path]:
+        for suffix in (".json", ".transcript", ".attempts"):
+            yield self.root / f"{entry_id}{suffix}"
+
+    def _remove(self, entry_id: str) -> None:
+        # The entry file goes first: without it, leftovers are never sent again.
+        for path in self._files(entry_id):
+            path.unlink(missing_ok=True)
+
+    def _bury(self, entry_id: str, reason: str) -> None:
+        """Move an entry to ``dead/`` with its reason: kept for a person, never resent."""
+        private_dir(self.dead)
+        (self.dead / f"{entry_id}.reason").write_text(reason + "\n")
+        for path in self._files(entry_id):
+            if path.exists():
+                os.replace(path, self.dead / path.name)
+        self._log(f"outbox {entry_id}: moved to {self.dead}: {reason}")
+
+    def flush(
+        self,
+        send: Sender,
+        *,
+        deadline: float,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> dict[str, int]:
+        """Deliver every pending entry, retrying an unreachable daemon until ``deadline``.
+
+        ``deadline`` is a ``clock()`` value. An entry whose attempt failed is
+        not tried again in the same run, so attempts count runs (hook
+        triggers), not seconds. Returns a count per outcome.
+        """
+        counts: dict[str, int] = {}
+        failed: set[str] = set()
+        delay = 0.25
+        while True:
+            again = False
+            for entry_id in self.pending():
+                if entry_id in failed:
+                    continue
+                if clock() >= deadline:
+                    return counts
+                outcome = self.deliver(entry_id, send)
+                counts[outcome] = counts.get(outcome, 0) + 1
+                if outcome == "failed":
+                    failed.add(entry_id)
+                again = again or outcome in ("kept", "busy")
+            if not again:
+                return counts
+            wait = min(delay, deadline - clock())
+            if wait <= 0:
+                return counts
+            sleep(wait)
+            delay = min(delay * 2, 8.0)
+
+
+def _entry_of(record: Mapping[str, Any]) -> Entry:
+    return Entry(
+        id=str(record["id"]),
+        action=str(record["action"]),
+        body=dict(record["body"]),
+        harness=record.get("harness"),
+        runtime_path=record.get("runtimePath"),
+        agent_id=record.get("agentId"),
+        created=float(record.get("created", 0.0)),
+        transcript=record.get("transcript"),
+        meta=dict(record.get("meta") or {}),
+    )

@@ -1,0 +1,132 @@
+"""The one path every native event takes: translate, call, render.
+
+The hook runner (a process per event), the adapter server (plugin
+harnesses over HTTP), the parity suite and the in-process library path all
+run events through :func:`dispatch` or :func:`dispatch_async`. What differs
+between them is only ``send``: how one lifecycle call reaches the daemon
+(the stdlib client, the async pool, a durable outbox in front of either).
+
+``send(call)`` returns the daemon's decoded answer (a wire dict) or None
+when the answer is not known yet (a write handed to the outbox); it raises
+a :class:`~signet_sdk.SignetError` when the daemon did not help. With
+``fail_open`` such an error, or a payload the translator rejects, gives the
+translator's neutral output and the error is reported in the result.
+
+Standard library only: the hook path imports this.
+"""
+
+from __future__ import annotations
+
+from signet_sdk.runtime.native import NativeOutput
+from signet_sdk.wire.errors import PayloadError, SignetError
+from signet_sdk.wire.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable, Mapping
+    from typing import Any
+
+    from signet_sdk.runtime.translator import HarnessTranslator
+    from signet_sdk.wire.lifecycle import LifecycleCall
+
+__all__ = ["Dispatched", "dispatch", "dispatch_async"]
+
+
+class Dispatched(Record):
+    """One event's run: the output, the calls made, their answers, the first error."""
+
+    __slots__ = ("calls", "error", "output", "results")
+    output: NativeOutput
+    calls: list[LifecycleCall]
+    results: list[Any]
+    error: Exception | None
+
+    def __init__(
+        self,
+        output: NativeOutput,
+        calls: list[LifecycleCall],
+        results: list[Any],
+        error: Exception | None = None,
+    ) -> None:
+        self._init(output=output, calls=calls, results=results, error=error)
+
+    @property
+    def degraded(self) -> str | None:
+        """Why the output is the neutral one, or None when the daemon answered."""
+        if self.error is None:
+            return None
+        return f"{type(self.error).__name__}: {self.error}"
+
+
+def _plan(
+    translator: HarnessTranslator, event: str, payload: Mapping[str, Any], fail_open: bool
+) -> list[LifecycleCall] | Dispatched:
+    try:
+        return translator.translate(event, payload)
+    except PayloadError as exc:
+        if not fail_open:
+            raise
+        return Dispatched(translator.neutral(event), [], [], exc)
+
+
+def _finish(
+    translator: HarnessTranslator,
+    event: str,
+    payload: Mapping[str, Any],
+    calls: list[LifecycleCall],
+    results: list[Any],
+    error: Exception | None,
+) -> Dispatched:
+    if error is not None:
+        return Dispatched(translator.neutral(event), calls, results, error)
+    return Dispatched(translator.render(event, payload, results), calls, results)
+
+
+def dispatch(
+    translator: HarnessTranslator,
+    event: str,
+    payload: Mapping[str, Any],
+    send: Callable[[LifecycleCall], Any],
+    *,
+    fail_open: bool = True,
+) -> Dispatched:
+    """Run one native event: every call is attempted; any failure gives neutral output."""
+    plan = _plan(translator, event, payload, fail_open)
+    if isinstance(plan, Dispatched):
+        return plan
+    results: list[Any] = []
+    error: Exception | None = None
+    for call in plan:
+        try:
+            results.append(send(call))
+        except SignetError as exc:
+            if not fail_open:
+                raise
+            results.append(None)
+            error = error or exc
+    return _finish(translator, event, payload, plan, results, error)
+
+
+async def dispatch_async(
+    translator: HarnessTranslator,
+    event: str,
+    payload: Mapping[str, Any],
+    send: Callable[[LifecycleCall], Awaitable[Any]],
+    *,
+    fail_open: bool = True,
+) -> Dispatched:
+    """:func:`dispatch` for event loops: ``send`` is awaited."""
+    plan = _plan(translator, event, payload, fail_open)
+    if isinstance(plan, Dispatched):
+        return plan
+    results: list[Any] = []
+    error: Exception | None = None
+    for call in plan:
+        try:
+            results.append(await send(call))
+        except SignetError as exc:
+            if not fail_open:
+                raise
+            results.append(None)
+            error = error or exc
+    return _finish(translator, event, payload, plan, results, error)

@@ -1,0 +1,76 @@
+"""Private files on the hook and library paths: the state directory and durable writes.
+
+Entries that must survive a killed process are written to a temporary
+name, fsynced, renamed into place and the directory fsynced. Directories
+are created 0700 and files 0600.
+
+Standard library only: the hook path imports this.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from collections.abc import Mapping
+from pathlib import Path
+
+__all__ = ["fsync_dir", "private_dir", "state_dir", "write_durably"]
+
+
+def state_dir(env: Mapping[str, str] | None = None) -> Path:
+    """``${XDG_STATE_HOME:-~/.local/state}/signet-sdk``: logs and the outbox live here."""
+    env = os.environ if env is None else env
+    base = env.get("XDG_STATE_HOME", "").strip()
+    if base and os.path.isabs(base):
+        return Path(base) / "signet-sdk"
+    home = env.get("HOME", "").strip() or os.path.expanduser("~")
+    return Path(home) / ".local" / "state" / "signet-sdk"
+
+
+def private_dir(path: Path) -> Path:
+    """Create ``path`` (0700) if needed; refuse a symlink or a directory owned by another user."""
+    with contextlib.suppress(FileExistsError):
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    st = os.lstat(path)
+    if not stat.S_ISDIR(st.st_mode):
+        raise OSError(f"{path} is not a directory (a symlink or a file is in the way)")
+    if hasattr(os, "geteuid") and st.st_uid != os.geteuid():
+        raise OSError(f"{path} belongs to another user")
+    if stat.S_IMODE(st.st_mode) & 0o077:
+        os.chmod(path, 0o700)
+    return path
+
+
+def fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory fds
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_durably(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that a reader sees all of it or no file at all."""
+    tmp = path.with_name(f".tmp-{path.name}-{os.getpid()}-{os.urandom(3).hex()}")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(tmp, flags, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        tmp.unlink(missing_ok=True)
+        raise
+    os.close(fd)
+    os.replace(tmp, path)
+
+
+# -- transcripts ----------------------------------------------------------

@@ -1,0 +1,45 @@
+"""What a harness gets back from one native event: structured data first.
+
+A plugin harness (OpenCode, pi, OpenClaw, a Python agent loop) receives
+``data``, a JSON-able value its plugin applies. A command-hook harness
+(Claude Code, Codex) reads bytes from a process, so the same output also
+says how a command hook writes it: ``stdout`` text (by default ``data`` as
+compact JSON, or nothing when there is no data) and an exit code.
+"""
+
+from __future__ import annotations
+
+import json
+
+from signet_sdk.wire.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["NativeOutput"]
+
+
+class NativeOutput(Record):
+    """A translator's answer to one native event."""
+
+    __slots__ = ("data", "exit_code", "stdout")
+    data: Any
+    stdout: str | None
+    exit_code: int
+
+    def __init__(self, data: Any = None, *, stdout: str | None = None, exit_code: int = 0) -> None:
+        self._init(data=data, stdout=stdout, exit_code=exit_code)
+
+    @property
+    def text(self) -> str:
+        """What a command hook prints: ``stdout`` if set, else ``data`` as JSON, else nothing."""
+        if self.stdout is not None:
+            return self.stdout
+        if self.data is None:
+            return ""
+        return json.dumps(self.data, ensure_ascii=False, separators=(",", ":"))
+
+    def to_wire(self) -> dict[str, Any]:
+        """The JSON form vectors and the adapter server use."""
+        return {"data": self.data, "stdout": self.text, "exitCode": self.exit_code}

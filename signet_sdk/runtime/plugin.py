@@ -1,0 +1,170 @@
+"""A harness plugin: everything one harness package gives the core, in one object.
+
+A harness distribution registers exactly one entry point in the
+``signet_sdk.adapters`` group whose value is a :class:`HarnessPlugin`. The
+object is built from plain data so that loading it costs a hook process
+almost nothing: its translator, installer, vectors and shim files are named
+here and loaded only when a path needs them.
+"""
+
+from __future__ import annotations
+
+import os
+
+from signet_sdk.wire.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import Any
+
+    from signet_sdk.runtime.translator import HarnessTranslator
+
+__all__ = ["TIMEOUT_CLASSES", "EventSpec", "HarnessPlugin"]
+
+#: The endpoint map's timeout classes an event's deadline can follow.
+TIMEOUT_CLASSES = ("session_start", "prompt_submit", "default")
+
+
+class EventSpec(Record):
+    """One native event: its deadline class and how a short-lived process treats it.
+
+    ``timeout_class`` picks the budget (``SIGNET_SESSION_START_TIMEOUT``,
+    ``SIGNET_PROMPT_SUBMIT_TIMEOUT`` or ``SIGNET_FETCH_TIMEOUT``).
+    ``detach``: the harness kills this hook early, so its writes only go to
+    the outbox and a detached sender. ``replay``: older queued writes are
+    sent again when this event runs (a session start after a daemon outage).
+    """
+
+    __slots__ = ("detach", "name", "replay", "timeout_class")
+    name: str
+    timeout_class: str
+    detach: bool
+    replay: bool
+
+    def __init__(
+        self,
+        name: str,
+        timeout_class: str = "default",
+        *,
+        detach: bool = False,
+        replay: bool = False,
+    ) -> None:
+        if timeout_class not in TIMEOUT_CLASSES:
+            raise ValueError(f"timeout_class must be one of {', '.join(TIMEOUT_CLASSES)}")
+        self._init(name=name, timeout_class=timeout_class, detach=detach, replay=replay)
+
+
+def _load_ref(ref: str) -> Any:
+    """``package.module:attribute`` -> the attribute, imported on demand."""
+    from importlib import import_module
+
+    module, _, attr = ref.partition(":")
+    obj = import_module(module)
+    for part in attr.split(".") if attr else ():
+        obj = getattr(obj, part)
+    return obj
+
+
+class HarnessPlugin:
+    """What a harness package registers: translator, events, installer, vectors, shims.
+
+    ``translator`` is a translator object or ``"module:factory"``, where the
+    factory takes the process environment (a command hook's translator may
+    read e.g. ``CLAUDE_PROJECT_DIR``). ``installer`` is ``"module:main"`` for
+    a function taking ``["install" | "uninstall", *args]`` and returning an
+    exit code. ``vectors`` and ``shims`` name a package whose directory holds
+    the contract vectors (``*.json``) or the files a plugin harness loads
+    (``contract:<path>`` names a folder of the core's contract data).
+    ``story`` is ``"module:function"`` giving the demo's steps as native
+    events. ``transcript_roots`` is ``"module:function"`` taking the
+    environment and returning the directories a transcript path may be read
+    from; without it, no transcript file is read.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        translator: HarnessTranslator | str,
+        events: Sequence[EventSpec | str],
+        runtime_path: str | None = None,
+        not_applicable: Mapping[str, str] | None = None,
+        transcript_roots: str | None = None,
+        installer: str | None = None,
+        vectors: str | None = None,
+        shims: str | None = None,
+        story: str | None = None,
+        description: str = "",
+    ) -> None:
+        if not name or not isinstance(name, str):
+            raise ValueError("HarnessPlugin name must be a non-empty string")
+        if runtime_path not in (None, "plugin", "legacy"):
+            raise ValueError("runtime_path must be 'plugin', 'legacy' or None")
+        self.name = name
+        self.runtime_path = runtime_path
+        self.description = description
+        self.not_applicable: Mapping[str, str] = dict(not_applicable or {})
+        specs = [e if isinstance(e, EventSpec) else EventSpec(e) for e in events]
+        self.events: dict[str, EventSpec] = {e.name: e for e in specs}
+        self._translator = translator
+        self._transcript_roots = transcript_roots
+        self.installer = installer
+        self.vectors = vectors
+        self.shims = shims
+        self.story = story
+        #: Set by the registry: the distribution this plugin came from.
+        self.distribution: str | None = None
+        self.version: str | None = None
+
+    def __repr__(self) -> str:
+        return f"HarnessPlugin({self.name!r}, events={list(self.events)!r})"
+
+    def make_translator(self, env: Mapping[str, str] | None = None) -> HarnessTranslator:
+        """The translator, built for ``env`` (default: this process's environment)."""
+        tr = self._translator
+        if isinstance(tr, str):
+            factory = _load_ref(tr)
+            return factory(os.environ if env is None else env)  # type: ignore[no-any-return]
+        return tr
+
+    def transcript_roots(self, env: Mapping[str, str] | None = None) -> list[str] | None:
+        """Directories a transcript path may resolve into; None when it reads none."""
+        if self._transcript_roots is None:
+            return None
+        roots = _load_ref(self._transcript_roots)(os.environ if env is None else env)
+        return [str(r) for r in roots]
+
+    def load_installer(self) -> Callable[[list[str]], int] | None:
+        """The installer's entry function, or None when the harness needs no install."""
+        return None if self.installer is None else _load_ref(self.installer)
+
+    def story_event(self, step: str, ctx: Any) -> tuple[str, dict[str, Any]] | None:
+        """The demo's story step as this harness's native event, or None to skip it."""
+        if self.story is None:
+            return None
+        return _load_ref(self.story)(step, ctx)  # type: ignore[no-any-return]
+
+    def _package_dir(self, package: str | None) -> str | None:
+        if package is None:
+            return None
+        if package.startswith("contract:"):
+            from signet_sdk.wire.contract_data import contract_dir
+
+            return os.path.join(contract_dir(), *package[len("contract:") :].split("/"))
+        from importlib.util import find_spec
+
+        spec = find_spec(package)
+        locations = list(spec.submodule_search_locations or []) if spec else []
+        return locations[0] if locations else None
+
+    def vector_files(self) -> list[str]:
+        """The plugin's contract vectors, sorted by file name."""
+        folder = self._package_dir(self.vectors)
+        if folder is None:
+            return []
+        return sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".json"))
+
+    def shim_dir(self) -> str | None:
+        """The directory holding the files a plugin harness loads, if any."""
+        return self._package_dir(self.shims)

@@ -1,0 +1,230 @@
+"""Serving the mock on a real socket: ``MockDaemon.serve`` and ``signet-sdk dev-daemon``.
+
+uvicorn is imported here and only here, lazily: it is the ``server`` extra,
+and importing the mock for in-process tests must not need it. The socket is
+bound before uvicorn starts so that "port already in use" is one clear line
+and exit code 2 rather than a uvicorn traceback, and so that ``port=0`` can
+report the port it got.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ._auth import ROLE_PERMISSIONS
+
+if TYPE_CHECKING:
+    from ._app import MockDaemon
+
+__all__ = ["ServerHandle", "default_db_path", "serve_from_args", "start_server"]
+
+PROG = "signet-sdk dev-daemon"
+_INSTALL_HINT = "install the server extra: pip install 'signet-sdk[server]'"
+
+
+def _uvicorn() -> Any:
+    try:
+        import uvicorn
+    except ImportError as exc:
+        raise RuntimeError(f"uvicorn is not installed; {_INSTALL_HINT}") from exc
+    return uvicorn
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A listening socket, bound before uvicorn runs (raises ``OSError``)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        if os.name != "nt":
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+        sock.set_inheritable(True)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def _make_server(daemon: MockDaemon, *, log_level: str) -> Any:
+    uvicorn = _uvicorn()
+
+    class _Server(uvicorn.Server):  # type: ignore[misc, name-defined]
+        """Close log streams before uvicorn waits for connections to drain."""
+
+        async def shutdown(self, sockets: Any = None) -> None:
+            daemon.close_log_streams()
+            await super().shutdown(sockets=sockets)
+
+    config = uvicorn.Config(
+        daemon,
+        lifespan="on",
+        log_level=log_level,
+        access_log=False,
+        timeout_graceful_shutdown=3,
+    )
+    return _Server(config)
+
+
+@dataclass
+class ServerHandle:
+    """A running mock daemon: its URL, and a way to stop it."""
+
+    url: str
+    host: str
+    port: int
+    daemon: MockDaemon
+    _server: Any = field(repr=False)
+    _thread: threading.Thread = field(repr=False)
+    _sock: socket.socket = field(repr=False)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Close log streams, ask uvicorn to exit, and wait for the thread."""
+        self.daemon.close_log_streams()
+        self._server.should_exit = True
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            self._server.force_exit = True
+            self._thread.join(timeout)
+        self._sock.close()
+        self.daemon.port = None
+
+    def __enter__(self) -> ServerHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def start_server(
+    daemon: MockDaemon, host: str, port: int, *, timeout: float = 10.0
+) -> ServerHandle:
+    """Serve ``daemon`` from a background thread; returns once connections are accepted."""
+    sock = _bind(host, port)
+    actual = int(sock.getsockname()[1])
+    server = _make_server(daemon, log_level="warning")
+    daemon.port = actual
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [sock]}, name=f"mock-daemon-{actual}", daemon=True
+    )
+    thread.start()
+    deadline = time.monotonic() + timeout
+    while not server.started:
+        if not thread.is_alive():
+            sock.close()
+            raise RuntimeError(f"mock daemon failed to start on {host}:{actual}")
+        if time.monotonic() > deadline:
+            server.should_exit = True
+            thread.join(timeout)
+            sock.close()
+            raise TimeoutError(f"mock daemon did not start within {timeout} s")
+        time.sleep(0.005)
+    shown = f"[{host}]" if ":" in host else host
+    return ServerHandle(f"http://{shown}:{actual}", host, actual, daemon, server, thread, sock)
+
+
+def default_db_path() -> Path:
+    """``$XDG_DATA_HOME/signet-sdk/dev-daemon.sqlite3`` (or under ``~/.local/share``)."""
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "share"
+    )
+    return Path(base) / "signet-sdk" / "dev-daemon.sqlite3"
+
+
+def _tokens(values: list[str]) -> dict[str, str]:
+    tokens: dict[str, str] = {}
+    for value in values:
+        token, sep, role = value.partition("=")
+        if not sep or not token or role not in ROLE_PERMISSIONS:
+            raise ValueError(
+                f"--token {value!r}: expected TOKEN=ROLE with ROLE one of "
+                f"{', '.join(sorted(ROLE_PERMISSIONS))}"
+            )
+        tokens[token] = role
+    return tokens
+
+
+def serve_from_args(args: Any) -> int:
+    """``signet-sdk dev-daemon``: serve until interrupted; 2 when the port is taken.
+
+    ``args`` carries ``host``, ``port``, ``db``, ``auth_mode`` and ``token``
+    (a list of ``TOKEN=ROLE``), as the CLI parses them.
+    """
+    try:
+        tokens = _tokens(list(args.token))
+    except ValueError as exc:
+        sys.stderr.write(f"{PROG}: {exc}\n")
+        return 2
+    try:
+        _uvicorn()
+    except RuntimeError as exc:
+        sys.stderr.write(f"{PROG}: {exc}\n")
+        return 1
+    db_path: Path = Path(args.db) if args.db else default_db_path()
+    try:
+        db_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as exc:
+        sys.stderr.write(f"{PROG}: cannot create {db_path.parent}: {exc.strerror}\n")
+        return 2
+    try:
+        sock = _bind(args.host, args.port)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            sys.stderr.write(
+                f"{PROG}: port {args.port} on {args.host} is already in use "
+                "(is a Signet daemon running? pick another with --port)\n"
+            )
+        else:
+            sys.stderr.write(f"{PROG}: cannot listen on {args.host}:{args.port}: {exc.strerror}\n")
+        return 2
+
+    from ._app import MockDaemon
+
+    if args.auth_mode != "local" and not tokens:
+        sys.stderr.write(f"{PROG}: warning: --auth-mode {args.auth_mode} without any --token\n")
+    daemon = MockDaemon(db_path=db_path, auth_mode=args.auth_mode, tokens=tokens)
+    port = int(sock.getsockname()[1])
+    daemon.port = port
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
+    request_log = logging.getLogger("signet_sdk.testing.mock_daemon")
+    request_log.addHandler(handler)
+    request_log.setLevel(logging.INFO)
+    request_log.propagate = False
+
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    sys.stdout.write(
+        f"{PROG}: listening on http://{shown}:{port} "
+        f"(auth: {args.auth_mode}, db: {db_path}); Ctrl-C to stop\n"
+    )
+    sys.stdout.flush()
+    server = _make_server(daemon, log_level="warning")
+    if threading.current_thread() is threading.main_thread():
+        # uvicorn re-raises the signal that stopped it once it has shut down;
+        # turning SIGTERM into KeyboardInterrupt lets both end here cleanly.
+        signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
+    finally:
+        request_log.removeHandler(handler)
+        sock.close()
+        daemon.close()
+    sys.stderr.write(f"{PROG}: stopped\n")
+    return 0
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt

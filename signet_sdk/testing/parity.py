@@ -1,0 +1,347 @@
+"""The parity suite: every installed adapter over its contract vectors, and who covers what.
+
+For each harness (every plugin in the ``signet_sdk.adapters`` group, plus
+the generic one) and each vector the plugin ships:
+
+1. the event, run through :func:`~signet_sdk.runtime.dispatch.dispatch`
+   with the vector's canned answers, must make exactly the vector's daemon
+   requests (method, path and JSON body, as the sans-I/O core builds them);
+2. and must yield exactly its native output, data and bytes (a non-2xx
+   canned answer must yield the fail-open output);
+3. the requests are sent to a daemon (the bundled mock by default, or any
+   URL), which must accept them with an answer that fits the result model;
+   the mock also proves the bytes it received are the bytes we built.
+
+The matrix then marks each dependency-map row and native event of each
+harness as covered (a passing vector exercises it), not applicable (the
+adapter declares why) or missing: an unexplained gap fails the suite.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from signet_sdk.runtime.dispatch import dispatch
+from signet_sdk.runtime.plugin import HarnessPlugin
+from signet_sdk.wire.config import resolve_config
+from signet_sdk.wire.endpoints import DEPENDENCY_MAP_ROWS, endpoint, endpoint_for_row
+from signet_sdk.wire.errors import ConflictError, PayloadError, SignetError, status_error
+from signet_sdk.wire.lean import LeanClient
+from signet_sdk.wire.lifecycle import LifecycleCall
+from signet_sdk.wire.request import build_request
+
+__all__ = ["ParityReport", "load_vectors", "plugins", "run_parity"]
+
+COVERED, NOT_APPLICABLE, MISSING = "covered", "n/a", "missing"
+
+
+@dataclass
+class VectorResult:
+    name: str
+    event: str
+    problems: list[str] = field(default_factory=list)
+    endpoints: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+@dataclass
+class HarnessReport:
+    harness: str
+    vectors: list[VectorResult]
+    rows: dict[str, tuple[str, str]]
+    events: dict[str, tuple[str, str]]
+
+    @property
+    def ok(self) -> bool:
+        cells = [*self.rows.values(), *self.events.values()]
+        if not self.vectors:  # a column over nothing proves nothing
+            return False
+        return all(v.ok for v in self.vectors) and all(s != MISSING for s, _ in cells)
+
+
+@dataclass
+class ParityReport:
+    daemon: str
+    harnesses: list[HarnessReport]
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.harnesses) and all(h.ok for h in self.harnesses)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "daemon": self.daemon,
+            "ok": self.ok,
+            "rows": list(DEPENDENCY_MAP_ROWS),
+            "harnesses": {
+                h.harness: {
+                    "ok": h.ok,
+                    "rows": {r: {"status": s, "reason": why} for r, (s, why) in h.rows.items()},
+                    "events": {e: {"status": s, "reason": why} for e, (s, why) in h.events.items()},
+                    "vectors": [
+                        {"name": v.name, "event": v.event, "ok": v.ok, "problems": v.problems}
+                        for v in h.vectors
+                    ],
+                }
+                for h in self.harnesses
+            },
+        }
+
+
+def plugins() -> dict[str, HarnessPlugin]:
+    """Every installed plugin, plus the generic one, by harness."""
+    from signet_sdk.runtime.generic import generic_plugin
+    from signet_sdk.runtime.registry import installed_plugins
+
+    found = {"generic": generic_plugin("generic", "plugin")}
+    found.update((p.name, p) for p in installed_plugins())
+    return found
+
+
+def load_vectors(plugin: HarnessPlugin) -> list[dict[str, Any]]:
+    """The plugin's vectors, each named after its file when it has no name."""
+    vectors = []
+    for path in plugin.vector_files():
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data.setdefault("name", Path(path).stem)
+        vectors.append(data)
+    return vectors
+
+
+def _expected_output(vector: Mapping[str, Any]) -> dict[str, Any]:
+    out = vector.get("output") or {}
+    return {
+        "data": out.get("data"),
+        "stdout": out.get("stdout", ""),
+        "exitCode": out.get("exit_code", 0),
+    }
+
+
+def _canned(vector: Mapping[str, Any], made: list[LifecycleCall]) -> Callable[..., Any]:
+    """``send`` that records each call and answers from the vector's canned answers."""
+    answers = list(vector.get("answers") or [])
+
+    def send(call: LifecycleCall) -> Any:
+        made.append(call)
+        answer = answers[len(made) - 1] if len(made) <= len(answers) else {}
+        status = int(answer.get("status", 200))
+        if not 200 <= status < 300:
+            raise status_error(
+                method="POST", url="canned", status_code=status, body=answer.get("body"), headers={}
+            )
+        return answer.get("body")
+
+    return send
+
+
+def _check_vector(
+    plugin: HarnessPlugin,
+    vector: Mapping[str, Any],
+    daemon: LeanClient,
+    recorded: Callable[[], list[Any]] | None,
+) -> VectorResult:
+    result = VectorResult(str(vector["name"]), str(vector["event"]))
+    payload = vector.get("payload") or {}
+    expected_error = vector.get("error")
+    tr = plugin.make_translator({})
+    calls: list[LifecycleCall] = []
+    run = dispatch(tr, result.event, payload, _canned(vector, calls))
+    if isinstance(run.error, PayloadError):
+        exc = run.error
+        if expected_error and expected_error.get("field") == exc.field:
+            return result
+        result.problems.append(f"translate raised {exc}")
+        return result
+    if expected_error:
+        result.problems.append(f"expected PayloadError on {expected_error.get('field')!r}")
+        return result
+
+    built = [build_request(daemon.config, endpoint(c.action), body=c.body) for c in calls]
+    got = [
+        {
+            "action": c.action,
+            "method": r.method,
+            "path": urlsplit(r.url).path,
+            "body": json.loads(r.content) if r.content else None,
+        }
+        for c, r in zip(calls, built, strict=True)
+    ]
+    want = [{k: c.get(k) for k in ("action", "method", "path", "body")} for c in vector["calls"]]
+    if got != want:
+        result.problems.append(
+            f"requests differ:\n  want {json.dumps(want, sort_keys=True)}\n"
+            f"  got  {json.dumps(got, sort_keys=True)}"
+        )
+    result.endpoints = [c.action for c in calls]
+
+    output = run.output.to_wire()
+    if output != _expected_output(vector):
+        result.problems.append(f"output differs: want {_expected_output(vector)!r}, got {output!r}")
+
+    from signet_sdk.runtime.events import prepare_transcript
+
+    for call in calls:
+        # Send what the adapter would send: harness transcript files staged or left out.
+        sent, staged = prepare_transcript(plugin, call)
+        request = build_request(daemon.config, endpoint(sent.action), body=sent.body)
+        mark = len(recorded()) if recorded is not None else 0
+        try:
+            answer = daemon.call(sent.action, sent.body)
+        except ConflictError as exc:
+            if exc.claimed_by is None:
+                result.problems.append(f"daemon refused {call.action}: {exc}")
+            continue
+        except SignetError as exc:
+            result.problems.append(f"daemon refused {call.action}: {exc}")
+            continue
+        finally:
+            if staged is not None:
+                Path(staged).unlink(missing_ok=True)
+        problem = _validate_answer(call.action, answer)
+        if problem:
+            result.problems.append(problem)
+        if recorded is not None:
+            seen = [r for r in recorded()[mark:] if r.path == urlsplit(request.url).path]
+            if not seen or seen[0].body != request.content:
+                result.problems.append(f"mock daemon did not receive the built {call.action} bytes")
+    return result
+
+
+def _validate_answer(action: str, answer: Any) -> str | None:
+    """A daemon answer must fit its result model (pydantic is fine here: not a hook)."""
+    from pydantic import ValidationError
+
+    import signet_sdk.models as _models
+
+    model = getattr(_models, endpoint(action).response)
+    try:
+        model.model_validate(answer)
+    except ValidationError as exc:
+        return f"{action} answer does not fit {model.__name__}: {exc.errors()[0]['msg']}"
+    return None
+
+
+def _matrix(
+    plugin: HarnessPlugin, results: list[VectorResult]
+) -> tuple[dict[str, tuple[str, str]], dict[str, tuple[str, str]]]:
+    passing = [r for r in results if r.ok]
+    covered_eps = {e for r in passing for e in r.endpoints}
+    declared = dict(plugin.not_applicable)
+    rows: dict[str, tuple[str, str]] = {}
+    for row in DEPENDENCY_MAP_ROWS:
+        if endpoint_for_row(row).name in covered_eps:
+            rows[row] = (COVERED, "")
+        elif row in declared:
+            rows[row] = (NOT_APPLICABLE, declared[row])
+        else:
+            rows[row] = (MISSING, "no passing vector calls it and the adapter gives no reason")
+    events: dict[str, tuple[str, str]] = {}
+    for event in plugin.events:
+        if any(r.event == event for r in passing):
+            events[event] = (COVERED, "")
+        elif event in declared:
+            events[event] = (NOT_APPLICABLE, declared[event])
+        else:
+            events[event] = (MISSING, "no passing vector for this native event")
+    return rows, events
+
+
+@contextmanager
+def _daemon(daemon_url: str | None) -> Iterator[tuple[str, Any]]:
+    if daemon_url:
+        yield daemon_url, None
+        return
+    from signet_sdk.testing.mock_daemon import MockDaemon
+
+    mock = MockDaemon()
+    with mock.serve() as handle:
+        yield handle.url, mock
+
+
+def run_parity(daemon_url: str | None = None, harnesses: list[str] | None = None) -> ParityReport:
+    """Run every (or the named) adapter's vectors; a fresh mock daemon per harness."""
+    reports = []
+    label = daemon_url or "bundled mock daemon"
+    for name, plugin in plugins().items():
+        if harnesses and name not in harnesses:
+            continue
+        vectors = load_vectors(plugin)
+        with _daemon(daemon_url) as (url, mock):
+            config = resolve_config(
+                url,
+                harness=plugin.name,
+                runtime_path=plugin.runtime_path,  # type: ignore[arg-type]
+                max_retries=0,
+                env={},
+            )
+            client = LeanClient(config)
+            recorded = (lambda: mock.requests) if mock is not None else None
+            results = [_check_vector(plugin, v, client, recorded) for v in vectors]
+        rows, events = _matrix(plugin, results)
+        reports.append(HarnessReport(name, results, rows, events))
+    return ParityReport(label, reports)
+
+
+def _fill(text: str, indent: str) -> list[str]:
+    return textwrap.wrap(text, width=WIDTH, subsequent_indent=indent) or [text]
+
+
+#: Every line of the text report fits this many columns.
+WIDTH = 100
+
+
+def format_table(report: ParityReport) -> str:
+    """The matrix as text within 100 columns: harness columns, one line per row or event."""
+    symbol = {COVERED: "covered", NOT_APPLICABLE: "n/a", MISSING: "MISSING"}
+    width = max(len(r) for r in DEPENDENCY_MAP_ROWS) + 2
+    lines = [f"parity against {report.daemon}"]
+    if not report.harnesses:
+        lines += ["", "no harness was checked", "", "parity: FAILED (nothing to check)"]
+        return "\n".join(lines)
+    # As many harness columns per block as fit the width.
+    cols = [(h, max(len(h.harness), 7) + 2) for h in report.harnesses]
+    blocks: list[list[tuple[HarnessReport, int]]] = [[]]
+    used = width
+    for h, w in cols:
+        if blocks[-1] and used + w > WIDTH:
+            blocks.append([])
+            used = width
+        blocks[-1].append((h, w))
+        used += w
+    for block in blocks:
+        lines.append("")
+        head = "dependency-map row".ljust(width) + "".join(h.harness.ljust(w) for h, w in block)
+        lines.append(head.rstrip())
+        for row in DEPENDENCY_MAP_ROWS:
+            cells = "".join(symbol[h.rows[row][0]].ljust(w) for h, w in block)
+            lines.append((row.ljust(width) + cells).rstrip())
+    for h in report.harnesses:
+        lines.append("")
+        passed = sum(v.ok for v in h.vectors)
+        lines.append(f"{h.harness}: {passed}/{len(h.vectors)} vectors pass; native events:")
+        if not h.vectors:
+            lines.append("  FAIL no vectors: the plugin ships none, so nothing is proven")
+        ew = max([len(e) for e in h.events] + [10]) + 2
+        for event, (status, why) in h.events.items():
+            text = f"  {event.ljust(ew)}{symbol[status]}" + (f"  ({why})" if why else "")
+            lines += _fill(text, " " * (ew + 2))
+        for row, (status, why) in h.rows.items():
+            if status == NOT_APPLICABLE:
+                lines += _fill(f"  n/a {row}: {why}", "      ")
+        for v in h.vectors:
+            for problem in v.problems:
+                for part in f"FAIL {v.name}: {problem}".splitlines():
+                    lines += _fill("  " + part, "      ")
+    lines.append("")
+    lines.append("parity: ok" if report.ok else "parity: FAILED (see MISSING and FAIL above)")
+    return "\n".join(lines)

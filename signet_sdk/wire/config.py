@@ -1,0 +1,243 @@
+"""Client configuration: explicit arguments, then environment, then defaults.
+
+The order, for every setting:
+
+1. an argument passed to the client or ``create_adapter``;
+2. the environment (``SIGNET_DAEMON_URL``, else ``SIGNET_HOST`` + ``SIGNET_PORT``;
+   ``SIGNET_TOKEN``; ``SIGNET_AGENT_ID``; the per-hook timeout variables);
+3. the contract's defaults.
+
+Timeout variables are milliseconds and clamped to 1000..120000, as the
+daemon's own clients do. Standard library only: hooks read their settings here.
+"""
+
+from __future__ import annotations
+
+import os
+
+from signet_sdk.wire.errors import ConfigError
+from signet_sdk.wire.record import Record
+from signet_sdk.wire.url import parse_origin
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any, Literal, TypeAlias, TypedDict
+
+    RuntimePath: TypeAlias = Literal["plugin", "legacy"]
+    ActorType: TypeAlias = Literal["operator", "pipeline", "harness", "sdk", "daemon"]
+
+    class ClientOptions(TypedDict, total=False):
+        """The keyword settings every client and ``create_adapter`` accept."""
+
+        token: str | None
+        agent_id: str | None
+        runtime_path: RuntimePath | None
+        actor: str | None
+        actor_type: ActorType | None
+        timeout: float | Timeouts | None
+        max_retries: int | None
+        env: Mapping[str, str] | None
+
+
+__all__ = ["DEFAULT_DAEMON_URL", "ClientConfig", "Timeouts", "resolve_config"]
+
+DEFAULT_DAEMON_URL = "http://127.0.0.1:3850"
+_ACTOR_TYPES = ("operator", "pipeline", "harness", "sdk", "daemon")
+_CLAMP_MS = (1000, 120000)
+
+
+class Timeouts(Record):
+    """Per-call deadlines in seconds, by the endpoint map's timeout class.
+
+    Each is the whole budget of one call, retries and back-off included.
+    """
+
+    __slots__ = ("default", "prompt_submit", "session_start", "stream", "write")
+    session_start: float
+    prompt_submit: float
+    default: float
+    write: float
+    stream: float | None
+
+    def __init__(
+        self,
+        session_start: float = 15.0,
+        prompt_submit: float = 5.0,
+        default: float = 10.0,
+        write: float = 15.0,
+        stream: float | None = None,
+    ) -> None:
+        self._init(
+            session_start=session_start,
+            prompt_submit=prompt_submit,
+            default=default,
+            write=write,
+            stream=stream,
+        )
+
+    def for_class(self, name: str) -> float | None:
+        value: float | None = getattr(self, name)
+        return value
+
+
+class ClientConfig(Record):
+    """Everything a request needs besides its body; resolved once, then immutable."""
+
+    __slots__ = (
+        "actor",
+        "actor_type",
+        "agent_id",
+        "base_url",
+        "harness",
+        "max_retries",
+        "no_hooks",
+        "runtime_path",
+        "timeouts",
+        "token",
+    )
+    base_url: str
+    harness: str | None
+    token: str | None
+    agent_id: str | None
+    runtime_path: RuntimePath | None
+    actor: str | None
+    actor_type: ActorType | None
+    timeouts: Timeouts
+    max_retries: int
+    no_hooks: bool
+
+    def __init__(
+        self,
+        base_url: str = DEFAULT_DAEMON_URL,
+        harness: str | None = None,
+        token: str | None = None,
+        agent_id: str | None = None,
+        runtime_path: RuntimePath | None = None,
+        actor: str | None = None,
+        actor_type: ActorType | None = None,
+        timeouts: Timeouts | None = None,
+        max_retries: int = 2,
+        no_hooks: bool = False,
+    ) -> None:
+        self._init(
+            base_url=base_url,
+            harness=harness,
+            token=token,
+            agent_id=agent_id,
+            runtime_path=runtime_path,
+            actor=actor,
+            actor_type=actor_type,
+            timeouts=timeouts if timeouts is not None else Timeouts(),
+            max_retries=max_retries,
+            no_hooks=no_hooks,
+        )
+
+    def with_options(self, **changes: Any) -> ClientConfig:
+        return self._replace(**changes)
+
+
+def _origin(value: str, source: str) -> str:
+    try:
+        origin = parse_origin(value)
+    except ValueError as exc:
+        example = f"an http(s) origin like {DEFAULT_DAEMON_URL}"
+        raise ConfigError(source, f"{exc}: expected {example}, got {value!r}") from None
+    return str(origin)
+
+
+def _port(value: str, source: str) -> int:
+    try:
+        port = int(value)
+    except ValueError:
+        raise ConfigError(source, f"must be a port number, got {value!r}") from None
+    if not 0 < port < 65536:
+        raise ConfigError(source, f"must be between 1 and 65535, got {port}")
+    return port
+
+
+def _ms(env: Mapping[str, str], names: tuple[str, ...], default_ms: int) -> float:
+    for name in names:
+        raw = env.get(name, "").strip()
+        if not raw:
+            continue
+        try:
+            ms = float(raw)
+        except ValueError:
+            raise ConfigError(name, f"must be milliseconds, got {raw!r}") from None
+        low, high = _CLAMP_MS
+        return min(max(ms, low), high) / 1000
+    return default_ms / 1000
+
+
+def _base_url(daemon_url: str | None, env: Mapping[str, str]) -> str:
+    if daemon_url:
+        return _origin(daemon_url, "daemon_url")
+    if env.get("SIGNET_DAEMON_URL", "").strip():
+        return _origin(env["SIGNET_DAEMON_URL"], "SIGNET_DAEMON_URL")
+    host = env.get("SIGNET_HOST", "").strip()
+    port_raw = env.get("SIGNET_PORT", "").strip()
+    if host or port_raw:
+        port = _port(port_raw, "SIGNET_PORT") if port_raw else 3850
+        host = host or "127.0.0.1"
+        if ":" in host and not host.startswith("["):
+            host = f"[{host}]"
+        return f"http://{host}:{port}"
+    return DEFAULT_DAEMON_URL
+
+
+def resolve_config(
+    daemon_url: str | None = None,
+    *,
+    harness: str | None = None,
+    token: str | None = None,
+    agent_id: str | None = None,
+    runtime_path: RuntimePath | None = None,
+    actor: str | None = None,
+    actor_type: ActorType | None = None,
+    timeout: float | Timeouts | None = None,
+    max_retries: int | None = None,
+    env: Mapping[str, str] | None = None,
+) -> ClientConfig:
+    """Build a :class:`ClientConfig` from arguments > environment > defaults.
+
+    ``timeout`` as a number replaces every per-call deadline (seconds); as a
+    :class:`Timeouts` it replaces them one by one. ``env`` defaults to
+    ``os.environ`` and exists so tests need not mutate the process.
+    """
+    env = os.environ if env is None else env
+    if runtime_path is not None and runtime_path not in ("plugin", "legacy"):
+        raise ConfigError("runtime_path", f"must be 'plugin' or 'legacy', got {runtime_path!r}")
+    if actor_type is not None and actor_type not in _ACTOR_TYPES:
+        raise ConfigError("actor_type", f"must be one of {', '.join(_ACTOR_TYPES)}")
+    if max_retries is not None and max_retries < 0:
+        raise ConfigError("max_retries", "must be zero or more")
+
+    if isinstance(timeout, Timeouts):
+        timeouts = timeout
+    elif timeout is not None:
+        if timeout <= 0:
+            raise ConfigError("timeout", f"must be positive seconds, got {timeout!r}")
+        t = float(timeout)
+        timeouts = Timeouts(session_start=t, prompt_submit=t, default=t, write=t, stream=None)
+    else:
+        fetch = _ms(env, ("SIGNET_FETCH_TIMEOUT",), 10000)
+        timeouts = Timeouts(
+            session_start=_ms(env, ("SIGNET_SESSION_START_TIMEOUT", "SIGNET_FETCH_TIMEOUT"), 15000),
+            prompt_submit=_ms(env, ("SIGNET_PROMPT_SUBMIT_TIMEOUT",), 5000),
+            default=fetch,
+            write=max(fetch, 15.0),
+        )
+
+    return ClientConfig(
+        base_url=_base_url(daemon_url, env),
+        harness=harness,
+        token=token or env.get("SIGNET_TOKEN") or None,
+        agent_id=agent_id or env.get("SIGNET_AGENT_ID") or None,
+        runtime_path=runtime_path,
+        actor=actor,
+        actor_type=actor_type,
+        timeouts=timeouts,
+        max_retries=2 if max_retries is None else max_retries,
+        no_hooks=env.get("SIGNET_NO_HOOKS") == "1",
+    )

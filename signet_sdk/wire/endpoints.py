@@ -1,0 +1,504 @@
+"""The endpoint map: every daemon route the SDK speaks, as data.
+
+One table drives the clients, the stdlib hook transport, the mock daemon and
+the parity suite, so they cannot disagree about a method, a path or whether a
+call may be repeated. ``contract/endpoints.json`` is generated from it, and a
+check in the test command fails when the two drift apart.
+
+This module is imported on the hook hot path: standard library only.
+"""
+
+from __future__ import annotations
+
+from signet_sdk.wire.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal, TypeAlias
+
+    Phase: TypeAlias = Literal["lifecycle", "memory", "session", "synthesis", "secrets", "ops"]
+    Conflict: TypeAlias = Literal["409", "skip", "none"]
+    TimeoutClass: TypeAlias = Literal[
+        "session_start", "prompt_submit", "default", "write", "stream"
+    ]
+
+__all__ = [
+    "DEPENDENCY_MAP_ROWS",
+    "ENDPOINTS",
+    "Endpoint",
+    "endpoint",
+    "endpoint_for_row",
+]
+
+
+class Endpoint(Record):
+    """One daemon route and everything a caller must know before sending to it.
+
+    ``retry_safe`` is true only where repeating the request cannot change what
+    the daemon stores: a retried write could store a memory twice, and a
+    retried session-start returns the repeat stub instead of the inject.
+    ``conflict`` says how TS 0.109 answers when the other runtime path owns
+    the session: ``"409"``, a ``"skip"`` 200 body, or ``"none"`` (no claim).
+    """
+
+    __slots__ = (
+        "conflict",
+        "hook",
+        "method",
+        "name",
+        "path",
+        "phase",
+        "request",
+        "response",
+        "retry_safe",
+        "row",
+        "summary",
+        "timeout",
+    )
+    name: str
+    method: str
+    path: str
+    phase: Phase
+    request: str | None
+    response: str
+    retry_safe: bool
+    conflict: Conflict
+    timeout: TimeoutClass
+    row: str | None
+    hook: bool
+    summary: str
+
+    def __init__(
+        self,
+        name: str,
+        method: str,
+        path: str,
+        phase: Phase,
+        request: str | None,
+        response: str,
+        retry_safe: bool,
+        conflict: Conflict,
+        timeout: TimeoutClass,
+        *,
+        row: str | None = None,
+        hook: bool = False,
+        summary: str = "",
+    ) -> None:
+        self._init(
+            name=name,
+            method=method,
+            path=path,
+            phase=phase,
+            request=request,
+            response=response,
+            retry_safe=retry_safe,
+            conflict=conflict,
+            timeout=timeout,
+            row=row,
+            hook=hook,
+            summary=summary,
+        )
+
+    @property
+    def path_params(self) -> tuple[str, ...]:
+        """Names of the ``{placeholders}`` in the path, in order."""
+        out: list[str] = []
+        rest = self.path
+        while "{" in rest:
+            start = rest.index("{")
+            end = rest.index("}", start)
+            out.append(rest[start + 1 : end])
+            rest = rest[end + 1 :]
+        return tuple(out)
+
+    @property
+    def sends_runtime_path(self) -> bool:
+        """Session hooks read ``x-signet-runtime-path``; synthesis routes do not."""
+        return self.hook and self.phase != "synthesis"
+
+
+ENDPOINTS: tuple[Endpoint, ...] = (
+    # -- lifecycle hooks -------------------------------------------------
+    Endpoint(
+        "session_start",
+        "POST",
+        "/api/hooks/session-start",
+        "lifecycle",
+        "SessionStartRequest",
+        "SessionStartResult",
+        False,
+        "409",
+        "session_start",
+        row="session-start",
+        hook=True,
+        summary="Inject identity and memories.",
+    ),
+    Endpoint(
+        "user_prompt_submit",
+        "POST",
+        "/api/hooks/user-prompt-submit",
+        "lifecycle",
+        "UserPromptSubmitRequest",
+        "UserPromptSubmitResult",
+        False,
+        "skip",
+        "prompt_submit",
+        row="prompt-submit",
+        hook=True,
+        summary="Per-turn context for the prompt.",
+    ),
+    Endpoint(
+        "session_end",
+        "POST",
+        "/api/hooks/session-end",
+        "lifecycle",
+        "SessionEndRequest",
+        "SessionEndResult",
+        False,
+        "skip",
+        "write",
+        row="session-end",
+        hook=True,
+        summary="Persist the transcript, queue extraction.",
+    ),
+    Endpoint(
+        "session_checkpoint_extract",
+        "POST",
+        "/api/hooks/session-checkpoint-extract",
+        "lifecycle",
+        "CheckpointExtractRequest",
+        "CheckpointExtractResult",
+        False,
+        "skip",
+        "write",
+        hook=True,
+        summary="Mid-session extraction of the transcript delta.",
+    ),
+    Endpoint(
+        "pre_compaction",
+        "POST",
+        "/api/hooks/pre-compaction",
+        "lifecycle",
+        "PreCompactionRequest",
+        "PreCompactionResult",
+        False,
+        "skip",
+        "default",
+        row="pre-compaction",
+        hook=True,
+        summary="Summary prompt before compaction.",
+    ),
+    Endpoint(
+        "compaction_complete",
+        "POST",
+        "/api/hooks/compaction-complete",
+        "lifecycle",
+        "CompactionCompleteRequest",
+        "CompactionCompleteResult",
+        False,
+        "skip",
+        "write",
+        row="compaction-complete",
+        hook=True,
+        summary="Store the compaction summary.",
+    ),
+    Endpoint(
+        "remember",
+        "POST",
+        "/api/hooks/remember",
+        "memory",
+        "RememberRequest",
+        "RememberResult",
+        False,
+        "409",
+        "write",
+        row="memory-store",
+        hook=True,
+        summary="Store a memory (proxied to memory/remember).",
+    ),
+    Endpoint(
+        "recall",
+        "POST",
+        "/api/hooks/recall",
+        "memory",
+        "RecallRequest",
+        "RecallResult",
+        True,
+        "409",
+        "default",
+        hook=True,
+        summary="Hybrid recall for a harness.",
+    ),
+    # -- synthesis -------------------------------------------------------
+    Endpoint(
+        "synthesis_config",
+        "GET",
+        "/api/hooks/synthesis/config",
+        "synthesis",
+        None,
+        "SynthesisConfig",
+        True,
+        "none",
+        "default",
+        hook=True,
+    ),
+    Endpoint(
+        "synthesis_request",
+        "POST",
+        "/api/hooks/synthesis",
+        "synthesis",
+        "SynthesisRequest",
+        "SynthesisResult",
+        True,
+        "none",
+        "default",
+        hook=True,
+    ),
+    Endpoint(
+        "synthesis_complete",
+        "POST",
+        "/api/hooks/synthesis/complete",
+        "synthesis",
+        "SynthesisCompleteRequest",
+        "SynthesisCompleteResult",
+        False,
+        "none",
+        "write",
+        hook=True,
+    ),
+    # -- sessions --------------------------------------------------------
+    Endpoint(
+        "list_sessions",
+        "GET",
+        "/api/sessions",
+        "session",
+        None,
+        "SessionList",
+        True,
+        "none",
+        "default",
+    ),
+    Endpoint(
+        "get_session",
+        "GET",
+        "/api/sessions/{key}",
+        "session",
+        None,
+        "SessionInfo",
+        True,
+        "none",
+        "default",
+    ),
+    Endpoint(
+        "get_session_transcript",
+        "GET",
+        "/api/sessions/{key}/transcript",
+        "session",
+        None,
+        "SessionTranscript",
+        True,
+        "none",
+        "default",
+    ),
+    Endpoint(
+        "search_sessions",
+        "POST",
+        "/api/sessions/search",
+        "session",
+        "SessionSearchRequest",
+        "SessionSearchResult",
+        True,
+        "none",
+        "default",
+    ),
+    Endpoint(
+        "list_session_summaries",
+        "GET",
+        "/api/sessions/summaries",
+        "session",
+        None,
+        "SessionSummaryList",
+        True,
+        "none",
+        "default",
+    ),
+    Endpoint(
+        "expand_session_summary",
+        "POST",
+        "/api/sessions/summaries/expand",
+        "session",
+        "SummaryExpandRequest",
+        "SummaryExpandResult",
+        True,
+        "none",
+        "default",
+    ),
+    Endpoint(
+        "set_session_bypass",
+        "POST",
+        "/api/sessions/{key}/bypass",
+        "session",
+        "SessionBypassRequest",
+        "SessionBypassResult",
+        True,
+        "none",
+        "default",
+    ),
+    Endpoint(
+        "renew_session",
+        "POST",
+        "/api/sessions/{key}/renew",
+        "session",
+        None,
+        "SessionRenewResult",
+        True,
+        "none",
+        "default",
+    ),
+    # -- memory ----------------------------------------------------------
+    Endpoint(
+        "memory_recall",
+        "POST",
+        "/api/memory/recall",
+        "memory",
+        "MemoryRecallRequest",
+        "MemoryRecallResult",
+        True,
+        "none",
+        "default",
+        row="memory-search",
+    ),
+    Endpoint(
+        "memory_remember",
+        "POST",
+        "/api/memory/remember",
+        "memory",
+        "MemoryRememberRequest",
+        "RememberResult",
+        False,
+        "none",
+        "write",
+    ),
+    Endpoint(
+        "get_memory",
+        "GET",
+        "/api/memory/{id}",
+        "memory",
+        None,
+        "MemoryRecord",
+        True,
+        "none",
+        "default",
+        row="memory-get",
+    ),
+    Endpoint(
+        "modify_memory",
+        "PATCH",
+        "/api/memory/{id}",
+        "memory",
+        "ModifyMemoryRequest",
+        "ModifyMemoryResult",
+        False,
+        "none",
+        "write",
+        row="memory-modify",
+    ),
+    Endpoint(
+        "modify_memories",
+        "POST",
+        "/api/memory/modify",
+        "memory",
+        "BatchModifyRequest",
+        "BatchModifyResult",
+        False,
+        "none",
+        "write",
+    ),
+    Endpoint(
+        "forget_memory",
+        "DELETE",
+        "/api/memory/{id}",
+        "memory",
+        "ForgetMemoryRequest",
+        "ForgetMemoryResult",
+        False,
+        "none",
+        "write",
+        row="memory-forget",
+    ),
+    Endpoint(
+        "forget_memories",
+        "POST",
+        "/api/memory/forget",
+        "memory",
+        "BatchForgetRequest",
+        "BatchForgetResult",
+        False,
+        "none",
+        "write",
+    ),
+    # -- secrets, health, logs -------------------------------------------
+    Endpoint(
+        "secrets_exec",
+        "POST",
+        "/api/secrets/exec",
+        "secrets",
+        "SecretsExecRequest",
+        "SecretsExecResult",
+        False,
+        "none",
+        "write",
+        row="secret-injection",
+    ),
+    Endpoint(
+        "health",
+        "GET",
+        "/health",
+        "ops",
+        None,
+        "HealthStatus",
+        True,
+        "none",
+        "default",
+        row="health",
+    ),
+    Endpoint("logs", "GET", "/api/logs", "ops", None, "LogList", True, "none", "default"),
+    Endpoint(
+        "logs_stream", "GET", "/api/logs/stream", "ops", None, "LogEntry", True, "none", "stream"
+    ),
+)
+
+_BY_NAME = {e.name: e for e in ENDPOINTS}
+
+#: The runtime spec's dependency map, in its order: the rows a harness adapter
+#: covers for full parity.
+DEPENDENCY_MAP_ROWS: tuple[str, ...] = (
+    "session-start",
+    "prompt-submit",
+    "session-end",
+    "pre-compaction",
+    "compaction-complete",
+    "memory-search",
+    "memory-store",
+    "memory-get",
+    "memory-modify",
+    "memory-forget",
+    "secret-injection",
+    "health",
+)
+
+
+def endpoint(name: str) -> Endpoint:
+    """Look an endpoint up by name; an unknown name is a programming error."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise KeyError(f"unknown endpoint {name!r}; known: {', '.join(sorted(_BY_NAME))}") from None
+
+
+def endpoint_for_row(row: str) -> Endpoint:
+    """The endpoint that serves a dependency-map row."""
+    for e in ENDPOINTS:
+        if e.row == row:
+            return e
+    raise KeyError(f"no endpoint serves dependency-map row {row!r}")

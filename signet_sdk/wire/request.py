@@ -1,0 +1,168 @@
+"""The sans-I/O core: requests built from the endpoint map, answers judged.
+
+Both httpx clients and the stdlib hook transport call into here, so the bytes
+a daemon receives do not depend on which transport sent them. Nothing in this
+module performs I/O or imports a third-party package.
+"""
+
+from __future__ import annotations
+
+import json
+
+from signet_sdk._version import __version__
+from signet_sdk.wire.errors import decode_body, status_error
+from signet_sdk.wire.record import Record
+from signet_sdk.wire.url import quote, urlencode
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+    from signet_sdk.wire.config import ClientConfig
+    from signet_sdk.wire.endpoints import Endpoint
+
+__all__ = ["PreparedRequest", "build_request", "hook_body", "judge_response"]
+
+USER_AGENT = f"signet-sdk/{__version__}"
+
+
+class PreparedRequest(Record):
+    """A request ready for any transport: every header and byte decided.
+
+    ``target`` is the path and query alone (the tail of ``url``), which is
+    what an HTTP/1.1 request line carries.
+    """
+
+    __slots__ = ("content", "endpoint", "headers", "method", "target", "timeout", "url")
+    endpoint: Endpoint
+    method: str
+    url: str
+    target: str
+    headers: dict[str, str]
+    content: bytes | None
+    timeout: float | None
+
+    def __init__(
+        self,
+        endpoint: Endpoint,
+        method: str,
+        url: str,
+        target: str,
+        headers: dict[str, str],
+        content: bytes | None,
+        timeout: float | None,
+    ) -> None:
+        self._init(
+            endpoint=endpoint,
+            method=method,
+            url=url,
+            target=target,
+            headers=headers,
+            content=content,
+            timeout=timeout,
+        )
+
+
+def hook_body(config: ClientConfig, ep: Endpoint, body: Mapping[str, Any]) -> dict[str, Any]:
+    """Add what the contract wants on every hook body and the caller may omit.
+
+    ``harness`` is required by every session hook; ``runtimePath`` mirrors the
+    header so a daemon that ignores one still sees the other; ``agentId`` goes
+    in the body *and* the header because TS 0.109's hook recall reads only the
+    header. Values the caller set explicitly are kept.
+    """
+    out = dict(body)
+    if ep.sends_runtime_path:
+        if config.harness and "harness" not in out:
+            out["harness"] = config.harness
+        if config.runtime_path and "runtimePath" not in out:
+            out["runtimePath"] = config.runtime_path
+    if ep.hook and config.agent_id and "agentId" not in out:
+        out["agentId"] = config.agent_id
+    return out
+
+
+def _headers(config: ClientConfig, ep: Endpoint, has_body: bool) -> dict[str, str]:
+    headers = {"accept": "application/json", "user-agent": USER_AGENT}
+    if ep.timeout == "stream":
+        headers["accept"] = "text/event-stream"
+    if has_body:
+        headers["content-type"] = "application/json"
+    if config.token:
+        headers["authorization"] = f"Bearer {config.token}"
+    if config.agent_id:
+        headers["x-signet-agent-id"] = config.agent_id
+    if config.runtime_path and ep.sends_runtime_path:
+        headers["x-signet-runtime-path"] = config.runtime_path
+    if config.actor:
+        headers["x-signet-actor"] = config.actor
+    if config.actor_type:
+        headers["x-signet-actor-type"] = config.actor_type
+    if config.no_hooks and ep.hook:
+        headers["x-signet-no-hooks"] = "1"
+    return headers
+
+
+def _path(ep: Endpoint, params: Mapping[str, str] | None) -> str:
+    path = ep.path
+    for name in ep.path_params:
+        value = (params or {}).get(name)
+        if value is None or value == "":
+            raise ValueError(f"{ep.name}: path parameter {name!r} is required")
+        # Session keys may hold ':' and '/': the route takes one segment.
+        path = path.replace("{" + name + "}", quote(str(value)))
+    return path
+
+
+def build_request(
+    config: ClientConfig,
+    ep: Endpoint,
+    *,
+    body: Mapping[str, Any] | None = None,
+    path_params: Mapping[str, str] | None = None,
+    query: Mapping[str, Any] | None = None,
+    timeout: float | None = None,
+) -> PreparedRequest:
+    """Decide method, URL, headers and body bytes for one call to ``ep``.
+
+    POSTs always carry a JSON object (``{}`` at minimum): an empty body on a
+    hook route is a 500 in TS 0.109. GETs carry none.
+    """
+    target = _path(ep, path_params)
+    pairs = [(k, _query_value(v)) for k, v in (query or {}).items() if v is not None]
+    if pairs:
+        target += "?" + urlencode(pairs)
+    content: bytes | None = None
+    if ep.method in ("POST", "PATCH") or (ep.method == "DELETE" and body):
+        data = hook_body(config, ep, body or {}) if ep.hook else dict(body or {})
+        content = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    deadline = timeout if timeout is not None else config.timeouts.for_class(ep.timeout)
+    return PreparedRequest(
+        endpoint=ep,
+        method=ep.method,
+        url=config.base_url + target,
+        target=target,
+        headers=_headers(config, ep, content is not None),
+        content=content,
+        timeout=deadline,
+    )
+
+
+def _query_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def judge_response(
+    request: PreparedRequest, status: int, headers: Mapping[str, str], content: bytes
+) -> Any:
+    """The decoded body of a 2xx answer; any other status raises its error class."""
+    content_type = next((v for k, v in headers.items() if k.lower() == "content-type"), None)
+    body = decode_body(content, content_type)
+    if 200 <= status < 300:
+        return body
+    raise status_error(
+        method=request.method, url=request.url, status_code=status, body=body, headers=headers
+    )

@@ -1,0 +1,138 @@
+"""When to try a call again, and how long to wait first.
+
+A call is repeated only when repeating cannot store anything twice: the
+endpoint is marked safe, or the daemon provably did not act (the connection
+was never made; a 429 or 503 turned the request away before any handler ran).
+A 409 is never repeated: who owns a session does not change by asking again.
+Every wait fits inside the call's one deadline. Standard library only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from signet_sdk.wire.endpoints import Endpoint
+from signet_sdk.wire.errors import (
+    APIConnectionError,
+    APIStatusError,
+    APITimeoutError,
+    NotSentError,
+    RateLimitError,
+    SignetError,
+)
+from signet_sdk.wire.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import random
+
+__all__ = ["CallBudget", "RetryPolicy", "retry_delay", "should_retry"]
+
+#: Statuses the daemon sends before a handler runs: nothing was applied.
+_REJECTED_UNAPPLIED = frozenset({429, 503})
+#: Statuses that may be transient but may follow a partly applied request.
+_TRANSIENT = frozenset({500, 502, 504})
+
+
+class RetryPolicy(Record):
+    """Exponential back-off with full jitter, capped; ``max_retries`` extra tries."""
+
+    __slots__ = ("initial_delay", "max_delay", "max_retries")
+    max_retries: int
+    initial_delay: float
+    max_delay: float
+
+    def __init__(
+        self, max_retries: int = 2, initial_delay: float = 0.2, max_delay: float = 4.0
+    ) -> None:
+        self._init(max_retries=max_retries, initial_delay=initial_delay, max_delay=max_delay)
+
+
+def should_retry(ep: Endpoint, error: SignetError) -> bool:
+    """Whether ``error`` on ``ep`` may be answered by sending the request again."""
+    if isinstance(error, NotSentError):
+        return True
+    if isinstance(error, APIStatusError):
+        if error.status_code in _REJECTED_UNAPPLIED:
+            return True
+        return ep.retry_safe and error.status_code in _TRANSIENT
+    if isinstance(error, APITimeoutError | APIConnectionError):
+        return ep.retry_safe
+    return False
+
+
+def retry_delay(
+    policy: RetryPolicy,
+    attempt: int,
+    error: SignetError,
+    remaining: float | None,
+    rng: random.Random | None = None,
+) -> float | None:
+    """Seconds to sleep before retry number ``attempt`` (1-based), or None to give up.
+
+    A ``Retry-After`` from the daemon is honoured exactly; otherwise the wait
+    is drawn from [0, min(max_delay, initial * 2**(attempt-1))]. If the wait
+    would not leave time for the request itself, the call gives up now.
+    """
+    if attempt > policy.max_retries:
+        return None
+    if isinstance(error, RateLimitError) and error.retry_after is not None:
+        delay = error.retry_after
+    else:
+        ceiling = min(policy.max_delay, policy.initial_delay * (2 ** (attempt - 1)))
+        if rng is None:
+            import random  # jitter only; kept off the hook start-up path
+
+            rng = random.Random()
+        delay = rng.uniform(0, ceiling)
+    if remaining is not None and delay >= remaining * 0.9:
+        return None
+    return delay
+
+
+class CallBudget:
+    """One call's deadline and attempt count, shared by every transport's loop.
+
+    The loop is always the same five lines::
+
+        budget = CallBudget(policy, request.timeout, clock)
+        while True:
+            try:
+                return send(request, budget.attempt_timeout())
+            except SignetError as exc:
+                sleep(budget.next_delay(request.endpoint, exc))  # re-raises when done
+    """
+
+    def __init__(
+        self,
+        policy: RetryPolicy,
+        deadline: float | None,
+        clock: Callable[[], float],
+        rng: random.Random | None = None,
+    ) -> None:
+        self.policy = policy
+        self.clock = clock
+        self.rng = rng
+        self.started = clock()
+        self.deadline = deadline
+        self.attempt = 0
+
+    def remaining(self) -> float | None:
+        if self.deadline is None:
+            return None
+        return self.deadline - (self.clock() - self.started)
+
+    def attempt_timeout(self) -> float | None:
+        """The time this attempt may take: what is left of the whole budget."""
+        self.attempt += 1
+        left = self.remaining()
+        return None if left is None else max(left, 0.001)
+
+    def next_delay(self, ep: Endpoint, error: SignetError) -> float:
+        """Seconds to wait before the next attempt; re-raises ``error`` when there is none."""
+        if not should_retry(ep, error):
+            raise error
+        delay = retry_delay(self.policy, self.attempt, error, self.remaining(), self.rng)
+        if delay is None:
+            raise error
+        return delay
