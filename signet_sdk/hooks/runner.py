@@ -30,11 +30,20 @@ prompt's critical path.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
 
+from signet_sdk.hooks.deadline import Deadline
+from signet_sdk.hooks.process import (
+    STDIN_LIMIT,
+    STDIN_TIMEOUT,
+    StdinError,
+    bypassed,
+    hook_log,
+    read_payload,
+    spawn_detached,
+)
 from signet_sdk.wire.config import resolve_config
 from signet_sdk.wire.errors import ConfigError
 
@@ -51,9 +60,13 @@ if TYPE_CHECKING:
     from signet_sdk.wire.lifecycle import LifecycleCall
 
 __all__ = [
+    "FLUSH_SECONDS",
     "STDIN_LIMIT",
     "STDIN_TIMEOUT",
+    "StdinError",
     "bypassed",
+    "flush",
+    "hook_command",
     "hook_log",
     "main",
     "read_payload",
@@ -62,126 +75,10 @@ __all__ = [
     "spawn_flusher",
 ]
 
-#: Largest payload read from stdin; a hook payload is a few KiB, a pasted prompt more.
-STDIN_LIMIT = 16 * 1024 * 1024
-#: How long to wait for the payload; a harness that keeps stdin open must not hang us.
-STDIN_TIMEOUT = 2.0
 #: Seconds kept back from the deadline to hand unsent work to a flusher and exit.
 _EXIT_MARGIN = 0.3
 #: How long a detached flusher keeps retrying an unreachable daemon.
 FLUSH_SECONDS = 60.0
-_LOG_MAX_BYTES = 1024 * 1024
-
-
-def bypassed(env: Mapping[str, str]) -> bool:
-    """The documented off switches: ``SIGNET_BYPASS=1`` and the recursion guard."""
-    return env.get("SIGNET_BYPASS") == "1" or env.get("SIGNET_NO_HOOKS") == "1"
-
-
-def hook_log(
-    message: str, *, harness: str = "-", event: str = "-", env: Mapping[str, str] | None = None
-) -> None:
-    """Append one line to ``hooks.log``; never raises (logging must not break a hook)."""
-    try:
-        from signet_sdk.hooks.outbox import state_dir
-
-        directory = state_dir(env)
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        path = directory / "hooks.log"
-        try:
-            if path.stat().st_size > _LOG_MAX_BYTES:
-                os.replace(path, directory / "hooks.log.1")
-        except FileNotFoundError:
-            pass
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        text = " ".join(message.split())[:2000]
-        line = f"{stamp} {harness} {event} pid={os.getpid()} {text}\n"
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            os.write(fd, line.encode("utf-8", errors="replace"))
-        finally:
-            os.close(fd)
-    except Exception:
-        pass
-
-
-class StdinError(Exception):
-    """The payload on stdin could not be read as one JSON object."""
-
-
-def read_payload(fd: int = 0, *, limit: int = STDIN_LIMIT, timeout: float = STDIN_TIMEOUT) -> Any:
-    """Read and parse the JSON payload on ``fd`` within ``timeout`` seconds.
-
-    Stops at EOF, at ``timeout``, or as soon as the bytes so far parse as a
-    complete JSON value, whichever comes first.
-    """
-    import select
-
-    chunks: list[bytes] = []
-    total = 0
-    end = time.monotonic() + timeout
-    while True:
-        left = end - time.monotonic()
-        if left <= 0:
-            break
-        try:
-            ready, _, _ = select.select([fd], [], [], left)
-        except (OSError, ValueError) as exc:
-            raise StdinError(f"stdin is not readable: {exc}") from None
-        if not ready:
-            break
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError as exc:
-            raise StdinError(f"stdin read failed: {exc}") from None
-        if not chunk:
-            break
-        total += len(chunk)
-        if total > limit:
-            raise StdinError(f"payload larger than {limit} bytes")
-        chunks.append(chunk)
-        if chunk.rstrip().endswith((b"}", b"]")):
-            try:
-                return json.loads(b"".join(chunks))
-            except ValueError:
-                continue
-    data = b"".join(chunks)
-    if not data.strip():
-        raise StdinError("no payload on stdin" + (" (timed out)" if left <= 0 else ""))
-    try:
-        return json.loads(data)
-    except ValueError as exc:
-        raise StdinError(f"payload is not JSON: {exc}") from None
-
-
-def _child_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
-    out = dict(os.environ if env is None else env)
-    out["SIGNET_NO_HOOKS"] = "1"
-    return out
-
-
-def spawn_detached(argv: Sequence[str], env: Mapping[str, str] | None = None) -> int:
-    """Start ``argv`` in its own session, detached from our stdio; returns its pid.
-
-    A new session keeps it alive when the harness kills the hook's process
-    group; /dev/null stdio and closed descriptors keep the harness from
-    waiting on a pipe the child would otherwise hold open.
-    """
-    import subprocess
-
-    proc = subprocess.Popen(
-        list(argv),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        close_fds=True,
-        start_new_session=True,
-        env=_child_env(env),
-    )
-    # Never waited for on purpose: it outlives this process. Marking it done
-    # keeps Popen's destructor from warning about a child still running.
-    proc.returncode = 0
-    return proc.pid
 
 
 def spawn_flusher(env: Mapping[str, str] | None = None, seconds: float | None = None) -> int:
@@ -216,61 +113,6 @@ def _sender(base: ClientConfig) -> Any:
         return LeanClient(config).call(entry.action, body, timeout=timeout)
 
     return send
-
-
-class _Deadline:
-    """The whole process's time budget, backed by a timer that ends the process."""
-
-    def __init__(self, seconds: float, on_expire: Any) -> None:
-        self.end = time.monotonic() + seconds
-        self._armed = False
-        self._previous: Any = None
-        self._on_expire = on_expire
-        try:
-            import signal
-
-            self._previous = signal.signal(signal.SIGALRM, self._fire)
-            signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.01))
-            self._armed = True
-        except (ImportError, AttributeError, ValueError, OSError):  # no SIGALRM here
-            pass
-
-    def _fire(self, signum: int, frame: object) -> None:
-        self._on_expire()
-        os._exit(0)
-
-    def left(self) -> float:
-        return self.end - time.monotonic()
-
-    def disarm(self) -> None:
-        """Stop the timer and put back whatever SIGALRM handler was there before."""
-        if self._armed:
-            import signal
-
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, self._previous or signal.SIG_DFL)
-            self._armed = False
-
-    def hold(self) -> Any:
-        """Block the timer while a durable write is in progress (restored on exit)."""
-        return _Blocked(self._armed)
-
-
-class _Blocked:
-    def __init__(self, armed: bool) -> None:
-        self.armed = armed
-
-    def __enter__(self) -> None:
-        if self.armed:
-            import signal
-
-            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
-
-    def __exit__(self, *exc: object) -> None:
-        if self.armed:
-            import signal
-
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM})
 
 
 def run_hook(
@@ -310,7 +152,7 @@ def run_hook(
     os.environ["SIGNET_NO_HOOKS"] = "1"
     spec = plugin.events.get(name)
     seconds = config.timeouts.for_class(spec.timeout_class if spec else "default") or 10.0
-    deadline = _Deadline(seconds, lambda: log(f"deadline of {seconds:.1f}s reached, exited"))
+    deadline = Deadline(seconds, lambda: log(f"deadline of {seconds:.1f}s reached, exited"))
     out = stdout if stdout is not None else sys.stdout.buffer
     try:
         text = _run(plugin, event, config, deadline, log, environ, stdin_fd)
@@ -334,7 +176,7 @@ def _run(
     plugin: HarnessPlugin,
     event: str | None,
     config: ClientConfig,
-    deadline: _Deadline,
+    deadline: Deadline,
     log: Any,
     env: Mapping[str, str],
     stdin_fd: int,
@@ -377,7 +219,7 @@ class _HookSender:
         self,
         plugin: HarnessPlugin,
         config: ClientConfig,
-        deadline: _Deadline,
+        deadline: Deadline,
         log: Any,
         env: Mapping[str, str],
         detached: bool,

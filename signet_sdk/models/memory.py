@@ -1,3 +1,4 @@
+# long module: the memory endpoints' request and response models, one family of schemas
 """Bodies of the memory routes and of the remember/recall hooks.
 
 The hooks and ``/api/memory/*`` share shapes: ``/api/hooks/remember`` is a

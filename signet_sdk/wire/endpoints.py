@@ -1,3 +1,4 @@
+# long module: the route table is one piece of data; split, it would not read as the map
 """The endpoint map: every daemon route the SDK speaks, as data.
 
 One table drives the clients, the stdlib hook transport, the mock daemon and

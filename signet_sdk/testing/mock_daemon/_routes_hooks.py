@@ -1,3 +1,4 @@
+# long module: the daemon's hook routes replicate TS 0.109 handler by handler, byte for byte
 """``/api/hooks/*``: the lifecycle hooks, hook remember/recall and synthesis.
 
 Each hook follows TS 0.109's order of checks exactly, because that order is

@@ -1,3 +1,4 @@
+# long module: the daemon's memory routes replicate TS 0.109 handler by handler, byte for byte
 """``/api/memory/*``: remember, recall, get, modify and forget (single and batch).
 
 These routes parse their own bodies (malformed JSON is a 400 here, unlike

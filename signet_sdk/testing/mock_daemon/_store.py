@@ -1,3 +1,4 @@
+# long module: the SQLite schema and every query over it, so the SQL reads as one store
 """SQLite persistence: memories (with FTS5), transcripts, cursors, jobs, summaries.
 
 What the real daemon keeps on disk the mock keeps in SQLite too, so the dev
