@@ -68,7 +68,10 @@ def _load(ep: InstalledEntryPoint) -> HarnessPlugin:
         raise InvalidAdapterError(
             f"adapter {ep.name!r} ({ep.value}) is registered under another name: {obj.name!r}"
         )
-    obj.distribution, obj.version = ep.distribution, ep.version
+    # The dist-info folder holds the name normalised with underscores; show the
+    # PEP 503 form users type into pip.
+    obj.distribution = ep.distribution.replace("_", "-").lower()
+    obj.version = ep.version
     return obj
 
 
