@@ -1,0 +1,222 @@
+"""As users get it: the built wheels, pip-installed into a fresh venv, run every README command.
+
+No editable install and no checkout on ``sys.path``: the commands run from
+a temp directory with the venv's own ``signet-sdk``. Dependencies come from
+the package index (pip's cache makes a rerun quick); our own two
+distributions come only from the wheels built here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Venv:
+    def __init__(self, path: Path, work: Path) -> None:
+        self.path = path
+        self.work = work
+        self.bin = path / "bin"
+
+    def env(self, **extra: str) -> dict[str, str]:
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("SIGNET_", "CLAUDE_", "PYTHON", "VIRTUAL_ENV"))
+        }
+        env.update(
+            HOME=str(self.work / "home"),
+            XDG_STATE_HOME=str(self.work / "state"),
+            XDG_DATA_HOME=str(self.work / "data"),
+            PATH=f"{self.bin}{os.pathsep}{env.get('PATH', '')}",
+        )
+        env.update(extra)
+        return env
+
+    def run(
+        self, *args: str, stdin: str = "", timeout: float = 180, **env: str
+    ) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(self.bin / "signet-sdk"), *args],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            cwd=self.work,
+            env=self.env(**env),
+            timeout=timeout,
+        )
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory: pytest.TempPathFactory) -> Venv:
+    root = tmp_path_factory.mktemp("wheels")
+    dist = root / "dist"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(dist),
+            str(ROOT),
+            str(ROOT / "adapters" / "claude-code"),
+        ],
+        check=True,
+        timeout=300,
+    )
+    wheels = sorted(p.name for p in dist.glob("*.whl"))
+    assert [w.split("-")[0] for w in wheels] == ["signetai_adapter_claude_code", "signetai_sdk"]
+    path = root / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(path)], check=True, timeout=120)
+    subprocess.run(
+        [
+            str(path / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--find-links",
+            str(dist),
+            "signetai-sdk[claude-code]",
+        ],
+        check=True,
+        timeout=600,
+    )
+    work = root / "work"
+    (work / "home").mkdir(parents=True)
+    return Venv(path, work)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def dev_daemon(venv: Venv) -> Iterator[str]:
+    port = _free_port()
+    proc = subprocess.Popen(
+        [
+            str(venv.bin / "signet-sdk"),
+            "dev-daemon",
+            "--port",
+            str(port),
+            "--db",
+            str(venv.work / "dev.sqlite3"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=venv.work,
+        env=venv.env(),
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert f"listening on http://127.0.0.1:{port}" in line, line + proc.stderr.read()
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def test_installed_from_site_packages(venv: Venv) -> None:
+    code = (
+        "import signet_sdk, signet_adapter_claude_code as c; print(signet_sdk.__file__, c.__file__)"
+    )
+    done = subprocess.run(
+        [str(venv.bin / "python"), "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=venv.work,
+        env=venv.env(),
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert all("site-packages" in p for p in done.stdout.split()), done.stdout
+
+
+def test_help_and_version(venv: Venv) -> None:
+    done = venv.run("--help")
+    assert done.returncode == 0 and "harnesses" in done.stdout
+    for command in ("demo", "dev-daemon", "parity", "harnesses", "hook", "install", "uninstall"):
+        sub = venv.run(command, "--help")
+        assert sub.returncode == 0, (command, sub.stderr)
+        assert "usage:" in sub.stdout, command
+    assert venv.run("version").stdout.startswith("signet-sdk 0.")
+
+
+def test_harnesses_lists_claude_code(venv: Venv) -> None:
+    done = venv.run("harnesses", "--json")
+    assert done.returncode == 0, done.stderr
+    row = next(r for r in json.loads(done.stdout) if r["name"] == "claude-code")
+    assert row["distribution"] == "signetai-adapter-claude-code"
+    assert row["installer"] is True and row["vectors"] > 0
+
+
+def test_parity(venv: Venv) -> None:
+    done = venv.run("parity")
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
+    assert done.stdout.rstrip().endswith("parity: ok")
+    bad = venv.run("parity", "no-such-harness")
+    assert bad.returncode == 2 and "claude-code" in bad.stderr
+
+
+def test_demo(venv: Venv) -> None:
+    done = venv.run("demo", timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+    assert "demo: ok" in done.stdout
+
+
+def test_hook_against_the_dev_daemon(venv: Venv, dev_daemon: str) -> None:
+    payload = {
+        "session_id": "wheel-1",
+        "cwd": str(venv.work),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "how do we deploy billing?",
+    }
+    started = time.monotonic()
+    done = venv.run(
+        "hook",
+        "claude-code",
+        "UserPromptSubmit",
+        stdin=json.dumps(payload),
+        SIGNET_DAEMON_URL=dev_daemon,
+    )
+    assert done.returncode == 0 and done.stderr == ""
+    out = json.loads(done.stdout)["hookSpecificOutput"]
+    assert out["hookEventName"] == "UserPromptSubmit" and out["additionalContext"]
+    assert time.monotonic() - started < 10
+
+
+def test_install_and_uninstall(venv: Venv) -> None:
+    settings = venv.work / "settings.json"
+    settings.write_text('{"theme": "dark"}\n')
+    done = venv.run("install", "claude-code", "--settings", str(settings))
+    assert done.returncode == 0, done.stderr
+    hooks = json.loads(settings.read_text())["hooks"]
+    command = hooks["UserPromptSubmit"][0]["hooks"][0]["command"]
+    assert command == f"{venv.bin / 'signet-sdk'} hook claude-code UserPromptSubmit"
+    done = venv.run("uninstall", "claude-code", "--settings", str(settings))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(settings.read_text()) == {"theme": "dark"}
