@@ -1,0 +1,301 @@
+"""The memory tool set, defined once.
+
+Each tool is a name, a description written for a model, an input model and
+one *plan*: a generator that yields the client calls the tool needs
+(``(method name, args)``) and receives each answer (or has the client's
+error thrown into it), then returns the tool's JSON result. The plan does
+no I/O, so the same definition runs on the sync ``AdapterClient`` and on
+the ``AsyncAdapterClient`` (see :mod:`signet_sdk.tools.runner`), and every
+rendering (MCP, OpenAI, Anthropic) reads the same name, description and
+input schema.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from typing import Any
+
+from pydantic import BaseModel
+
+from signet_sdk.models import (
+    ForgetMemoryRequest,
+    MemoryRecallRequest,
+    MemoryRememberRequest,
+    ModifyMemoryRequest,
+    SecretsExecRequest,
+)
+from signet_sdk.tools import records
+from signet_sdk.tools.inputs import (
+    MemoryForgetInput,
+    MemoryGetInput,
+    MemoryModifyInput,
+    MemorySearchInput,
+    MemoryStoreInput,
+    SecretsExecInput,
+    SessionSaveInput,
+    SessionSaveWithLearningsInput,
+)
+from signet_sdk.wire.errors import SignetError
+from signet_sdk.wire.record import Record
+
+__all__ = ["TOOLS", "Plan", "Tool", "ToolContext"]
+
+#: Yields ``(client method, positional args)``; receives the answer; returns the result.
+Plan = Generator[tuple[str, tuple[Any, ...]], Any, dict[str, Any]]
+
+
+class ToolContext(Record):
+    """Who is calling: the session, project and agent every tool call is made for."""
+
+    __slots__ = ("agent_id", "project", "session_key")
+    session_key: str | None
+    project: str | None
+    agent_id: str | None
+
+    def __init__(
+        self,
+        session_key: str | None = None,
+        project: str | None = None,
+        agent_id: str | None = None,
+    ) -> None:
+        self._init(session_key=session_key, project=project, agent_id=agent_id)
+
+
+class Tool(Record):
+    """One tool: what a model sees, and the plan that performs it."""
+
+    __slots__ = ("description", "input_model", "name", "plan", "runs_commands")
+    name: str
+    description: str
+    input_model: type[BaseModel]
+    plan: Callable[[Any, ToolContext], Plan]
+    runs_commands: bool
+
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        input_model: type[BaseModel],
+        plan: Callable[[Any, ToolContext], Plan],
+        *,
+        runs_commands: bool = False,
+    ) -> None:
+        self._init(
+            name=name,
+            description=description,
+            input_model=input_model,
+            plan=plan,
+            runs_commands=runs_commands,
+        )
+
+    def input_schema(self) -> dict[str, Any]:
+        """The JSON Schema of the arguments, the same in every rendering."""
+        return self.input_model.model_json_schema()
+
+
+def _req(model: type[Any], **fields: Any) -> Any:
+    """A request model from the fields that are set: an argument left out is not sent."""
+    return model(**{k: v for k, v in fields.items() if v is not None})
+
+
+def _dump(model: Any) -> dict[str, Any]:
+    data: dict[str, Any] = model.model_dump(mode="json", exclude_none=True)
+    return data
+
+
+def _search(args: MemorySearchInput, ctx: ToolContext) -> Plan:
+    request = _req(
+        MemoryRecallRequest,
+        query=args.query,
+        limit=args.limit,
+        tags=",".join(args.tags) if args.tags else None,
+        type=args.type,
+        since=args.since,
+        agent_id=ctx.agent_id,
+    )
+    found = yield ("memory_recall", (request,))
+    hits = [
+        {
+            k: v
+            for k, v in {
+                "id": hit.id,
+                "content": hit.content,
+                "score": hit.score,
+                "type": hit.type,
+                "tags": hit.tags,
+                "project": hit.project,
+                "created_at": hit.created_at,
+            }.items()
+            if v is not None
+        }
+        for hit in found.results
+    ]
+    return {"count": len(hits), "results": hits}
+
+
+def _stored(answer: Any) -> dict[str, Any]:
+    if answer.chunked:
+        return {"status": "saved", "ids": answer.ids or [], "chunked": True}
+    outcome = "duplicate_skip" if answer.deduped else "new"
+    return {"status": "saved", "id": answer.id, "dedup_outcome": outcome}
+
+
+def _store(args: MemoryStoreInput, ctx: ToolContext) -> Plan:
+    request = _req(
+        MemoryRememberRequest,
+        content=args.content,
+        tags=args.tags,
+        importance=args.importance,
+        pinned=args.pinned,
+        project=ctx.project,
+        agent_id=ctx.agent_id,
+    )
+    answer = yield ("memory_remember", (request,))
+    return _stored(answer)
+
+
+def _get(args: MemoryGetInput, ctx: ToolContext) -> Plan:
+    row = yield ("get_memory", (args.id,))
+    result = _dump(row)
+    if row.source_type == records.RECORD_SOURCE_TYPE:
+        parsed = records.parse_record(row.content)
+        if parsed is not None:
+            result["session_record"] = parsed
+    return result
+
+
+def _modify(args: MemoryModifyInput, ctx: ToolContext) -> Plan:
+    change = args.model_dump(exclude={"id"}, exclude_none=True)
+    answer = yield ("modify_memory", (args.id, ModifyMemoryRequest(**change)))
+    return _dump(answer)
+
+
+def _forget(args: MemoryForgetInput, ctx: ToolContext) -> Plan:
+    answer = yield ("forget_memory", (args.id, ForgetMemoryRequest(reason=args.reason)))
+    return _dump(answer)
+
+
+def _secrets(args: SecretsExecInput, ctx: ToolContext) -> Plan:
+    answer = yield (
+        "secrets_exec",
+        (SecretsExecRequest(command=args.command, secrets=args.secrets),),
+    )
+    return _dump(answer)
+
+
+def _record_request(
+    args: SessionSaveInput | SessionSaveWithLearningsInput, ctx: ToolContext
+) -> tuple[str, MemoryRememberRequest]:
+    record, project = args.session, args.project_id
+    source_id = records.record_source_id(record, project)
+    request = _req(
+        MemoryRememberRequest,
+        content=records.render_record(record, project),
+        project=None if record.save_scope == "global" else project,
+        tags=["session-record", f"scope:{record.save_scope}"],
+        source_type=records.RECORD_SOURCE_TYPE,
+        source_id=source_id,
+        structured={},  # one memory, never split into sentence chunks
+        agent_id=ctx.agent_id,
+    )
+    return source_id, request
+
+
+def _session_save(args: SessionSaveInput, ctx: ToolContext) -> Plan:
+    _, request = _record_request(args, ctx)
+    answer = yield ("memory_remember", (request,))
+    return _stored(answer)
+
+
+def _session_save_with_learnings(args: SessionSaveWithLearningsInput, ctx: ToolContext) -> Plan:
+    source_id, request = _record_request(args, ctx)
+    result: dict[str, Any] = {}
+    try:
+        result["session"] = _stored((yield ("memory_remember", (request,))))
+    except SignetError as exc:  # the learnings are still tried
+        result["session"] = {"status": "failed", "error": str(exc)}
+    project = args.project_id
+    for kind, items in (("decision", args.decisions), ("pattern", args.patterns)):
+        outcomes = []
+        for text in items:
+            learning = _req(
+                MemoryRememberRequest,
+                content=f"{kind.capitalize()}: {text}",
+                project=project,
+                tags=[kind, f"session:{source_id}"],
+                source_type=f"session-{kind}",
+                source_id=records.learning_source_id(source_id, kind, text),
+                agent_id=ctx.agent_id,
+            )
+            try:
+                outcomes.append(_stored((yield ("memory_remember", (learning,)))))
+            except SignetError as exc:
+                outcomes.append({"status": "failed", "error": str(exc)})
+        result[f"{kind}s"] = outcomes
+    saved = [result["session"], *result["decisions"], *result["patterns"]]
+    result["overall"] = "partial" if any(i["status"] == "failed" for i in saved) else "saved"
+    return result
+
+
+TOOLS: dict[str, Tool] = {
+    tool.name: tool
+    for tool in (
+        Tool(
+            "memory_search",
+            "Search long-term memory for facts, decisions and preferences saved in earlier "
+            "sessions. Use before answering anything that may depend on past work.",
+            MemorySearchInput,
+            _search,
+        ),
+        Tool(
+            "memory_store",
+            "Save one fact, decision or preference to long-term memory so later sessions "
+            "know it. Write it as a complete sentence that makes sense on its own.",
+            MemoryStoreInput,
+            _store,
+        ),
+        Tool(
+            "memory_get",
+            "Read one memory in full by its id (ids come from memory_search). Session records "
+            "come back with their fields.",
+            MemoryGetInput,
+            _get,
+        ),
+        Tool(
+            "memory_modify",
+            "Correct a memory that is wrong or out of date: new content, tags, importance or "
+            "pinning. Give the reason; it is kept in the memory's history.",
+            MemoryModifyInput,
+            _modify,
+        ),
+        Tool(
+            "memory_forget",
+            "Forget a memory that is wrong or no longer wanted. Give the reason; it is kept in "
+            "the memory's history and the memory can be recovered.",
+            MemoryForgetInput,
+            _forget,
+        ),
+        Tool(
+            "secrets_exec",
+            "Run a command with stored secrets injected as environment variables, without ever "
+            "seeing their values. Output is redacted.",
+            SecretsExecInput,
+            _secrets,
+            runs_commands=True,
+        ),
+        Tool(
+            "session_save",
+            "At the end of a session, save a structured record of it: objective, actions taken, "
+            "decisions made, open items and next actions.",
+            SessionSaveInput,
+            _session_save,
+        ),
+        Tool(
+            "session_save_with_learnings",
+            "At the end of a session, save its record together with each decision and pattern "
+            "it produced, linked to the record. Prefer this over separate saves.",
+            SessionSaveWithLearningsInput,
+            _session_save_with_learnings,
+        ),
+    )
+}
