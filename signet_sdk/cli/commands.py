@@ -111,6 +111,12 @@ def _installer(verb: str) -> Handler:
     return run
 
 
+def _mcp(ns: argparse.Namespace) -> int:
+    from signet_sdk.tools.mcp import main as mcp_main
+
+    return mcp_main()
+
+
 def _version(ns: argparse.Namespace) -> int:
     sys.stdout.write(f"signet-sdk {__version__}\n")
     return 0
@@ -182,6 +188,15 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("harness")
         p.add_argument("args", nargs=argparse.REMAINDER, help="the installer's own options")
         p.set_defaults(handler=_installer(verb))
+
+    p = sub.add_parser(
+        "mcp",
+        help="serve the memory tools over MCP on stdio (needs the mcp extra)",
+        description="Serve the memory tools over MCP on stdio. The tool context comes from "
+        "SIGNET_SESSION_KEY, SIGNET_PROJECT (else the working directory) and SIGNET_AGENT_ID; "
+        "SIGNET_TOOLS_ALLOW_EXEC=1 enables secrets_exec.",
+    )
+    p.set_defaults(handler=_mcp)
 
     p = sub.add_parser("version", help="print the version")
     p.set_defaults(handler=_version)

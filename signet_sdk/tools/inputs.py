@@ -100,17 +100,15 @@ class SessionRecord(ToolInput):
         min_length=1, max_length=2_000, description="What the session set out to do."
     )
     actions_taken: list[Item] = Field(
-        default_factory=list, max_length=100, description="What was actually done."
+        default=[], max_length=100, description="What was actually done."
     )
     decisions_made: list[Item] = Field(
-        default_factory=list, max_length=100, description="Key decisions, briefly."
+        default=[], max_length=100, description="Key decisions, briefly."
     )
     open_items: list[Item] = Field(
-        default_factory=list, max_length=100, description="Unresolved questions and blockers."
+        default=[], max_length=100, description="Unresolved questions and blockers."
     )
-    next_actions: list[Item] = Field(
-        default_factory=list, max_length=100, description="Concrete next steps."
-    )
+    next_actions: list[Item] = Field(default=[], max_length=100, description="Concrete next steps.")
     save_scope: Literal["global", "project", "focus"] = Field(
         "project", description="Where the record belongs: everywhere, this project, or the focus."
     )
@@ -124,9 +122,9 @@ class SessionSaveInput(ToolInput):
 class SessionSaveWithLearningsInput(ToolInput):
     session: SessionRecord
     decisions: list[Item] = Field(
-        default_factory=list, max_length=100, description="Decisions, each saved on its own."
+        default=[], max_length=100, description="Decisions, each saved on its own."
     )
     patterns: list[Item] = Field(
-        default_factory=list, max_length=100, description="Reusable patterns learned."
+        default=[], max_length=100, description="Reusable patterns learned."
     )
     project_id: str = Field(min_length=1, max_length=500, description="The project it belongs to.")

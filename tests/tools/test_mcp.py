@@ -1,0 +1,96 @@
+"""``signet-sdk mcp`` over stdio, driven by the official MCP client, against the mock daemon."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from signet_sdk import AdapterClient, RememberParams
+from signet_sdk.testing.mock_daemon import MockDaemon
+from signet_sdk.tools import TOOLS
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[MockDaemon, str]]:
+    mock = MockDaemon(db_path=tmp_path / "mcp.sqlite3")
+    with mock.serve() as handle:
+        yield mock, handle.url
+
+
+def _params(url: str, **env: str) -> StdioServerParameters:
+    base = {k: v for k, v in os.environ.items() if not k.startswith("SIGNET_")}
+    base.update(SIGNET_DAEMON_URL=url, SIGNET_PROJECT="/srv/atlas", **env)
+    return StdioServerParameters(command=sys.executable, args=["-m", "signet_sdk", "mcp"], env=base)
+
+
+async def _session_calls(url: str, calls: list[tuple[str, dict[str, Any]]], **env: str) -> Any:
+    async with stdio_client(_params(url, **env)) as (read, write), ClientSession(read, write) as s:
+        await s.initialize()
+        listed = await s.list_tools()
+        results = [await s.call_tool(name, args) for name, args in calls]
+    return listed, results
+
+
+def _text(result: Any) -> str:
+    return "".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+
+
+@pytest.mark.anyio
+async def test_tools_listed_with_the_shared_schemas(served: tuple[MockDaemon, str]) -> None:
+    listed, _ = await _session_calls(served[1], [])
+    tools = {t.name: t for t in listed.tools}
+    assert sorted(tools) == sorted(n for n, t in TOOLS.items() if not t.runs_commands)
+    for name, tool in tools.items():
+        ours = dict(TOOLS[name].input_schema())
+        theirs = dict(tool.input_schema)
+        for schema in (ours, theirs):
+            schema.pop("title", None)
+            schema.pop("additionalProperties", None)
+        assert theirs == ours, name
+        assert tool.description == TOOLS[name].description
+
+
+@pytest.mark.anyio
+async def test_search_and_store_through_mcp(served: tuple[MockDaemon, str]) -> None:
+    mock, url = served
+    with AdapterClient("seed", url) as client:
+        client.remember(RememberParams(content="Billing deploys blue-green on Tuesdays"))
+    _, (found, stored) = await _session_calls(
+        url,
+        [
+            ("memory_search", {"query": "billing deploys"}),
+            ("memory_store", {"content": "The staging database is pg-staging-2"}),
+        ],
+    )
+    assert not found.is_error
+    hits = json.loads(_text(found))
+    assert hits["results"][0]["content"] == "Billing deploys blue-green on Tuesdays"
+    assert not stored.is_error and json.loads(_text(stored))["status"] == "saved"
+    body = json.loads([r for r in mock.requests if r.path == "/api/memory/remember"][-1].body)
+    assert body == {"content": "The staging database is pg-staging-2", "project": "/srv/atlas"}
+
+
+@pytest.mark.anyio
+async def test_errors_are_tool_errors_not_crashes(served: tuple[MockDaemon, str]) -> None:
+    _, results = await _session_calls(
+        "http://127.0.0.1:9",  # nothing listens: daemon down
+        [
+            ("memory_search", {"query": "anything"}),
+            ("memory_get", {"id": ""}),
+            ("secrets_exec", {"command": "env", "secrets": {"A": "b"}}),
+            ("memory_search", {"query": "still alive"}),
+        ],
+    )
+    down, invalid, disabled, again = results
+    assert down.is_error and "cannot connect" in _text(down)
+    assert invalid.is_error and "id" in _text(invalid)
+    assert disabled.is_error and "secrets_exec" in _text(disabled)
+    assert again.is_error and "cannot connect" in _text(again)  # the server kept serving
