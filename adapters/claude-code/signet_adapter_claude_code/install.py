@@ -24,6 +24,14 @@ that structure and changes nothing else:
 ``uninstall`` removes only our handlers, then the groups and event keys that
 removing them left empty (and ``hooks`` itself if it ends up empty).
 
+The memory tools are registered too, as the MCP server ``signet``
+(``signet-sdk mcp``, stdio) under ``mcpServers``: in ``DIR/.mcp.json`` for
+``--project`` (and approved for that project through
+``enabledMcpjsonServers`` in its settings, so headless runs load it), else
+in the user-scope ``~/.claude.json`` (``$CLAUDE_CONFIG_DIR/.claude.json``
+when set). The same rules hold: other servers and keys are kept, a second
+run changes nothing, uninstall removes only ours, ``--no-mcp`` skips it.
+
 User scope is ``$CLAUDE_CONFIG_DIR/settings.json`` (default
 ``~/.claude/settings.json``); ``--project DIR`` writes
 ``DIR/.claude/settings.json``; ``--settings FILE`` names a file directly.
@@ -44,7 +52,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["HOOK_TIMEOUTS", "SettingsError", "hook_command", "main", "merge", "unmerge"]
+__all__ = [
+    "HOOK_TIMEOUTS",
+    "MCP_NAME",
+    "SettingsError",
+    "approve_mcp",
+    "hook_command",
+    "main",
+    "mcp_entry",
+    "merge",
+    "merge_mcp",
+    "unmerge",
+    "unmerge_mcp",
+]
 
 #: Hook events we register, with Claude Code's ``timeout`` in seconds.
 HOOK_TIMEOUTS: dict[str, int] = {
@@ -80,6 +100,67 @@ def hook_command(python: str | None = None) -> str:
     if script.is_file() and os.access(script, os.X_OK):
         return " ".join([shlex.quote(str(script)), *_HOOK_ARGS])
     return " ".join([shlex.quote(exe), "-m", "signet_sdk", *_HOOK_ARGS])
+
+
+#: The name our MCP server is registered under (tools appear as ``mcp__signet__<tool>``).
+MCP_NAME = "signet"
+
+
+def mcp_entry(python: str | None = None) -> dict[str, Any]:
+    """The ``mcpServers`` entry: ``signet-sdk mcp`` on stdio, labelled as Claude Code."""
+    words = shlex.split(hook_command(python))[: -len(_HOOK_ARGS)]
+    return {
+        "type": "stdio",
+        "command": words[0],
+        "args": [*words[1:], "mcp"],
+        "env": {"SIGNET_HARNESS": "claude-code"},
+    }
+
+
+def merge_mcp(config: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
+    """``config`` with our server under ``mcpServers``; every other key and server kept."""
+    out: dict[str, Any] = json.loads(json.dumps(config))
+    servers = out.setdefault("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise SettingsError("'mcpServers' must be an object")
+    servers[MCP_NAME] = entry
+    return out
+
+
+def approve_mcp(settings: dict[str, Any]) -> dict[str, Any]:
+    """Project ``settings`` that approve our ``.mcp.json`` server (``enabledMcpjsonServers``)."""
+    out: dict[str, Any] = json.loads(json.dumps(settings))
+    enabled = out.setdefault("enabledMcpjsonServers", [])
+    if not isinstance(enabled, list):
+        raise SettingsError("'enabledMcpjsonServers' must be a list")
+    if MCP_NAME not in enabled:
+        enabled.append(MCP_NAME)
+    return out
+
+
+def unmerge_mcp(config: dict[str, Any]) -> dict[str, Any]:
+    """``config`` without our server or approval, and without what only they filled."""
+    out: dict[str, Any] = json.loads(json.dumps(config))
+    servers = out.get("mcpServers")
+    if isinstance(servers, dict) and MCP_NAME in servers:
+        del servers[MCP_NAME]
+        if not servers:
+            del out["mcpServers"]
+    enabled = out.get("enabledMcpjsonServers")
+    if isinstance(enabled, list) and MCP_NAME in enabled:
+        enabled.remove(MCP_NAME)
+        if not enabled:
+            del out["enabledMcpjsonServers"]
+    return out
+
+
+def mcp_path(project: str | None, env: dict[str, str]) -> Path:
+    """Where Claude Code reads MCP servers: the project's ``.mcp.json`` or the user's file."""
+    if project:
+        return Path(project).expanduser().absolute() / ".mcp.json"
+    config_dir = env.get("CLAUDE_CONFIG_DIR", "").strip()
+    base = Path(config_dir).expanduser() if config_dir else Path.home()
+    return base.absolute() / ".claude.json"
 
 
 def is_ours(handler: Any) -> bool:
@@ -249,7 +330,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(
         prog="signet-sdk {install|uninstall} claude-code",
-        description="Merge Signet's Claude Code hooks into settings.json, or remove them.",
+        description="Merge Signet's Claude Code hooks into settings.json and its memory tools "
+        "(MCP server 'signet') into Claude Code's MCP config, or remove them.",
     )
     parser.add_argument("verb", choices=("install", "uninstall"))
     where = parser.add_mutually_exclusive_group()
@@ -259,44 +341,59 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--python", metavar="EXE", help="interpreter whose hook command to register"
     )
+    parser.add_argument(
+        "--no-mcp", action="store_true", help="do not register the memory tools' MCP server"
+    )
     try:
         opts = parser.parse_args(args)
     except SystemExit as exc:
         return int(exc.code or 0)
 
-    path = settings_path(opts.project, opts.settings, dict(os.environ))
+    env = dict(os.environ)
+    path = settings_path(opts.project, opts.settings, env)
+    install = opts.verb == "install"
+    edits: list[tuple[str, Path, str | None, dict[str, Any], dict[str, Any]]] = []
     try:
         current, original = load(path)
-        if opts.verb == "install":
-            updated = merge(current, hook_command(opts.python))
-        else:
-            updated = unmerge(current)
+        updated = merge(current, hook_command(opts.python)) if install else unmerge(current)
+        if not opts.no_mcp and opts.project:
+            updated = approve_mcp(updated) if install else unmerge_mcp(updated)
+        edits.append(("hooks", path, original, current, updated))
+        if not opts.no_mcp:
+            target = mcp_path(opts.project, env)
+            mcp_now, mcp_text = load(target)
+            entry = mcp_entry(opts.python)
+            changed = merge_mcp(mcp_now, entry) if install else unmerge_mcp(mcp_now)
+            edits.append(("memory tools (MCP server)", target, mcp_text, mcp_now, changed))
     except SettingsError as exc:
-        sys.stderr.write(f"signet-sdk {opts.verb} claude-code: {exc}\nThe file was not changed.\n")
+        sys.stderr.write(f"signet-sdk {opts.verb} claude-code: {exc}\nNo file was changed.\n")
         return 1
 
-    if updated == current and (original is not None or opts.verb == "uninstall"):
-        sys.stdout.write(f"{path}: already up to date, nothing changed\n")
-        return 0
-    new_text = render(updated)
-    if opts.dry_run:
-        diff = difflib.unified_diff(
-            (original or "").splitlines(keepends=True),
-            new_text.splitlines(keepends=True),
-            fromfile=str(path),
-            tofile=f"{path} (after {opts.verb})",
-        )
-        sys.stdout.write("".join(diff))
-        return 0
-    try:
-        backup = _write(path, new_text, original)
-    except OSError as exc:
-        sys.stderr.write(f"signet-sdk {opts.verb} claude-code: cannot write {path}: {exc}\n")
-        return 1
-    done = "installed into" if opts.verb == "install" else "removed from"
-    note = f" (previous version saved as {backup})" if backup else ""
-    sys.stdout.write(f"Signet hooks {done} {path}{note}\n")
-    if opts.verb == "install":
+    done = "installed into" if install else "removed from"
+    wrote = False
+    for what, target, original_text, before, after in edits:
+        if after == before and (original_text is not None or not install):
+            sys.stdout.write(f"{target}: already up to date, nothing changed\n")
+            continue
+        new_text = render(after)
+        if opts.dry_run:
+            diff = difflib.unified_diff(
+                (original_text or "").splitlines(keepends=True),
+                new_text.splitlines(keepends=True),
+                fromfile=str(target),
+                tofile=f"{target} (after {opts.verb})",
+            )
+            sys.stdout.write("".join(diff))
+            continue
+        try:
+            backup = _write(target, new_text, original_text)
+        except OSError as exc:
+            sys.stderr.write(f"signet-sdk {opts.verb} claude-code: cannot write {target}: {exc}\n")
+            return 1
+        wrote = True
+        note = f" (previous version saved as {backup})" if backup else ""
+        sys.stdout.write(f"Signet {what} {done} {target}{note}\n")
+    if wrote and install:
         sys.stdout.write("Claude Code reads hooks at start-up: restart running sessions.\n")
     return 0
 
