@@ -128,8 +128,13 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:
         sys.stderr.write(f"signet-sdk mcp: {MCP_HINT}\n")
         return 2
+    import logging
+
     from signet_sdk.runtime.registry import create_async_adapter
 
+    # stderr is the harness's log: no per-request lines from the HTTP client.
+    for noisy in ("httpx", "httpcore"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
     harness = os.environ.get("SIGNET_HARNESS") or "mcp"
     allow = os.environ.get("SIGNET_TOOLS_ALLOW_EXEC") == "1"
     server = build_mcp_server(

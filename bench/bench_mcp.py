@@ -1,0 +1,132 @@
+"""What the MCP server adds to one ``memory_search``: through ``signet-sdk mcp`` vs the client.
+
+Starts the dev daemon (``signet-sdk dev-daemon`` in its own process, on a
+free loopback port) with a few hundred memories, then in the same run times
+``--calls`` searches three ways, interleaved round by round so machine load
+hits all alike:
+
+* ``direct``: ``AsyncAdapterClient.memory_recall`` (what the tool calls);
+* ``tool``: ``call_tool_async(client, "memory_search", ...)`` in-process;
+* ``mcp``: an MCP ``tools/call`` to ``signet-sdk mcp`` over stdio, from the
+  official MCP client.
+
+Prints p50 and p99 per path and the MCP path's p50 over direct; the goal is
+at most 2 ms added at p50 (exit 1 when over).
+
+    python bench/bench_mcp.py [--calls 300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from signet_sdk import AsyncAdapterClient, MemoryRecallRequest, RememberParams, create_adapter
+from signet_sdk.tools import call_tool_async
+
+GOAL_MS = 2.0
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def _run(url: str, calls: int) -> dict[str, list[float]]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNET_")}
+    env["SIGNET_DAEMON_URL"] = url
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "signet_sdk", "mcp"], env=env
+    )
+    times: dict[str, list[float]] = {"direct": [], "tool": [], "mcp": []}
+    query = {"query": "deploy billing", "limit": 5}
+    async with (
+        stdio_client(params) as (read, write),
+        ClientSession(read, write) as session,
+        AsyncAdapterClient("bench", url) as client,
+    ):
+        await session.initialize()
+        for _ in range(20):  # warm every path
+            await session.call_tool("memory_search", query)
+            await client.memory_recall(MemoryRecallRequest(**query))
+        for _ in range(calls):
+            t = time.perf_counter()
+            await client.memory_recall(MemoryRecallRequest(**query))
+            times["direct"].append(time.perf_counter() - t)
+            t = time.perf_counter()
+            await call_tool_async(client, "memory_search", query)
+            times["tool"].append(time.perf_counter() - t)
+            t = time.perf_counter()
+            result = await session.call_tool("memory_search", query)
+            times["mcp"].append(time.perf_counter() - t)
+            if result.is_error:
+                raise SystemExit(f"memory_search failed through MCP: {result.content}")
+    return times
+
+
+@contextmanager
+def dev_daemon(folder: str) -> Iterator[str]:
+    """``signet-sdk dev-daemon`` in its own process (no GIL shared with the timed loop)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "signet_sdk",
+            "dev-daemon",
+            "--port",
+            str(port),
+            "--db",
+            os.path.join(folder, "bench.sqlite3"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        if "listening" not in proc.stdout.readline():
+            raise SystemExit("the dev daemon did not start")
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=300)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp, dev_daemon(tmp) as url:
+        with create_adapter("bench", url) as seed:
+            for i in range(300):
+                topic = ("deploy billing", "staging database", "release train")[i % 3]
+                seed.remember(RememberParams(content=f"Note {i} about {topic} number {i}"))
+        times = asyncio.run(_run(url, args.calls))
+    print(f"python bench/bench_mcp.py --calls {args.calls}  (load {os.getloadavg()[0]:.2f})")
+    print(f"{'path':<8}{'p50 ms':>10}{'p99 ms':>10}")
+    for name, values in times.items():
+        ms = [v * 1000 for v in values]
+        print(f"{name:<8}{statistics.median(ms):>10.3f}{_pct(ms, 0.99):>10.3f}")
+    added = (statistics.median(times["mcp"]) - statistics.median(times["direct"])) * 1000
+    verdict = "PASS" if added <= GOAL_MS else "FAIL"
+    print(f"MCP adds {added:.3f} ms at p50 over the direct call (goal <= {GOAL_MS} ms): {verdict}")
+    return 0 if added <= GOAL_MS else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
