@@ -52,7 +52,7 @@ class HealthPipeline(ResponseModel):
     extraction_running: bool | None = None
     extraction_stalled: bool | None = None
     extraction_pending: int | None = None
-    extraction_backoff_ms: int | None = None
+    extraction_backoff_ms: float | None = None  # with jitter on the real daemon: 1234.56
 
 
 class HealthStatus(ResponseModel):

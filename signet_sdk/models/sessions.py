@@ -37,6 +37,7 @@ class SessionInfo(ResponseModel):
     """A live session; ``expiresAt`` is null when only a presence row knows it."""
 
     key: str
+    agent_id: str | None = None
     runtime_path: str | None = None
     claimed_at: str | None = None
     expires_at: str | None = None

@@ -1,0 +1,35 @@
+"""What the real daemon (TS 0.109.15) sends that the models must accept and keep."""
+
+from __future__ import annotations
+
+from signet_sdk.models import HealthStatus, SessionList
+
+
+def test_health_backoff_is_a_float_with_jitter() -> None:
+    health = HealthStatus.model_validate(
+        {
+            "status": "healthy",
+            "pipeline": {"extractionRunning": True, "extractionBackoffMs": 1843.2071},
+        }
+    )
+    assert health.pipeline is not None
+    assert health.pipeline.extraction_backoff_ms == 1843.2071
+
+
+def test_session_listing_keeps_the_agent() -> None:
+    listed = SessionList.model_validate(
+        {
+            "sessions": [
+                {
+                    "key": "s-1",
+                    "agentId": "ops",
+                    "runtimePath": "plugin",
+                    "claimedAt": "2026-11-24T10:00:00.000Z",
+                    "expiresAt": "2026-11-24T14:00:00.000Z",
+                }
+            ],
+            "count": 1,
+        }
+    )
+    assert listed.sessions[0].agent_id == "ops"
+    assert listed.model_dump(by_alias=True, exclude_none=True)["sessions"][0]["agentId"] == "ops"
