@@ -126,7 +126,8 @@ class Story:
         _, done = self.step(
             "compaction completes",
             "compaction_complete",
-            summary="Decided: billing deploys blue-green on Tuesdays; staging on pg-staging-2.",
+            summary=f"Decided for {a.harness}: billing deploys blue-green on Tuesdays; "
+            "staging stays on pg-staging-2.",
         )
         self.expect(
             bool(done) and isinstance(done[0], dict) and done[0].get("memoryId") is not None,
@@ -166,9 +167,7 @@ def _daemon(workdir: Path, url: str | None) -> Iterator[str]:
 
     mock = MockDaemon(db_path=workdir / "demo.sqlite3")
     with mock.serve() as handle:
-        sys.stdout.write(
-            f"daemon: bundled dev daemon at {handle.url} (set SIGNET_DAEMON_URL to use another)\n"
-        )
+        sys.stdout.write(f"\ndaemon: a fresh bundled dev daemon at {handle.url}\n")
         yield handle.url
 
 
@@ -182,17 +181,20 @@ def main(args: Any = None) -> int:
     harnesses = [p.name for p in plugins]
     failures: dict[str, list[str]] = {}
     given = getattr(args, "daemon_url", None)
-    tmpdir = tempfile.TemporaryDirectory(prefix="signet-demo-")
-    with tmpdir as tmp, _daemon(Path(tmp), given) as url:
+    real = given or os.environ.get("SIGNET_DAEMON_URL")
+    with tempfile.TemporaryDirectory(prefix="signet-demo-") as tmp:
         # Harness transcripts the story writes live here; adapters read only allowed roots.
         roots = os.environ.get("SIGNET_TRANSCRIPT_ROOTS", "")
         os.environ["SIGNET_TRANSCRIPT_ROOTS"] = os.pathsep.join(filter(None, [roots, tmp]))
         for plugin in plugins:
-            with create_adapter(plugin.name, url) as adapter:
-                failures[plugin.name] = Story(plugin, adapter, Path(tmp)).play()
+            # Each harness's story gets a fresh dev daemon, so what it is shown is only
+            # what its own first session left (a daemon given by URL is shared).
+            folder = Path(tmp) / plugin.name
+            folder.mkdir()
+            with _daemon(folder, given) as url, create_adapter(plugin.name, url) as adapter:
+                failures[plugin.name] = Story(plugin, adapter, folder).play()
         sys.stdout.write("\n")
-        real = given or os.environ.get("SIGNET_DAEMON_URL")
-        report = run_parity(url if real else None)
+        report = run_parity(real or None)
         sys.stdout.write(format_table(report) + "\n")
     bad = {h: f for h, f in failures.items() if f}
     for harness, problems in bad.items():
