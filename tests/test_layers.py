@@ -83,7 +83,9 @@ def _imports(module: str, path: Path, *, executed_only: bool = False) -> set[str
 
 def _layer(module: str) -> str | None:
     parts = module.split(".")
-    return parts[1] if len(parts) > 1 and parts[1] in LAYERS else None
+    if parts[0] != "signet_sdk" or len(parts) < 2:
+        return None
+    return parts[1] if parts[1] in LAYERS else None
 
 
 def _stdlib(name: str) -> bool:

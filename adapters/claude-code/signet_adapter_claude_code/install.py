@@ -52,18 +52,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ._mcp import approve_mcp, mcp_entry, mcp_path, merge_mcp, unmerge_mcp
+
 __all__ = [
     "HOOK_TIMEOUTS",
-    "MCP_NAME",
     "SettingsError",
-    "approve_mcp",
     "hook_command",
     "main",
-    "mcp_entry",
     "merge",
-    "merge_mcp",
     "unmerge",
-    "unmerge_mcp",
 ]
 
 #: Hook events we register, with Claude Code's ``timeout`` in seconds.
@@ -100,67 +97,6 @@ def hook_command(python: str | None = None) -> str:
     if script.is_file() and os.access(script, os.X_OK):
         return " ".join([shlex.quote(str(script)), *_HOOK_ARGS])
     return " ".join([shlex.quote(exe), "-m", "signet_sdk", *_HOOK_ARGS])
-
-
-#: The name our MCP server is registered under (tools appear as ``mcp__signet__<tool>``).
-MCP_NAME = "signet"
-
-
-def mcp_entry(python: str | None = None) -> dict[str, Any]:
-    """The ``mcpServers`` entry: ``signet-sdk mcp`` on stdio, labelled as Claude Code."""
-    words = shlex.split(hook_command(python))[: -len(_HOOK_ARGS)]
-    return {
-        "type": "stdio",
-        "command": words[0],
-        "args": [*words[1:], "mcp"],
-        "env": {"SIGNET_HARNESS": "claude-code"},
-    }
-
-
-def merge_mcp(config: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
-    """``config`` with our server under ``mcpServers``; every other key and server kept."""
-    out: dict[str, Any] = json.loads(json.dumps(config))
-    servers = out.setdefault("mcpServers", {})
-    if not isinstance(servers, dict):
-        raise SettingsError("'mcpServers' must be an object")
-    servers[MCP_NAME] = entry
-    return out
-
-
-def approve_mcp(settings: dict[str, Any]) -> dict[str, Any]:
-    """Project ``settings`` that approve our ``.mcp.json`` server (``enabledMcpjsonServers``)."""
-    out: dict[str, Any] = json.loads(json.dumps(settings))
-    enabled = out.setdefault("enabledMcpjsonServers", [])
-    if not isinstance(enabled, list):
-        raise SettingsError("'enabledMcpjsonServers' must be a list")
-    if MCP_NAME not in enabled:
-        enabled.append(MCP_NAME)
-    return out
-
-
-def unmerge_mcp(config: dict[str, Any]) -> dict[str, Any]:
-    """``config`` without our server or approval, and without what only they filled."""
-    out: dict[str, Any] = json.loads(json.dumps(config))
-    servers = out.get("mcpServers")
-    if isinstance(servers, dict) and MCP_NAME in servers:
-        del servers[MCP_NAME]
-        if not servers:
-            del out["mcpServers"]
-    enabled = out.get("enabledMcpjsonServers")
-    if isinstance(enabled, list) and MCP_NAME in enabled:
-        enabled.remove(MCP_NAME)
-        if not enabled:
-            del out["enabledMcpjsonServers"]
-    return out
-
-
-def mcp_path(project: str | None, env: dict[str, str]) -> Path:
-    """Where Claude Code reads MCP servers: the project's ``.mcp.json`` or the user's file."""
-    if project:
-        return Path(project).expanduser().absolute() / ".mcp.json"
-    config_dir = env.get("CLAUDE_CONFIG_DIR", "").strip()
-    base = Path(config_dir).expanduser() if config_dir else Path.home()
-    return base.absolute() / ".claude.json"
 
 
 def is_ours(handler: Any) -> bool:
@@ -353,6 +289,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     path = settings_path(opts.project, opts.settings, env)
     install = opts.verb == "install"
     edits: list[tuple[str, Path, str | None, dict[str, Any], dict[str, Any]]] = []
+    target = path
     try:
         current, original = load(path)
         updated = merge(current, hook_command(opts.python)) if install else unmerge(current)
@@ -362,9 +299,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not opts.no_mcp:
             target = mcp_path(opts.project, env)
             mcp_now, mcp_text = load(target)
-            entry = mcp_entry(opts.python)
+            entry = mcp_entry(hook_command(opts.python), len(_HOOK_ARGS))
             changed = merge_mcp(mcp_now, entry) if install else unmerge_mcp(mcp_now)
             edits.append(("memory tools (MCP server)", target, mcp_text, mcp_now, changed))
+    except ValueError as exc:  # a wrong shape found while merging
+        exc = SettingsError(f"{target}: {exc}")
+        sys.stderr.write(f"signet-sdk {opts.verb} claude-code: {exc}\nNo file was changed.\n")
+        return 1
     except SettingsError as exc:
         sys.stderr.write(f"signet-sdk {opts.verb} claude-code: {exc}\nNo file was changed.\n")
         return 1
