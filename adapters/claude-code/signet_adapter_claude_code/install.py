@@ -303,8 +303,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             changed = merge_mcp(mcp_now, entry) if install else unmerge_mcp(mcp_now)
             edits.append(("memory tools (MCP server)", target, mcp_text, mcp_now, changed))
     except ValueError as exc:  # a wrong shape found while merging
-        exc = SettingsError(f"{target}: {exc}")
-        sys.stderr.write(f"signet-sdk {opts.verb} claude-code: {exc}\nNo file was changed.\n")
+        problem = f"{target}: {exc}"
+        sys.stderr.write(f"signet-sdk {opts.verb} claude-code: {problem}\nNo file was changed.\n")
         return 1
     except SettingsError as exc:
         sys.stderr.write(f"signet-sdk {opts.verb} claude-code: {exc}\nNo file was changed.\n")
