@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from signet_sdk import _exceptions as ex
+from signet_sdk.wire import errors as ex
 from signet_sdk.wire.errors import decode_body, status_error
 
 KW = {"method": "POST", "url": "http://127.0.0.1:3850/api/hooks/session-start"}

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import signet_sdk
-from signet_sdk import _models
+from signet_sdk import models as _models
 
 EXPECTED_CORE = {
     "APIConnectionError",
@@ -21,16 +21,17 @@ EXPECTED_CORE = {
     "AiohttpTransport",
     "AdapterNotFoundError",
     "AsyncAdapterClient",
-    "AsyncHarnessAdapter",
     "AsyncRuntimeAdapter",
     "AuthenticationError",
     "BadRequestError",
     "ClientConfig",
     "ConfigError",
     "ConflictError",
+    "Dispatched",
+    "EventSpec",
     "GenericTranslator",
     "GoneError",
-    "HarnessAdapter",
+    "HarnessPlugin",
     "HarnessTranslator",
     "InternalServerError",
     "InvalidAdapterError",
@@ -50,7 +51,13 @@ EXPECTED_CORE = {
     "__version__",
     "create_adapter",
     "create_async_adapter",
+    "dispatch",
+    "dispatch_async",
+    "find_plugin",
     "installed_adapters",
+    "installed_plugins",
+    "run_event",
+    "run_event_async",
 }
 
 
@@ -94,7 +101,8 @@ def test_import_signet_sdk_is_light() -> None:
 
 def test_hook_path_modules_stay_on_the_standard_library() -> None:
     mods = imported_after(
-        "import signet_sdk.wire.lean, signet_sdk.runtime.calls, signet_sdk.wire.endpoints, signet_sdk.wire.config"
+        "import signet_sdk.wire.lean, signet_sdk.wire.lifecycle, signet_sdk.runtime.dispatch, "
+        "signet_sdk.runtime.registry, signet_sdk.runtime.generic, signet_sdk.hooks.runner"
     )
     assert not {"httpx", "pydantic", "fastapi", "anyio"} & mods
 
@@ -104,12 +112,20 @@ def test_client_import_does_not_pull_server_or_adapters() -> None:
     assert not {"fastapi", "uvicorn", "aiohttp", "signet_adapter_claude_code"} & mods
 
 
-def test_unknown_harness_gets_a_working_generic_adapter() -> None:
+def test_unknown_harness_gets_a_working_generic_client() -> None:
     adapter = signet_sdk.create_adapter("my-harness", "http://127.0.0.1:1")
-    assert isinstance(adapter, signet_sdk.HarnessAdapter)
+    assert type(adapter) is signet_sdk.AdapterClient
     assert isinstance(adapter, signet_sdk.RuntimeAdapter)
     assert adapter.harness == "my-harness"
-    assert isinstance(adapter.translator, signet_sdk.GenericTranslator)
+    assert adapter.config.runtime_path is None
+    adapter.close()
+
+
+def test_installed_plugin_labels_the_client() -> None:
+    adapter = signet_sdk.create_adapter("claude-code", "http://127.0.0.1:1")
+    assert type(adapter) is signet_sdk.AdapterClient
+    assert adapter.harness == "claude-code"
+    assert adapter.config.runtime_path == "legacy"
     adapter.close()
 
 
