@@ -14,8 +14,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from signet_sdk.cli import main as cli_main
 from signet_sdk.testing.mock_daemon import MockDaemon
-from signet_sdk.testing.mock_daemon._serve import default_db_path, main
+from signet_sdk.testing.mock_daemon._serve import default_db_path
 
 
 def test_serve_on_a_free_port_and_always_stop() -> None:
@@ -84,7 +85,7 @@ def test_cli_refuses_a_taken_port(tmp_path: Path, capsys: pytest.CaptureFixture[
         taken.bind(("127.0.0.1", 0))
         taken.listen(1)
         port = taken.getsockname()[1]
-        code = main(["--port", str(port), "--db", str(tmp_path / "d.sqlite3")])
+        code = cli_main(["dev-daemon", "--port", str(port), "--db", str(tmp_path / "d.sqlite3")])
     assert code == 2
     err = capsys.readouterr().err
     assert err == (
@@ -93,10 +94,10 @@ def test_cli_refuses_a_taken_port(tmp_path: Path, capsys: pytest.CaptureFixture[
     )
 
 
-def test_cli_rejects_a_malformed_token() -> None:
-    with pytest.raises(SystemExit) as exc:
-        main(["--token", "no-role-here"])
-    assert exc.value.code == 2
+def test_cli_rejects_a_malformed_token(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_main(["dev-daemon", "--token", "no-role-here"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("signet-sdk dev-daemon: --token 'no-role-here': expected TOKEN=ROLE")
 
 
 def test_default_db_path_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -109,8 +110,8 @@ def test_default_db_path_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: 
 def test_cli_serves_until_interrupted(tmp_path: Path) -> None:
     db = tmp_path / "cli.sqlite3"
     code = (
-        "import sys; from signet_sdk.testing.mock_daemon._serve import main; "
-        f"sys.exit(main(['--port', '0', '--db', {str(db)!r}]))"
+        "import sys; from signet_sdk.cli import main; "
+        f"sys.exit(main(['dev-daemon', '--port', '0', '--db', {str(db)!r}]))"
     )
     proc = subprocess.Popen(
         [sys.executable, "-c", code],
@@ -150,8 +151,8 @@ def test_cli_serves_until_interrupted(tmp_path: Path) -> None:
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_cli_stops_cleanly_on_signals(tmp_path: Path, sig: signal.Signals) -> None:
     code = (
-        "import sys; from signet_sdk.testing.mock_daemon._serve import main; "
-        f"sys.exit(main(['--port', '0', '--db', {str(tmp_path / 'x.sqlite3')!r}]))"
+        "import sys; from signet_sdk.cli import main; "
+        f"sys.exit(main(['dev-daemon', '--port', '0', '--db', {str(tmp_path / 'x.sqlite3')!r}]))"
     )
     proc = subprocess.Popen(
         [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
