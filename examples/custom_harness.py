@@ -1,28 +1,32 @@
-"""Adapting a harness nobody packaged: write a translator, get a full adapter.
+"""Adapting a harness nobody packaged: write a translator, run its events on a client.
 
 A translator is pure: native event in, lifecycle calls out; daemon answers
-in, native output out. HarnessAdapter supplies the HTTP, retries, deadlines
-and fail-open behaviour.
+in, native output out. The client supplies the HTTP, retries and deadlines;
+``run_event`` joins the two and fails open. To make it installable, wrap
+the translator in a ``HarnessPlugin`` and register it under the
+``signet_sdk.adapters`` entry point (see the README's "Writing an adapter").
 
 SIGNET_DAEMON_URL=http://127.0.0.1:3850 python examples/custom_harness.py
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from signet_sdk import HarnessAdapter, LifecycleCall, NativeOutput, PayloadError
+from signet_sdk import (
+    EventSpec,
+    HarnessPlugin,
+    LifecycleCall,
+    NativeOutput,
+    PayloadError,
+    create_adapter,
+    run_event,
+)
 
 
 class ToyTranslator:
-    """A toy harness that sends {"type": "...", "conversation": ..., "text": ...} events."""
-
-    harness = "toy-harness"
-    runtime_path = "plugin"
-    events = ("open", "message")
-    not_applicable = {"health": "the toy harness has no health probe"}
+    """A toy harness that sends {"conversation": ..., "text": ...} events."""
 
     def translate(self, event: str, payload: Mapping[str, Any]) -> list[LifecycleCall]:
         conversation = payload.get("conversation")
@@ -33,20 +37,27 @@ class ToyTranslator:
         if event == "message":
             body = {"sessionKey": conversation, "userMessage": payload.get("text", "")}
             return [LifecycleCall("user_prompt_submit", body)]
-        raise PayloadError("type", f"unknown event {event!r}")
+        raise PayloadError("event", f"unknown event {event!r}")
 
     def render(
         self, event: str, payload: Mapping[str, Any], results: Sequence[Any]
     ) -> NativeOutput:
-        inject = results[0].get("inject", "") if results else ""
-        return NativeOutput(stdout=json.dumps({"system": inject}) if inject else "")
+        inject = results[0].get("inject", "") if results and results[0] else ""
+        return NativeOutput({"system": inject}) if inject else self.neutral(event)
 
     def neutral(self, event: str) -> NativeOutput:
-        return NativeOutput()
+        return NativeOutput({"system": None})
 
 
-with HarnessAdapter(translator=ToyTranslator()) as adapter:
-    opened = adapter.handle("open", {"conversation": "toy-1"})
-    print("open ->", "context injected" if opened.stdout else "nothing injected")
-    bad = adapter.handle("message", {"text": "no conversation id"})
-    print("bad payload fails open ->", repr(bad.stdout), "exit", bad.exit_code)
+TOY = HarnessPlugin(
+    "toy-harness",
+    translator=ToyTranslator(),
+    events=[EventSpec("open", "session_start"), EventSpec("message", "prompt_submit")],
+    runtime_path="plugin",
+)
+
+with create_adapter("toy-harness") as client:
+    opened = run_event(client, "open", {"conversation": "toy-1"}, plugin=TOY)
+    print("open ->", "context injected" if opened.output.data["system"] else "nothing injected")
+    bad = run_event(client, "message", {"text": "no conversation id"}, plugin=TOY)
+    print("bad payload fails open ->", bad.output.data, "because", bad.degraded)

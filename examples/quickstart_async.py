@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 
 from signet_sdk import (
-    AsyncHarnessAdapter,
+    AsyncAdapterClient,
     RememberParams,
     SessionStartParams,
     UserPromptSubmitParams,
@@ -16,7 +16,7 @@ from signet_sdk import (
 )
 
 
-async def one_session(adapter: AsyncHarnessAdapter, n: int) -> bool:
+async def one_session(adapter: AsyncAdapterClient, n: int) -> bool:
     key = f"example-async-{n}"
     await adapter.on_session_start(SessionStartParams(session_key=key, project="/srv/example"))
     turn = await adapter.on_user_prompt_submit(

@@ -46,7 +46,10 @@ def test_quickstart_async(daemon_url: str) -> None:
 def test_custom_harness(daemon_url: str) -> None:
     out = run_example("custom_harness.py", daemon_url)
     assert "open -> context injected" in out
-    assert "bad payload fails open -> '' exit 0" in out
+    assert (
+        "bad payload fails open -> {'system': None} because PayloadError: conversation: "
+        "must be a non-empty string"
+    ) in out
 
 
 def test_memory_tools(daemon_url: str) -> None:
