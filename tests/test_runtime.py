@@ -1,0 +1,206 @@
+"""The runtime layer: plugins, dispatch and run_event on the typed client, failing open."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import signet_sdk as s
+from signet_sdk.testing.mock_daemon import MockDaemon
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[tuple[MockDaemon, str]]:
+    mock = MockDaemon()
+    with mock.serve() as handle:
+        yield mock, handle.url
+
+
+def test_generic_event_returns_the_inject_text(served: tuple[MockDaemon, str]) -> None:
+    mock, url = served
+    with s.create_adapter("my-cli", url) as adapter:
+        adapter.remember(s.RememberParams(content="the build cache lives on disk three"))
+        run = s.run_event(adapter, "session-start", {"sessionKey": "ha-1", "project": "/srv/x"})
+    out = run.output
+    assert run.degraded is None and out.exit_code == 0
+    assert "the build cache lives on disk three" in out.text
+    assert out.data["inject"] == out.text  # structured: the daemon's answer
+    assert mock.requests_to("/api/hooks/session-start")[-1].json == {
+        "sessionKey": "ha-1",
+        "project": "/srv/x",
+        "harness": "my-cli",
+    }
+
+
+def test_run_event_fails_open_when_the_daemon_is_down() -> None:
+    with s.create_adapter("my-cli", "http://127.0.0.1:9", max_retries=0, timeout=1) as adapter:
+        run = s.run_event(adapter, "session-start", {"sessionKey": "k"})
+        assert run.output == s.NativeOutput() and isinstance(run.error, s.NotSentError)
+        assert run.degraded is not None and run.degraded.startswith("NotSentError: ")
+        with pytest.raises(s.NotSentError):
+            s.run_event(adapter, "session-start", {"sessionKey": "k"}, fail_open=False)
+
+
+def test_run_event_fails_open_on_a_bad_payload(served: tuple[MockDaemon, str]) -> None:
+    _, url = served
+    with s.create_adapter("my-cli", url) as adapter:
+        run = s.run_event(adapter, "no-such-event", {})
+        assert run.output == s.NativeOutput() and run.calls == []
+        assert isinstance(run.error, s.PayloadError) and run.error.field == "event"
+        with pytest.raises(s.PayloadError) as info:
+            s.run_event(adapter, "user-prompt-submit", {"userMessage": 5}, fail_open=False)
+    assert info.value.field == "userMessage"
+
+
+def test_claude_code_library_path_stages_the_transcript(
+    served: tuple[MockDaemon, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mock, url = served
+    monkeypatch.setenv("SIGNET_TRANSCRIPT_ROOTS", str(tmp_path))
+    transcript = tmp_path / "session.jsonl"
+    lines = [
+        '{"type":"user","message":{"role":"user","content":"Ship the billing fix today?"}}',
+        '{"type":"assistant","message":{"role":"assistant","content":"Yes, after review."}}',
+    ]
+    transcript.write_text("\n".join(lines * 10) + "\n")
+    adapter = s.create_adapter("claude-code", url)
+    payload: dict[str, object] = {
+        "session_id": "ha-cc-1",
+        "cwd": "/srv/billing",
+        "hook_event_name": "SessionEnd",
+        "reason": "other",
+        "transcript_path": str(transcript),
+    }
+    run = s.run_event(adapter, "SessionEnd", payload)
+    adapter.close()
+    assert run.output == s.NativeOutput() and run.results[0]["queued"] is True
+    sent = mock.requests_to("/api/hooks/session-end")[-1].json
+    assert sent is not None
+    staged = sent["transcriptPath"]
+    assert staged.startswith("/tmp/signet/") and not os.path.exists(staged)
+    assert sent["cwd"] == "/srv/billing" and sent["runtimePath"] == "legacy"
+    stored = s.AdapterClient("claude-code", url).get_session_transcript("ha-cc-1")
+    assert "Ship the billing fix today?" in stored.content
+
+
+def test_claude_code_library_path_refuses_transcripts_outside_its_roots(
+    served: tuple[MockDaemon, str], tmp_path: Path
+) -> None:
+    mock, url = served
+    outside = tmp_path / "elsewhere.jsonl"
+    outside.write_text('{"type":"user"}\n')
+    with s.create_adapter("claude-code", url) as adapter:
+        payload = {"session_id": "ha-cc-2", "reason": "other", "transcript_path": str(outside)}
+        s.run_event(adapter, "SessionEnd", payload)
+    sent = mock.requests_to("/api/hooks/session-end")[-1].json
+    assert sent is not None and "transcriptPath" not in sent and "transcript" not in sent
+
+
+class _Recorder:
+    """A translator that records what it was asked and answers with fixed data."""
+
+    def __init__(self, calls: list[s.LifecycleCall]) -> None:
+        self.calls = calls
+
+    def translate(self, event: str, payload: Mapping[str, Any]) -> list[s.LifecycleCall]:
+        return self.calls
+
+    def render(
+        self, event: str, payload: Mapping[str, Any], results: Sequence[Any]
+    ) -> s.NativeOutput:
+        return s.NativeOutput({"results": list(results)})
+
+    def neutral(self, event: str) -> s.NativeOutput:
+        return s.NativeOutput({"neutral": event}, stdout="")
+
+
+def test_dispatch_attempts_every_call_then_fails_open_with_the_first_error() -> None:
+    calls = [
+        s.LifecycleCall("session_start", {"sessionKey": "a"}),
+        s.LifecycleCall("session_end", {"sessionKey": "a"}),
+        s.LifecycleCall("recall", {"query": "x"}),
+    ]
+    sent: list[str] = []
+    first = s.NotSentError("down", method="POST", url="x")
+
+    def send(call: s.LifecycleCall) -> Any:
+        sent.append(call.action)
+        if call.action == "session_start":
+            raise first
+        if call.action == "recall":
+            raise s.APITimeoutError("slow", method="POST", url="x")
+        return {"ok": True}
+
+    run = s.dispatch(_Recorder(calls), "ev", {}, send)
+    assert sent == ["session_start", "session_end", "recall"]  # the write was still sent
+    assert run.results == [None, {"ok": True}, None]
+    assert run.error is first and run.output == s.NativeOutput({"neutral": "ev"}, stdout="")
+    with pytest.raises(s.NotSentError):
+        s.dispatch(_Recorder(calls), "ev", {}, send, fail_open=False)
+
+
+def test_dispatch_renders_every_answer() -> None:
+    calls = [s.LifecycleCall("recall", {"query": "x"}), s.LifecycleCall("recall", {"query": "y"})]
+    run = s.dispatch(_Recorder(calls), "ev", {}, lambda call: call.body["query"])
+    assert run.error is None and run.degraded is None
+    assert run.output.data == {"results": ["x", "y"]}
+
+
+@pytest.mark.anyio
+async def test_dispatch_async_is_the_same_path() -> None:
+    async def send(call: s.LifecycleCall) -> Any:
+        if call.body["query"] == "bad":
+            raise s.NotSentError("down", method="POST", url="x")
+        return call.body["query"]
+
+    good = await s.dispatch_async(
+        _Recorder([s.LifecycleCall("recall", {"query": "x"})]), "e", {}, send
+    )
+    assert good.output.data == {"results": ["x"]}
+    bad = await s.dispatch_async(
+        _Recorder([s.LifecycleCall("recall", {"query": "bad"})]), "e", {}, send
+    )
+    assert bad.output.data == {"neutral": "e"} and isinstance(bad.error, s.NotSentError)
+
+
+def test_native_output_text_rules() -> None:
+    assert s.NativeOutput().text == ""
+    assert s.NativeOutput({"a": "é"}).text == '{"a":"é"}'
+    assert s.NativeOutput({"a": 1}, stdout="plain").text == "plain"
+    assert s.NativeOutput({"a": 1}, stdout="").text == ""
+    assert s.NativeOutput({"a": 1}, exit_code=2).to_wire() == {
+        "data": {"a": 1},
+        "stdout": '{"a":1}',
+        "exitCode": 2,
+    }
+
+
+def test_plugin_spec_validation() -> None:
+    with pytest.raises(ValueError, match="timeout_class"):
+        s.EventSpec("x", "eventually")
+    with pytest.raises(ValueError, match="runtime_path"):
+        s.HarnessPlugin("x", translator=_Recorder([]), events=[], runtime_path="sideways")
+    plugin = s.HarnessPlugin(
+        "x", translator=_Recorder([]), events=["a", s.EventSpec("b", detach=True)]
+    )
+    assert plugin.events["a"] == s.EventSpec("a") and plugin.events["b"].detach
+    assert plugin.vector_files() == [] and plugin.transcript_roots() is None
+    assert plugin.load_installer() is None and plugin.story_event("start", None) is None
+
+
+def test_generic_plugin_and_registry() -> None:
+    from signet_sdk.runtime.generic import generic_plugin
+
+    plugin = generic_plugin("anything")
+    assert plugin.name == "anything" and "session-start" in plugin.events
+    assert plugin.events["user-prompt-submit"].timeout_class == "prompt_submit"
+    assert len(plugin.vector_files()) >= 10
+    assert s.find_plugin("no-such-harness") is None
+    claude = s.find_plugin("claude-code")
+    assert claude is not None and claude.distribution == "signetai-adapter-claude-code"
+    assert "claude-code" in s.installed_adapters()
+    assert [p.name for p in s.installed_plugins()] == s.installed_adapters()
