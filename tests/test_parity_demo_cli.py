@@ -9,10 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from signet_sdk import GenericTranslator, LifecycleCall
-from signet_sdk.testing.parity import MISSING, NOT_APPLICABLE, VectorResult, _matrix, run_parity
+from signet_sdk import GenericTranslator, HarnessPlugin, LifecycleCall
+from signet_sdk.runtime.generic import GENERIC_NOT_APPLICABLE, generic_plugin
+from signet_sdk.testing.parity import (
+    MISSING,
+    NOT_APPLICABLE,
+    VectorResult,
+    _matrix,
+    format_table,
+    run_parity,
+)
 
-CLI = [sys.executable, "-m", "signet_sdk.cli.main"]
+CLI = [sys.executable, "-m", "signet_sdk"]
 
 
 def test_every_installed_adapter_has_full_or_explained_parity() -> None:
@@ -29,17 +37,14 @@ def test_every_installed_adapter_has_full_or_explained_parity() -> None:
 
 
 def test_a_gap_no_adapter_explains_fails_the_suite() -> None:
-    class Forgetful(GenericTranslator):
-        not_applicable: dict[str, str] = {}
-
-    tr = Forgetful("forgetful")
+    events = list(generic_plugin("g").events)
+    forgetful = HarnessPlugin("forgetful", translator=GenericTranslator(), events=events)
     passing = [VectorResult("s", "session-start", endpoints=["session_start"])]
-    rows, events = _matrix(tr, passing)
+    rows, evs = _matrix(forgetful, passing)
     assert rows["session-start"][0] == "covered"
-    assert rows["health"][0] == MISSING and events["recall"][0] == MISSING
-    explained = GenericTranslator("g")
-    rows, _ = _matrix(explained, passing)
-    assert rows["health"] == (NOT_APPLICABLE, explained.not_applicable["health"])
+    assert rows["health"][0] == MISSING and evs["recall"][0] == MISSING
+    rows, _ = _matrix(generic_plugin("g"), passing)
+    assert rows["health"] == (NOT_APPLICABLE, GENERIC_NOT_APPLICABLE["health"])
 
 
 def test_a_vector_whose_request_differs_is_reported(tmp_path: Path) -> None:
@@ -55,13 +60,13 @@ def test_a_vector_whose_request_differs_is_reported(tmp_path: Path) -> None:
     mock = MockDaemon()
     with mock.serve() as handle:
         client = LeanClient(resolve_config(handle.url, harness="generic", runtime_path="plugin"))
-        result = _check_vector(GenericTranslator("generic", "plugin"), vector, client, None)
+        result = _check_vector(generic_plugin("generic", "plugin"), vector, client, None)
     assert not result.ok
     assert result.problems[0].startswith("requests differ")
 
 
 def test_translated_calls_are_plain_data() -> None:
-    calls = GenericTranslator("g").translate("recall", {"query": "q", "harness": "x"})
+    calls = GenericTranslator().translate("recall", {"query": "q", "harness": "x"})
     assert calls == [LifecycleCall("recall", {"query": "q"})]
 
 
@@ -99,11 +104,66 @@ def test_demo_plays_every_adapter_and_passes(monkeypatch: pytest.MonkeyPatch) ->
     assert "demo: ok" in out and "parity: ok" in out
 
 
-def test_cli_misc() -> None:
+def test_cli_misc(tmp_path: Path) -> None:
     assert run("version").stdout.startswith("signet-sdk ")
-    assert "claude-code" in run("adapters").stdout.split()
+    assert run("harnesses").stdout.startswith("claude-code  signetai-adapter-claude-code ")
     bad = run("frobnicate")
-    assert bad.returncode == 2 and "unknown command 'frobnicate'" in bad.stderr
-    hook = run("hook", "no-such-harness", "SessionStart")
-    assert hook.returncode == 2 and "installed: claude-code" in hook.stderr
-    assert run("--help").returncode == 0
+    assert bad.returncode == 2 and "invalid choice: 'frobnicate'" in bad.stderr
+    assert run().returncode == 2
+    top = run("--help")
+    assert top.returncode == 0 and "harnesses" in top.stdout
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["demo", "dev-daemon", "parity", "harnesses", "hook", "install", "uninstall", "mcp", "version"],
+)
+def test_every_subcommand_has_help(command: str) -> None:
+    done = run(command, "--help")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: signet-sdk ")
+    assert "demo: ok" not in done.stdout  # --help never runs the command
+
+
+def test_parity_refuses_an_unknown_harness() -> None:
+    done = run("parity", "no-such-harness")
+    assert done.returncode == 2 and done.stdout == ""
+    assert "no plugin installed for 'no-such-harness'" in done.stderr
+    assert "installed: generic, claude-code" in done.stderr
+
+
+def test_parity_never_says_ok_about_nothing() -> None:
+    from signet_sdk.testing.parity import ParityReport
+
+    empty = ParityReport("x", [])
+    assert not empty.ok and format_table(empty).endswith("parity: FAILED (nothing to check)")
+
+
+def test_parity_table_fits_100_columns() -> None:
+    done = run("parity")
+    assert done.returncode == 0
+    wide = [line for line in done.stdout.splitlines() if len(line) > 100]
+    assert wide == []
+
+
+def test_harnesses_json() -> None:
+    done = run("harnesses", "--json")
+    row = next(r for r in json.loads(done.stdout) if r["name"] == "claude-code")
+    assert row["distribution"] == "signetai-adapter-claude-code"
+    assert row["events"][0] == "SessionStart" and row["installer"] is True
+    assert row["vectors"] == 24 and row["runtimePath"] == "legacy"
+
+
+def test_hook_for_an_unknown_event_fails_open(tmp_path: Path) -> None:
+    env = {"XDG_STATE_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [*CLI, "hook", "no-such-harness", "SessionStart"],
+        input='{"session_id": "x"}',
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    log = (tmp_path / "signet-sdk" / "hooks.log").read_text()
+    assert "no-such-harness SessionStart" in log and "unknown event 'SessionStart'" in log
