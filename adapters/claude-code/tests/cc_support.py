@@ -19,8 +19,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-HOOK = Path(sys.executable).parent / "signet-claude-code-hook"
-VECTORS = Path(__file__).resolve().parents[3] / "contract" / "vectors" / "claude-code"
+#: The command the installer registers: the core's hook runner with this plugin.
+HOOK = [str(Path(sys.executable).parent / "signet-sdk"), "hook", "claude-code"]
+VECTORS = Path(__file__).resolve().parents[1] / "signet_adapter_claude_code" / "vectors"
 
 
 @dataclass
@@ -148,7 +149,7 @@ def run_hook(
         full["SIGNET_DAEMON_URL"] = daemon_url
     full.update(env or {})
     data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-    argv = [str(HOOK)] + ([event] if event else [])
+    argv = [*HOOK, *([event] if event else [])]
     start = time.monotonic()
     proc = subprocess.run(argv, input=data, capture_output=True, env=full, timeout=timeout)
     return HookRun(proc.returncode, proc.stdout, proc.stderr, time.monotonic() - start)

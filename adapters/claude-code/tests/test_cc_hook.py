@@ -125,7 +125,7 @@ def test_payload_error_names_the_field(scripted: ScriptedDaemon) -> None:
 def _popen_hook(event: str, url: str) -> subprocess.Popen[bytes]:
     env = dict(os.environ, SIGNET_DAEMON_URL=url)
     return subprocess.Popen(
-        [str(HOOK), event],
+        [*HOOK, event],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -167,11 +167,11 @@ def test_stdin_left_open_with_half_a_payload_is_time_bounded(scripted: ScriptedD
     assert any("bad stdin" in line for line in hook_log_lines())
 
 
-def test_generic_cli_runs_the_same_hook(scripted: ScriptedDaemon) -> None:
+def test_python_m_runs_the_same_hook(scripted: ScriptedDaemon) -> None:
+    """The installer's fallback form, ``python -m signet_sdk hook claude-code <Event>``."""
     scripted.default = Reply(200, {"inject": "CTX", "memoryCount": 1})
-    cli = HOOK.parent / "signet-sdk"
     env = dict(os.environ, SIGNET_DAEMON_URL=scripted.url)
-    argv = [str(cli), "hook", "claude-code", "UserPromptSubmit"]
+    argv = [sys.executable, "-m", "signet_sdk", "hook", "claude-code", "UserPromptSubmit"]
     proc = subprocess.run(argv, input=json.dumps(PROMPT).encode(), capture_output=True, env=env)
     assert proc.returncode == 0
     assert json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"] == "CTX"
@@ -219,7 +219,7 @@ def test_hook_process_sets_signet_no_hooks_for_anything_it_spawns(
 ) -> None:
     import io
 
-    from signet_adapter_claude_code import ClaudeCodeTranslator
+    from signet_adapter_claude_code import PLUGIN
 
     from signet_sdk.hooks.runner import run_hook as run_in_process
 
@@ -230,9 +230,7 @@ def test_hook_process_sets_signet_no_hooks_for_anything_it_spawns(
     os.close(write_fd)
     out = io.BytesIO()
     try:
-        code = run_in_process(
-            ClaudeCodeTranslator(), "UserPromptSubmit", stdin_fd=read_fd, stdout=out
-        )
+        code = run_in_process(PLUGIN, "UserPromptSubmit", stdin_fd=read_fd, stdout=out)
     finally:
         os.close(read_fd)
     assert code == 0

@@ -116,7 +116,7 @@ def test_dry_run_prints_a_diff_and_writes_nothing(
     assert main(["install", "--project", str(tmp_path), "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"--- {path}\n+++ {path} (after install)\n")
-    assert "+" in out and "signet-claude-code-hook" in out
+    assert "+" in out and "signet-sdk hook claude-code" in out
     assert path.read_bytes() == before
     assert not list(path.parent.glob("*.bak-*"))
 
@@ -167,14 +167,18 @@ def test_command_falls_back_to_python_dash_m(tmp_path: Path) -> None:
     fake.parent.mkdir()
     fake.write_text("")
     command = hook_command(str(fake))
-    assert command == f"{fake} -m signet_adapter_claude_code.hook"
+    assert command == f"{fake} -m signet_sdk hook claude-code"
     assert is_ours({"command": f"{command} Stop"})
+    # Commands earlier versions wrote are ours too, so an upgrade replaces them.
+    assert is_ours({"command": "/old/venv/bin/signet-claude-code-hook Stop"})
+    assert is_ours({"command": "/usr/bin/python3 -m signet_adapter_claude_code.hook Stop"})
+    assert not is_ours({"command": "/x/signet-sdk hook codex Stop"})
     assert not is_ours({"command": "python -m something_else Stop"})
     assert not is_ours({"command": "echo 'unbalanced"})
 
 
 def test_the_cli_dispatcher_reaches_the_installer(tmp_path: Path) -> None:
-    from signet_sdk.cli.main import main as cli
+    from signet_sdk.cli import main as cli
 
     assert cli(["install", "claude-code", "--project", str(tmp_path)]) == 0
     assert (tmp_path / ".claude" / "settings.json").exists()
@@ -184,3 +188,62 @@ def test_the_cli_dispatcher_reaches_the_installer(tmp_path: Path) -> None:
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["reinstall"]) == 2
     assert install.main(["install", "--project", "a", "--settings", "b"]) == 2
+
+
+# -- the memory tools' MCP server --------------------------------------------------
+
+
+def test_project_install_registers_and_approves_the_mcp_server(tmp_path: Path) -> None:
+    mcp_file = tmp_path / ".mcp.json"
+    mine = '{\n  "mcpServers": {\n    "other": {\n      "command": "x"\n    }\n  }\n}\n'
+    mcp_file.write_text(mine)
+    settings = settings_file(tmp_path, USER_SETTINGS)
+    assert main(["install", "--project", str(tmp_path)]) == 0
+    servers = json.loads(mcp_file.read_text())["mcpServers"]
+    assert servers["other"] == {"command": "x"}
+    words = hook_command().split()
+    assert servers["signet"] == {
+        "type": "stdio",
+        "command": words[0],
+        "args": [*words[1:-2], "mcp"],
+        "env": {"SIGNET_HARNESS": "claude-code"},
+    }
+    assert json.loads(settings.read_text())["enabledMcpjsonServers"] == ["signet"]
+    before = (mcp_file.read_bytes(), settings.read_bytes())
+    assert main(["install", "--project", str(tmp_path)]) == 0
+    assert (mcp_file.read_bytes(), settings.read_bytes()) == before  # idempotent
+    assert main(["uninstall", "--project", str(tmp_path)]) == 0
+    assert mcp_file.read_text() == mine  # byte for byte, as the user had it
+    assert "enabledMcpjsonServers" not in json.loads(settings.read_text())
+
+
+def test_user_install_uses_the_user_scope_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config_dir = tmp_path / "claude-config"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config_dir))
+    assert main(["install"]) == 0
+    state = json.loads((config_dir / ".claude.json").read_text())
+    assert state["mcpServers"]["signet"]["args"][-1] == "mcp"
+    assert "enabledMcpjsonServers" not in json.loads((config_dir / "settings.json").read_text())
+    assert main(["uninstall"]) == 0
+    assert json.loads((config_dir / ".claude.json").read_text()) == {}
+
+
+def test_no_mcp_leaves_mcp_files_alone(tmp_path: Path) -> None:
+    assert main(["install", "--project", str(tmp_path), "--no-mcp"]) == 0
+    assert not (tmp_path / ".mcp.json").exists()
+    settings = json.loads((tmp_path / ".claude" / "settings.json").read_text())
+    assert "enabledMcpjsonServers" not in settings and "hooks" in settings
+
+
+def test_malformed_mcp_config_is_reported_and_nothing_changes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mcp_file = tmp_path / ".mcp.json"
+    mcp_file.write_text('{"mcpServers": []}')
+    assert main(["install", "--project", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert str(mcp_file) in err and "'mcpServers' must be an object" in err
+    assert mcp_file.read_text() == '{"mcpServers": []}'
+    assert not (tmp_path / ".claude" / "settings.json").exists()

@@ -14,11 +14,10 @@ from typing import Any
 import pytest
 from cc_support import Reply, ScriptedDaemon
 
-from signet_sdk import _outbox
-from signet_sdk.hooks.outbox import (
+from signet_sdk.hooks.outbox import Entry, Outbox
+from signet_sdk.runtime import transcripts as _outbox
+from signet_sdk.runtime.transcripts import (
     STAGED_MAX_BYTES,
-    Entry,
-    Outbox,
     TranscriptRefused,
     TranscriptSnapshot,
     fit_inline_transcript,
@@ -57,7 +56,8 @@ def test_entry_killed_after_hand_off_is_replayed_exactly_once(
     code = (
         "import os, sys\n"
         "from pathlib import Path\n"
-        "from signet_sdk.hooks.outbox import Outbox, TranscriptSnapshot\n"
+        "from signet_sdk.hooks.outbox import Outbox\n"
+        "from signet_sdk.runtime.transcripts import TranscriptSnapshot\n"
         f"ob = Outbox(Path({str(root)!r}))\n"
         "ob.put('session_end', {'sessionKey': 'k', 'reason': 'other'}, harness='claude-code',\n"
         "       runtime_path='legacy', transcript=TranscriptSnapshot(b'line\\n', 5, False))\n"

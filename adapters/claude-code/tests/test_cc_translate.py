@@ -18,8 +18,12 @@ BASE = {"session_id": "s-1", "cwd": "/w", "transcript_path": "/t.jsonl"}
 
 
 def test_is_a_harness_translator() -> None:
+    from signet_adapter_claude_code import PLUGIN
+
     assert isinstance(TRANSLATOR, HarnessTranslator)
-    assert (TRANSLATOR.harness, TRANSLATOR.runtime_path) == ("claude-code", "legacy")
+    assert (PLUGIN.name, PLUGIN.runtime_path) == ("claude-code", "legacy")
+    built = PLUGIN.make_translator({"CLAUDE_PROJECT_DIR": "/root/of/project"})
+    assert isinstance(built, ClaudeCodeTranslator) and built.project_dir == "/root/of/project"
 
 
 def test_every_dependency_row_is_covered_or_explained() -> None:
@@ -34,13 +38,15 @@ def test_every_dependency_row_is_covered_or_explained() -> None:
         "SubagentStop": {},
         "SessionEnd": {"reason": "other"},
     }
-    for event in TRANSLATOR.events:
+    from signet_adapter_claude_code import PLUGIN
+
+    for event in PLUGIN.events:
         for call in TRANSLATOR.translate(event, dict(BASE, **samples[event])):
             if endpoint(call.action).row:
                 covered.add(endpoint(call.action).row)
     for row in DEPENDENCY_MAP_ROWS:
-        assert (row in covered) != (row in TRANSLATOR.not_applicable), row
-    assert all(reason.strip() for reason in TRANSLATOR.not_applicable.values())
+        assert (row in covered) != (row in PLUGIN.not_applicable), row
+    assert all(reason.strip() for reason in PLUGIN.not_applicable.values())
 
 
 @pytest.mark.parametrize(
@@ -102,47 +108,51 @@ def test_unknown_future_fields_and_sources_pass() -> None:
 def test_render_never_prints_for_non_injecting_events_or_failures() -> None:
     answer = {"inject": "TEXT", "summaryPrompt": "P"}
     for event in ("Stop", "PreCompact", "PostCompact", "SubagentStop", "SessionEnd"):
-        assert TRANSLATOR.render(event, BASE, [answer]).stdout == ""
+        assert TRANSLATOR.render(event, BASE, [answer]).text == ""
     for event in ("SessionStart", "UserPromptSubmit", "SubagentStart"):
-        assert TRANSLATOR.render(event, BASE, [None]).stdout == ""
-        assert TRANSLATOR.render(event, BASE, []).stdout == ""
-        assert TRANSLATOR.render(event, BASE, [{"inject": "  "}]).stdout == ""
+        assert TRANSLATOR.render(event, BASE, [None]).text == ""
+        assert TRANSLATOR.render(event, BASE, []).text == ""
+        assert TRANSLATOR.render(event, BASE, [{"inject": "  "}]).text == ""
         assert TRANSLATOR.neutral(event).exit_code == 0
 
 
-def test_entry_points_are_registered() -> None:
-    from signet_adapter_claude_code.hook import hook_main
+def test_one_entry_point_names_the_plugin() -> None:
+    from signet_adapter_claude_code import PLUGIN
     from signet_adapter_claude_code.install import main
 
     (adapter,) = entry_points(group="signet_sdk.adapters", name="claude-code")
-    assert adapter.value == "signet_adapter_claude_code:ClaudeCodeAdapter"
-    (installer,) = entry_points(group="signet_sdk.installers", name="claude-code")
-    assert installer.load() is main
-    (hook,) = entry_points(group="signet_sdk.hooks", name="claude-code")
-    assert hook.load() is hook_main
-    (script,) = entry_points(group="console_scripts", name="signet-claude-code-hook")
-    assert script.value == "signet_adapter_claude_code.hook:main"
+    assert adapter.value == "signet_adapter_claude_code:PLUGIN"
+    assert adapter.load() is PLUGIN
+    assert PLUGIN.load_installer() is main
+    assert list(entry_points(group="signet_sdk.installers")) == []
+    assert list(entry_points(group="signet_sdk.hooks")) == []
+    assert not [e for e in entry_points(group="console_scripts") if "claude" in e.name]
 
 
-def test_library_adapter_is_a_harness_adapter() -> None:
-    from signet_adapter_claude_code import ClaudeCodeAdapter
+def test_plugin_events_and_deadlines() -> None:
+    from signet_adapter_claude_code import EVENTS, PLUGIN
+
+    assert tuple(PLUGIN.events) == EVENTS
+    classes = {name: spec.timeout_class for name, spec in PLUGIN.events.items()}
+    assert classes["SessionStart"] == classes["SubagentStart"] == "session_start"
+    assert classes["UserPromptSubmit"] == "prompt_submit" and classes["Stop"] == "default"
+    assert [n for n, spec in PLUGIN.events.items() if spec.detach] == ["SessionEnd"]
+    assert [n for n, spec in PLUGIN.events.items() if spec.replay] == ["SessionStart"]
+    assert len(PLUGIN.vector_files()) == 24
+
+
+def test_library_path_handles_an_event(scripted: Any) -> None:
+    from cc_support import Reply
 
     import signet_sdk
 
-    assert issubclass(ClaudeCodeAdapter, signet_sdk.HarnessAdapter)
-    assert isinstance(ClaudeCodeAdapter.translator, ClaudeCodeTranslator)
-    (adapter,) = entry_points(group="signet_sdk.adapters", name="claude-code")
-    assert adapter.load() is ClaudeCodeAdapter
-
-
-def test_library_adapter_handles_an_event(scripted: Any) -> None:
-    from cc_support import Reply
-    from signet_adapter_claude_code import ClaudeCodeAdapter
-
     scripted.default = Reply(200, {"inject": "CTX", "memoryCount": 1, "sessionKnown": True})
-    with ClaudeCodeAdapter(scripted.url) as adapter:
-        out = adapter.handle("UserPromptSubmit", dict(BASE, prompt="hi"))
-    assert out.stdout.startswith('{"hookSpecificOutput":')
+    with signet_sdk.create_adapter("claude-code", scripted.url) as client:
+        run = signet_sdk.run_event(client, "UserPromptSubmit", dict(BASE, prompt="hi"))
+    assert run.output.data == {
+        "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "CTX"}
+    }
+    assert run.output.text.startswith('{"hookSpecificOutput":')
     assert scripted.requests[0].json["harness"] == "claude-code"
 
 
@@ -154,12 +164,12 @@ def test_hook_path_imports_only_the_standard_library() -> None:
         [
             "import os, sys",
             "os.environ['SIGNET_DAEMON_URL'] = 'http://127.0.0.1:9'",
-            "from signet_adapter_claude_code.hook import hook_main",
+            "from signet_sdk.cli import main",
             "r, w = os.pipe()",
             'os.write(w, b\'{"session_id": "s", "prompt": "x"}\')',
             "os.close(w)",
             "os.dup2(r, 0)",
-            "hook_main(['UserPromptSubmit'])",
+            "main(['hook', 'claude-code', 'UserPromptSubmit'])",
             f"heavy = {HEAVY!r}",
             "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in heavy)))",
         ]

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from cc_support import Reply, ScriptedDaemon, load_vectors, run_hook, wait_outbox_empty
-from signet_adapter_claude_code import TRANSLATOR
+from signet_adapter_claude_code import PLUGIN, TRANSLATOR
 
 from signet_sdk.wire.config import resolve_config
 from signet_sdk.wire.endpoints import endpoint
@@ -29,7 +29,7 @@ IDS = [v["name"] for v in VECTORS]
 
 def test_vector_set_covers_every_event_source_and_reason() -> None:
     seen = {(v["event"], v["payload"].get("source"), v["payload"].get("reason")) for v in VECTORS}
-    for event in TRANSLATOR.events:
+    for event in PLUGIN.events:
         assert any(e == event for e, _, _ in seen), event
     for source in ("startup", "resume", "clear", "compact", "fork"):
         assert ("SessionStart", source, None) in seen
@@ -63,7 +63,8 @@ def test_vector_translate_and_render(vector: dict[str, Any]) -> None:
     assert wire == vector["calls"]
     answers = [a["body"] for a in vector["answers"]]
     out = TRANSLATOR.render(vector["event"], vector["payload"], answers)
-    assert out.stdout == vector["output"]["stdout"]
+    assert out.data == vector["output"]["data"]
+    assert out.text == vector["output"]["stdout"]
     assert out.exit_code == vector["output"]["exit_code"]
 
 
