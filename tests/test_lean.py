@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from signet_sdk.wire import errors as ex
 from signet_sdk.testing.mock_daemon import MockDaemon
+from signet_sdk.wire import errors as ex
 from signet_sdk.wire.config import resolve_config
 from signet_sdk.wire.lean import LeanClient
 

@@ -15,6 +15,7 @@ import pytest
 from cc_support import Reply, ScriptedDaemon
 
 from signet_sdk.hooks.outbox import Entry, Outbox
+from signet_sdk.hooks.runner import _sender
 from signet_sdk.runtime import transcripts as _outbox
 from signet_sdk.runtime.transcripts import (
     STAGED_MAX_BYTES,
@@ -24,7 +25,6 @@ from signet_sdk.runtime.transcripts import (
     snapshot_transcript,
     stage_file,
 )
-from signet_sdk.hooks.runner import _sender
 from signet_sdk.wire.config import resolve_config
 
 BODY = {"sessionKey": "s-1", "sessionId": "s-1", "cwd": "/w", "reason": "other"}
