@@ -15,6 +15,22 @@ if TYPE_CHECKING:
 __all__ = ["Deadline"]
 
 
+def _signals() -> Any:
+    """The signal functions without ``signal``'s enum wrappers (``enum`` costs ~2 ms).
+
+    ``_signal`` is the C module ``signal`` re-exports; the handlers, timers and
+    masks used here are the same objects.
+    """
+    try:
+        import _signal  # type: ignore[import-not-found]
+
+        return _signal
+    except ImportError:  # pragma: no cover - other Python implementations
+        import signal
+
+        return signal
+
+
 class Deadline:
     """The whole process's time budget, backed by a timer that ends the process."""
 
@@ -24,8 +40,7 @@ class Deadline:
         self._previous: Any = None
         self._on_expire = on_expire
         try:
-            import signal
-
+            signal = _signals()
             self._previous = signal.signal(signal.SIGALRM, self._fire)
             signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.01))
             self._armed = True
@@ -42,8 +57,7 @@ class Deadline:
     def disarm(self) -> None:
         """Stop the timer and put back whatever SIGALRM handler was there before."""
         if self._armed:
-            import signal
-
+            signal = _signals()
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, self._previous or signal.SIG_DFL)
             self._armed = False
@@ -59,12 +73,10 @@ class Blocked:
 
     def __enter__(self) -> None:
         if self.armed:
-            import signal
-
+            signal = _signals()
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
 
     def __exit__(self, *exc: object) -> None:
         if self.armed:
-            import signal
-
+            signal = _signals()
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM})

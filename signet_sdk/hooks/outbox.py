@@ -29,13 +29,9 @@ Standard library only: the hook path imports this.
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
 from signet_sdk.runtime.files import fsync_dir, private_dir, state_dir, write_durably
 from signet_sdk.runtime.transcripts import (
@@ -44,23 +40,43 @@ from signet_sdk.runtime.transcripts import (
     attach_transcript,
     read_exact,
 )
+from signet_sdk.wire import jsonfast
 from signet_sdk.wire.errors import APIStatusError, ConflictError, NotSentError
+from signet_sdk.wire.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Mapping
+    from typing import Any
+
+    #: A sender: (entry, the body to send) -> the decoded answer; raises SignetError.
+    Sender = Callable[["Entry", dict[str, Any]], Any]
 
 try:  # POSIX; elsewhere entries are still durable, only concurrent replay is unguarded
     import fcntl
 except ImportError:  # pragma: no cover
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["Entry", "Outbox", "Sender", "state_dir"]
+__all__ = ["Entry", "Outbox", "state_dir"]
 
 
 # -- the outbox -------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(Record):
     """One pending daemon call as stored on disk."""
 
+    __slots__ = (
+        "action",
+        "agent_id",
+        "body",
+        "created",
+        "harness",
+        "id",
+        "meta",
+        "runtime_path",
+        "transcript",
+    )
     id: str
     action: str
     body: dict[str, Any]
@@ -68,12 +84,33 @@ class Entry:
     runtime_path: str | None
     agent_id: str | None
     created: float
-    transcript: dict[str, Any] | None = None
-    meta: dict[str, Any] = field(default_factory=dict)
+    transcript: dict[str, Any] | None
+    meta: dict[str, Any]
 
+    def __init__(
+        self,
+        id: str,
+        action: str,
+        body: dict[str, Any],
+        harness: str | None,
+        runtime_path: str | None,
+        agent_id: str | None,
+        created: float,
+        transcript: dict[str, Any] | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> None:
+        self._init(
+            id=id,
+            action=action,
+            body=body,
+            harness=harness,
+            runtime_path=runtime_path,
+            agent_id=agent_id,
+            created=created,
+            transcript=transcript,
+            meta=meta or {},
+        )
 
-#: A sender: (entry, the body to send) -> the decoded answer; raises SignetError.
-Sender = Callable[[Entry, dict[str, Any]], Any]
 
 #: Statuses that say the request itself is unacceptable: replaying cannot help.
 _PERMANENT = frozenset({400, 404, 405, 409, 410, 413, 415, 422})
@@ -87,14 +124,14 @@ class Outbox:
 
     def __init__(
         self,
-        root: Path | None = None,
+        root: str | os.PathLike[str] | None = None,
         *,
         max_attempts: int = 8,
-        staging_root: Path = STAGING_ROOT,
+        staging_root: str | os.PathLike[str] = STAGING_ROOT,
         log: Callable[[str], None] | None = None,
     ) -> None:
-        self.root = root if root is not None else state_dir() / "outbox"
-        self.dead = self.root / "dead"
+        self.root = os.fspath(root) if root is not None else os.path.join(state_dir(), "outbox")
+        self.dead = os.path.join(self.root, "dead")
         self.max_attempts = max_attempts
         self.staging_root = staging_root
         self._log = log or (lambda line: None)
@@ -118,7 +155,7 @@ class Outbox:
         info: dict[str, Any] | None = None
         if transcript is not None:
             name = f"{entry_id}.transcript"
-            write_durably(self.root / name, transcript.data)
+            write_durably(os.path.join(self.root, name), transcript.data)
             info = {
                 "file": name,
                 "bytes": len(transcript.data),
@@ -137,8 +174,8 @@ class Outbox:
             "transcript": info,
             "meta": dict(meta or {}),
         }
-        data = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        write_durably(self.root / f"{entry_id}.json", data)
+        data = jsonfast.dumps(record).encode("utf-8")
+        write_durably(os.path.join(self.root, f"{entry_id}.json"), data)
         fsync_dir(self.root)
         return _entry_of(record)
 
@@ -154,7 +191,8 @@ class Outbox:
 
     def attempts(self, entry_id: str) -> int:
         try:
-            return int((self.root / f"{entry_id}.attempts").read_text().strip() or 0)
+            with open(os.path.join(self.root, f"{entry_id}.attempts"), "rb") as fh:
+                return int(fh.read().strip() or 0)
         except (OSError, ValueError):
             return 0
 
@@ -168,7 +206,7 @@ class Outbox:
         attempt), ``"failed"`` (an attempt the daemon may have seen, counted
         and kept) or ``"dead"``.
         """
-        path = self.root / f"{entry_id}.json"
+        path = os.path.join(self.root, f"{entry_id}.json")
         try:
             fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         except FileNotFoundError:
@@ -182,7 +220,7 @@ class Outbox:
             if os.fstat(fd).st_nlink == 0:
                 return "gone"  # delivered and removed between our open and our lock
             try:
-                entry = _entry_of(json.loads(read_exact(fd, 0, os.fstat(fd).st_size)))
+                entry = _entry_of(jsonfast.loads(read_exact(fd, 0, os.fstat(fd).st_size)))
             except (ValueError, KeyError, TypeError) as exc:
                 self._bury(entry_id, f"unreadable entry: {exc}")
                 return "dead"
@@ -191,7 +229,7 @@ class Outbox:
             os.close(fd)  # releases the lock
 
     def _send_locked(self, entry: Entry, send: Sender) -> str:
-        staged: Path | None = None
+        staged: str | None = None
         body = dict(entry.body)
         try:
             if entry.transcript is not None:
@@ -200,7 +238,7 @@ class Outbox:
                 send(entry, body)
             finally:
                 if staged is not None:
-                    staged.unlink(missing_ok=True)
+                    _unlink(staged)
         except NotSentError:
             return "kept"  # the daemon never saw it; the caller reports what is left
         except APIStatusError as exc:
@@ -214,11 +252,12 @@ class Outbox:
         self._remove(entry.id)
         return "sent"
 
-    def _attach_transcript(self, entry: Entry, body: dict[str, Any]) -> Path | None:
+    def _attach_transcript(self, entry: Entry, body: dict[str, Any]) -> str | None:
         """Put the snapshotted transcript into ``body``: a staged file, else inline text."""
         assert entry.transcript is not None
         try:
-            data = (self.root / entry.transcript["file"]).read_bytes()
+            with open(os.path.join(self.root, entry.transcript["file"]), "rb") as fh:
+                data = fh.read()
         except OSError as exc:
             self._log(f"outbox {entry.id}: transcript snapshot missing, sent without: {exc}")
             return None
@@ -236,26 +275,26 @@ class Outbox:
         if attempts >= self.max_attempts:
             self._bury(entry.id, f"gave up after {attempts} attempts: {exc}")
             return "dead"
-        write_durably(self.root / f"{entry.id}.attempts", str(attempts).encode())
+        write_durably(os.path.join(self.root, f"{entry.id}.attempts"), str(attempts).encode())
         self._log(f"outbox {entry.id} {entry.action}: attempt {attempts} failed, kept: {exc}")
         return "failed"
 
-    def _files(self, entry_id: str) -> Iterator[Path]:
+    def _files(self, entry_id: str) -> Iterator[str]:
         for suffix in (".json", ".transcript", ".attempts"):
-            yield self.root / f"{entry_id}{suffix}"
+            yield os.path.join(self.root, f"{entry_id}{suffix}")
 
     def _remove(self, entry_id: str) -> None:
         # The entry file goes first: without it, leftovers are never sent again.
         for path in self._files(entry_id):
-            path.unlink(missing_ok=True)
+            _unlink(path)
 
     def _bury(self, entry_id: str, reason: str) -> None:
         """Move an entry to ``dead/`` with its reason: kept for a person, never resent."""
         private_dir(self.dead)
-        (self.dead / f"{entry_id}.reason").write_text(reason + "\n")
+        write_durably(os.path.join(self.dead, f"{entry_id}.reason"), (reason + "\n").encode())
         for path in self._files(entry_id):
-            if path.exists():
-                os.replace(path, self.dead / path.name)
+            if os.path.exists(path):
+                os.replace(path, os.path.join(self.dead, os.path.basename(path)))
         self._log(f"outbox {entry_id}: moved to {self.dead}: {reason}")
 
     def flush(
@@ -294,6 +333,11 @@ class Outbox:
                 return counts
             sleep(wait)
             delay = min(delay * 2, 8.0)
+
+
+def _unlink(path: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
 
 
 def _entry_of(record: Mapping[str, Any]) -> Entry:

@@ -5,9 +5,10 @@ Standard library only: a hook process imports this on every prompt.
 
 from __future__ import annotations
 
-import json
 import os
 import time
+
+from signet_sdk.wire import jsonfast
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -42,20 +43,22 @@ def hook_log(
 ) -> None:
     """Append one line to ``hooks.log``; never raises (logging must not break a hook)."""
     try:
-        from signet_sdk.hooks.outbox import state_dir
+        from signet_sdk.runtime.files import private_dir, state_dir
 
-        directory = state_dir(env)
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        path = directory / "hooks.log"
+        # Our own 0700 directory (a symlink or another user's directory is refused),
+        # and O_NOFOLLOW: a link planted as hooks.log is never written through.
+        directory = private_dir(state_dir(env))
+        path = os.path.join(directory, "hooks.log")
         try:
-            if path.stat().st_size > _LOG_MAX_BYTES:
-                os.replace(path, directory / "hooks.log.1")
+            if os.lstat(path).st_size > _LOG_MAX_BYTES:
+                os.replace(path, os.path.join(directory, "hooks.log.1"))
         except FileNotFoundError:
             pass
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         text = " ".join(message.split())[:2000]
         line = f"{stamp} {harness} {event} pid={os.getpid()} {text}\n"
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(path, flags, 0o600)
         try:
             os.write(fd, line.encode("utf-8", errors="replace"))
         finally:
@@ -101,14 +104,14 @@ def read_payload(fd: int = 0, *, limit: int = STDIN_LIMIT, timeout: float = STDI
         chunks.append(chunk)
         if chunk.rstrip().endswith((b"}", b"]")):
             try:
-                return json.loads(b"".join(chunks))
+                return jsonfast.loads(b"".join(chunks))
             except ValueError:
                 continue
     data = b"".join(chunks)
     if not data.strip():
         raise StdinError("no payload on stdin" + (" (timed out)" if left <= 0 else ""))
     try:
-        return json.loads(data)
+        return jsonfast.loads(data)
     except ValueError as exc:
         raise StdinError(f"payload is not JSON: {exc}") from None
 

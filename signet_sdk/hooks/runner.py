@@ -236,7 +236,7 @@ class _HookSender:
         if self._outbox is None:
             from signet_sdk.hooks.outbox import Outbox, state_dir
 
-            self._outbox = Outbox(state_dir(self.env) / "outbox", log=self.log)
+            self._outbox = Outbox(os.path.join(state_dir(self.env), "outbox"), log=self.log)
         return self._outbox
 
     def replay_if_pending(self) -> None:
@@ -309,7 +309,7 @@ def flush(seconds: float = FLUSH_SECONDS, env: Mapping[str, str] | None = None) 
 
     config = resolve_config(env=environ)
     sweep_staged()
-    outbox = Outbox(state_dir(environ) / "outbox", log=log)
+    outbox = Outbox(os.path.join(state_dir(environ), "outbox"), log=log)
     send = _sender(config)
     counts = outbox.flush(lambda e, b: send(e, b), deadline=time.monotonic() + seconds)
     left = len(outbox.pending())

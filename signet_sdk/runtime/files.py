@@ -12,26 +12,29 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-from collections.abc import Mapping
-from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 __all__ = ["fsync_dir", "private_dir", "state_dir", "write_durably"]
 
 
-def state_dir(env: Mapping[str, str] | None = None) -> Path:
+def state_dir(env: Mapping[str, str] | None = None) -> str:
     """``${XDG_STATE_HOME:-~/.local/state}/signet-sdk``: logs and the outbox live here."""
     env = os.environ if env is None else env
     base = env.get("XDG_STATE_HOME", "").strip()
     if base and os.path.isabs(base):
-        return Path(base) / "signet-sdk"
+        return os.path.join(base, "signet-sdk")
     home = env.get("HOME", "").strip() or os.path.expanduser("~")
-    return Path(home) / ".local" / "state" / "signet-sdk"
+    return os.path.join(home, ".local", "state", "signet-sdk")
 
 
-def private_dir(path: Path) -> Path:
+def private_dir(path: str | os.PathLike[str]) -> str:
     """Create ``path`` (0700) if needed; refuse a symlink or a directory owned by another user."""
+    path = os.fspath(path)
     with contextlib.suppress(FileExistsError):
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.makedirs(path, mode=0o700, exist_ok=True)
     st = os.lstat(path)
     if not stat.S_ISDIR(st.st_mode):
         raise OSError(f"{path} is not a directory (a symlink or a file is in the way)")
@@ -42,7 +45,7 @@ def private_dir(path: Path) -> Path:
     return path
 
 
-def fsync_dir(path: Path) -> None:
+def fsync_dir(path: str | os.PathLike[str]) -> None:
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:  # pragma: no cover - platforms without directory fds
@@ -55,9 +58,11 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def write_durably(path: Path, data: bytes) -> None:
+def write_durably(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to ``path`` so that a reader sees all of it or no file at all."""
-    tmp = path.with_name(f".tmp-{path.name}-{os.getpid()}-{os.urandom(3).hex()}")
+    path = os.fspath(path)
+    folder, name = os.path.split(path)
+    tmp = os.path.join(folder, f".tmp-{name}-{os.getpid()}-{os.urandom(3).hex()}")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(tmp, flags, 0o600)
     try:
@@ -67,7 +72,8 @@ def write_durably(path: Path, data: bytes) -> None:
         os.fsync(fd)
     except BaseException:
         os.close(fd)
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
         raise
     os.close(fd)
     os.replace(tmp, path)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from signet_sdk.runtime.native import NativeOutput
 from signet_sdk.runtime.plugin import EventSpec, HarnessPlugin
 from signet_sdk.wire.errors import PayloadError
+from signet_sdk.wire.jsonfast import dumps
 from signet_sdk.wire.lifecycle import LIFECYCLE, LifecycleCall, action_for_slug
 
 TYPE_CHECKING = False
@@ -63,9 +64,7 @@ class GenericTranslator:
         if event in _INJECTING:
             return NativeOutput(result, stdout=str(result.get("inject") or ""))
         if event in _TOOL_RESULTS:
-            import json
-
-            text = json.dumps(result, separators=(",", ":"), sort_keys=True)
+            text = dumps(result, sort_keys=True, ascii_only=True)
             return NativeOutput(result, stdout=text)
         return NativeOutput(result, stdout="")
 

@@ -9,8 +9,7 @@ compact JSON, or nothing when there is no data) and an exit code.
 
 from __future__ import annotations
 
-import json
-
+from signet_sdk.wire.jsonfast import dumps
 from signet_sdk.wire.record import Record
 
 TYPE_CHECKING = False
@@ -38,7 +37,7 @@ class NativeOutput(Record):
             return self.stdout
         if self.data is None:
             return ""
-        return json.dumps(self.data, ensure_ascii=False, separators=(",", ":"))
+        return dumps(self.data)
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON form vectors and the adapter server use."""

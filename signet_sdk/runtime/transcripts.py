@@ -13,16 +13,18 @@ Standard library only: the hook path imports this.
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 from signet_sdk.runtime.files import private_dir
+from signet_sdk.wire.jsonfast import dumps
+from signet_sdk.wire.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import Any
 
 __all__ = [
     "REQUEST_MAX_BYTES",
@@ -39,7 +41,7 @@ __all__ = [
     "take_transcript",
 ]
 
-STAGING_ROOT = Path("/tmp/signet")
+STAGING_ROOT = "/tmp/signet"
 #: The largest transcript file the Rust daemon and the docs accept.
 STAGED_MAX_BYTES = 400_000
 #: The daemon's request body limit; an inline transcript keeps the request below it.
@@ -56,13 +58,16 @@ class TranscriptRefused(Exception):
     """A transcript path that will not be read; the message says why."""
 
 
-@dataclass(frozen=True, slots=True)
-class TranscriptSnapshot:
+class TranscriptSnapshot(Record):
     """The bytes taken from a transcript, and whether older lines were left out."""
 
+    __slots__ = ("data", "source_bytes", "truncated")
     data: bytes
     source_bytes: int
     truncated: bool
+
+    def __init__(self, data: bytes, source_bytes: int, truncated: bool) -> None:
+        self._init(data=data, source_bytes=source_bytes, truncated=truncated)
 
 
 def _within(path: str, roots: Sequence[str | os.PathLike[str]]) -> bool:
@@ -125,7 +130,7 @@ def read_exact(fd: int, offset: int, length: int) -> bytes:
     return b"".join(chunks)
 
 
-def stage_file(data: bytes, tag: str, root: Path = STAGING_ROOT) -> Path:
+def stage_file(data: bytes, tag: str, root: str | os.PathLike[str] = STAGING_ROOT) -> str:
     """Write ``data`` as a new 0600 file under the staging root and return its path.
 
     ``O_EXCL | O_NOFOLLOW`` means a file or symlink planted under the chosen
@@ -133,9 +138,9 @@ def stage_file(data: bytes, tag: str, root: Path = STAGING_ROOT) -> Path:
     """
     if len(data) > STAGED_MAX_BYTES:
         raise ValueError(f"{len(data)} bytes exceed the staging limit of {STAGED_MAX_BYTES}")
-    private_dir(root)
+    folder = private_dir(root)
     safe_tag = "".join(c if c.isalnum() or c in "-_" else "_" for c in tag)[:80]
-    path = root / f"{_STAGE_PREFIX}{safe_tag}-{os.urandom(4).hex()}.jsonl"
+    path = os.path.join(folder, f"{_STAGE_PREFIX}{safe_tag}-{os.urandom(4).hex()}.jsonl")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(path, flags, 0o600)
     try:
@@ -147,7 +152,7 @@ def stage_file(data: bytes, tag: str, root: Path = STAGING_ROOT) -> Path:
     return path
 
 
-def sweep_staged(max_age: float = 3600.0, root: Path = STAGING_ROOT) -> int:
+def sweep_staged(max_age: float = 3600.0, root: str | os.PathLike[str] = STAGING_ROOT) -> int:
     """Remove this module's staged files older than ``max_age`` seconds (left by killed senders)."""
     removed = 0
     try:
@@ -159,11 +164,11 @@ def sweep_staged(max_age: float = 3600.0, root: Path = STAGING_ROOT) -> int:
     for name in names:
         if not name.startswith(_STAGE_PREFIX):
             continue
-        path = root / name
+        path = os.path.join(root, name)
         try:
             st = os.lstat(path)
             if (uid is None or st.st_uid == uid) and now - st.st_mtime > max_age:
-                path.unlink()
+                os.unlink(path)
                 removed += 1
         except OSError:
             continue
@@ -175,12 +180,12 @@ def fit_inline_transcript(body: Mapping[str, Any], data: bytes) -> tuple[str, in
 
     Returns the text and the number of bytes left out at the front.
     """
-    base = len(json.dumps(dict(body), ensure_ascii=False).encode("utf-8"))
+    base = len(dumps(dict(body)).encode("utf-8"))
     budget = REQUEST_MAX_BYTES - _REQUEST_MARGIN - base - len(',"transcript":')
     dropped = 0
     while data:
         text = data.decode("utf-8", errors="replace")
-        size = len(json.dumps(text, ensure_ascii=False).encode("utf-8"))
+        size = len(dumps(text).encode("utf-8"))
         if size <= budget:
             return text, dropped
         # Drop roughly the excess (escaping makes bytes and encoded size differ), then
@@ -220,9 +225,9 @@ def attach_transcript(
     snapshot: TranscriptSnapshot,
     tag: str,
     *,
-    staging_root: Path = STAGING_ROOT,
+    staging_root: str | os.PathLike[str] = STAGING_ROOT,
     log: Callable[[str], None] | None = None,
-) -> Path | None:
+) -> str | None:
     """Put a transcript into ``body`` the way both daemons accept it.
 
     A whole transcript within the Rust daemon's cap goes as ``transcriptPath``
@@ -238,7 +243,7 @@ def attach_transcript(
         except OSError as exc:
             say(f"{tag}: cannot stage under {staging_root}: {exc}")
         else:
-            body["transcriptPath"] = str(staged)
+            body["transcriptPath"] = staged
             return staged
     text, dropped = fit_inline_transcript(body, data)
     left_out = dropped + snapshot.source_bytes - len(data)

@@ -36,8 +36,11 @@ class _Malformed(Exception):
 
 def _connect(request: PreparedRequest, origin: Origin, timeout: float | None) -> socket.socket:
     host = origin.host
+    # An ASCII host is passed as bytes: a str makes getaddrinfo load the idna
+    # codec (with stringprep and unicodedata), milliseconds on every hook.
+    address: str | bytes = host.encode("ascii") if host.isascii() else host
     try:
-        sock = socket.create_connection((host, origin.port), timeout=timeout)
+        sock = socket.create_connection((address, origin.port), timeout=timeout)  # type: ignore[arg-type]
     except OSError as exc:  # refused, unreachable, or no connection within the deadline
         raise NotSentError(
             f"cannot connect to the Signet daemon at {request.url}: {exc}",

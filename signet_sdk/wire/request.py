@@ -7,9 +7,8 @@ module performs I/O or imports a third-party package.
 
 from __future__ import annotations
 
-import json
-
 from signet_sdk._version import __version__
+from signet_sdk.wire import jsonfast
 from signet_sdk.wire.errors import decode_body, status_error
 from signet_sdk.wire.record import Record
 from signet_sdk.wire.url import quote, urlencode
@@ -136,7 +135,7 @@ def build_request(
     content: bytes | None = None
     if ep.method in ("POST", "PATCH") or (ep.method == "DELETE" and body):
         data = hook_body(config, ep, body or {}) if ep.hook else dict(body or {})
-        content = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        content = jsonfast.dumps(data).encode("utf-8")
     deadline = timeout if timeout is not None else config.timeouts.for_class(ep.timeout)
     return PreparedRequest(
         endpoint=ep,

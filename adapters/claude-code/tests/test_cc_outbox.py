@@ -122,12 +122,12 @@ def test_concurrent_flushers_deliver_each_entry_once(
 def test_files_are_private_and_written_atomically(tmp_path: Path) -> None:
     outbox = Outbox(tmp_path / "outbox")
     entry = put(outbox)
-    assert stat.S_IMODE(outbox.root.stat().st_mode) == 0o700
+    assert stat.S_IMODE(Path(outbox.root).stat().st_mode) == 0o700
     for suffix in (".json", ".transcript"):
-        path = outbox.root / f"{entry.id}{suffix}"
+        path = Path(outbox.root) / f"{entry.id}{suffix}"
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    assert not [p for p in outbox.root.iterdir() if p.name.startswith(".tmp-")]
-    record = json.loads((outbox.root / f"{entry.id}.json").read_text())
+    assert not [p for p in Path(outbox.root).iterdir() if p.name.startswith(".tmp-")]
+    record = json.loads((Path(outbox.root) / f"{entry.id}.json").read_text())
     assert record["body"] == BODY
     assert record["transcript"]["bytes"] == len(b'{"type":"user"}\n')
 
@@ -151,7 +151,7 @@ def test_repeated_failures_end_in_dead_letters(tmp_path: Path, scripted: Scripte
     assert outbox.attempts(entry.id) == 1
     assert outbox.flush(send, deadline=_later(5)) == {"dead": 1}
     assert outbox.pending() == []
-    dead = outbox.root / "dead"
+    dead = Path(outbox.root) / "dead"
     assert (dead / f"{entry.id}.json").exists()
     assert (dead / f"{entry.id}.transcript").exists()
     assert "gave up after 2 attempts" in (dead / f"{entry.id}.reason").read_text()
@@ -166,15 +166,16 @@ def test_unacceptable_requests_are_dead_at_once(
     entry = put(outbox)
     scripted.default = Reply(status, {"error": "no"})
     assert outbox.deliver(entry.id, sender(scripted.url)) == "dead"
-    assert (outbox.root / "dead" / f"{entry.id}.reason").exists()
+    assert (Path(outbox.root) / "dead" / f"{entry.id}.reason").exists()
 
 
 def test_corrupt_entry_is_kept_as_a_dead_letter(tmp_path: Path) -> None:
     outbox = Outbox(tmp_path / "outbox")
-    outbox.root.mkdir(parents=True)
-    (outbox.root / "00000000000000000001-1-aaaaaa.json").write_text("{half")
+    Path(outbox.root).mkdir(parents=True)
+    (Path(outbox.root) / "00000000000000000001-1-aaaaaa.json").write_text("{half")
     assert outbox.deliver("00000000000000000001-1-aaaaaa", sender("http://127.0.0.1:9")) == "dead"
-    assert (outbox.root / "dead" / "00000000000000000001-1-aaaaaa.json").read_text() == "{half"
+    dead = Path(outbox.root) / "dead" / "00000000000000000001-1-aaaaaa.json"
+    assert dead.read_text() == "{half"
 
 
 # -- transcripts ---------------------------------------------------------------
@@ -239,7 +240,7 @@ def test_large_transcript_keeps_its_newest_whole_lines(roots: list[str]) -> None
 
 def test_stage_file_is_private_and_capped(tmp_path: Path) -> None:
     root = tmp_path / "signet"
-    path = stage_file(b"abc\n", "entry-1", root)
+    path = Path(stage_file(b"abc\n", "entry-1", root))
     assert path.parent == root and path.read_bytes() == b"abc\n"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE(root.stat().st_mode) == 0o700
@@ -257,7 +258,7 @@ def test_stage_root_that_is_a_symlink_is_refused(tmp_path: Path) -> None:
 
 
 def test_default_staging_root_is_tmp_signet() -> None:
-    path = stage_file(b"x\n", "probe")
+    path = Path(stage_file(b"x\n", "probe"))
     try:
         assert os.path.realpath(path).startswith("/tmp/signet/")
         assert stat.S_IMODE(Path("/tmp/signet").stat().st_mode) == 0o700

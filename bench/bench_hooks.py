@@ -1,0 +1,182 @@
+"""What each Claude Code hook event costs a prompt: wall time against ``python -c pass``.
+
+Runs every event the installer registers (SessionStart, UserPromptSubmit,
+Stop, PreCompact, PostCompact, SubagentStart, SubagentStop, SessionEnd)
+exactly as Claude Code runs it: the installed command
+``<venv>/bin/signet-sdk hook claude-code <Event>`` with a realistic payload
+on stdin, against the dev daemon (``signet-sdk dev-daemon`` in its own
+process on 127.0.0.1), with a real transcript under a private Claude config
+directory. ``python -c pass`` with the same interpreter is the floor; each
+round runs the floor and every event once, interleaved, so all see the same
+machine load. After each round the bench waits for the detached sender that
+SessionEnd starts to finish, so it never competes with the next round.
+
+Budget: every event's median <= 3.0 x the floor's median.
+
+    python bench/bench_hooks.py [--runs 15]
+
+Exit status 0 when every event is within budget, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+BUDGET = 3.0
+EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "Stop",
+    "PreCompact",
+    "PostCompact",
+    "SubagentStart",
+    "SubagentStop",
+    "SessionEnd",
+)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _payloads(session: str, transcript: Path, project: str) -> dict[str, dict[str, object]]:
+    base = {
+        "session_id": session,
+        "transcript_path": str(transcript),
+        "cwd": project,
+        "permission_mode": "default",
+        "prompt_id": str(uuid.uuid4()),
+    }
+    extra: dict[str, dict[str, object]] = {
+        "SessionStart": {"source": "startup", "model": "claude-opus-4-8"},
+        "UserPromptSubmit": {"prompt": "Which migrations run before the atlas release?"},
+        "Stop": {"stop_hook_active": False, "last_assistant_message": "Done."},
+        "PreCompact": {"trigger": "manual", "custom_instructions": None},
+        "PostCompact": {"trigger": "manual", "compact_summary": "Atlas: migrations first."},
+        "SubagentStart": {"agent_id": "agent-7", "agent_type": "general-purpose"},
+        "SubagentStop": {
+            "agent_id": "agent-7",
+            "agent_type": "general-purpose",
+            "stop_hook_active": False,
+        },
+        "SessionEnd": {"reason": "other"},
+    }
+    return {e: {**base, "hook_event_name": e, **extra[e]} for e in EVENTS}
+
+
+def _write_transcript(path: Path, turns: int = 40) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for i in range(turns):
+        for role in ("user", "assistant"):
+            text = f"{role} turn {i}: atlas migrations, release checklist item {i}"
+            lines.append(json.dumps({"type": role, "message": {"role": role, "content": text}}))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _run(argv: list[str], data: bytes, env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(argv, input=data, capture_output=True, env=env, timeout=60)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} exited with {done.returncode}: {done.stderr[-500:]!r}")
+    return elapsed
+
+
+def _wait_outbox_empty(state: Path, limit: float = 30.0) -> None:
+    outbox = state / "signet-sdk" / "outbox"
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        pending = list(outbox.glob("*.json")) if outbox.is_dir() else []
+        if not pending:
+            return
+        time.sleep(0.02)
+    raise SystemExit(f"outbox not drained after {limit} s: {pending}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args(argv)
+    python = sys.executable
+    hook = [str(Path(python).parent / "signet-sdk"), "hook", "claude-code"]
+    work = Path(tempfile.mkdtemp(prefix="signet-bench-hooks-"))
+    port = _free_port()
+    daemon = subprocess.Popen(
+        [
+            python,
+            "-m",
+            "signet_sdk",
+            "dev-daemon",
+            "--port",
+            str(port),
+            "--db",
+            str(work / "dev.sqlite3"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert daemon.stdout is not None
+        if "listening" not in daemon.stdout.readline():
+            raise SystemExit("the dev daemon did not start")
+        config = work / ".claude"
+        session = str(uuid.uuid4())
+        transcript = config / "projects" / "-srv-atlas" / f"{session}.jsonl"
+        _write_transcript(transcript)
+        payloads = _payloads(session, transcript, "/srv/atlas")
+        env = {
+            "PATH": os.environ.get("PATH", ""),
+            "HOME": str(work),
+            "CLAUDE_CONFIG_DIR": str(config),
+            "CLAUDE_PROJECT_DIR": "/srv/atlas",
+            "XDG_STATE_HOME": str(work / "state"),
+            "SIGNET_DAEMON_URL": f"http://127.0.0.1:{port}",
+        }
+        data = {e: json.dumps(p).encode() for e, p in payloads.items()}
+        for event in EVENTS:  # warm the page cache and the daemon once
+            _run([*hook, event], data[event], env)
+        _wait_outbox_empty(work / "state")
+        times: dict[str, list[float]] = {"python -c pass": [], **{e: [] for e in EVENTS}}
+        for _ in range(args.runs):
+            times["python -c pass"].append(_run([python, "-c", "pass"], b"", env))
+            for event in EVENTS:
+                times[event].append(_run([*hook, event], data[event], env))
+            _wait_outbox_empty(work / "state")
+    finally:
+        daemon.terminate()
+        daemon.wait(timeout=15)
+    floor = statistics.median(times["python -c pass"]) * 1000
+    print(f"python bench/bench_hooks.py --runs {args.runs}  (load {os.getloadavg()[0]:.2f})")
+    print(f"{'command':<34}{'median ms':>10}{'p90 ms':>9}{'ratio':>8}")
+    print(f"{'python -c pass':<34}{floor:>10.1f}")
+    ok = True
+    for event in EVENTS:
+        ms = sorted(t * 1000 for t in times[event])
+        median = statistics.median(ms)
+        ratio = median / floor
+        ok = ok and ratio <= BUDGET
+        verdict = "ok" if ratio <= BUDGET else "OVER"
+        p90 = ms[int(0.9 * (len(ms) - 1))]
+        print(
+            f"{'hook claude-code ' + event:<34}{median:>10.1f}{p90:>9.1f}{ratio:>7.2f}x {verdict}"
+        )
+    print(f"budget: every event <= {BUDGET}x python -c pass: {'PASS' if ok else 'FAIL'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

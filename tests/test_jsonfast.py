@@ -1,0 +1,57 @@
+"""The hook path's JSON: byte-for-byte what the json package gives, without its imports."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from signet_sdk.wire.jsonfast import dumps, loads
+
+values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner),
+    max_leaves=30,
+)
+
+
+@given(values)
+def test_dumps_matches_json(value: Any) -> None:
+    compact = (",", ":")
+    assert dumps(value) == json.dumps(value, separators=compact, ensure_ascii=False)
+    assert dumps(value, ascii_only=True) == json.dumps(value, separators=compact)
+    assert dumps(value, sort_keys=True) == json.dumps(
+        value, separators=compact, ensure_ascii=False, sort_keys=True
+    )
+
+
+@given(values)
+def test_loads_round_trips(value: Any) -> None:
+    text = json.dumps(value, indent=1)
+    assert loads(text) == json.loads(text)
+    assert loads(text.encode("utf-8")) == json.loads(text)
+    assert loads(f" \n\t{text}\r\n ") == json.loads(text)
+
+
+@pytest.mark.parametrize("bad", ["", "  ", "{", "[1,]", "{} x", "nul", '{"a" 1}', "[1] [2]"])
+def test_invalid_documents_are_value_errors(bad: str) -> None:
+    with pytest.raises(ValueError):
+        loads(bad)
+    with pytest.raises(ValueError):
+        json.loads(bad)  # the same inputs json refuses
+
+
+def test_unserialisable_values_are_type_errors() -> None:
+    with pytest.raises(TypeError, match="Object of type object is not JSON serializable"):
+        dumps({"a": object()})
+
+
+def test_importing_it_loads_neither_json_nor_re() -> None:
+    code = "import sys, signet_sdk.wire.jsonfast; print('json' in sys.modules, 're' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "False"]
