@@ -127,8 +127,21 @@ def spawn_detached(argv: Sequence[str], env: Mapping[str, str] | None = None) ->
 
     A new session keeps it alive when the harness kills the hook's process
     group; /dev/null stdio and closed descriptors keep the harness from
-    waiting on a pipe the child would otherwise hold open.
+    waiting on a pipe the child would otherwise hold open. ``os.posix_spawnp``
+    does it without importing ``subprocess`` (with ``signal``, ``selectors``,
+    ``threading`` and ``re`` behind it) on a hook's critical path; descriptors
+    other than stdio are not inherited (Python opens them close-on-exec).
     """
+    spawn = getattr(os, "posix_spawnp", None)
+    if spawn is not None:
+        devnull = os.devnull
+        actions = [
+            (os.POSIX_SPAWN_OPEN, 0, devnull, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 1, devnull, os.O_WRONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 2, devnull, os.O_WRONLY, 0),
+        ]
+        pid: int = spawn(argv[0], list(argv), child_env(env), file_actions=actions, setsid=True)
+        return pid
     import subprocess
 
     proc = subprocess.Popen(

@@ -8,7 +8,7 @@ and retried under the same rules.
 
 from __future__ import annotations
 
-import socket
+import _socket
 import time
 
 from signet_sdk.wire.endpoints import endpoint
@@ -34,13 +34,31 @@ class _Malformed(Exception):
     """The peer's bytes are not an HTTP/1.1 response."""
 
 
-def _connect(request: PreparedRequest, origin: Origin, timeout: float | None) -> socket.socket:
-    host = origin.host
-    # An ASCII host is passed as bytes: a str makes getaddrinfo load the idna
-    # codec (with stringprep and unicodedata), milliseconds on every hook.
+def _open(host: str, port: int, timeout: float | None) -> Any:
+    """A connected TCP socket, trying each address of ``host`` in turn.
+
+    The C module ``_socket`` directly: ``socket``'s Python layer imports
+    ``enum`` and ``selectors``, milliseconds on every hook. An ASCII host is
+    passed as bytes, so resolving it does not load the idna codec either.
+    """
     address: str | bytes = host.encode("ascii") if host.isascii() else host
+    last: OSError = OSError(f"no address found for {host}")
+    for family, kind, proto, _, where in _socket.getaddrinfo(address, port, 0, _socket.SOCK_STREAM):
+        sock = _socket.socket(family, kind, proto)
+        try:
+            sock.settimeout(timeout)
+            sock.connect(where)
+            return sock
+        except OSError as exc:
+            sock.close()
+            last = exc
+    raise last
+
+
+def _connect(request: PreparedRequest, origin: Origin, timeout: float | None) -> Any:
+    host = origin.host
     try:
-        sock = socket.create_connection((address, origin.port), timeout=timeout)  # type: ignore[arg-type]
+        sock = _open(host, origin.port, timeout)
     except OSError as exc:  # refused, unreachable, or no connection within the deadline
         raise NotSentError(
             f"cannot connect to the Signet daemon at {request.url}: {exc}",
@@ -48,12 +66,14 @@ def _connect(request: PreparedRequest, origin: Origin, timeout: float | None) ->
             url=request.url,
         ) from exc
     if origin.scheme == "https":
-        import ssl  # only remote daemons pay for TLS
+        import socket  # only remote daemons pay for TLS (and the full socket layer)
+        import ssl
 
+        wrapped = socket.socket(fileno=sock.detach())
         try:
-            sock = ssl.create_default_context().wrap_socket(sock, server_hostname=host)
+            sock = ssl.create_default_context().wrap_socket(wrapped, server_hostname=host)
         except OSError as exc:
-            sock.close()
+            wrapped.close()
             raise NotSentError(
                 f"TLS handshake failed: {request.url}: {exc}",
                 method=request.method,
@@ -74,7 +94,7 @@ def _head(request: PreparedRequest, netloc: str) -> bytes:
 class _Reader:
     """Reads one HTTP/1.1 response off a socket, every read bounded by the deadline."""
 
-    def __init__(self, sock: socket.socket, deadline: float | None) -> None:
+    def __init__(self, sock: Any, deadline: float | None) -> None:
         self.sock = sock
         self.deadline = deadline
         self.buf = b""
