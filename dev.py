@@ -55,6 +55,62 @@ def ensure_env() -> None:
     STAMP.write_text(_fingerprint())
 
 
+ASYNC_CLIENT = ROOT / "signet_sdk" / "client" / "async_client.py"
+SYNC_CLIENT = ROOT / "signet_sdk" / "client" / "sync_client.py"
+#: Names unasync renames, beyond its own (async def, await, __aenter__, AsyncIterator ...).
+SYNC_NAMES = {
+    "AsyncAdapterClient": "AdapterClient",
+    "AsyncRuntimeAdapter": "RuntimeAdapter",
+    "AsyncClient": "Client",
+    "aclose": "close",
+    "aread": "read",
+    "aiter_lines": "iter_lines",
+    "async_wait": "wait",
+}
+SYNC_HEADER = (
+    "# Generated from async_client.py by unasync (python3 dev.py generate): do not edit.\n"
+    "# dev.py check fails when this file and its source disagree.\n"
+)
+
+
+def generated_sync_client() -> str:
+    """The sync client as unasync makes it from the async one, formatted by ruff."""
+    import tempfile
+
+    import unasync
+
+    with tempfile.TemporaryDirectory() as tmp:
+        src, dst = Path(tmp, "_async"), Path(tmp, "_sync")
+        src.mkdir()
+        (src / "client.py").write_text(ASYNC_CLIENT.read_text())
+        rule = unasync.Rule(f"{src}/", f"{dst}/", additional_replacements=SYNC_NAMES)
+        unasync.unasync_files([str(src / "client.py")], rules=[rule])
+        text = SYNC_HEADER + (dst / "client.py").read_text()
+    done = subprocess.run(
+        [str(BIN / "ruff"), "format", "--stdin-filename", str(SYNC_CLIENT), "-"],
+        input=text,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout
+
+
+def generate(check_only: bool = False) -> int:
+    """Write the generated twins, or (``check_only``) exit 1 when the committed ones differ."""
+    text = generated_sync_client()
+    if check_only:
+        if SYNC_CLIENT.read_text() != text:
+            print(f"{SYNC_CLIENT.relative_to(ROOT)} differs from what async_client.py generates;")
+            print("run: python3 dev.py generate")
+            return 1
+        print(f"{SYNC_CLIENT.relative_to(ROOT)} matches its source")
+        return 0
+    SYNC_CLIENT.write_text(text)
+    print(f"wrote {SYNC_CLIENT.relative_to(ROOT)}")
+    return 0
+
+
 def check() -> int:
     packages = ["signet_sdk", *(str(d.relative_to(ROOT)) for d in adapter_dirs())]
     steps = [
@@ -63,6 +119,7 @@ def check() -> int:
         (BIN / "mypy", *packages),
         (PY, "-m", "signet_sdk.testing.contract", "--check"),
         (PY, "-m", "signet_sdk.models.schemas", "--check"),
+        (PY, "dev.py", "generate", "--check"),
     ]
     failed = [" ".join(map(str, s[:2])) for s in steps if run(*s, check=False) != 0]
     # The test suite runs last, so its closing line is the last thing printed.
@@ -73,11 +130,15 @@ def check() -> int:
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in ("demo", "check", "setup"):
+    if not argv or argv[0] not in ("demo", "check", "setup", "generate"):
         print(__doc__)
-        print("usage: python3 dev.py demo | check | setup")
+        print("usage: python3 dev.py demo | check | setup | generate [--check]")
         return 2
     ensure_env()
+    if argv[0] == "generate":
+        if sys.prefix != str(VENV):  # unasync and ruff live in the project's venv
+            return run(PY, "dev.py", *argv, check=False)
+        return generate(check_only="--check" in argv[1:])
     if argv[0] == "demo":
         return run(BIN / "signet-sdk", "demo", *argv[1:], check=False)
     if argv[0] == "check":

@@ -1,7 +1,12 @@
-"""AsyncAdapterClient: the runtime adapter contract over HTTP, for event loops.
+"""The runtime adapter contract over HTTP: one daemon call per lifecycle method.
 
-The same methods, parameters and behaviour as :class:`AdapterClient` (a test
-holds the two to it); only sending and sleeping are asynchronous.
+Every lifecycle method is exactly one daemon call; the other methods cover
+the rest of the daemon API an integration needs. Requests are planned and
+answers judged by the shared sans-I/O base; the client only sends them and
+waits between tries. This module (``AsyncAdapterClient``) is the source of
+both clients: ``sync_client.py`` (``AdapterClient``) is generated from it by
+unasync (``python3 dev.py generate``), and ``dev.py check`` fails when the
+two differ, so they cannot drift.
 """
 
 from __future__ import annotations
@@ -11,13 +16,13 @@ from collections.abc import AsyncIterator, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
-import anyio
 import httpx
 from pydantic import BaseModel
 
 from signet_sdk.client.base import POOL_LIMITS as _POOL_LIMITS
 from signet_sdk.client.base import BaseAdapterClient, Plan, SSEDecoder
 from signet_sdk.client.contract import AsyncRuntimeAdapter
+from signet_sdk.client.waits import async_wait
 from signet_sdk.models import (
     BatchForgetRequest,
     BatchForgetResult,
@@ -84,15 +89,16 @@ M = TypeVar("M", bound=BaseModel)
 
 
 class AsyncAdapterClient(BaseAdapterClient, AsyncRuntimeAdapter):
-    """Talks to one Signet daemon on behalf of one harness, asynchronously.
+    """Talks to one Signet daemon on behalf of one harness.
 
-    Settings come from the arguments, then the environment, then defaults.
-    Pass ``http_client`` (an ``httpx.AsyncClient``, for example one with an
-    ASGI or aiohttp transport) to choose how bytes travel. Use ``async with``,
-    or await :meth:`aclose`, to release connections.
+    Settings come from the arguments, then the environment
+    (``SIGNET_DAEMON_URL`` ...), then defaults. Pass ``http_client`` (an
+    httpx client, for example one with an ASGI or aiohttp transport) to share
+    a pool or choose how bytes travel. Use it as a context manager, or close
+    it, to release connections.
     """
 
-    _sleep = staticmethod(anyio.sleep)
+    _sleep = staticmethod(async_wait)
 
     def __init__(
         self,

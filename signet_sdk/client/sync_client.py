@@ -1,8 +1,14 @@
-"""AdapterClient: the runtime adapter contract over HTTP, synchronously.
+# Generated from async_client.py by unasync (python3 dev.py generate): do not edit.
+# dev.py check fails when this file and its source disagree.
+"""The runtime adapter contract over HTTP: one daemon call per lifecycle method.
 
 Every lifecycle method is exactly one daemon call; the other methods cover
-the rest of the daemon API an integration needs. Requests are planned by the
-shared sans-I/O base; this class only sends them and sleeps between tries.
+the rest of the daemon API an integration needs. Requests are planned and
+answers judged by the shared sans-I/O base; the client only sends them and
+waits between tries. This module (``AsyncAdapterClient``) is the source of
+both clients: ``sync_client.py`` (``AdapterClient``) is generated from it by
+unasync (``python3 dev.py generate``), and ``dev.py check`` fails when the
+two differ, so they cannot drift.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from pydantic import BaseModel
 from signet_sdk.client.base import POOL_LIMITS as _POOL_LIMITS
 from signet_sdk.client.base import BaseAdapterClient, Plan, SSEDecoder
 from signet_sdk.client.contract import RuntimeAdapter
+from signet_sdk.client.waits import wait
 from signet_sdk.models import (
     BatchForgetRequest,
     BatchForgetResult,
@@ -87,12 +94,13 @@ class AdapterClient(BaseAdapterClient, RuntimeAdapter):
     """Talks to one Signet daemon on behalf of one harness.
 
     Settings come from the arguments, then the environment
-    (``SIGNET_DAEMON_URL`` ...), then defaults. Pass ``http_client`` to share
-    a pool or to route through a custom transport. Use as a context manager,
-    or call :meth:`close`, to release connections.
+    (``SIGNET_DAEMON_URL`` ...), then defaults. Pass ``http_client`` (an
+    httpx client, for example one with an ASGI or aiohttp transport) to share
+    a pool or choose how bytes travel. Use it as a context manager, or close
+    it, to release connections.
     """
 
-    _sleep = staticmethod(time.sleep)
+    _sleep = staticmethod(wait)
 
     def __init__(
         self,
