@@ -438,6 +438,7 @@ async def bench_async(
 ) -> tuple[list[AsyncVariant], dict[str, str]]:
     import aiohttp
     import httpx
+    from httpx_aiohttp import AiohttpTransport as MaintainedTransport
 
     from signet_sdk import AsyncAdapterClient, UserPromptSubmitParams, UserPromptSubmitResult
     from signet_sdk.client.aiohttp_transport import AiohttpTransport
@@ -464,6 +465,25 @@ async def bench_async(
         daemon.url,
         http_client=httpx.AsyncClient(
             transport=AiohttpTransport(limit=concurrency, keepalive_timeout=idle)
+        ),
+    )
+    # The maintained httpx-aiohttp package's transport, for the same comparison.
+    raw_over_maintained = httpx.AsyncClient(
+        transport=MaintainedTransport(
+            client=lambda: aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=concurrency, keepalive_timeout=idle)
+            )
+        )
+    )
+    sdk_maintained = AsyncAdapterClient(
+        "bench",
+        daemon.url,
+        http_client=httpx.AsyncClient(
+            transport=MaintainedTransport(
+                client=lambda: aiohttp.ClientSession(
+                    connector=aiohttp.TCPConnector(limit=concurrency, keepalive_timeout=idle)
+                )
+            )
         ),
     )
     # Raw aiohttp gets exactly the headers httpx would send, so that its
@@ -499,6 +519,12 @@ async def bench_async(
         )
         return json.loads(resp.content)
 
+    async def raw_over_maintained_call() -> object:
+        resp = await raw_over_maintained.request(
+            req.method, req.url, headers=req.headers, content=req.content
+        )
+        return json.loads(resp.content)
+
     variants = [
         AsyncVariant(f"raw httpx.AsyncClient (pool {concurrency})", raw_httpx_call),
         AsyncVariant(
@@ -517,6 +543,14 @@ async def bench_async(
         AsyncVariant(
             f"SDK over AiohttpTransport ({concurrency})",
             lambda: sdk_aiohttp.on_user_prompt_submit(params),
+        ),
+        AsyncVariant(
+            f"raw httpx over httpx-aiohttp ({concurrency})",
+            raw_over_maintained_call,
+        ),
+        AsyncVariant(
+            f"SDK over httpx-aiohttp ({concurrency})",
+            lambda: sdk_maintained.on_user_prompt_submit(params),
         ),
     ]
 
@@ -550,6 +584,8 @@ async def bench_async(
         await sdk_default.aclose()
         await raw_over_aiohttp.aclose()
         await sdk_aiohttp._http.aclose()
+        await raw_over_maintained.aclose()
+        await sdk_maintained._http.aclose()
         await session.close()
     return variants, wire
 
