@@ -172,3 +172,17 @@ def test_cli_stops_cleanly_on_signals(tmp_path: Path, sig: signal.Signals) -> No
             proc.kill()
         proc.communicate(timeout=10)
     assert proc.returncode == 0
+
+
+def test_kept_alive_connections_have_nagle_off() -> None:
+    """A response written as head then body must not wait for a delayed ACK (40 ms a call)."""
+    daemon = MockDaemon()
+    with daemon.serve() as server, httpx.Client(base_url=server.url, timeout=5) as client:
+        for _ in range(2):  # the second request rides the kept-alive connection
+            assert client.get("/health").status_code == 200
+        connections = list(server._server.server_state.connections)
+        assert connections
+        for protocol in connections:
+            sock = protocol.transport.get_extra_info("socket")
+            assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
+    daemon.close()
