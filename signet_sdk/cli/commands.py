@@ -189,6 +189,10 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("args", nargs=argparse.REMAINDER, help="the installer's own options")
         p.set_defaults(handler=_installer(verb))
 
+    from signet_sdk.server.cli import register as register_serve
+
+    register_serve(sub)
+
     p = sub.add_parser(
         "mcp",
         help="serve the memory tools over MCP on stdio (needs the mcp extra)",

@@ -1,0 +1,129 @@
+"""``signet-sdk serve``: the adapter server on uvicorn, safe by default.
+
+Binds 127.0.0.1:3851 unless told otherwise and refuses a non-loopback
+address without ``--token``. Writes the discovery state file while it runs
+and removes it on exit. ``--idle-exit SECONDS`` stops a server nobody has
+called for that long (the shims start one on demand with it). SIGTERM and
+SIGINT stop it gracefully: uvicorn lets in-flight requests finish.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+__all__ = ["register", "serve"]
+
+PROG = "signet-sdk serve"
+
+
+def register(sub: Any) -> None:
+    """Add the ``serve`` subcommand to the CLI's subparsers."""
+    p = sub.add_parser(
+        "serve",
+        help="run the adapter server (HTTP) for plugin harnesses and other languages",
+        description="Run the RuntimeAdapterServer on uvicorn. It binds loopback by default and "
+        "refuses any other address without --token.",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=3851, help="port (default 3851; 0 picks a free one)")
+    p.add_argument("--token", help="require 'Authorization: Bearer TOKEN' on every request")
+    p.add_argument("--daemon-url", help="the Signet daemon (default: SIGNET_DAEMON_URL, else 3850)")
+    p.add_argument(
+        "--idle-exit", type=float, metavar="SECONDS", help="stop after this long without requests"
+    )
+    p.add_argument("--allow-exec", action="store_true", help="serve the secrets_exec tool")
+    p.set_defaults(handler=serve)
+
+
+def _loopback(host: str) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def serve(ns: argparse.Namespace) -> int:
+    import asyncio
+    import socket
+
+    import uvicorn
+
+    from signet_sdk.server.app import RuntimeAdapterServer
+    from signet_sdk.server.discovery import remove_state, write_state
+
+    host: str = ns.host
+    token = ns.token or os.environ.get("SIGNET_ADAPTER_SERVER_TOKEN") or None
+    if not _loopback(host) and not token:
+        sys.stderr.write(
+            f"{PROG}: refusing to listen on {host} without --token "
+            "(anyone who can reach it could read and write your memories)\n"
+        )
+        return 2
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, ns.port))
+        sock.listen(512)
+    except OSError as exc:
+        sock.close()
+        sys.stderr.write(f"{PROG}: cannot listen on {host}:{ns.port}: {exc.strerror}\n")
+        return 2
+    port = int(sock.getsockname()[1])
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{port}"
+    names = {f"{shown}:{port}", f"localhost:{port}"} if _loopback(host) else {f"{shown}:{port}"}
+    if host in ("127.0.0.1", "localhost"):
+        names |= {f"127.0.0.1:{port}", f"localhost:{port}"}
+    server_app = RuntimeAdapterServer(
+        ns.daemon_url, server_token=token, allowed_hosts=sorted(names)
+    )
+    if ns.allow_exec:
+        from signet_sdk.server.tools import add_tool_routes
+
+        add_tool_routes(server_app.fastapi, server_app, allow_commands=True)
+    config = uvicorn.Config(
+        server_app.asgi, log_level="warning", access_log=False, timeout_graceful_shutdown=10
+    )
+    server = uvicorn.Server(config)
+    state = write_state(url, port, token)
+    sys.stdout.write(f"{PROG}: listening on {url} (state: {state}); Ctrl-C to stop\n")
+    sys.stdout.flush()
+
+    async def main() -> None:
+        watcher = None
+        if ns.idle_exit:
+            watcher = asyncio.create_task(_idle_watch(server, server_app, ns.idle_exit))
+        try:
+            await server.serve(sockets=[sock])
+        finally:
+            if watcher is not None:
+                watcher.cancel()
+
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        pass
+    finally:
+        remove_state()
+        sock.close()
+    sys.stderr.write(f"{PROG}: stopped\n")
+    return 0
+
+
+async def _idle_watch(server: Any, app: Any, seconds: float) -> None:
+    import asyncio
+    import time
+
+    while not server.should_exit:
+        await asyncio.sleep(min(seconds, 1.0))
+        if time.monotonic() - app.last_request >= seconds:
+            sys.stderr.write(f"{PROG}: idle for {seconds:g}s, exiting\n")
+            server.should_exit = True

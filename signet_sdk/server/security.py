@@ -1,0 +1,121 @@
+"""The adapter server's gate: Host check, bearer token, body limit, as one ASGI middleware.
+
+Runs before FastAPI sees a request, so a refused request costs no routing,
+no validation and no daemon call. On a shared machine any local user (and
+any web page, through DNS rebinding) can reach a loopback port:
+
+* ``Host`` must name the address the server is bound to (or an allowed
+  alias); a rebinding page sends its own host name and is refused (421).
+* With a token, every request needs ``Authorization: Bearer <token>``,
+  compared in constant time; without one, only ``/health`` answers, and
+  only ``{"status": "ok"}``.
+* A body over the limit is refused (413) from its ``Content-Length``, or
+  as soon as the bytes received pass the limit.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from typing import Any
+
+__all__ = ["Gate"]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+async def _refuse(
+    send: Send, status: int, error: str, extra: Iterable[tuple[bytes, bytes]] = ()
+) -> None:
+    body = ('{"error":"' + error.replace('"', "'") + '"}').encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        *extra,
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class Gate:
+    """ASGI middleware enforcing the server's security model."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        token: str | None,
+        allowed_hosts: Iterable[str],
+        body_limit: int,
+    ) -> None:
+        self.app = app
+        self._token = None if token is None else f"Bearer {token}".encode()
+        self._hosts = {h.lower() for h in allowed_hosts}
+        self.body_limit = body_limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers: dict[bytes, bytes] = {}
+        for name, value in scope.get("headers", ()):
+            headers.setdefault(name.lower(), value)
+        host = headers.get(b"host", b"").decode("latin-1").lower()
+        if self._hosts and host not in self._hosts:
+            await _refuse(send, 421, "unexpected Host header; this server answers its own address")
+            return
+        if self._token is not None:
+            given = headers.get(b"authorization", b"")
+            if not hmac.compare_digest(given, self._token):
+                if scope.get("path") == "/health" and scope.get("method") in ("GET", "HEAD"):
+                    await _refuse_health(send)
+                    return
+                await _refuse(
+                    send, 401, "missing or wrong bearer token", [(b"www-authenticate", b"Bearer")]
+                )
+                return
+        declared = headers.get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.body_limit:
+            await _refuse(send, 413, f"request body over {self.body_limit} bytes")
+            return
+        await self._limited(scope, receive, send)
+
+    async def _limited(self, scope: Scope, receive: Receive, send: Send) -> None:
+        seen = 0
+        started = False
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.body_limit:
+                    raise _TooLarge
+            return message
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, counted, watched)
+        except _TooLarge:
+            if not started:
+                await _refuse(send, 413, f"request body over {self.body_limit} bytes")
+
+
+async def _refuse_health(send: Send) -> None:
+    body = b'{"status":"ok"}'
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

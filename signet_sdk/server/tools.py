@@ -1,0 +1,70 @@
+"""The memory tool set over HTTP: ``GET /v1/tools`` and ``POST /v1/tools/{name}``.
+
+The same definitions MCP and the model-API renderings read. The body of a
+call is the tool's arguments; the tool context comes from headers
+(``X-Signet-Harness``, ``X-Signet-Session-Key``, ``X-Signet-Project``,
+``X-Signet-Agent-Id``). ``secrets_exec`` runs commands and is served only
+when the server was started with it enabled.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any
+
+from fastapi import Body, FastAPI, Header
+from fastapi.responses import JSONResponse
+
+from signet_sdk.tools.definitions import ToolContext
+from signet_sdk.tools.runner import (
+    ToolDisabledError,
+    UnknownToolError,
+    call_tool_async,
+    enabled_tools,
+)
+from signet_sdk.wire.errors import SignetError
+
+if TYPE_CHECKING:
+    from signet_sdk.server.app import RuntimeAdapterServer
+
+__all__ = ["add_tool_routes"]
+
+
+def add_tool_routes(
+    app: FastAPI, server: RuntimeAdapterServer, allow_commands: bool = False
+) -> None:
+    @app.get("/v1/tools")
+    async def list_tools() -> dict[str, Any]:
+        """Every tool: name, description and input schema (JSON Schema)."""
+        return {
+            "tools": [
+                {"name": t.name, "description": t.description, "inputSchema": t.input_schema()}
+                for t in enabled_tools(allow_commands=allow_commands)
+            ]
+        }
+
+    @app.post("/v1/tools/{name}")
+    async def call(
+        name: str,
+        arguments: Annotated[dict[str, Any] | None, Body()] = None,
+        x_signet_harness: Annotated[str | None, Header()] = None,
+        x_signet_session_key: Annotated[str | None, Header()] = None,
+        x_signet_project: Annotated[str | None, Header()] = None,
+        x_signet_agent_id: Annotated[str | None, Header()] = None,
+    ) -> Any:
+        """Run one tool call; errors name the field or list the tools."""
+        from signet_sdk.server.app import _daemon_error, _error
+
+        context = ToolContext(x_signet_session_key, x_signet_project, x_signet_agent_id)
+        client = server.client(x_signet_harness or "tools")
+        try:
+            return await call_tool_async(
+                client, name, arguments, context=context, allow_commands=allow_commands
+            )
+        except UnknownToolError as exc:
+            known = [t.name for t in enabled_tools(allow_commands=allow_commands)]
+            return _error(404, str(exc), valid=known)
+        except ToolDisabledError as exc:
+            return _error(403, str(exc))
+        except SignetError as exc:
+            response: JSONResponse = _daemon_error(exc)
+            return response
