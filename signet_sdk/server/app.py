@@ -215,8 +215,8 @@ class RuntimeAdapterServer:
                 return _error(
                     404, f"unknown event {event!r} for {harness}", valid=list(plugin.events)
                 )
-            run = await self.runner(plugin).run(event, payload)
-            return output_wire(run)
+            run, queued = await self.runner(plugin).run(event, payload)
+            return output_wire(run, queued)
 
         from signet_sdk.server.tools import add_tool_routes
 

@@ -107,6 +107,13 @@ def serve(ns: argparse.Namespace) -> int:
             if watcher is not None:
                 watcher.cancel()
 
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        # uvicorn drains in-flight requests on SIGTERM/SIGINT, then raises the
+        # signal again under the previous handler: end here, cleanly, with 0.
+        signal.signal(signal.SIGTERM, _interrupt)
     try:
         asyncio.run(main())
     except KeyboardInterrupt:
@@ -116,6 +123,10 @@ def serve(ns: argparse.Namespace) -> int:
         sock.close()
     sys.stderr.write(f"{PROG}: stopped\n")
     return 0
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 async def _idle_watch(server: Any, app: Any, seconds: float) -> None:

@@ -50,22 +50,23 @@ class EventRunner:
         timeouts = self.client.config.timeouts
         return timeouts.for_class(spec.timeout_class if spec else "default") or 10.0
 
-    async def run(self, event: str, payload: Mapping[str, Any]) -> Dispatched:
+    async def run(self, event: str, payload: Mapping[str, Any]) -> tuple[Dispatched, list[str]]:
+        """The event's outcome, and the ids of writes left queued in the outbox."""
         seconds = self.deadline(event)
         loop = asyncio.get_running_loop()
         end = loop.time() + seconds
         queued: list[str] = []
         send = self._sender(end, queued)
         try:
-            return await asyncio.wait_for(
+            run = await asyncio.wait_for(
                 dispatch_async(self.translator, event, payload, send), timeout=seconds
             )
         except TimeoutError:
             reason = TimeoutError(f"deadline of {seconds:.1f}s reached")
-            return Dispatched(self.translator.neutral(event), [], [], reason)
-        finally:
-            if queued:
-                self._hand_off()
+            run = Dispatched(self.translator.neutral(event), [], [], reason)
+        if queued:
+            self._hand_off()
+        return run, list(queued)
 
     def _sender(self, end: float, queued: list[str]) -> Callable[[LifecycleCall], Awaitable[Any]]:
         async def send(call: LifecycleCall) -> Any:
@@ -139,10 +140,14 @@ def _lean_sender(config: ClientConfig) -> Callable[[Entry, dict[str, Any], float
     return send
 
 
-def output_wire(run: Dispatched) -> dict[str, Any]:
-    """The answer of an event route: the structured output and, when degraded, why."""
+def output_wire(run: Dispatched, queued: list[str]) -> dict[str, Any]:
+    """The answer of an event route: the structured output, why it is degraded, what is queued.
+
+    ``queued`` lists the writes the daemon has not taken yet: they are safe in
+    the outbox and a detached sender delivers them.
+    """
     output: NativeOutput = run.output
-    return {**output.to_wire(), "degraded": run.degraded}
+    return {**output.to_wire(), "degraded": run.degraded, "queued": queued}
 
 
 def default_outbox_dir(env: Mapping[str, str]) -> str:

@@ -41,10 +41,6 @@ async def _refuse(
     await send({"type": "http.response.body", "body": body})
 
 
-class _TooLarge(Exception):
-    pass
-
-
 class Gate:
     """ASGI middleware enforcing the server's security model."""
 
@@ -89,29 +85,31 @@ class Gate:
         await self._limited(scope, receive, send)
 
     async def _limited(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Read the body up to the limit before the app sees it; 413 past the limit."""
+        chunks: list[bytes] = []
         seen = 0
-        started = False
-
-        async def counted() -> Message:
-            nonlocal seen
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.body_limit:
-                    raise _TooLarge
-            return message
-
-        async def watched(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        try:
-            await self.app(scope, counted, watched)
-        except _TooLarge:
-            if not started:
+            if message["type"] != "http.request":
+                return  # the client went away
+            chunk = message.get("body", b"")
+            seen += len(chunk)
+            if seen > self.body_limit:
                 await _refuse(send, 413, f"request body over {self.body_limit} bytes")
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
 
 
 async def _refuse_health(send: Send) -> None:

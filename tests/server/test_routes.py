@@ -1,0 +1,176 @@
+"""Every route in-process (httpx ASGI transport): what the daemon receives, what callers get."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from conftest import make_client
+
+from signet_sdk.server import RuntimeAdapterServer
+from signet_sdk.testing.mock_daemon import MockDaemon
+
+pytestmark = pytest.mark.anyio
+
+
+def _sent(mock: MockDaemon, path: str) -> list[dict[str, object]]:
+    return [json.loads(r.body) for r in mock.requests if r.path == path]
+
+
+async def test_health_reports_the_daemon(
+    served: httpx.AsyncClient, daemon: tuple[MockDaemon, str]
+) -> None:
+    body = (await served.get("/health")).json()
+    assert body["status"] == "ok" and "claude-code" in body["harnesses"]
+    assert body["daemon"]["reachable"] is True and body["daemon"]["version"]
+
+
+async def test_health_is_200_when_the_daemon_is_down() -> None:
+    server = RuntimeAdapterServer("http://127.0.0.1:9", max_retries=0)
+    async with make_client(server) as client:
+        answer = await client.get("/health")
+    assert answer.status_code == 200
+    assert answer.json()["daemon"]["reachable"] is False
+    assert answer.json()["daemon"]["degraded"].startswith("NotSentError")
+
+
+async def test_lifecycle_call_reaches_the_daemon_as_sent(
+    served: httpx.AsyncClient, daemon: tuple[MockDaemon, str]
+) -> None:
+    mock = daemon[0]
+    answer = await served.post(
+        "/v1/my-harness/lifecycle/session-start",
+        json={"sessionKey": "srv-1", "project": "/srv/atlas"},
+    )
+    assert answer.status_code == 200
+    assert "inject" in answer.json()
+    assert _sent(mock, "/api/hooks/session-start") == [
+        {"sessionKey": "srv-1", "project": "/srv/atlas", "harness": "my-harness"}
+    ]
+    remembered = await served.post(
+        "/v1/my-harness/lifecycle/remember", json={"content": "atlas ships on Tuesdays"}
+    )
+    assert remembered.status_code == 200 and remembered.json()["id"]
+    found = await served.post("/v1/my-harness/lifecycle/recall", json={"query": "atlas"})
+    assert [r["content"] for r in found.json()["results"]] == ["atlas ships on Tuesdays"]
+
+
+async def test_invalid_bodies_are_422_naming_the_field(served: httpx.AsyncClient) -> None:
+    missing = await served.post("/v1/h/lifecycle/recall", json={"limit": 3})
+    assert missing.status_code == 422 and missing.json()["field"] == "query"
+    extra = await served.post("/v1/h/lifecycle/recall", json={"query": "q", "colour": 1})
+    assert extra.status_code == 422 and extra.json()["field"] == "colour"
+    wrong = await served.post("/v1/h/lifecycle/recall", json={"query": 5})
+    assert wrong.status_code == 422 and wrong.json()["field"] == "query"
+    not_json = await served.post(
+        "/v1/h/lifecycle/recall", content=b"{nope", headers={"content-type": "application/json"}
+    )
+    assert not_json.status_code == 422
+
+
+async def test_unknown_actions_events_and_harnesses_are_404_listing_the_valid_ones(
+    served: httpx.AsyncClient,
+) -> None:
+    action = await served.post("/v1/h/lifecycle/frobnicate", json={})
+    assert action.status_code == 404 and "session-start" in action.json()["valid"]
+    harness = await served.post("/v1/no-such/events/SessionStart", json={})
+    assert harness.status_code == 404 and harness.json()["installed"] == ["claude-code"]
+    event = await served.post("/v1/claude-code/events/Frobnicate", json={})
+    assert event.status_code == 404 and "UserPromptSubmit" in event.json()["valid"]
+
+
+async def test_native_event_gives_the_structured_output(
+    served: httpx.AsyncClient, daemon: tuple[MockDaemon, str]
+) -> None:
+    mock = daemon[0]
+    await served.post("/v1/x/lifecycle/remember", json={"content": "the deploy day is Tuesday"})
+    payload = {
+        "session_id": "srv-cc-1",
+        "cwd": "/srv/atlas",
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "which deploy day?",
+    }
+    answer = await served.post("/v1/claude-code/events/UserPromptSubmit", json=payload)
+    assert answer.status_code == 200
+    body = answer.json()
+    assert body["degraded"] is None and body["exitCode"] == 0 and body["queued"] == []
+    context = body["data"]["hookSpecificOutput"]["additionalContext"]
+    assert "the deploy day is Tuesday" in context
+    assert body["stdout"] == json.dumps(body["data"], separators=(",", ":"), ensure_ascii=False)
+    (sent,) = _sent(mock, "/api/hooks/user-prompt-submit")
+    assert sent["harness"] == "claude-code" and sent["sessionKey"] == "srv-cc-1"
+    assert sent["runtimePath"] == "legacy"
+
+
+async def test_events_fail_open_when_the_daemon_is_down(private_state: Path) -> None:
+    server = RuntimeAdapterServer("http://127.0.0.1:9", max_retries=0)
+    async with make_client(server) as client:
+        started = time.monotonic()
+        read = await client.post(
+            "/v1/claude-code/events/UserPromptSubmit",
+            json={"session_id": "s", "cwd": "/w", "prompt": "hi"},
+        )
+        write = await client.post(
+            "/v1/claude-code/events/PostCompact",
+            json={"session_id": "s", "cwd": "/w", "compact_summary": "we chose make ship"},
+        )
+    assert time.monotonic() - started < 5
+    assert read.status_code == 200
+    assert read.json()["data"] is None and read.json()["degraded"].startswith("NotSentError")
+    assert write.status_code == 200 and write.json()["data"] is None
+    outbox = private_state / "signet-sdk" / "outbox"
+    (entry,) = [json.loads(p.read_text()) for p in outbox.glob("*.json")]
+    assert write.json()["queued"] == [entry["id"]]  # safe on disk, sent later
+    assert entry["action"] == "compaction_complete"
+    assert entry["body"] == {"sessionKey": "s", "summary": "we chose make ship", "project": "/w"}
+
+
+async def test_a_slow_daemon_costs_the_event_its_deadline_only(
+    daemon: tuple[MockDaemon, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SIGNET_PROMPT_SUBMIT_TIMEOUT", "1000")
+    server = RuntimeAdapterServer("http://10.255.255.1:9", max_retries=0)  # never answers
+    async with make_client(server) as client:
+        started = time.monotonic()
+        answer = await client.post(
+            "/v1/claude-code/events/UserPromptSubmit",
+            json={"session_id": "s", "cwd": "/w", "prompt": "hi"},
+        )
+    assert time.monotonic() - started < 3
+    assert answer.status_code == 200 and answer.json()["degraded"]
+
+
+async def test_tools_are_listed_and_called(
+    served: httpx.AsyncClient, daemon: tuple[MockDaemon, str]
+) -> None:
+    listed = (await served.get("/v1/tools")).json()["tools"]
+    names = [t["name"] for t in listed]
+    assert "memory_search" in names and "secrets_exec" not in names
+    stored = await served.post(
+        "/v1/tools/memory_store",
+        json={"content": "staging runs on pg-staging-2"},
+        headers={"x-signet-project": "/srv/atlas", "x-signet-harness": "agent"},
+    )
+    assert stored.status_code == 200 and stored.json()["dedup_outcome"] == "new"
+    (body,) = _sent(daemon[0], "/api/memory/remember")
+    assert body == {"content": "staging runs on pg-staging-2", "project": "/srv/atlas"}
+    found = await served.post("/v1/tools/memory_search", json={"query": "staging"})
+    assert found.json()["results"][0]["id"] == stored.json()["id"]
+    bad = await served.post("/v1/tools/memory_search", json={"query": "x", "limit": 999})
+    assert bad.status_code == 422 and bad.json()["field"] == "limit"
+    unknown = await served.post("/v1/tools/memory_delete", json={})
+    assert unknown.status_code == 404 and "memory_forget" in unknown.json()["valid"]
+    refused = await served.post(
+        "/v1/tools/secrets_exec", json={"command": "env", "secrets": {"A": "b"}}
+    )
+    assert refused.status_code == 403
+
+
+async def test_openapi_and_docs(served: httpx.AsyncClient) -> None:
+    spec = (await served.get("/openapi.json")).json()
+    assert "/v1/{harness}/lifecycle/session-start" in spec["paths"]
+    assert "/v1/{harness}/events/{event}" in spec["paths"]
+    assert (await served.get("/docs")).status_code == 200
