@@ -1,0 +1,202 @@
+// The shared transport of every JavaScript harness shim: one native event in,
+// the harness's structured output (or null) out. Dependency-free ES module for
+// Node 20+ and Bun. It never throws, never writes to stdout, and never takes
+// longer than the event's deadline.
+//
+// Where the event goes, in order:
+//   1. SIGNET_ADAPTER_URL (+ SIGNET_ADAPTER_TOKEN): an explicit adapter server.
+//   2. The state file a running `signet-sdk serve` writes:
+//      ${XDG_STATE_HOME:-~/.local/state}/signet-sdk/adapter-server.json
+//      ({url, port, pid, token}; ignored when its pid is gone).
+//   3. Otherwise one server is started in the background (`signet-sdk serve
+//      --port 0 --idle-exit N`, detached, one at a time under a lock file), and
+//      this event is served by running `signet-sdk hook <harness> <event>` as a
+//      process with the payload on stdin.
+// The `signet-sdk` command is SIGNET_SDK_COMMAND, else the "command" of a
+// signet-sdk.json beside this file (installers write it), else `signet-sdk`.
+
+import { spawn } from "node:child_process";
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
+import { homedir } from "node:os";
+import { dirname, isAbsolute, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const DEFAULT_TIMEOUT_MS = 15000;
+const IDLE_EXIT_SECONDS = 900;
+const LOCK_STALE_MS = 15000;
+
+function stateDir(env) {
+  const base = (env.XDG_STATE_HOME || "").trim();
+  const root = base && isAbsolute(base) ? base : join(env.HOME || homedir(), ".local", "state");
+  return join(root, "signet-sdk");
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return false;
+  }
+}
+
+/** The adapter server to use: {url, token}, or null when none is running. */
+export function discover(env = process.env) {
+  const url = (env.SIGNET_ADAPTER_URL || "").trim();
+  if (url) return { url: url.replace(/\/+$/, ""), token: env.SIGNET_ADAPTER_TOKEN || null };
+  try {
+    const record = JSON.parse(readFileSync(join(stateDir(env), "adapter-server.json"), "utf8"));
+    if (typeof record.url !== "string" || !Number.isInteger(record.pid) || !alive(record.pid)) {
+      return null;
+    }
+    return { url: record.url, token: typeof record.token === "string" ? record.token : null };
+  } catch (error) {
+    return null;
+  }
+}
+
+/** The signet-sdk command as [program, ...args]. */
+export function sdkCommand(env = process.env) {
+  const explicit = (env.SIGNET_SDK_COMMAND || "").trim();
+  if (explicit) return [explicit];
+  try {
+    const here = dirname(fileURLToPath(import.meta.url));
+    const config = JSON.parse(readFileSync(join(here, "signet-sdk.json"), "utf8"));
+    if (Array.isArray(config.command) && config.command.every((w) => typeof w === "string")) {
+      return config.command;
+    }
+  } catch (error) {
+    // no config beside the transport: use the command on PATH
+  }
+  return ["signet-sdk"];
+}
+
+async function viaServer(server, harness, event, payload, timeoutMs) {
+  const headers = { "content-type": "application/json" };
+  if (server.token) headers.authorization = `Bearer ${server.token}`;
+  const path = `/v1/${encodeURIComponent(harness)}/events/${encodeURIComponent(event)}`;
+  const answer = await fetch(server.url + path, {
+    method: "POST",
+    headers,
+    body: JSON.stringify(payload),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  if (!answer.ok) return { data: null };
+  const body = await answer.json();
+  return { data: body && "data" in body ? body.data : null };
+}
+
+function viaProcess(command, harness, event, payload, timeoutMs, env) {
+  return new Promise((resolve) => {
+    let out = "";
+    let done = false;
+    const finish = (value) => {
+      if (!done) {
+        done = true;
+        clearTimeout(timer);
+        resolve(value);
+      }
+    };
+    let child;
+    try {
+      child = spawn(command[0], [...command.slice(1), "hook", harness, event], {
+        env,
+        stdio: ["pipe", "pipe", "ignore"],
+      });
+    } catch (error) {
+      finish(null);
+      return;
+    }
+    const timer = setTimeout(() => {
+      try {
+        child.kill("SIGKILL");
+      } catch (error) {
+        // already gone
+      }
+      finish(null);
+    }, timeoutMs);
+    child.on("error", () => finish(null));
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+    });
+    child.on("close", () => {
+      const text = out.trim();
+      if (!text) return finish(null);
+      try {
+        finish(JSON.parse(text));
+      } catch (error) {
+        finish(null);
+      }
+    });
+    child.stdin.on("error", () => {});
+    child.stdin.end(JSON.stringify(payload));
+  });
+}
+
+/** Start one adapter server in the background, unless another start is under way. */
+export function startServer(env = process.env) {
+  const dir = stateDir(env);
+  const lock = join(dir, "adapter-server.lock");
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    try {
+      if (Date.now() - statSync(lock).mtimeMs < LOCK_STALE_MS) return false;
+      unlinkSync(lock);
+    } catch (error) {
+      // no lock yet
+    }
+    const fd = openSync(lock, "wx", 0o600);
+    writeSync(fd, String(process.pid));
+    closeSync(fd);
+    const command = sdkCommand(env);
+    const child = spawn(
+      command[0],
+      [...command.slice(1), "serve", "--port", "0", "--idle-exit", String(IDLE_EXIT_SECONDS)],
+      { env, detached: true, stdio: "ignore" },
+    );
+    child.on("error", () => {});
+    child.unref();
+    return true;
+  } catch (error) {
+    return false;
+  }
+}
+
+/**
+ * Send one native event; resolves to the structured output or null.
+ * options.timeoutMs: the event's deadline (default SIGNET_ADAPTER_TIMEOUT_MS, else 15 s).
+ */
+export async function send(harness, event, payload, options = {}) {
+  const env = options.env || process.env;
+  try {
+    if (env.SIGNET_BYPASS === "1" || env.SIGNET_NO_HOOKS === "1") return null;
+    const configured = Number(env.SIGNET_ADAPTER_TIMEOUT_MS);
+    const timeoutMs = options.timeoutMs || (configured > 0 ? configured : DEFAULT_TIMEOUT_MS);
+    const started = Date.now();
+    const server = discover(env);
+    if (server) {
+      try {
+        return (await viaServer(server, harness, event, payload, timeoutMs)).data;
+      } catch (error) {
+        if (error && error.name === "TimeoutError") return null;
+        // unreachable: a stale state file; fall through to the process path
+      }
+    }
+    if (env.SIGNET_ADAPTER_AUTOSTART !== "0") startServer(env);
+    const left = timeoutMs - (Date.now() - started);
+    if (left <= 0) return null;
+    const childEnv = { ...env, SIGNET_NO_HOOKS: undefined };
+    delete childEnv.SIGNET_NO_HOOKS;
+    return await viaProcess(sdkCommand(env), harness, event, payload, left, childEnv);
+  } catch (error) {
+    return null;
+  }
+}

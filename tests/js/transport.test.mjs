@@ -1,0 +1,145 @@
+// The shim transport (signet_sdk/shims/transport.mjs) under node --test.
+// Every server here is a local node:http server on 127.0.0.1, closed by the test.
+import assert from "node:assert/strict";
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, existsSync, chmodSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+
+import { discover, send, startServer } from "../../signet_sdk/shims/transport.mjs";
+
+function fakeServer(handler) {
+  return new Promise((resolve) => {
+    const seen = [];
+    const server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c) => (body += c));
+      req.on("end", () => {
+        seen.push({ method: req.method, url: req.url, headers: req.headers, body });
+        handler(req, res, body);
+      });
+    });
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      resolve({ url: `http://127.0.0.1:${port}`, seen, close: () => new Promise((r) => server.close(r)) });
+    });
+  });
+}
+
+function answer(res, status, body) {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+}
+
+function isolatedEnv(extra = {}) {
+  const home = mkdtempSync(join(tmpdir(), "signet-transport-"));
+  return { PATH: process.env.PATH, HOME: home, XDG_STATE_HOME: join(home, "state"), SIGNET_ADAPTER_AUTOSTART: "0", ...extra };
+}
+
+function fakeSdk(home, output) {
+  // A stand-in `signet-sdk`: records its argv and stdin, prints `output`.
+  const script = join(home, "fake-sdk.mjs");
+  writeFileSync(
+    script,
+    `#!/usr/bin/env node
+import { writeFileSync } from "node:fs";
+let input = "";
+process.stdin.on("data", (c) => (input += c));
+process.stdin.on("end", () => {
+  writeFileSync(${JSON.stringify(join(home, "sdk-call.json"))}, JSON.stringify({ argv: process.argv.slice(2), input }));
+  process.stdout.write(${JSON.stringify(output)});
+});
+`,
+  );
+  chmodSync(script, 0o755);
+  return script;
+}
+
+test("explicit server: posts the payload with the token and returns the data", async () => {
+  const server = await fakeServer((req, res) =>
+    answer(res, 200, { data: { context: "CTX" }, stdout: "", exitCode: 0, degraded: null, queued: [] }),
+  );
+  try {
+    const env = isolatedEnv({ SIGNET_ADAPTER_URL: server.url + "/", SIGNET_ADAPTER_TOKEN: "tok" });
+    const out = await send("open code", "chat.message", { sessionID: "s1", parts: ["hi"] }, { env });
+    assert.deepEqual(out, { context: "CTX" });
+    assert.equal(server.seen.length, 1);
+    assert.equal(server.seen[0].url, "/v1/open%20code/events/chat.message");
+    assert.equal(server.seen[0].headers.authorization, "Bearer tok");
+    assert.deepEqual(JSON.parse(server.seen[0].body), { sessionID: "s1", parts: ["hi"] });
+  } finally {
+    await server.close();
+  }
+});
+
+test("state file of a live server is used; a dead pid is ignored", async () => {
+  const server = await fakeServer((req, res) => answer(res, 200, { data: [1, 2] }));
+  try {
+    const env = isolatedEnv();
+    mkdirSync(join(env.XDG_STATE_HOME, "signet-sdk"), { recursive: true });
+    const file = join(env.XDG_STATE_HOME, "signet-sdk", "adapter-server.json");
+    writeFileSync(file, JSON.stringify({ url: server.url, port: 1, pid: process.pid, token: null }));
+    assert.deepEqual(discover(env), { url: server.url, token: null });
+    assert.deepEqual(await send("h", "e", {}, { env }), [1, 2]);
+    writeFileSync(file, JSON.stringify({ url: server.url, port: 1, pid: 999999999, token: null }));
+    assert.equal(discover(env), null);
+  } finally {
+    await server.close();
+  }
+});
+
+test("no server: the event runs as `signet-sdk hook` and a server start is attempted", async () => {
+  const env = isolatedEnv({ SIGNET_ADAPTER_AUTOSTART: "1" });
+  env.SIGNET_SDK_COMMAND = fakeSdk(env.HOME, JSON.stringify({ from: "process" }));
+  const out = await send("pi", "session_start", { sessionId: "p1" }, { env });
+  assert.deepEqual(out, { from: "process" });
+  const call = JSON.parse(readFileSync(join(env.HOME, "sdk-call.json"), "utf8"));
+  assert.deepEqual(call.argv.slice(0, 3), ["hook", "pi", "session_start"]);
+  assert.deepEqual(JSON.parse(call.input), { sessionId: "p1" });
+  assert.ok(existsSync(join(env.XDG_STATE_HOME, "signet-sdk", "adapter-server.lock")));
+  assert.equal(startServer(env), false); // one start at a time
+});
+
+test("a server that never answers costs the deadline, then null", async () => {
+  const server = await fakeServer(() => {}); // holds every request
+  try {
+    const env = isolatedEnv({ SIGNET_ADAPTER_URL: server.url });
+    const started = Date.now();
+    const out = await send("h", "e", {}, { env, timeoutMs: 300 });
+    const took = Date.now() - started;
+    assert.equal(out, null);
+    assert.ok(took < 2000, `took ${took} ms`);
+  } finally {
+    server.closeAllConnections?.();
+    await server.close();
+  }
+});
+
+test("errors and odd input give null, never a throw", async () => {
+  const server = await fakeServer((req, res) => answer(res, 500, { error: "boom" }));
+  try {
+    const env = isolatedEnv({ SIGNET_ADAPTER_URL: server.url });
+    assert.equal(await send("h", "e", {}, { env }), null);
+    const circular = {};
+    circular.self = circular;
+    assert.equal(await send("h", "e", circular, { env }), null);
+  } finally {
+    await server.close();
+  }
+  const missing = isolatedEnv({ SIGNET_SDK_COMMAND: "/nonexistent/signet-sdk" });
+  assert.equal(await send("h", "e", {}, { env: missing }), null);
+});
+
+test("bypass switches send nothing", async () => {
+  const server = await fakeServer((req, res) => answer(res, 200, { data: 1 }));
+  try {
+    for (const flag of ["SIGNET_BYPASS", "SIGNET_NO_HOOKS"]) {
+      const env = isolatedEnv({ SIGNET_ADAPTER_URL: server.url, [flag]: "1" });
+      assert.equal(await send("h", "e", {}, { env }), null);
+    }
+    assert.equal(server.seen.length, 0);
+  } finally {
+    await server.close();
+  }
+});
