@@ -6,7 +6,10 @@ and ``POST /v1/messages/count_tokens``; anything else gets a JSON 404. Every
 request is appended to a JSON-lines log (method, path, headers, parsed body),
 which is what tests search for injected context. Compaction requests are
 recognised by their instruction text and answered with ``SUMMARY`` so the
-summary can be followed into the ``PostCompact`` hook. Each reply has its own
+summary can be followed into the ``PostCompact`` hook. A user message holding
+``USE_TOOL <name> <json input>`` is answered with that one ``tool_use``; the
+follow-up (which ends with the tool result, not a user text) gets the plain
+reply, so the harness does not loop. Each reply has its own
 message id (Claude Code refuses to compact a conversation whose replies
 share one).
 """
@@ -22,6 +25,29 @@ from typing import Any
 REPLY = "FAKE-REPLY: noted."
 SUMMARY = "SIGNET-E2E-SUMMARY-7f3a: the user is testing the Signet hooks."
 _COMPACT_MARK = "create a detailed summary of the conversation"
+
+
+_TOOL_MARK = "USE_TOOL "
+
+
+def _scripted_tool(body: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """``(name, input)`` when the conversation's last message is a user text asking for a tool."""
+    # Claude Code appends hook context as role "system" entries: look past them.
+    messages = [
+        m for m in body.get("messages") or [] if isinstance(m, dict) and m.get("role") != "system"
+    ]
+    if not messages or messages[-1].get("role") != "user":
+        return None
+    content = messages[-1].get("content")
+    blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+    if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks):
+        return None
+    for block in blocks:
+        text = block.get("text") if isinstance(block, dict) else None
+        if isinstance(text, str) and _TOOL_MARK in text:
+            name, _, rest = text.split(_TOOL_MARK, 1)[1].partition(" ")
+            return name, json.loads(rest.strip().splitlines()[0])
+    return None
 
 
 def _last_user_text(body: dict[str, Any]) -> str:
@@ -88,7 +114,14 @@ class FakeAnthropic:
                     if _COMPACT_MARK in _last_user_text(body):
                         text = f"<analysis>fake</analysis>\n<summary>{SUMMARY}</summary>"
                     model = str(body.get("model") or "claude-fake")
-                    if body.get("stream"):
+                    tool = _scripted_tool(body)
+                    if tool is not None:
+                        events = fake.tool_events(model, *tool)
+                        data = "".join(
+                            f"event: {name}\ndata: {json.dumps(obj)}\n\n" for name, obj in events
+                        )
+                        self._send(200, data.encode(), "text/event-stream")
+                    elif body.get("stream"):
                         self._stream(model, text)
                     else:
                         self._send(200, json.dumps(fake.message(model, text)).encode())
@@ -156,6 +189,33 @@ class FakeAnthropic:
                     "type": "message_delta",
                     "delta": {"stop_reason": "end_turn", "stop_sequence": None},
                     "usage": {"output_tokens": 4},
+                },
+            ),
+            ("message_stop", {"type": "message_stop"}),
+        ]
+
+    def tool_events(
+        self, model: str, name: str, arguments: dict[str, Any]
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """One streamed ``tool_use`` of ``name`` with ``arguments``."""
+        start = dict(self.message(model, ""), content=[], stop_reason=None)
+        start["usage"] = {"input_tokens": self.input_tokens, "output_tokens": 1}
+        block = {"type": "tool_use", "id": f"toolu_fake_{start['id']}", "name": name, "input": {}}
+        delta = {"type": "input_json_delta", "partial_json": json.dumps(arguments)}
+        return [
+            ("message_start", {"type": "message_start", "message": start}),
+            (
+                "content_block_start",
+                {"type": "content_block_start", "index": 0, "content_block": block},
+            ),
+            ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
+            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            (
+                "message_delta",
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+                    "usage": {"output_tokens": 9},
                 },
             ),
             ("message_stop", {"type": "message_stop"}),

@@ -275,3 +275,61 @@ def test_compaction_in_stream_json_mode_reaches_the_daemon(world: World) -> None
     assert all(
         "subagent" not in (c.json.get("source") or "") for c in world.hook_calls("session-start")
     )
+
+
+# -- the memory tools through MCP ---------------------------------------------------
+
+
+def _tool_turn(
+    world: World, tool: str, arguments: dict[str, Any]
+) -> subprocess.CompletedProcess[str]:
+    prompt = f"Please check memory. USE_TOOL mcp__signet__{tool} {json.dumps(arguments)}"
+    return subprocess.run(
+        [
+            world.claude,
+            "-p",
+            prompt,
+            "--output-format",
+            "json",
+            "--allowedTools",
+            f"mcp__signet__{tool}",
+        ],
+        cwd=world.project,
+        env=world.env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def _tool_results(world: World) -> list[str]:
+    """Text of every tool_result block the model was sent back."""
+    found = []
+    for request in world.fake.requests():
+        for message in (request.get("body") or {}).get("messages") or []:
+            content = message.get("content") if isinstance(message, dict) else None
+            for block in content if isinstance(content, list) else []:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    found.append(json.dumps(block.get("content")))
+    return found
+
+
+def test_memory_search_through_mcp_returns_a_stored_memory(world: World) -> None:
+    remember(world.url, MEMORY)
+    proc = _tool_turn(world, "memory_search", {"query": "atlas deploys"})
+    assert proc.returncode == 0, proc.stderr
+    results = _tool_results(world)
+    assert any("MEMO-E2E-5150" in r for r in results), results
+    recalls = [r for r in world.daemon.requests if r.path == "/api/memory/recall"]
+    assert recalls and recalls[-1].json["query"] == "atlas deploys"
+
+
+def test_memory_store_through_mcp_lands_in_the_daemon(world: World) -> None:
+    fact = "The atlas staging database is pg-staging-7, marker MCP-STORE-881"
+    proc = _tool_turn(world, "memory_store", {"content": fact})
+    assert proc.returncode == 0, proc.stderr
+    (stored,) = [r for r in world.daemon.requests if r.path == "/api/memory/remember"]
+    assert stored.json["content"] == fact
+    assert stored.json["project"] == str(world.project)
+    memory_id = stored.response_json["id"]
+    assert any(memory_id in r and "saved" in r for r in _tool_results(world))
