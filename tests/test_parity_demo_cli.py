@@ -167,3 +167,21 @@ def test_hook_for_an_unknown_event_fails_open(tmp_path: Path) -> None:
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
     log = (tmp_path / "signet-sdk" / "hooks.log").read_text()
     assert "no-such-harness SessionStart" in log and "unknown event 'SessionStart'" in log
+
+
+def test_tool_rows_are_exercised_through_the_declared_path() -> None:
+    report = run_parity(None, ["claude-code"])
+    (cc,) = report.harnesses
+    for row in ("memory-search", "memory-store", "memory-get", "memory-modify", "memory-forget"):
+        assert cc.rows[row] == ("covered", "via MCP (signet-sdk mcp)"), row
+    assert cc.rows["secret-injection"] == ("covered", "via MCP (signet-sdk mcp)")
+
+
+def test_a_broken_tool_path_is_missing_not_covered() -> None:
+    events = list(generic_plugin("g").events)
+    plugin = HarnessPlugin("t", translator=GenericTranslator(), events=events, tools="mcp")
+    rows, _ = _matrix(plugin, [], {"memory-search": "memory_search failed: down"})
+    assert rows["memory-search"] == (
+        MISSING,
+        "the MCP (signet-sdk mcp) path: memory_search failed: down",
+    )

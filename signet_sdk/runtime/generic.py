@@ -28,13 +28,18 @@ _TOOL_RESULTS = frozenset({"remember", "recall"})
 _EVENTS = tuple(row.slug for row in LIFECYCLE.values())
 _TIMEOUT_CLASS = {"session-start": "session_start", "user-prompt-submit": "prompt_submit"}
 
+_TOOLS = (
+    "a tool the model calls, not a lifecycle event: signet_sdk.tools (call_tool, "
+    "signet-sdk mcp, or the adapter server's /v1/tools)"
+)
 GENERIC_NOT_APPLICABLE: Mapping[str, str] = {
-    "memory-get": "a tool call, not a lifecycle event: use AdapterClient.get_memory",
-    "memory-modify": "a tool call, not a lifecycle event: use AdapterClient.modify_memory",
-    "memory-forget": "a tool call, not a lifecycle event: use AdapterClient.forget_memory",
-    "secret-injection": "a tool call, not a lifecycle event: use AdapterClient.secrets_exec",
+    "memory-search": "served by the recall event (POST /api/hooks/recall); as a tool: "
+    "memory_search in signet_sdk.tools",
+    "memory-get": _TOOLS,
+    "memory-modify": _TOOLS,
+    "memory-forget": _TOOLS,
+    "secret-injection": _TOOLS,
     "health": "not a lifecycle event: use AdapterClient.health",
-    "memory-search": "served by the recall event (POST /api/hooks/recall)",
 }
 
 

@@ -79,7 +79,10 @@ class HarnessPlugin:
     ``story`` is ``"module:function"`` giving the demo's steps as native
     events. ``transcript_roots`` is ``"module:function"`` taking the
     environment and returning the directories a transcript path may be read
-    from; without it, no transcript file is read.
+    from; without it, no transcript file is read. ``tools`` says how the
+    harness's model reaches the memory tools: ``"mcp"`` (its installer
+    registers ``signet-sdk mcp``), ``"native"`` (its shim registers them
+    through the harness's plugin API) or None.
     """
 
     def __init__(
@@ -95,12 +98,15 @@ class HarnessPlugin:
         vectors: str | None = None,
         shims: str | None = None,
         story: str | None = None,
+        tools: str | None = None,
         description: str = "",
     ) -> None:
         if not name or not isinstance(name, str):
             raise ValueError("HarnessPlugin name must be a non-empty string")
         if runtime_path not in (None, "plugin", "legacy"):
             raise ValueError("runtime_path must be 'plugin', 'legacy' or None")
+        if tools not in (None, "mcp", "native"):
+            raise ValueError("tools must be 'mcp', 'native' or None")
         self.name = name
         self.runtime_path = runtime_path
         self.description = description
@@ -113,6 +119,8 @@ class HarnessPlugin:
         self.vectors = vectors
         self.shims = shims
         self.story = story
+        #: How the harness's model reaches the memory tools: "mcp", "native" or None.
+        self.tools = tools
         #: Set by the registry: the distribution this plugin came from.
         self.distribution: str | None = None
         self.version: str | None = None

@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 
 from signet_sdk.runtime.dispatch import dispatch
 from signet_sdk.runtime.plugin import HarnessPlugin
+from signet_sdk.testing.parity_tools import TOOL_PATHS, TOOL_ROWS, exercise_tools
 from signet_sdk.wire.config import resolve_config
 from signet_sdk.wire.endpoints import DEPENDENCY_MAP_ROWS, endpoint, endpoint_for_row
 from signet_sdk.wire.errors import ConflictError, PayloadError, SignetError, status_error
@@ -232,15 +233,23 @@ def _validate_answer(action: str, answer: Any) -> str | None:
 
 
 def _matrix(
-    plugin: HarnessPlugin, results: list[VectorResult]
+    plugin: HarnessPlugin,
+    results: list[VectorResult],
+    tools: dict[str, str | None] | None = None,
 ) -> tuple[dict[str, tuple[str, str]], dict[str, tuple[str, str]]]:
     passing = [r for r in results if r.ok]
     covered_eps = {e for r in passing for e in r.endpoints}
     declared = dict(plugin.not_applicable)
+    path = TOOL_PATHS.get(plugin.tools or "", "")
     rows: dict[str, tuple[str, str]] = {}
     for row in DEPENDENCY_MAP_ROWS:
+        tool_problem = (tools or {}).get(row, "") if row in TOOL_ROWS and path else ""
         if endpoint_for_row(row).name in covered_eps:
             rows[row] = (COVERED, "")
+        elif tool_problem is None:
+            rows[row] = (COVERED, f"via {path}")
+        elif tool_problem:
+            rows[row] = (MISSING, f"the {path} path: {tool_problem}")
         elif row in declared:
             rows[row] = (NOT_APPLICABLE, declared[row])
         else:
@@ -287,7 +296,8 @@ def run_parity(daemon_url: str | None = None, harnesses: list[str] | None = None
             client = LeanClient(config)
             recorded = (lambda: mock.requests) if mock is not None else None
             results = [_check_vector(plugin, v, client, recorded) for v in vectors]
-        rows, events = _matrix(plugin, results)
+            tools = exercise_tools(plugin.name, url, mock) if plugin.tools else None
+        rows, events = _matrix(plugin, results, tools)
         reports.append(HarnessReport(name, results, rows, events))
     return ParityReport(label, reports)
 
@@ -335,6 +345,10 @@ def format_table(report: ParityReport) -> str:
         for event, (status, why) in h.events.items():
             text = f"  {event.ljust(ew)}{symbol[status]}" + (f"  ({why})" if why else "")
             lines += _fill(text, " " * (ew + 2))
+        via = [row for row, (status, why) in h.rows.items() if why.startswith("via ")]
+        if via:
+            how = h.rows[via[0]][1]
+            lines += _fill(f"  tools {how}: {', '.join(via)}", "      ")
         for row, (status, why) in h.rows.items():
             if status == NOT_APPLICABLE:
                 lines += _fill(f"  n/a {row}: {why}", "      ")

@@ -25,7 +25,11 @@ SPEC = SERVER.fastapi.openapi()
 UNREACHABLE = {502, 504}
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=20),
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20),
     lambda inner: (
         st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4)
     ),

@@ -47,6 +47,7 @@ PLUGIN = HarnessPlugin(
     installer="signet_adapter_claude_code.install:main",
     vectors="signet_adapter_claude_code.vectors",
     story="signet_adapter_claude_code._story:story_event",
+    tools="mcp",
     description="Claude Code command hooks (settings.json)",
 )
 assert tuple(PLUGIN.events) == EVENTS

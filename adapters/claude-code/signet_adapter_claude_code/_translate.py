@@ -67,15 +67,9 @@ EVENTS: tuple[str, ...] = (
 #: Events whose ``additionalContext`` Claude Code adds to the model context.
 _INJECTING = frozenset({"SessionStart", "UserPromptSubmit", "SubagentStart"})
 
-_TOOL_ROW = "a tool the model calls (Signet's MCP server or skills), not a Claude Code hook event"
-
+#: The memory tool rows are served by the MCP server the installer registers
+#: (``HarnessPlugin.tools = "mcp"``); the parity suite exercises them.
 NOT_APPLICABLE: Mapping[str, str] = {
-    "memory-search": _TOOL_ROW + "; per-prompt recall is part of prompt-submit",
-    "memory-store": _TOOL_ROW,
-    "memory-get": _TOOL_ROW,
-    "memory-modify": _TOOL_ROW,
-    "memory-forget": _TOOL_ROW,
-    "secret-injection": _TOOL_ROW,
     "health": "a daemon status check, not a lifecycle moment of a Claude Code session",
 }
 
