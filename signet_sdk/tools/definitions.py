@@ -12,6 +12,8 @@ input schema.
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Callable, Generator
 from typing import Any
 
@@ -89,8 +91,19 @@ class Tool(Record):
         )
 
     def input_schema(self) -> dict[str, Any]:
-        """The JSON Schema of the arguments, the same in every rendering."""
-        return self.input_model.model_json_schema()
+        """The JSON Schema of the arguments, the same in every rendering (a fresh copy)."""
+        return _schema(self.input_model)
+
+
+@functools.cache
+def _schema_text(model: type[BaseModel]) -> str:
+    return json.dumps(model.model_json_schema())
+
+
+def _schema(model: type[BaseModel]) -> dict[str, Any]:
+    """``model_json_schema()`` is slow; it is computed once per model and copied out."""
+    schema: dict[str, Any] = json.loads(_schema_text(model))
+    return schema
 
 
 def _req(model: type[Any], **fields: Any) -> Any:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import Field
 
 from signet_sdk.tools.definitions import Tool, ToolContext
-from signet_sdk.tools.runner import call_tool_async, enabled_tools
+from signet_sdk.tools.runner import drive_async, enabled_tools
 from signet_sdk.wire.errors import SignetError
 
 if TYPE_CHECKING:
@@ -76,11 +76,11 @@ def _handler(
     from mcp.server.mcpserver.exceptions import ToolError
 
     async def run(**arguments: Any) -> dict[str, Any]:
-        plain = {k: v.model_dump() if hasattr(v, "model_dump") else v for k, v in arguments.items()}
+        # MCP validated the arguments against the same fields, constraints and
+        # defaults (the signature is built from the input model): no second pass.
+        validated = tool.input_model.model_construct(**arguments)
         try:
-            return await call_tool_async(
-                client(), tool.name, plain, context=context, allow_commands=allow_commands
-            )
+            return await drive_async(client(), tool.plan(validated, context))
         except SignetError as exc:
             raise ToolError(f"{tool.name} failed: {exc}") from None
 

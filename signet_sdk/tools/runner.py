@@ -29,6 +29,7 @@ __all__ = [
     "UnknownToolError",
     "call_tool",
     "call_tool_async",
+    "drive_async",
     "enabled_tools",
     "parse_arguments",
 ]
@@ -116,7 +117,11 @@ async def call_tool_async(
     allow_commands: bool = False,
 ) -> dict[str, Any]:
     """:func:`call_tool` on an ``AsyncAdapterClient``."""
-    plan = _prepare(name, arguments, context, allow_commands)
+    return await drive_async(client, _prepare(name, arguments, context, allow_commands))
+
+
+async def drive_async(client: AsyncAdapterClient, plan: Plan) -> dict[str, Any]:
+    """Run a tool's plan on an async client (arguments already validated)."""
     answer: Any = None
     error: SignetError | None = None
     while True:
