@@ -32,17 +32,10 @@ import time
 import uuid
 from pathlib import Path
 
+from signet_adapter_claude_code import PLUGIN
+
 BUDGET = 3.0
-EVENTS = (
-    "SessionStart",
-    "UserPromptSubmit",
-    "Stop",
-    "PreCompact",
-    "PostCompact",
-    "SubagentStart",
-    "SubagentStop",
-    "SessionEnd",
-)
+EVENTS = tuple(PLUGIN.events)
 
 
 def _free_port() -> int:

@@ -17,19 +17,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from signet_adapter_claude_code import PLUGIN
 
 from signet_sdk.testing.mock_daemon import MockDaemon
 
-EVENTS = (
-    "SessionStart",
-    "UserPromptSubmit",
-    "Stop",
-    "PreCompact",
-    "PostCompact",
-    "SubagentStart",
-    "SubagentStop",
-    "SessionEnd",
-)
+EVENTS = tuple(PLUGIN.events)  # every event the installer registers
 
 #: Never on the hook path, whatever the event.
 FORBIDDEN = {

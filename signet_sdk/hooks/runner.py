@@ -69,6 +69,7 @@ __all__ = [
     "hook_command",
     "hook_log",
     "main",
+    "outbox_sender",
     "read_payload",
     "run_hook",
     "spawn_detached",
@@ -98,7 +99,7 @@ def spawn_flusher(env: Mapping[str, str] | None = None, seconds: float | None = 
     return spawn_detached(argv, env)
 
 
-def _sender(base: ClientConfig) -> Any:
+def outbox_sender(base: ClientConfig) -> Any:
     """A sender for outbox entries: the entry's harness and runtime path, today's daemon URL."""
     from signet_sdk.wire.lean import LeanClient
 
@@ -271,7 +272,7 @@ class _HookSender:
             _spawn_flusher(self.log, self.env)
             return None
         answer: list[Any] = []
-        send = _sender(config)
+        send = outbox_sender(config)
 
         def send_now(e: Entry, b: dict[str, Any]) -> Any:
             result = send(e, b, timeout=max(deadline.left() - _EXIT_MARGIN, 0.05))
@@ -310,7 +311,7 @@ def flush(seconds: float = FLUSH_SECONDS, env: Mapping[str, str] | None = None) 
     config = resolve_config(env=environ)
     sweep_staged()
     outbox = Outbox(os.path.join(state_dir(environ), "outbox"), log=log)
-    send = _sender(config)
+    send = outbox_sender(config)
     counts = outbox.flush(lambda e, b: send(e, b), deadline=time.monotonic() + seconds)
     left = len(outbox.pending())
     if left:

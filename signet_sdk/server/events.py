@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from signet_sdk.client.async_client import AsyncAdapterClient
     from signet_sdk.hooks.outbox import Entry, Outbox
     from signet_sdk.runtime.plugin import HarnessPlugin
-    from signet_sdk.wire.config import ClientConfig
 
 __all__ = ["EventRunner"]
 
@@ -96,8 +95,10 @@ class EventRunner:
             transcript=snapshot,
         )
         queued.append(entry.id)
+        from signet_sdk.hooks.runner import outbox_sender
+
         answers: list[Any] = []
-        lean = _lean_sender(config)
+        lean = outbox_sender(config)
         loop = asyncio.get_running_loop()
 
         def deliver() -> str:
@@ -121,23 +122,6 @@ class EventRunner:
             spawn_flusher(dict(self.env))
         except OSError as exc:
             log.warning("could not start the outbox sender (entries stay queued): %s", exc)
-
-
-def _lean_sender(config: ClientConfig) -> Callable[[Entry, dict[str, Any], float], Any]:
-    """The hook runner's sender for outbox entries (standard-library client, one deadline)."""
-    from signet_sdk.wire.lean import LeanClient
-
-    def send(entry: Entry, body: dict[str, Any], timeout: float) -> Any:
-        runtime_path = entry.runtime_path if entry.runtime_path in ("plugin", "legacy") else None
-        settings = config.with_options(
-            harness=entry.harness or config.harness,
-            runtime_path=runtime_path,
-            agent_id=entry.agent_id,
-            no_hooks=False,
-        )
-        return LeanClient(settings).call(entry.action, body, timeout=timeout)
-
-    return send
 
 
 def output_wire(run: Dispatched, queued: list[str]) -> dict[str, Any]:

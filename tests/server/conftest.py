@@ -8,6 +8,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from server_support import make_client
 
 from signet_sdk.server import RuntimeAdapterServer
 from signet_sdk.testing.mock_daemon import MockDaemon
@@ -29,15 +30,6 @@ def daemon(tmp_path: Path) -> Iterator[tuple[MockDaemon, str]]:
     mock = MockDaemon(db_path=tmp_path / "daemon.sqlite3")
     with mock.serve() as handle:
         yield mock, handle.url
-
-
-def make_client(server: RuntimeAdapterServer, **headers: str) -> httpx.AsyncClient:
-    return httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=server.asgi),
-        base_url="http://127.0.0.1:3851",
-        headers=headers,
-        timeout=30,
-    )
 
 
 @pytest.fixture

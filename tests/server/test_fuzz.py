@@ -13,9 +13,9 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import make_client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from server_support import make_client
 
 from signet_sdk.server import RuntimeAdapterServer
 

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import make_client
+from server_support import make_client
 
 from signet_sdk.server import RuntimeAdapterServer
 

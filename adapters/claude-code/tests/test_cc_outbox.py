@@ -15,7 +15,7 @@ import pytest
 from cc_support import Reply, ScriptedDaemon
 
 from signet_sdk.hooks.outbox import Entry, Outbox
-from signet_sdk.hooks.runner import _sender
+from signet_sdk.hooks.runner import outbox_sender
 from signet_sdk.runtime import transcripts as _outbox
 from signet_sdk.runtime.transcripts import (
     STAGED_MAX_BYTES,
@@ -31,7 +31,7 @@ BODY = {"sessionKey": "s-1", "sessionId": "s-1", "cwd": "/w", "reason": "other"}
 
 
 def sender(url: str) -> Any:
-    send = _sender(resolve_config(url, env={}))
+    send = outbox_sender(resolve_config(url, env={}))
     return lambda entry, body: send(entry, body)
 
 
