@@ -113,3 +113,15 @@ def test_budget_reraises_the_original_error_when_done() -> None:
     with pytest.raises(type(e)) as info:
         budget.next_delay(READ, e)
     assert info.value is e
+
+
+def test_retry_after_on_503_is_honoured() -> None:
+    unavailable = err(503, {"Retry-After": "1.5"}, {"error": "Daemon is shutting down"})
+    assert should_retry(WRITE, unavailable)
+    assert retry_delay(RetryPolicy(), 1, unavailable, remaining=10.0) == 1.5
+
+
+def test_a_503_for_a_worker_that_is_not_running_is_not_retried() -> None:
+    stopped = err(503, body={"error": "Synthesis worker not running"})
+    assert not should_retry(endpoint("synthesis_complete"), stopped)
+    assert not should_retry(READ, stopped)

@@ -237,9 +237,22 @@ class InternalServerError(APIStatusError):
 
 
 class ServiceUnavailableError(InternalServerError):
-    """503: initializing, shutting down, or mutations frozen; nothing was applied."""
+    """503: initializing, shutting down, or mutations frozen; nothing was applied.
+
+    ``retry_after`` is in seconds when the daemon said (``Retry-After``).
+    ``permanent`` is true for a 503 a handler gave because a worker it needs
+    is not running (``Synthesis worker not running``): no retry can help.
+    """
 
     status_code = 503
+
+    def __init__(self, message: str, **kw: Any) -> None:
+        super().__init__(message, **kw)
+        self.retry_after = parse_retry_after(self.headers, self.body)
+
+    @property
+    def permanent(self) -> bool:
+        return "not running" in (self.error or "")
 
 
 _STATUS: dict[int, type[APIStatusError]] = {

@@ -17,7 +17,6 @@ from signet_sdk.wire.errors import (
     APIStatusError,
     APITimeoutError,
     NotSentError,
-    RateLimitError,
     SignetError,
 )
 from signet_sdk.wire.record import Record
@@ -53,6 +52,8 @@ def should_retry(ep: Endpoint, error: SignetError) -> bool:
     if isinstance(error, NotSentError):
         return True
     if isinstance(error, APIStatusError):
+        if getattr(error, "permanent", False):
+            return False  # e.g. 503 "Synthesis worker not running": the same answer again
         if error.status_code in _REJECTED_UNAPPLIED:
             return True
         return ep.retry_safe and error.status_code in _TRANSIENT
@@ -76,8 +77,9 @@ def retry_delay(
     """
     if attempt > policy.max_retries:
         return None
-    if isinstance(error, RateLimitError) and error.retry_after is not None:
-        delay = error.retry_after
+    said = getattr(error, "retry_after", None)  # 429 and 503 may carry Retry-After
+    if said is not None:
+        delay = float(said)
     else:
         ceiling = min(policy.max_delay, policy.initial_delay * (2 ** (attempt - 1)))
         if rng is None:
