@@ -102,3 +102,30 @@ def test_bad_settings_name_the_field(
         resolve_config(env=env, **kwargs)  # type: ignore[arg-type]
     assert info.value.field == field
     assert str(info.value).startswith(f"{field}: ")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "env", "field"),
+    [
+        ({"agent_id": "ops\r\nx-evil: 1"}, {}, "agent_id"),
+        ({}, {"SIGNET_AGENT_ID": "café"}, "SIGNET_AGENT_ID"),
+        ({"token": "tok\nen"}, {}, "token"),
+        ({}, {"SIGNET_TOKEN": "t\x00k"}, "SIGNET_TOKEN"),
+        ({"actor": "me\r"}, {}, "actor"),
+    ],
+)
+def test_header_values_are_validated(
+    kwargs: dict[str, str], env: dict[str, str], field: str
+) -> None:
+    with pytest.raises(ConfigError) as info:
+        resolve_config(env=env, **kwargs)  # type: ignore[arg-type]
+    assert info.value.field == field and "printable ASCII" in str(info.value)
+
+
+def test_secrets_never_in_repr_or_errors() -> None:
+    config = resolve_config(token="s3cret-token", env={})
+    assert "s3cret-token" not in repr(config) and "***" in repr(config)
+    assert config.token == "s3cret-token"
+    with pytest.raises(ConfigError) as info:
+        resolve_config(env={"SIGNET_DAEMON_URL": "http://user:hunter2@127.0.0.1:3850"})
+    assert "hunter2" not in str(info.value) and "***@127.0.0.1:3850" in str(info.value)

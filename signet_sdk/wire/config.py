@@ -107,6 +107,11 @@ class ClientConfig(Record):
     max_retries: int
     no_hooks: bool
 
+    def __repr__(self) -> str:
+        # The token never appears in a repr, a traceback or a log line.
+        shown = self._replace(token="***") if self.token else self
+        return Record.__repr__(shown)
+
     def __init__(
         self,
         base_url: str = DEFAULT_DAEMON_URL,
@@ -137,12 +142,21 @@ class ClientConfig(Record):
         return self._replace(**changes)
 
 
+def _masked(url: str) -> str:
+    """``url`` with any ``user:password@`` replaced, for messages and logs."""
+    scheme, sep, rest = url.partition("://")
+    netloc, slash, tail = rest.partition("/")
+    if "@" in netloc:
+        netloc = "***@" + netloc.rsplit("@", 1)[1]
+    return f"{scheme}{sep}{netloc}{slash}{tail}" if sep else url
+
+
 def _origin(value: str, source: str) -> str:
     try:
         origin = parse_origin(value)
     except ValueError as exc:
         example = f"an http(s) origin like {DEFAULT_DAEMON_URL}"
-        raise ConfigError(source, f"{exc}: expected {example}, got {value!r}") from None
+        raise ConfigError(source, f"{exc}: expected {example}, got {_masked(value)!r}") from None
     return str(origin)
 
 
@@ -184,6 +198,23 @@ def _base_url(daemon_url: str | None, env: Mapping[str, str]) -> str:
             host = f"[{host}]"
         return f"http://{host}:{port}"
     return DEFAULT_DAEMON_URL
+
+
+def _header_value(value: str | None, source: str) -> str | None:
+    """A value that travels in an HTTP header: printable ASCII, or a ConfigError naming it.
+
+    A CR or LF would let the value end the header and start another (header
+    injection); other control characters and non-ASCII text cannot be sent
+    as they are.
+    """
+    if value is None:
+        return None
+    if not all(" " <= ch <= "~" for ch in value):
+        bad = next(ch for ch in value if not " " <= ch <= "~")
+        raise ConfigError(
+            source, f"must be printable ASCII (it travels in an HTTP header), found {bad!r}"
+        )
+    return value
 
 
 def resolve_config(
@@ -229,13 +260,15 @@ def resolve_config(
             write=max(fetch, 15.0),
         )
 
+    token_source = "token" if token else "SIGNET_TOKEN"
+    agent_source = "agent_id" if agent_id else "SIGNET_AGENT_ID"
     return ClientConfig(
         base_url=_base_url(daemon_url, env),
         harness=harness,
-        token=token or env.get("SIGNET_TOKEN") or None,
-        agent_id=agent_id or env.get("SIGNET_AGENT_ID") or None,
+        token=_header_value(token or env.get("SIGNET_TOKEN") or None, token_source),
+        agent_id=_header_value(agent_id or env.get("SIGNET_AGENT_ID") or None, agent_source),
         runtime_path=runtime_path,
-        actor=actor,
+        actor=_header_value(actor, "actor"),
         actor_type=actor_type,
         timeouts=timeouts,
         max_retries=2 if max_retries is None else max_retries,
