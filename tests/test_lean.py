@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -199,3 +200,37 @@ def test_write_is_not_retried_after_a_timeout(raw: Callable[..., RawServer]) -> 
         assert len(server.requests) == 1
     finally:
         release.set()
+
+
+def _json_answer(size: int, chunked: bool = False) -> bytes:
+    body = b'{"inject":"' + b"x" * (size - 13) + b'"}'
+    if not chunked:
+        return b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
+    pieces = [body[i : i + 70000] for i in range(0, len(body), 70000)]
+    chunks = b"".join(b"%x\r\n%s\r\n" % (len(p), p) for p in pieces)
+    return b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks + b"0\r\n\r\n"
+
+
+@pytest.mark.parametrize("chunked", [False, True])
+def test_a_large_answer_arrives_whole(raw: Callable[..., RawServer], chunked: bool) -> None:
+    size = 12 * 1024 * 1024
+    server = raw(lambda c: c.sendall(_json_answer(size, chunked)))
+    answer = lean(server.url).call("user_prompt_submit", {"sessionKey": "k", "userMessage": "m"})
+    assert len(answer["inject"]) == size - 13
+
+
+@pytest.mark.parametrize("chunked", [False, True])
+def test_an_answer_over_16_mib_is_refused_not_buffered(
+    raw: Callable[..., RawServer], chunked: bool
+) -> None:
+    data = _json_answer(20 * 1024 * 1024, chunked)
+
+    def reply(conn: socket.socket) -> None:
+        with contextlib.suppress(OSError):  # the client stops reading at the cap
+            conn.sendall(data)
+
+    server = raw(reply)
+    with pytest.raises(ex.APIError, match="too large"):
+        lean(server.url, max_retries=0).call(
+            "user_prompt_submit", {"sessionKey": "k", "userMessage": "m"}
+        )

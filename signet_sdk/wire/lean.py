@@ -26,8 +26,9 @@ if TYPE_CHECKING:
 
 __all__ = ["LeanClient", "send_prepared"]
 
-#: Answers larger than this are not the daemon's JSON: refuse rather than buffer.
-MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+#: Answers larger than this are not a hook's JSON: refuse (and fail open) rather than
+#: buffer them or hand them to a harness as context.
+MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 
 
 class _Malformed(Exception):
@@ -97,7 +98,9 @@ class _Reader:
     def __init__(self, sock: Any, deadline: float | None) -> None:
         self.sock = sock
         self.deadline = deadline
-        self.buf = b""
+        # A bytearray grows and is consumed from the front in amortised O(1);
+        # ``bytes += chunk`` made a large answer cost quadratic time.
+        self.buf = bytearray()
         self.eof = False
 
     def _fill(self) -> None:
@@ -114,25 +117,32 @@ class _Reader:
             raise _Malformed("response too large")
 
     def until(self, marker: bytes) -> bytes:
-        while marker not in self.buf:
+        start = 0
+        while (found := self.buf.find(marker, start)) < 0:
             if self.eof:
                 raise _Malformed("connection closed mid-response")
+            start = max(0, len(self.buf) - len(marker) + 1)  # never rescan what was seen
             self._fill()
-        head, _, self.buf = self.buf.partition(marker)
+        head = bytes(self.buf[:found])
+        del self.buf[: found + len(marker)]
         return head
 
     def exactly(self, n: int) -> bytes:
+        if n > MAX_RESPONSE_BYTES:
+            raise _Malformed("response too large")
         while len(self.buf) < n:
             if self.eof:
                 raise _Malformed("connection closed mid-body")
             self._fill()
-        out, self.buf = self.buf[:n], self.buf[n:]
+        out = bytes(self.buf[:n])
+        del self.buf[:n]
         return out
 
     def rest(self) -> bytes:
         while not self.eof:
             self._fill()
-        out, self.buf = self.buf, b""
+        out = bytes(self.buf)
+        self.buf.clear()
         return out
 
     def response(self, method: str) -> tuple[int, dict[str, str], bytes]:
@@ -159,7 +169,7 @@ class _Reader:
         return status, headers, self.rest()
 
     def _chunked(self) -> bytes:
-        body = b""
+        body = bytearray()
         while True:
             size_line = self.until(b"\r\n").split(b";", 1)[0].strip()
             try:
@@ -168,8 +178,10 @@ class _Reader:
                 raise _Malformed(f"bad chunk size {size_line[:20]!r}") from None
             if size == 0:
                 self.until(b"\r\n")  # trailers are not used by the daemon
-                return body
+                return bytes(body)
             body += self.exactly(size)
+            if len(body) > MAX_RESPONSE_BYTES:
+                raise _Malformed("response too large")
             self.exactly(2)
 
 
