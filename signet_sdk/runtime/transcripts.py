@@ -90,6 +90,8 @@ def snapshot_transcript(
     """
     if not os.path.isabs(path):
         raise TranscriptRefused(f"not an absolute path: {path!r}")
+    if "\x00" in path:
+        raise TranscriptRefused(f"a NUL byte in the path: {path!r}")
     real = os.path.realpath(path)
     if not roots or not _within(real, roots):
         raise TranscriptRefused(f"outside the allowed transcript roots: {path}")

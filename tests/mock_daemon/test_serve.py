@@ -186,3 +186,8 @@ def test_kept_alive_connections_have_nagle_off() -> None:
             sock = protocol.transport.get_extra_info("socket")
             assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
     daemon.close()
+
+
+def test_cli_refuses_an_open_bind_without_a_token(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_main(["dev-daemon", "--host", "0.0.0.0", "--port", "0"]) == 2
+    assert "refusing to listen on 0.0.0.0" in capsys.readouterr().err

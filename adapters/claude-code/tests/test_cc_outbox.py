@@ -304,3 +304,16 @@ def test_inline_transcript_keeps_the_request_under_the_body_limit(
     assert len(json.dumps(body, ensure_ascii=False).encode()) <= 200_000
     assert dropped > 0 and text.endswith(lines[-1])
     assert text.startswith('{"n": ')  # cut on a line boundary
+
+
+def test_a_nul_in_the_transcript_path_keeps_the_write(tmp_path: Path) -> None:
+    from signet_sdk.runtime.transcripts import take_transcript
+
+    lines: list[str] = []
+    body, snapshot = take_transcript(
+        {"sessionKey": "s", "transcriptPath": f"{tmp_path}/a\x00b.jsonl"},
+        [str(tmp_path)],
+        lines.append,
+    )
+    assert body == {"sessionKey": "s"} and snapshot is None
+    assert any("NUL" in line for line in lines)

@@ -158,6 +158,17 @@ def _tokens(values: list[str]) -> dict[str, str]:
     return tokens
 
 
+def _loopback(host: str) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def serve_from_args(args: Any) -> int:
     """``signet-sdk dev-daemon``: serve until interrupted; 2 when the port is taken.
 
@@ -168,6 +179,12 @@ def serve_from_args(args: Any) -> int:
         tokens = _tokens(list(args.token))
     except ValueError as exc:
         sys.stderr.write(f"{PROG}: {exc}\n")
+        return 2
+    if not _loopback(args.host) and (args.auth_mode == "local" or not tokens):
+        sys.stderr.write(
+            f"{PROG}: refusing to listen on {args.host} without --auth-mode team and a --token "
+            "(anyone who can reach it could read and write the memories)\n"
+        )
         return 2
     try:
         _uvicorn()
