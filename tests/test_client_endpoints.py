@@ -351,6 +351,19 @@ def assert_request(req: httpx.Request, row: Row) -> None:
         assert json.loads(req.content) == row.body
 
 
+SCOPED_BY_QUERY = {"get_session", "get_session_transcript", "set_session_bypass", "renew_session"}
+
+
+def expected_query(row: Row) -> dict[str, str]:
+    """Session routes are scoped by the ``agent_id`` query (the daemon reads no header there):
+    the argument when given, else the client's agent."""
+    if row.method == "list_sessions":
+        return {"agent_id": "bob"}
+    if row.method in SCOPED_BY_QUERY:
+        return {"agent_id": "alice"}
+    return {}
+
+
 def call_args(row: Row) -> tuple[tuple[Any, ...], dict[str, Any]]:
     if row.method == "list_sessions":
         return (), {"agent_id": "bob"}
@@ -367,7 +380,7 @@ def test_sync_endpoint(row: Row) -> None:
         assert route.call_count == 1
         req = route.calls[0].request
     assert_request(req, row)
-    assert dict(req.url.params) == ({"agent_id": "bob"} if row.method == "list_sessions" else {})
+    assert dict(req.url.params) == expected_query(row)
     assert isinstance(result, row.result)
     assert row.check(result)
 

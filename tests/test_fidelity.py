@@ -33,3 +33,16 @@ def test_session_listing_keeps_the_agent() -> None:
     )
     assert listed.sessions[0].agent_id == "ops"
     assert listed.model_dump(by_alias=True, exclude_none=True)["sessions"][0]["agentId"] == "ops"
+
+
+def test_list_sessions_is_scoped_to_the_clients_agent_by_query() -> None:
+    """The daemon scopes /api/sessions by the agent_id query only, never by the header."""
+    import respx
+
+    from signet_sdk import AdapterClient
+
+    with respx.mock(base_url="http://127.0.0.1:3850") as mock:
+        route = mock.get("/api/sessions").respond(200, json={"sessions": [], "count": 0})
+        with AdapterClient("h", "http://127.0.0.1:3850", agent_id="ops") as client:
+            client.list_sessions()
+    assert dict(route.calls[0].request.url.params) == {"agent_id": "ops"}

@@ -216,11 +216,11 @@ class AsyncAdapterClient(BaseAdapterClient, AsyncRuntimeAdapter):
     # -- sessions ----------------------------------------------------------
 
     async def list_sessions(self, *, agent_id: str | None = None) -> SessionList:
-        return await self._call("list_sessions", SessionList, query={"agent_id": agent_id})
+        return await self._call("list_sessions", SessionList, query={"agent_id": agent_id or self.config.agent_id})
 
     async def get_session(self, key: str, *, agent_id: str | None = None) -> SessionInfo:
         return await self._call(
-            "get_session", SessionInfo, path_params={"key": key}, query={"agent_id": agent_id}
+            "get_session", SessionInfo, path_params={"key": key}, query={"agent_id": agent_id or self.config.agent_id}
         )
 
     async def get_session_transcript(
@@ -230,7 +230,7 @@ class AsyncAdapterClient(BaseAdapterClient, AsyncRuntimeAdapter):
             "get_session_transcript",
             SessionTranscript,
             path_params={"key": key},
-            query={"agent_id": agent_id},
+            query={"agent_id": agent_id or self.config.agent_id},
         )
 
     async def search_sessions(self, params: SessionSearchRequest) -> SessionSearchResult:
@@ -260,7 +260,7 @@ class AsyncAdapterClient(BaseAdapterClient, AsyncRuntimeAdapter):
             SessionBypassResult,
             {"enabled": enabled},
             path_params={"key": key},
-            query={"agent_id": agent_id},
+            query={"agent_id": agent_id or self.config.agent_id},
         )
 
     async def renew_session(self, key: str, *, agent_id: str | None = None) -> SessionRenewResult:
@@ -269,7 +269,7 @@ class AsyncAdapterClient(BaseAdapterClient, AsyncRuntimeAdapter):
             SessionRenewResult,
             {},
             path_params={"key": key},
-            query={"agent_id": agent_id},
+            query={"agent_id": agent_id or self.config.agent_id},
         )
 
     # -- memory ------------------------------------------------------------

@@ -214,11 +214,16 @@ class AdapterClient(BaseAdapterClient, RuntimeAdapter):
     # -- sessions ----------------------------------------------------------
 
     def list_sessions(self, *, agent_id: str | None = None) -> SessionList:
-        return self._call("list_sessions", SessionList, query={"agent_id": agent_id})
+        return self._call(
+            "list_sessions", SessionList, query={"agent_id": agent_id or self.config.agent_id}
+        )
 
     def get_session(self, key: str, *, agent_id: str | None = None) -> SessionInfo:
         return self._call(
-            "get_session", SessionInfo, path_params={"key": key}, query={"agent_id": agent_id}
+            "get_session",
+            SessionInfo,
+            path_params={"key": key},
+            query={"agent_id": agent_id or self.config.agent_id},
         )
 
     def get_session_transcript(self, key: str, *, agent_id: str | None = None) -> SessionTranscript:
@@ -226,7 +231,7 @@ class AdapterClient(BaseAdapterClient, RuntimeAdapter):
             "get_session_transcript",
             SessionTranscript,
             path_params={"key": key},
-            query={"agent_id": agent_id},
+            query={"agent_id": agent_id or self.config.agent_id},
         )
 
     def search_sessions(self, params: SessionSearchRequest) -> SessionSearchResult:
@@ -256,7 +261,7 @@ class AdapterClient(BaseAdapterClient, RuntimeAdapter):
             SessionBypassResult,
             {"enabled": enabled},
             path_params={"key": key},
-            query={"agent_id": agent_id},
+            query={"agent_id": agent_id or self.config.agent_id},
         )
 
     def renew_session(self, key: str, *, agent_id: str | None = None) -> SessionRenewResult:
@@ -265,7 +270,7 @@ class AdapterClient(BaseAdapterClient, RuntimeAdapter):
             SessionRenewResult,
             {},
             path_params={"key": key},
-            query={"agent_id": agent_id},
+            query={"agent_id": agent_id or self.config.agent_id},
         )
 
     # -- memory ------------------------------------------------------------
