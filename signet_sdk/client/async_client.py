@@ -216,11 +216,16 @@ class AsyncAdapterClient(BaseAdapterClient, AsyncRuntimeAdapter):
     # -- sessions ----------------------------------------------------------
 
     async def list_sessions(self, *, agent_id: str | None = None) -> SessionList:
-        return await self._call("list_sessions", SessionList, query={"agent_id": agent_id or self.config.agent_id})
+        return await self._call(
+            "list_sessions", SessionList, query={"agent_id": agent_id or self.config.agent_id}
+        )
 
     async def get_session(self, key: str, *, agent_id: str | None = None) -> SessionInfo:
         return await self._call(
-            "get_session", SessionInfo, path_params={"key": key}, query={"agent_id": agent_id or self.config.agent_id}
+            "get_session",
+            SessionInfo,
+            path_params={"key": key},
+            query={"agent_id": agent_id or self.config.agent_id},
         )
 
     async def get_session_transcript(
