@@ -19,7 +19,8 @@ first written here, then sent:
 3. An entry the daemon cannot accept (400, 404, 409, 413, 422) or that failed
    ``max_attempts`` times after the daemon may have seen it moves to
    ``dead/`` with the reason beside it and a log line: never dropped silently.
-   A refused connection does not count as an attempt: the daemon never saw it.
+   A refused connection, a 429 and a 503 do not count as attempts: the
+   daemon never saw the call, or turned it away before any handler ran.
 
 Transcripts are snapshotted by :mod:`signet_sdk.runtime.transcripts` and staged
 just before each send.
@@ -41,7 +42,13 @@ from signet_sdk.runtime.transcripts import (
     read_exact,
 )
 from signet_sdk.wire import jsonfast
-from signet_sdk.wire.errors import APIStatusError, ConflictError, NotSentError
+from signet_sdk.wire.errors import (
+    APIStatusError,
+    ConflictError,
+    NotSentError,
+    RateLimitError,
+    ServiceUnavailableError,
+)
 from signet_sdk.wire.record import Record
 
 TYPE_CHECKING = False
@@ -241,6 +248,12 @@ class Outbox:
                     _unlink(staged)
         except NotSentError:
             return "kept"  # the daemon never saw it; the caller reports what is left
+        except (RateLimitError, ServiceUnavailableError) as exc:
+            if not getattr(exc, "permanent", False):
+                # Backpressure, not failure: the daemon turned it away before any
+                # handler ran. It waits for a later try without spending an attempt.
+                return "kept"
+            return self._count_failure(entry, exc)
         except APIStatusError as exc:
             if exc.status_code in _PERMANENT:
                 kind = "conflict" if isinstance(exc, ConflictError) else "rejected"

@@ -317,3 +317,18 @@ def test_a_nul_in_the_transcript_path_keeps_the_write(tmp_path: Path) -> None:
     )
     assert body == {"sessionKey": "s"} and snapshot is None
     assert any("NUL" in line for line in lines)
+
+
+@pytest.mark.parametrize("status", [429, 503])
+def test_backpressure_never_turns_an_entry_into_a_dead_letter(
+    tmp_path: Path, scripted: ScriptedDaemon, status: int
+) -> None:
+    outbox = Outbox(tmp_path / "outbox", max_attempts=1)
+    entry = put(outbox)
+    scripted.default = Reply(status, {"error": "busy"})
+    for _ in range(3):
+        assert outbox.deliver(entry.id, sender(scripted.url)) == "kept"
+    assert outbox.pending() == [entry.id] and outbox.attempts(entry.id) == 0
+    assert not (Path(outbox.root) / "dead").exists()
+    scripted.default = Reply(200, {"memoriesSaved": 1})
+    assert outbox.deliver(entry.id, sender(scripted.url)) == "sent"
