@@ -310,6 +310,30 @@ class Outbox:
                 os.replace(path, os.path.join(self.dead, os.path.basename(path)))
         self._log(f"outbox {entry_id}: moved to {self.dead}: {reason}")
 
+    def sweep(self, max_age: float = 3600.0) -> int:
+        """Remove what a killed writer left: temporary files, and parts of entries without
+        their entry file, older than ``max_age`` seconds. Returns how many went."""
+        try:
+            names = os.listdir(self.root)
+        except OSError:
+            return 0
+        entries = {n[:-5] for n in names if n.endswith(".json") and not n.startswith(".")}
+        now = time.time()
+        removed = 0
+        for name in names:
+            stem, dot, suffix = name.rpartition(".")
+            orphan = dot and suffix in ("transcript", "attempts") and stem not in entries
+            if not (name.startswith(".tmp-") or orphan):
+                continue
+            path = os.path.join(self.root, name)
+            try:
+                if now - os.lstat(path).st_mtime > max_age:
+                    os.unlink(path)
+                    removed += 1
+            except OSError:
+                continue
+        return removed
+
     def flush(
         self,
         send: Sender,

@@ -95,8 +95,41 @@ def spawn_flusher(env: Mapping[str, str] | None = None, seconds: float | None = 
             seconds = min(max(float(raw), 0.0), 3600.0) if raw.strip() else FLUSH_SECONDS
         except ValueError:
             seconds = FLUSH_SECONDS
+    if _flusher_busy(env):
+        return 0  # one sender at a time: the running one also takes what was just queued
     argv = [sys.executable, "-m", "signet_sdk.hooks.runner", "flush", "--seconds", str(seconds)]
     return spawn_detached(argv, env)
+
+
+def _flusher_lock(env: Mapping[str, str] | None) -> int | None:
+    """An exclusive, non-blocking lock on the outbox's sender lock file, or None if taken."""
+    from signet_sdk.runtime.files import private_dir, state_dir
+
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - no flock: senders are not capped
+        return -1
+    folder = private_dir(os.path.join(state_dir(env), "outbox"))
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(os.path.join(folder, ".sender.lock"), flags, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _flusher_busy(env: Mapping[str, str] | None) -> bool:
+    try:
+        fd = _flusher_lock(env)
+    except OSError:
+        return False
+    if fd is None:
+        return True
+    if fd >= 0:
+        os.close(fd)  # releases the probe
+    return False
 
 
 def outbox_sender(base: ClientConfig) -> Any:
@@ -309,14 +342,22 @@ def flush(seconds: float = FLUSH_SECONDS, env: Mapping[str, str] | None = None) 
     from signet_sdk.runtime.transcripts import sweep_staged
 
     config = resolve_config(env=environ)
-    sweep_staged()
-    outbox = Outbox(os.path.join(state_dir(environ), "outbox"), log=log)
-    send = outbox_sender(config)
-    counts = outbox.flush(lambda e, b: send(e, b), deadline=time.monotonic() + seconds)
-    left = len(outbox.pending())
-    if left:
-        log(f"{left} outbox entries still queued after {seconds:.0f}s ({counts}); replayed later")
-    return counts
+    lock = _flusher_lock(environ)
+    if lock is None:
+        return {"busy": 1}  # another sender is at work on the same outbox
+    try:
+        sweep_staged()
+        outbox = Outbox(os.path.join(state_dir(environ), "outbox"), log=log)
+        outbox.sweep()
+        send = outbox_sender(config)
+        counts = outbox.flush(lambda e, b: send(e, b), deadline=time.monotonic() + seconds)
+        left = len(outbox.pending())
+        if left:
+            log(f"{left} outbox entries still queued ({counts}); the next hook replays them")
+        return counts
+    finally:
+        if lock >= 0:
+            os.close(lock)
 
 
 HOOK_USAGE = """\

@@ -332,3 +332,40 @@ def test_backpressure_never_turns_an_entry_into_a_dead_letter(
     assert not (Path(outbox.root) / "dead").exists()
     scripted.default = Reply(200, {"memoriesSaved": 1})
     assert outbox.deliver(entry.id, sender(scripted.url)) == "sent"
+
+
+def test_one_sender_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from signet_sdk.hooks import runner
+
+    env = {"XDG_STATE_HOME": str(tmp_path / "state"), "SIGNET_DAEMON_URL": "http://127.0.0.1:9"}
+    held = runner._flusher_lock(env)
+    assert held is not None and held >= 0
+    try:
+        assert runner.flush(0.1, env) == {"busy": 1}
+        assert runner.spawn_flusher(env) == 0  # no process started while one works
+    finally:
+        os.close(held)
+    assert runner.flush(0.1, env) == {}
+
+
+def test_sweep_removes_only_old_leftovers(tmp_path: Path) -> None:
+    outbox = Outbox(tmp_path / "outbox")
+    entry = put(outbox)
+    root = Path(outbox.root)
+    old = [root / ".tmp-x.json-1-aa", root / "123-1-bb.transcript", root / "123-1-bb.attempts"]
+    fresh = root / ".tmp-y.json-2-cc"
+    for path in [*old, fresh]:
+        path.write_text("x")
+    for path in old:
+        os.utime(path, (1_000_000, 1_000_000))
+    assert outbox.sweep(max_age=3600) == 3
+    assert not any(p.exists() for p in old) and fresh.exists()
+    assert outbox.pending() == [entry.id] and (root / f"{entry.id}.transcript").exists()
+
+
+def test_dead_letter_reasons_are_private(tmp_path: Path) -> None:
+    outbox = Outbox(tmp_path / "outbox", max_attempts=1)
+    entry = put(outbox)
+    assert outbox.deliver(entry.id, lambda e, b: (_ for _ in ()).throw(RuntimeError("x"))) == "dead"
+    reason = Path(outbox.root) / "dead" / f"{entry.id}.reason"
+    assert stat.S_IMODE(reason.stat().st_mode) == 0o600
