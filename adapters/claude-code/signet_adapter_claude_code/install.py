@@ -43,12 +43,13 @@ import argparse
 import difflib
 import itertools
 import json
+import math
 import os
 import shlex
 import shutil
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -58,21 +59,44 @@ __all__ = [
     "HOOK_TIMEOUTS",
     "SettingsError",
     "hook_command",
+    "hook_timeouts",
     "main",
     "merge",
     "unmerge",
 ]
 
-#: Hook events we register, with Claude Code's ``timeout`` in seconds.
-HOOK_TIMEOUTS: dict[str, int] = {
-    "SessionStart": 15 + 2,
-    "UserPromptSubmit": 5 + 2,
-    "Stop": 10 + 2,
-    "PreCompact": 10 + 2,
-    "PostCompact": 10 + 2,
-    "SubagentStart": 15 + 2,
-    "SessionEnd": 5,
-}
+#: Seconds Claude Code waits beyond the hook's own deadline before killing it.
+_MARGIN = 2
+#: SessionEnd only hands its write to the outbox; Claude Code cuts it short anyway.
+_SESSION_END_TIMEOUT = 5
+
+
+def hook_timeouts(env: Mapping[str, str] | None = None) -> dict[str, int]:
+    """Claude Code's ``timeout`` (seconds) per registered event.
+
+    The hook's own deadline for the event (from ``SIGNET_*_TIMEOUT`` in
+    ``env``, else the contract's defaults) plus a margin, so Claude Code
+    never kills a hook that is still within its deadline.
+    """
+    from signet_sdk.wire.config import resolve_config
+
+    from . import PLUGIN
+
+    timeouts = resolve_config(env=dict(env or {})).timeouts
+    out: dict[str, int] = {}
+    for name, spec in PLUGIN.events.items():
+        if name == "SubagentStop":
+            continue  # sends nothing; not registered
+        if name == "SessionEnd":
+            out[name] = _SESSION_END_TIMEOUT
+            continue
+        seconds = timeouts.for_class(spec.timeout_class) or 10.0
+        out[name] = math.ceil(seconds) + _MARGIN
+    return out
+
+
+#: Hook events we register with the default deadlines: Claude Code's ``timeout`` in seconds.
+HOOK_TIMEOUTS: dict[str, int] = hook_timeouts({})
 
 _PROGRAM = "signet-sdk"
 _HOOK_ARGS = ("hook", "claude-code")
@@ -119,8 +143,8 @@ def is_ours(handler: Any) -> bool:
     return False
 
 
-def _handler(command: str, event: str) -> dict[str, Any]:
-    return {"type": "command", "command": f"{command} {event}", "timeout": HOOK_TIMEOUTS[event]}
+def _handler(command: str, event: str, timeouts: Mapping[str, int]) -> dict[str, Any]:
+    return {"type": "command", "command": f"{command} {event}", "timeout": timeouts[event]}
 
 
 def _check_shape(settings: Any, path: Path) -> dict[str, Any]:
@@ -143,12 +167,15 @@ def _check_shape(settings: Any, path: Path) -> dict[str, Any]:
     return settings
 
 
-def merge(settings: dict[str, Any], command: str) -> dict[str, Any]:
+def merge(
+    settings: dict[str, Any], command: str, timeouts: Mapping[str, int] | None = None
+) -> dict[str, Any]:
     """``settings`` with exactly one of our handlers per event; everything else as it was."""
     out: dict[str, Any] = json.loads(json.dumps(settings))
     hooks = out.setdefault("hooks", {})
-    for event in HOOK_TIMEOUTS:
-        wanted = _handler(command, event)
+    timeouts = HOOK_TIMEOUTS if timeouts is None else timeouts
+    for event in timeouts:
+        wanted = _handler(command, event, timeouts)
         groups = hooks.setdefault(event, [])
         placed = False
         emptied: list[int] = []
@@ -292,7 +319,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     target = path
     try:
         current, original = load(path)
-        updated = merge(current, hook_command(opts.python)) if install else unmerge(current)
+        timeouts = hook_timeouts(env)
+        updated = (
+            merge(current, hook_command(opts.python), timeouts) if install else unmerge(current)
+        )
         if not opts.no_mcp and opts.project:
             updated = approve_mcp(updated) if install else unmerge_mcp(updated)
         edits.append(("hooks", path, original, current, updated))

@@ -247,3 +247,17 @@ def test_malformed_mcp_config_is_reported_and_nothing_changes(
     assert str(mcp_file) in err and "'mcpServers' must be an object" in err
     assert mcp_file.read_text() == '{"mcpServers": []}'
     assert not (tmp_path / ".claude" / "settings.json").exists()
+
+
+def test_timeouts_follow_the_hooks_own_deadlines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SIGNET_PROMPT_SUBMIT_TIMEOUT", "20000")
+    monkeypatch.setenv("SIGNET_FETCH_TIMEOUT", "30000")
+    assert main(["install", "--project", str(tmp_path), "--no-mcp"]) == 0
+    hooks = json.loads((tmp_path / ".claude" / "settings.json").read_text())["hooks"]
+    timeout = {event: groups[0]["hooks"][0]["timeout"] for event, groups in hooks.items()}
+    assert timeout["UserPromptSubmit"] == 22  # never below the hook's own 20 s deadline
+    assert timeout["Stop"] == timeout["PreCompact"] == timeout["PostCompact"] == 32
+    assert timeout["SessionStart"] == 32  # follows SIGNET_FETCH_TIMEOUT when not set itself
+    assert timeout["SessionEnd"] == 5
