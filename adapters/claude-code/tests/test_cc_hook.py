@@ -317,3 +317,25 @@ def test_rejected_write_goes_to_dead_letters_with_a_reason(scripted: ScriptedDae
     assert "rejected" in reason.read_text()
     assert list(dead.glob("*.json"))
     assert any("moved to" in line for line in hook_log_lines())
+
+
+def test_hooks_log_is_never_written_through_a_planted_symlink(tmp_path: Path) -> None:
+    target = tmp_path / "victim.txt"
+    target.write_text("keep me\n")
+    folder = state_dir()
+    folder.mkdir(parents=True, mode=0o700)
+    (folder / "hooks.log").symlink_to(target)
+    run = run_hook("UserPromptSubmit", b"not json", daemon_url="http://127.0.0.1:9")
+    assert (run.returncode, run.stdout) == (0, b"")
+    assert target.read_text() == "keep me\n"
+
+
+def test_a_state_directory_that_is_a_symlink_is_refused(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    folder = state_dir()
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    folder.symlink_to(elsewhere, target_is_directory=True)
+    run = run_hook("UserPromptSubmit", b"not json", daemon_url="http://127.0.0.1:9")
+    assert (run.returncode, run.stdout) == (0, b"")
+    assert list(elsewhere.iterdir()) == []  # nothing was written through the link
