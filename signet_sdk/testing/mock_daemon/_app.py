@@ -1,21 +1,22 @@
-"""``MockDaemon``: the ASGI application, its request pipeline and its test hooks.
+"""``MockDaemon``: the ASGI application, the daemon's request pipeline and test hooks.
 
-The pipeline mirrors the real daemon's: body limit (counted on the raw
-stream, before anything else), CORS preflight, global auth, routing
-(first match wins, unknown routes are a plain-text 404), the route's
-permission guard, then the handler. Every request is recorded for tests
-and logged as a LogEntry for ``/api/logs``.
+The pipeline mirrors the real daemon's global middleware: body limit
+(counted on the raw stream, before anything else), CORS preflight, auth;
+then the Starlette router (first match wins, unknown routes are the plain
+404) with each route's permission guard. Every request is recorded for
+tests and logged as a LogEntry for ``/api/logs``. Starlette is loaded when a
+daemon is made, never by importing the package.
 """
 
 from __future__ import annotations
 
-import inspect
+import json
 import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
@@ -23,26 +24,15 @@ from urllib.parse import parse_qsl, quote
 
 from ._auth import AuthPolicy
 from ._context import Context
-from ._http import (
-    BadJson,
-    Receive,
-    Request,
-    Response,
-    Scope,
-    Send,
-    StreamResponse,
-    json_response,
-    text_response,
-)
 from ._logs import LogBook
-from ._router import Router
 from ._state import HookMemory, PresenceBoard, SessionTracker
 from ._store import MemoryStore
 
 if TYPE_CHECKING:
-    from ._serve import ServerHandle
+    from starlette.responses import Response
+    from starlette.types import Message, Receive, Scope, Send
 
-__all__ = ["DEFAULT_BODY_LIMIT", "MockDaemon", "RecordedRequest"]
+    from ._serve import ServerHandle
 
 DEFAULT_BODY_LIMIT = 10 * 1024 * 1024
 
@@ -78,13 +68,11 @@ class RecordedRequest:
     response_json: Any
 
 
-def _decode_headers(raw: list[tuple[bytes, bytes]]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for name, value in raw:
-        key = name.decode("latin-1").lower()
-        text = value.decode("latin-1")
-        out[key] = f"{out[key]}, {text}" if key in out else text
-    return out
+def _loads(data: bytes) -> Any:
+    try:
+        return json.loads(data) if data else None
+    except ValueError:
+        return None
 
 
 class MockDaemon:
@@ -108,12 +96,16 @@ class MockDaemon:
         agent_id_env: str | None = None,
         secrets: Mapping[str, str] | None = None,
     ) -> None:
+        from starlette.routing import Router
+
+        from . import _routes_hooks, _routes_memory, _routes_ops, _routes_secrets, _routes_sessions
+        from ._web import NOT_FOUND, daemon_route
+
         self._clock = clock
         self._offset = 0.0
         self._lock = threading.RLock()
         self.body_limit = body_limit
         self._requests: list[RecordedRequest] = []
-        self._router = Router()
         auth = AuthPolicy(auth_mode, tokens)  # validate before opening the database
         self._ctx = Context(
             store=MemoryStore(db_path, self.now),
@@ -129,16 +121,12 @@ class MockDaemon:
             secrets=dict(secrets or {}),
         )
         self._ctx.started_at = self.now()
-        from . import _routes_hooks, _routes_memory, _routes_ops, _routes_secrets, _routes_sessions
-
-        for module in (
-            _routes_ops,
-            _routes_memory,
-            _routes_hooks,
-            _routes_secrets,
-            _routes_sessions,
-        ):
-            module.register(self._router)
+        # TS 0.109's registration order: health, memory, hooks, secrets, sessions.
+        modules = (_routes_ops, _routes_memory, _routes_hooks, _routes_secrets, _routes_sessions)
+        routes = [daemon_route(self._ctx, spec) for m in modules for spec in m.routes(self._ctx)]
+        self._router = Router(
+            routes, redirect_slashes=False, default=NOT_FOUND, lifespan=self._lifespan
+        )
 
     # -- ASGI ----------------------------------------------------------------
 
@@ -147,26 +135,19 @@ class MockDaemon:
         """The ASGI 3 callable (the instance itself is one too)."""
         return self.__call__
 
+    @asynccontextmanager
+    async def _lifespan(self, _app: object) -> AsyncIterator[None]:
+        yield
+        self.close_log_streams()
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        kind = scope["type"]
-        if kind == "lifespan":
-            await self._lifespan(receive, send)
-        elif kind == "http":
+        if scope["type"] == "http":
             await self._http(scope, receive, send)
+        else:
+            await self._router(scope, receive, send)
 
-    async def _lifespan(self, receive: Receive, send: Send) -> None:
-        while True:
-            message = await receive()
-            if message["type"] == "lifespan.startup":
-                await send({"type": "lifespan.startup.complete"})
-            elif message["type"] == "lifespan.shutdown":
-                self.close_log_streams()
-                await send({"type": "lifespan.shutdown.complete"})
-                return
-
-    async def _read_body(self, receive: Receive, headers: dict[str, str]) -> bytes | None:
+    async def _read_body(self, receive: Receive, declared: str) -> bytes | None:
         """The whole body, or ``None`` once it exceeds the limit (reading stops)."""
-        declared = headers.get("content-length", "")
         if declared.isdigit() and int(declared) > self.body_limit:
             return None
         chunks: list[bytes] = []
@@ -185,115 +166,93 @@ class MockDaemon:
         return b"".join(chunks)
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        from starlette.datastructures import Headers
+
+        from ._web import json_response
+
         started = time.perf_counter()
         method = str(scope["method"]).upper()
         path = str(scope["path"])
         raw = scope.get("raw_path")
         raw_path = raw.decode("latin-1").split("?", 1)[0] if raw else quote(path)
-        query_string = scope.get("query_string", b"").decode("latin-1")
         query: dict[str, str] = {}
-        for name, value in parse_qsl(query_string, keep_blank_values=True):
+        for name, value in parse_qsl(scope.get("query_string", b"").decode("latin-1"), True):
             query.setdefault(name, value)
-        headers = _decode_headers(list(scope.get("headers", [])))
+        headers = Headers(scope=scope)
+        header_map = {name: ", ".join(headers.getlist(name)) for name in headers}
         client = scope.get("client")
-        request = Request(
-            method=method,
-            path=path,
-            query=query,
-            headers=headers,
-            body=b"",
-            client_host=str(client[0]) if client else None,
-        )
-        body = await self._read_body(receive, headers)
-        response: Response | StreamResponse
-        if body is None:
-            response = json_response({"error": "payload too large"}, 413, [("connection", "close")])
-        else:
-            request.body = body
-            response = await self._dispatch(request, raw_path)
-        self._record(request, response)
-        if isinstance(response, StreamResponse):
-            await response.send(send, receive)
-        else:
-            await response.send(send, head_only=method == "HEAD")
-        self._log_request(request, response.status, time.perf_counter() - started)
+        client_host = str(client[0]) if client else None
+        body = await self._read_body(receive, headers.get("content-length", ""))
 
-    async def _dispatch(self, req: Request, raw_path: str) -> Response | StreamResponse:
-        if req.method == "OPTIONS" and req.header("access-control-request-method"):
-            return self._preflight(req)
-        outcome = self._ctx.auth.authenticate(req.header("authorization"), req.client_host)
-        if outcome.rejection is not None:
-            return outcome.rejection
-        req.role = outcome.role
-        req.loopback = outcome.loopback
-        found = self._router.resolve(req.method, raw_path)
-        if found is None:
-            return text_response("404 Not Found", 404)
-        route, params = found
-        req.params = params
-        if route.permission is not None:
-            denied = self._ctx.auth.require(route.permission, req.role, req.loopback)
-            if denied is not None:
-                return denied
-        try:
+        status = 0
+        answer: list[bytes] | None = None  # the JSON body as it is sent; None for others
+
+        def record(response_json: Any) -> None:
+            data = body or b""
+            entry = RecordedRequest(
+                method, path, query, header_map, data, _loads(data), status, response_json
+            )
             with self._lock:
-                result = route.handler(self._ctx, req)
-            if inspect.isawaitable(result):
-                result = await result
-        except Exception as exc:
-            # Hono's default onError: plain text, no JSON.
-            _log.debug("unhandled error in %s %s", req.method, req.path, exc_info=True)
-            self._ctx.logs.log("error", "http", f"Unhandled error in {req.path}", error=exc)
-            return text_response("Internal Server Error", 500)
-        assert isinstance(result, Response | StreamResponse)
-        return result
+                self._requests.append(entry)
 
-    def _preflight(self, req: Request) -> Response:
-        headers = [
-            ("access-control-allow-methods", "GET,HEAD,PUT,POST,DELETE,PATCH"),
-            ("access-control-allow-credentials", "true"),
-        ]
-        origin = req.header("origin")
+        async def capture(message: Message) -> None:
+            nonlocal status, answer
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                if (b"content-type", b"application/json") in message["headers"]:
+                    answer = []
+                else:
+                    record(None)
+            elif answer is not None:
+                answer.append(message.get("body", b""))
+                if not message.get("more_body", False):
+                    record(_loads(b"".join(answer)))
+            if method == "HEAD" and message["type"] == "http.response.body":
+                message = {**message, "body": b""}  # HEAD is GET without the body
+            await send(message)
+
+        response: Response | None = None
+        if body is None:
+            response = json_response({"error": "payload too large"}, 413, {"connection": "close"})
+        elif method == "OPTIONS" and "access-control-request-method" in headers:
+            response = self._preflight(headers)
+        else:
+            outcome = self._ctx.auth.authenticate(headers.get("authorization"), client_host)
+            if outcome.error is not None:
+                challenge = {"www-authenticate": "Bearer"}
+                response = json_response({"error": outcome.error}, 401, challenge)
+            state: dict[str, Any] = {"body": body, "query": query, "path": path}
+            state.update(role=outcome.role, loopback=outcome.loopback)
+            scope = {**scope, "path": raw_path, "state": state}
+        if response is not None:
+            await response(scope, receive, capture)
+        else:
+            await self._router(scope, receive, capture)
+        self._log_request(client_host, method, path, status, time.perf_counter() - started)
+
+    def _preflight(self, headers: Mapping[str, str]) -> Response:
+        from ._web import text_response
+
+        response = text_response("", 204)
+        response.headers["access-control-allow-methods"] = "GET,HEAD,PUT,POST,DELETE,PATCH"
+        response.headers["access-control-allow-credentials"] = "true"
+        origin = headers.get("origin")
         if origin in _CORS_ORIGINS:
-            headers.append(("access-control-allow-origin", origin))
-            headers.append(("vary", "Origin"))
-        wanted = req.header("access-control-request-headers")
+            response.headers["access-control-allow-origin"] = origin
+            response.headers["vary"] = "Origin"
+        wanted = headers.get("access-control-request-headers")
         if wanted:
-            headers.append(("access-control-allow-headers", wanted))
-        return Response(204, b"", "text/plain; charset=UTF-8", headers)
+            response.headers["access-control-allow-headers"] = wanted
+        return response
 
-    def _record(self, req: Request, response: Response | StreamResponse) -> None:
-        try:
-            parsed = req.json() if req.body else None
-        except BadJson:
-            parsed = None
-        data = response.data if isinstance(response, Response) else None
-        entry = RecordedRequest(
-            method=req.method,
-            path=req.path,
-            query=dict(req.query),
-            headers=dict(req.headers),
-            body=req.body,
-            json=parsed,
-            status=response.status,
-            response_json=data,
-        )
-        with self._lock:
-            self._requests.append(entry)
-
-    def _log_request(self, req: Request, status: int, seconds: float) -> None:
+    def _log_request(
+        self, client: str | None, method: str, path: str, status: int, seconds: float
+    ) -> None:
         level = "error" if status >= 500 else "warn" if status >= 400 else "info"
         millis = seconds * 1000
-        self._ctx.logs.log(
-            level,
-            "http",
-            f"{req.method} {req.path} {status}",
-            {"method": req.method, "path": req.path, "status": status},
-            duration=millis,
-        )
-        _log.info(
-            '%s "%s %s" %d %.1fms', req.client_host or "-", req.method, req.path, status, millis
-        )
+        data = {"method": method, "path": path, "status": status}
+        self._ctx.logs.log(level, "http", f"{method} {path} {status}", data, duration=millis)
+        _log.info('%s "%s %s" %d %.1fms', client or "-", method, path, status, millis)
 
     # -- test and demo helpers ------------------------------------------------
 

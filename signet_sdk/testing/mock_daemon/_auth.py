@@ -12,17 +12,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from ._http import Response, json_response
-
-__all__ = [
-    "LOOPBACK_HOSTS",
-    "ROLE_PERMISSIONS",
-    "AuthMode",
-    "AuthOutcome",
-    "AuthPolicy",
-    "parse_bearer",
-]
-
 AuthMode = Literal["local", "team", "hybrid"]
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "::ffff:127.0.0.1"})
@@ -47,8 +36,6 @@ ROLE_PERMISSIONS: Mapping[str, frozenset[str]] = {
     "readonly": frozenset({"recall"}),
 }
 
-_CHALLENGE = [("WWW-Authenticate", "Bearer")]
-
 
 def parse_bearer(header: str | None) -> str | None:
     """The token of ``Authorization: Bearer <token>``; anything else is "no token".
@@ -66,9 +53,9 @@ def parse_bearer(header: str | None) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class AuthOutcome:
-    """What the global middleware decided: a rejection, or the caller's role."""
+    """What the global middleware decided: a 401 message, or the caller's role."""
 
-    rejection: Response | None
+    error: str | None
     role: str | None
     loopback: bool
 
@@ -106,22 +93,18 @@ class AuthPolicy:
             role = self._tokens.get(token) if token else None
             return AuthOutcome(None, role, loopback)
         if token is None:
-            rejection = json_response({"error": "authentication required"}, 401, _CHALLENGE)
-            return AuthOutcome(rejection, None, loopback)
+            return AuthOutcome("authentication required", None, loopback)
         role = self._tokens.get(token)
         if role is None:
-            rejection = json_response({"error": "invalid signature"}, 401, _CHALLENGE)
-            return AuthOutcome(rejection, None, loopback)
+            return AuthOutcome("invalid signature", None, loopback)
         return AuthOutcome(None, role, loopback)
 
-    def require(self, permission: str, role: str | None, loopback: bool) -> Response | None:
-        """``requirePermission(p)``: ``None`` when allowed, else the 403."""
-        if self.mode == "local":
+    def require(self, permission: str, role: str | None, loopback: bool) -> str | None:
+        """``requirePermission(p)``: ``None`` when allowed, else the 403 message."""
+        if self.mode == "local" or (role is None and self.mode == "hybrid" and loopback):
             return None
         if role is None:
-            if self.mode == "hybrid" and loopback:
-                return None
-            return json_response({"error": "authentication required"}, 403)
+            return "authentication required"
         if permission in ROLE_PERMISSIONS[role]:
             return None
-        return json_response({"error": f"role '{role}' lacks '{permission}' permission"}, 403)
+        return f"role '{role}' lacks '{permission}' permission"

@@ -19,8 +19,6 @@ from ._rules import resolve_agent_id
 from ._state import HookMemory, PresenceBoard, SessionTracker
 from ._store import MemoryStore
 
-__all__ = ["DAEMON_VERSION", "Context"]
-
 #: The daemon release line the mock imitates (reported by ``/health``).
 DAEMON_VERSION = "0.109.0"
 

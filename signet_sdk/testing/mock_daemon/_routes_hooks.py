@@ -17,10 +17,11 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from starlette.requests import Request
+from starlette.responses import Response
+
 from ._context import Context
-from ._http import BadJson, Request, Response, json_response, text_response
 from ._recall import RecallParams, empty_hook_recall, hook_recall_payload, query_terms, recall
-from ._router import Router
 from ._routes_memory import JsTypeError, recall_params, remember_memory
 from ._rules import is_noise_session, iso, js_truthy, normalize_session_key, opt_str
 from ._state import RuntimePath
@@ -31,8 +32,7 @@ from ._transcripts import (
     read_transcript_path,
     truncate_for_job,
 )
-
-__all__ = ["PRE_COMPACTION_GUIDELINES", "SYNTHESIS_CONFIG", "register"]
+from ._web import BadJson, RouteSpec, body_json, json_response, text_response
 
 PROMPT_RECALL_LIMIT = 10
 PROMPT_INJECT_CHARS = 500
@@ -70,7 +70,7 @@ class HookFailure(Exception):
 
 def _body(req: Request) -> dict[str, Any]:
     """The parsed hook body. Non-objects read as "every field missing"; ``null`` throws."""
-    value = req.json()
+    value = body_json(req)
     if value is None:
         raise HookFailure("Cannot read properties of null")
     return value if isinstance(value, dict) else {}
@@ -87,7 +87,7 @@ def _key(value: Any) -> str | None:
 
 def _runtime_path(req: Request, body: dict[str, Any]) -> RuntimePath | None:
     """Header wins the ``||`` even when invalid, hiding a valid body value."""
-    header = req.header("x-signet-runtime-path")
+    header = req.headers.get("x-signet-runtime-path")
     value = header if header else body.get("runtimePath")
     if value == "plugin":
         return "plugin"
@@ -97,7 +97,7 @@ def _runtime_path(req: Request, body: dict[str, Any]) -> RuntimePath | None:
 
 
 def _internal(req: Request) -> bool:
-    return req.header("x-signet-no-hooks") == "1"
+    return req.headers.get("x-signet-no-hooks") == "1"
 
 
 def _bypassed(ctx: Context, body: dict[str, Any]) -> bool:
@@ -151,13 +151,13 @@ def _hook(
         try:
             return fn(ctx, req)
         except TranscriptRejected as exc:
-            return exc.response()
+            return json_response({"error": exc.error}, exc.status)
         except (BadJson, HookFailure, JsTypeError) as exc:
-            ctx.logs.log("error", "hooks", message, {"path": req.path}, error=exc)
+            ctx.logs.log("error", "hooks", message, {"path": req.state.path}, error=exc)
             return json_response({"error": message}, 500)
         except Exception as exc:  # a bug in the mock still answers like the daemon
-            ctx.logs.log("error", "hooks", message, {"path": req.path}, error=exc)
-            _log.exception("hook %s failed", req.path)
+            ctx.logs.log("error", "hooks", message, {"path": req.state.path}, error=exc)
+            _log.exception("hook %s failed", req.state.path)
             return json_response({"error": message}, 500)
 
     return handler
@@ -576,9 +576,9 @@ def _remember_route(ctx: Context, req: Request) -> Response:
     # The daemon re-posts the body to /api/memory/remember from loopback,
     # forwarding only Authorization: that call's remember guard sees the
     # caller's token (if any) as a loopback caller.
-    denied = ctx.auth.require("remember", req.role, True)
+    denied = ctx.auth.require("remember", req.state.role, True)
     if denied is not None:
-        return denied
+        return json_response({"error": denied}, 403)
     try:
         return remember_memory(ctx, body, None)
     except JsTypeError:
@@ -600,7 +600,7 @@ def _recall_route(ctx: Context, req: Request) -> Response:
         return json_response(empty_hook_recall(body.get("query"), bypassed=True))
     if not isinstance(body["query"], str):
         raise HookFailure("query.trim is not a function")
-    agent_id = ctx.agent(req.header("x-signet-agent-id"), body.get("sessionKey"))
+    agent_id = ctx.agent(req.headers.get("x-signet-agent-id"), body.get("sessionKey"))
     params = dataclasses.replace(
         recall_params(body, agent_id, with_extras=False), query=body["query"]
     )
@@ -733,8 +733,8 @@ def _synthesis_agent(ctx: Context, req: Request, body: dict[str, Any]) -> str:
     agent = body.get("agentId")
     key = body.get("sessionKey")
     return ctx.agent(
-        req.header("x-signet-agent-id") if agent is None else agent,
-        req.header("x-signet-session-key") if key is None else key,
+        req.headers.get("x-signet-agent-id") if agent is None else agent,
+        req.headers.get("x-signet-session-key") if key is None else key,
     )
 
 
@@ -772,25 +772,29 @@ def _synthesis_complete_route(ctx: Context, req: Request) -> Response:
     return json_response({"success": True})
 
 
-def register(router: Router) -> None:
+def routes(ctx: Context) -> list[RouteSpec]:
     """Hook routes, in TS 0.109's registration order."""
     failed = "Hook execution failed"
-    router.add("POST", "/api/hooks/session-start", _hook(failed, _session_start_route))
-    router.add("POST", "/api/hooks/user-prompt-submit", _hook(failed, _prompt_route))
-    router.add("POST", "/api/hooks/session-end", _hook(failed, _session_end_route))
-    router.add("POST", "/api/hooks/session-checkpoint-extract", _hook(failed, _checkpoint_route))
-    router.add("POST", "/api/hooks/remember", _hook(failed, _remember_route))
-    router.add("POST", "/api/hooks/recall", _hook(failed, _recall_route))
-    router.add("POST", "/api/hooks/pre-compaction", _hook(failed, _pre_compaction_route))
-    router.add(
-        "POST",
-        "/api/hooks/compaction-complete",
-        _hook("Failed to save summary", _compaction_complete_route),
-    )
-    router.add("GET", "/api/hooks/synthesis/config", _synthesis_config_route)
-    router.add("POST", "/api/hooks/synthesis", _hook("Synthesis request failed", _synthesis_route))
-    router.add(
-        "POST",
-        "/api/hooks/synthesis/complete",
-        _hook("Failed to save MEMORY.md", _synthesis_complete_route),
-    )
+    return [
+        ("POST", "/api/hooks/session-start", _hook(failed, _session_start_route), None),
+        ("POST", "/api/hooks/user-prompt-submit", _hook(failed, _prompt_route), None),
+        ("POST", "/api/hooks/session-end", _hook(failed, _session_end_route), None),
+        ("POST", "/api/hooks/session-checkpoint-extract", _hook(failed, _checkpoint_route), None),
+        ("POST", "/api/hooks/remember", _hook(failed, _remember_route), None),
+        ("POST", "/api/hooks/recall", _hook(failed, _recall_route), None),
+        ("POST", "/api/hooks/pre-compaction", _hook(failed, _pre_compaction_route), None),
+        (
+            "POST",
+            "/api/hooks/compaction-complete",
+            _hook("Failed to save summary", _compaction_complete_route),
+            None,
+        ),
+        ("GET", "/api/hooks/synthesis/config", _synthesis_config_route, None),
+        ("POST", "/api/hooks/synthesis", _hook("Synthesis request failed", _synthesis_route), None),
+        (
+            "POST",
+            "/api/hooks/synthesis/complete",
+            _hook("Failed to save MEMORY.md", _synthesis_complete_route),
+            None,
+        ),
+    ]

@@ -15,10 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from starlette.requests import Request
+from starlette.responses import Response
+
 from ._context import Context
-from ._http import BadJson, Request, Response, json_response
 from ._recall import RecallParams, fts_query, recall
-from ._router import Router
 from ._rules import (
     infer_type,
     iso,
@@ -33,14 +34,7 @@ from ._rules import (
     parse_tags_mutation,
 )
 from ._store import MEMORY_ROW_COLUMNS, MemoryFilters
-
-__all__ = [
-    "FORGET_CONFIRM_THRESHOLD",
-    "MAX_MUTATION_BATCH",
-    "confirm_token",
-    "register",
-    "remember_memory",
-]
+from ._web import BadJson, RouteSpec, body_json, json_response, optional_json_object, query_arg
 
 MAX_MUTATION_BATCH = 200
 FORGET_CONFIRM_THRESHOLD = 25
@@ -246,10 +240,10 @@ def remember_memory(ctx: Context, body: Any, session_key_header: str | None) -> 
 
 def _remember_route(ctx: Context, req: Request) -> Response:
     try:
-        body = req.json()
+        body = body_json(req)
     except BadJson:
         return json_response({"error": "Invalid JSON body"}, 400)
-    return remember_memory(ctx, body, req.header("x-signet-session-key"))
+    return remember_memory(ctx, body, req.headers.get("x-signet-session-key"))
 
 
 # -- recall and get ------------------------------------------------------------
@@ -257,7 +251,7 @@ def _remember_route(ctx: Context, req: Request) -> Response:
 
 def _recall_route(ctx: Context, req: Request) -> Response:
     try:
-        body = req.json()
+        body = body_json(req)
     except BadJson:
         return json_response({"error": "Invalid JSON body"}, 400)
     if body is None:
@@ -269,7 +263,7 @@ def _recall_route(ctx: Context, req: Request) -> Response:
         raise JsTypeError("body.query.trim is not a function")
     if not (query or "").strip():
         return json_response({"error": "query is required"}, 400)
-    agent_id = ctx.agent(body.get("agentId"), req.header("x-signet-session-key"))
+    agent_id = ctx.agent(body.get("agentId"), req.headers.get("x-signet-session-key"))
     try:
         result = recall(ctx.store, recall_params(body, agent_id, with_extras=True))
     except Exception as exc:
@@ -279,7 +273,7 @@ def _recall_route(ctx: Context, req: Request) -> Response:
 
 
 def _memory_id(req: Request) -> str | None:
-    return req.params.get("id", "").strip() or None
+    return req.path_params.get("id", "").strip() or None
 
 
 def _get_route(ctx: Context, req: Request) -> Response:
@@ -311,10 +305,10 @@ class Actor:
 
 def resolve_actor(req: Request, fallback: Any) -> Actor:
     """``resolveMutationActor``: the token, else ``x-signet-actor``, else ``changed_by``."""
-    if req.role is not None:
-        return Actor(f"token:{req.role}", req.role)
-    changed_by = opt_str(req.header("x-signet-actor")) or opt_str(fallback) or "daemon"
-    raw_type = opt_str(req.header("x-signet-actor-type"))
+    if req.state.role is not None:
+        return Actor(f"token:{req.state.role}", req.state.role)
+    changed_by = opt_str(req.headers.get("x-signet-actor")) or opt_str(fallback) or "daemon"
+    raw_type = opt_str(req.headers.get("x-signet-actor-type"))
     return Actor(changed_by, raw_type if raw_type in _ACTOR_TYPES else "operator")
 
 
@@ -406,7 +400,7 @@ _MODIFY_ERRORS = {
 
 def _patch_route(ctx: Context, req: Request) -> Response:
     try:
-        payload = req.json()
+        payload = body_json(req)
     except BadJson:
         payload = None
     if not isinstance(payload, dict):
@@ -434,7 +428,7 @@ def _patch_route(ctx: Context, req: Request) -> Response:
 
 def _batch_modify_route(ctx: Context, req: Request) -> Response:
     try:
-        payload = req.json()
+        payload = body_json(req)
     except BadJson:
         payload = None
     if not isinstance(payload, dict):
@@ -531,24 +525,24 @@ _FORGET_ERRORS: dict[str, tuple[int, str | None]] = {
 
 
 def _delete_route(ctx: Context, req: Request) -> Response:
-    payload = req.optional_json_object()
+    payload = optional_json_object(req)
     if payload is None:
         return json_response({"error": "Invalid JSON body"}, 400)
     memory_id = _memory_id(req)
     if memory_id is None:
         return json_response({"error": "memory id is required"}, 400)
-    reason = opt_str(payload.get("reason")) or opt_str(req.query.get("reason"))
+    reason = opt_str(payload.get("reason")) or opt_str(query_arg(req, "reason"))
     if not reason:
         return json_response({"error": "reason is required"}, 400)
     force_body = parse_optional_bool(payload.get("force"))
     if "force" in payload and force_body is None:
         return json_response({"error": "force must be a boolean"}, 400)
-    force_query = parse_optional_bool(req.query.get("force"))
+    force_query = parse_optional_bool(query_arg(req, "force"))
     force = force_body if force_body is not None else bool(force_query)
     if_version_body = parse_optional_int(payload.get("if_version"))
     if "if_version" in payload and if_version_body is None:
         return json_response({"error": "if_version must be a positive integer"}, 400)
-    raw_query_version = req.query.get("if_version")
+    raw_query_version = query_arg(req, "if_version")
     if_version_query = parse_optional_int(raw_query_version)
     if raw_query_version is not None and if_version_query is None:
         return json_response({"error": "if_version must be a positive integer"}, 400)
@@ -572,7 +566,7 @@ def confirm_token(ids: Sequence[str]) -> str:
 
 def _batch_forget_route(ctx: Context, req: Request) -> Response:
     try:
-        payload = req.json()
+        payload = body_json(req)
     except BadJson:
         payload = None
     if not isinstance(payload, dict):
@@ -691,12 +685,14 @@ def _batch_forget_route(ctx: Context, req: Request) -> Response:
     )
 
 
-def register(router: Router) -> None:
+def routes(ctx: Context) -> list[RouteSpec]:
     """Memory routes, in TS 0.109's registration order (``:id`` before ``search``)."""
-    router.add("POST", "/api/memory/remember", _remember_route, permission="remember")
-    router.add("GET", "/api/memory/:id", _get_route, permission="recall")
-    router.add("PATCH", "/api/memory/:id", _patch_route, permission="modify")
-    router.add("DELETE", "/api/memory/:id", _delete_route, permission="forget")
-    router.add("POST", "/api/memory/forget", _batch_forget_route, permission="forget")
-    router.add("POST", "/api/memory/modify", _batch_modify_route, permission="modify")
-    router.add("POST", "/api/memory/recall", _recall_route, permission="recall")
+    return [
+        ("POST", "/api/memory/remember", _remember_route, "remember"),
+        ("GET", "/api/memory/{id}", _get_route, "recall"),
+        ("PATCH", "/api/memory/{id}", _patch_route, "modify"),
+        ("DELETE", "/api/memory/{id}", _delete_route, "forget"),
+        ("POST", "/api/memory/forget", _batch_forget_route, "forget"),
+        ("POST", "/api/memory/modify", _batch_modify_route, "modify"),
+        ("POST", "/api/memory/recall", _recall_route, "recall"),
+    ]

@@ -8,18 +8,19 @@ ends when the client disconnects or when the daemon closes its streams
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
+import json
 import os
+from collections.abc import AsyncIterator
 from typing import Any
 
-from ._context import DAEMON_VERSION, Context
-from ._http import Receive, Request, Response, Send, StreamResponse, dump_json, json_response
-from ._logs import LEVELS, Subscriber
-from ._router import Router
-from ._rules import parse_leading_int
+from starlette.background import BackgroundTask
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
 
-__all__ = ["register"]
+from ._context import DAEMON_VERSION, Context
+from ._logs import LEVELS, Subscriber
+from ._rules import parse_leading_int
+from ._web import RouteSpec, json_response, query_arg
 
 
 def _resources() -> dict[str, Any]:
@@ -58,81 +59,45 @@ def _health_route(ctx: Context, req: Request) -> Response:
 
 
 def _logs_route(ctx: Context, req: Request) -> Response:
-    limit = parse_leading_int(req.query.get("limit", "100"))
-    level = req.query.get("level")
+    limit = parse_leading_int(query_arg(req, "limit") or "100")
+    level = query_arg(req, "level")
     logs = ctx.logs.recent(
         limit=100 if limit is None else limit,
         level=level if level in LEVELS else None,
-        category=req.query.get("category") or None,
-        since=req.query.get("since") or None,
+        category=query_arg(req, "category") or None,
+        since=query_arg(req, "since") or None,
     )
     return json_response({"logs": logs, "count": len(logs)})
 
 
 def _frame(data: Any) -> bytes:
-    return b"data: " + dump_json(data) + b"\n\n"
+    return f"data: {json.dumps(data, separators=(',', ':'), ensure_ascii=False)}\n\n".encode()
 
 
-async def _wait_disconnect(receive: Receive) -> None:
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            return
+async def _frames(sub: Subscriber) -> AsyncIterator[bytes]:
+    """Forward entries until the stream is closed (Starlette ends it when the client leaves)."""
+    yield _frame({"type": "connected"})
+    while not Subscriber.is_close(entry := await sub.queue.get()):
+        yield _frame(entry)
 
 
-async def _pump(sub: Subscriber, send: Send, receive: Receive) -> None:
-    """Forward entries until the client leaves or the stream is closed."""
-    disconnect = asyncio.ensure_future(_wait_disconnect(receive))
-    client_gone = False
-    try:
-        await send(
-            {"type": "http.response.body", "body": _frame({"type": "connected"}), "more_body": True}
-        )
-        while True:
-            getter = asyncio.ensure_future(sub.queue.get())
-            done, _ = await asyncio.wait({getter, disconnect}, return_when=asyncio.FIRST_COMPLETED)
-            if disconnect in done:
-                getter.cancel()
-                client_gone = True
-                return
-            entry = getter.result()
-            if Subscriber.is_close(entry):
-                return
-            await send({"type": "http.response.body", "body": _frame(entry), "more_body": True})
-    except OSError:
-        client_gone = True
-    finally:
-        disconnect.cancel()
-        if not client_gone:
-            with contextlib.suppress(OSError):
-                await send({"type": "http.response.body", "body": b"", "more_body": False})
-
-
-_STREAM_HEADERS = [
-    ("content-type", "text/event-stream"),
-    ("cache-control", "no-cache"),
-    ("connection", "keep-alive"),
-]
-
-
-def _stream_route(ctx: Context, req: Request) -> Response | StreamResponse:
+def _stream_route(ctx: Context, req: Request) -> Response:
+    # The content type goes in as a header: Starlette would add a charset.
+    head = {"content-type": "text/event-stream", "cache-control": "no-cache"}
     if req.method == "HEAD":  # headers only; a body would never end
-        return Response(200, b"", "text/event-stream", _STREAM_HEADERS[1:])
+        return Response(b"", headers=head)
     # Subscribe before the head is sent, so nothing logged after the client
     # sees "connected" can be missed.
     sub = ctx.logs.subscribe()
-
-    async def run(send: Send, receive: Receive) -> None:
-        try:
-            await _pump(sub, send, receive)
-        finally:
-            ctx.logs.unsubscribe(sub)
-
-    return StreamResponse(run, headers=list(_STREAM_HEADERS))
+    done = BackgroundTask(ctx.logs.unsubscribe, sub)
+    head["connection"] = "keep-alive"
+    return StreamingResponse(_frames(sub), headers=head, background=done)
 
 
-def register(router: Router) -> None:
+def routes(ctx: Context) -> list[RouteSpec]:
     """Health and log routes."""
-    router.add("GET", "/health", _health_route)
-    router.add("GET", "/api/logs", _logs_route)
-    router.add("GET", "/api/logs/stream", _stream_route)
+    return [
+        ("GET", "/health", _health_route, None),
+        ("GET", "/api/logs", _logs_route, None),
+        ("GET", "/api/logs/stream", _stream_route, None),
+    ]

@@ -15,11 +15,11 @@ import re
 import subprocess
 from collections.abc import Mapping
 
-from ._context import Context
-from ._http import BadJson, Request, Response, json_response
-from ._router import Router
+from starlette.requests import Request
+from starlette.responses import Response
 
-__all__ = ["SHELL_META", "register", "split_command"]
+from ._context import Context
+from ._web import BadJson, RouteSpec, body_json, json_response
 
 #: Characters that would need a shell: ; & | ` $ ( ) { } [ ] < > ! and backslash.
 SHELL_META = re.compile(r"[;&|`$(){}\[\]<>!\\]")
@@ -81,7 +81,7 @@ def _redact(text: str, values: list[str]) -> str:
 
 async def _exec_route(ctx: Context, req: Request) -> Response:
     try:
-        body = req.json()
+        body = body_json(req)
     except BadJson as exc:
         return json_response({"error": f"JSON Parse error: {exc}"}, 500)
     if body is None:
@@ -134,6 +134,6 @@ async def _exec_route(ctx: Context, req: Request) -> Response:
     )
 
 
-def register(router: Router) -> None:
+def routes(ctx: Context) -> list[RouteSpec]:
     """The secrets route (admin permission, as ``/api/secrets/*`` requires)."""
-    router.add("POST", "/api/secrets/exec", _exec_route, permission="admin")
+    return [("POST", "/api/secrets/exec", _exec_route, "admin")]

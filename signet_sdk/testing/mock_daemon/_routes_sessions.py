@@ -9,21 +9,16 @@ TS 0.109 answers 404 there, but SDK clients need something to test against.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from starlette.requests import Request
+from starlette.responses import Response
+
 from ._context import Context
-from ._http import Request, Response, json_response
 from ._recall import fts_query
-from ._router import Router
 from ._rules import iso, normalize_session_key, parse_leading_int
 from ._state import claim_record
-
-__all__ = ["list_live_sessions", "register"]
-
-
-def _not_summaries(key: str) -> bool:
-    return key != "summaries"
+from ._web import BadJson, RouteSpec, body_json, json_response, optional_json_object, query_arg
 
 
 def list_live_sessions(ctx: Context, agent_id: str) -> list[dict[str, Any]]:
@@ -46,11 +41,11 @@ def list_live_sessions(ctx: Context, agent_id: str) -> list[dict[str, Any]]:
 
 
 def _agent_param(req: Request) -> str:
-    return req.query.get("agent_id") or "default"
+    return query_arg(req, "agent_id") or "default"
 
 
 def _find(ctx: Context, req: Request) -> tuple[str, dict[str, Any] | None]:
-    key = normalize_session_key(req.params["key"])
+    key = normalize_session_key(req.path_params["key"])
     found = next((s for s in list_live_sessions(ctx, _agent_param(req)) if s["key"] == key), None)
     return key, found
 
@@ -71,7 +66,7 @@ def _bypass_route(ctx: Context, req: Request) -> Response:
     key, session = _find(ctx, req)
     if session is None:
         return json_response({"error": "Session not found"}, 404)
-    body = req.optional_json_object()
+    body = optional_json_object(req)
     enabled = body.get("enabled") if body is not None else None
     if not isinstance(enabled, bool):
         return json_response({"error": "enabled (boolean) is required"}, 400)
@@ -97,8 +92,8 @@ def _renew_route(ctx: Context, req: Request) -> Response:
 
 
 def _transcript_route(ctx: Context, req: Request) -> Response:
-    key = normalize_session_key(req.params["key"])
-    agent_id = ctx.agent(req.query.get("agent_id") or req.header("x-signet-agent-id"), key)
+    key = normalize_session_key(req.path_params["key"])
+    agent_id = ctx.agent(query_arg(req, "agent_id") or req.headers.get("x-signet-agent-id"), key)
     row = ctx.store.get_transcript(key, agent_id)
     if row is None or not row["content"]:
         return json_response({"error": "Transcript not found"}, 404)
@@ -114,7 +109,7 @@ def _str_field(body: dict[str, Any], *names: str) -> str | None:
 
 
 def _search_route(ctx: Context, req: Request) -> Response:
-    body = req.optional_json_object()
+    body = optional_json_object(req)
     if body is None:
         return json_response({"error": "Invalid JSON body"}, 400)
     raw_query = body.get("query")
@@ -124,15 +119,15 @@ def _search_route(ctx: Context, req: Request) -> Response:
     current = _str_field(body, "currentSessionKey", "current_session_key")
     session_key = _str_field(body, "sessionKey", "session_key")
     agent_id = ctx.agent(
-        _str_field(body, "agentId", "agent_id") or req.query.get("agent_id"),
+        _str_field(body, "agentId", "agent_id") or query_arg(req, "agent_id"),
         current or session_key,
     )
-    project = _str_field(body, "project") or req.query.get("project")
+    project = _str_field(body, "project") or query_arg(req, "project")
     raw_limit = body.get("limit")
     if isinstance(raw_limit, int | float) and not isinstance(raw_limit, bool):
         limit = max(1, min(20, int(raw_limit)))
     else:
-        parsed = parse_leading_int(req.query.get("limit"))
+        parsed = parse_leading_int(query_arg(req, "limit"))
         limit = max(1, min(20, parsed)) if parsed is not None else 10
     match = fts_query(query)
     rows = (
@@ -162,10 +157,10 @@ def _search_route(ctx: Context, req: Request) -> Response:
 
 def _summaries_route(ctx: Context, req: Request) -> Response:
     agent_id = ctx.agent(
-        req.query.get("agentId") or req.header("x-signet-agent-id"),
-        req.query.get("sessionKey") or req.header("x-signet-session-key"),
+        query_arg(req, "agentId") or req.headers.get("x-signet-agent-id"),
+        query_arg(req, "sessionKey") or req.headers.get("x-signet-session-key"),
     )
-    depth_raw = req.query.get("depth")
+    depth_raw = query_arg(req, "depth")
     depth: int | None = None
     if depth_raw is not None:
         try:
@@ -175,12 +170,12 @@ def _summaries_route(ctx: Context, req: Request) -> Response:
         if depth_num != depth_num or not depth_num.is_integer() or depth_num < 0:
             return json_response({"error": "depth must be a non-negative integer"}, 400)
         depth = int(depth_num)
-    limit_parsed = parse_leading_int(req.query.get("limit", "50"))
-    offset_parsed = parse_leading_int(req.query.get("offset", "0"))
+    limit_parsed = parse_leading_int(query_arg(req, "limit") or "50")
+    offset_parsed = parse_leading_int(query_arg(req, "offset") or "0")
     limit = min(max(limit_parsed, 0), 200) if limit_parsed is not None else 50
     offset = max(offset_parsed, 0) if offset_parsed is not None else 0
     rows, total = ctx.store.list_summaries(
-        agent_id, project=req.query.get("project") or None, depth=depth, limit=limit, offset=offset
+        agent_id, project=query_arg(req, "project") or None, depth=depth, limit=limit, offset=offset
     )
     return json_response({"summaries": rows, "total": total})
 
@@ -207,8 +202,8 @@ def _node(row: dict[str, Any]) -> dict[str, Any]:
 
 def _expand_route(ctx: Context, req: Request) -> Response:
     try:
-        parsed = json.loads(req.body.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError):
+        parsed = body_json(req)
+    except BadJson:
         parsed = {}
     body: dict[str, Any] = parsed if isinstance(parsed, dict) else {}
     node_id = body["id"].strip() if isinstance(body.get("id"), str) else ""
@@ -224,8 +219,8 @@ def _expand_route(ctx: Context, req: Request) -> Response:
     agent_raw = body.get("agentId")
     key_raw = body.get("sessionKey")
     agent_id = ctx.agent(
-        agent_raw if isinstance(agent_raw, str) else req.header("x-signet-agent-id"),
-        key_raw if isinstance(key_raw, str) else req.header("x-signet-session-key"),
+        agent_raw if isinstance(agent_raw, str) else req.headers.get("x-signet-agent-id"),
+        key_raw if isinstance(key_raw, str) else req.headers.get("x-signet-session-key"),
     )
     row = ctx.store.get_summary_node(node_id, agent_id)
     if row is None:
@@ -260,16 +255,15 @@ def _expand_route(ctx: Context, req: Request) -> Response:
     return json_response(result)
 
 
-def register(router: Router) -> None:
-    """Session routes; ``:key`` never matches the literal ``summaries``."""
-    key = {"key": _not_summaries}
-    router.add("GET", "/api/sessions", _list_route)
-    router.add("POST", "/api/sessions/search", _search_route, permission="recall")
-    router.add(
-        "GET", "/api/sessions/:key/transcript", _transcript_route, permission="recall", checks=key
-    )
-    router.add("GET", "/api/sessions/:key", _get_route, checks=key)
-    router.add("POST", "/api/sessions/:key/bypass", _bypass_route, checks=key)
-    router.add("POST", "/api/sessions/:key/renew", _renew_route, checks=key)
-    router.add("GET", "/api/sessions/summaries", _summaries_route, permission="recall")
-    router.add("POST", "/api/sessions/summaries/expand", _expand_route)
+def routes(ctx: Context) -> list[RouteSpec]:
+    """Session routes; ``{key}`` never matches the literal ``summaries``."""
+    return [
+        ("GET", "/api/sessions", _list_route, None),
+        ("POST", "/api/sessions/search", _search_route, "recall"),
+        ("GET", "/api/sessions/{key}/transcript", _transcript_route, "recall"),
+        ("GET", "/api/sessions/{key}", _get_route, None),
+        ("POST", "/api/sessions/{key}/bypass", _bypass_route, None),
+        ("POST", "/api/sessions/{key}/renew", _renew_route, None),
+        ("GET", "/api/sessions/summaries", _summaries_route, "recall"),
+        ("POST", "/api/sessions/summaries/expand", _expand_route, None),
+    ]

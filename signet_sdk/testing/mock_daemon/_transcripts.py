@@ -12,33 +12,18 @@ import json
 import os
 from typing import Any
 
-from ._http import Response, json_response
-
-__all__ = [
-    "MAX_TRANSCRIPT_BYTES",
-    "TRANSCRIPT_ROOT",
-    "TranscriptRejected",
-    "normalize_transcript",
-    "read_transcript_path",
-    "truncate_for_job",
-]
-
 TRANSCRIPT_ROOT = "/tmp/signet"
 MAX_TRANSCRIPT_BYTES = 400_000
 JOB_TRANSCRIPT_CHARS = 100_000
 
 
 class TranscriptRejected(Exception):
-    """A ``transcriptPath`` the portable rule refuses; carries the HTTP answer."""
+    """A ``transcriptPath`` the portable rule refuses: the status and error to answer."""
 
     def __init__(self, status: int, error: str) -> None:
         super().__init__(error)
         self.status = status
         self.error = error
-
-    def response(self) -> Response:
-        """The daemon's JSON error answer."""
-        return json_response({"error": self.error}, self.status)
 
 
 def _under(path: str, root: str) -> bool:
