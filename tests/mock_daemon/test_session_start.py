@@ -116,6 +116,7 @@ async def test_presence_rows_and_claims_in_the_session_list(
             },
             {
                 "key": "a",
+                "agentId": "default",
                 "runtimePath": "plugin",
                 "claimedAt": T0_ISO,
                 "expiresAt": "2026-04-30T16:00:00.000Z",

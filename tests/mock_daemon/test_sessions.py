@@ -25,6 +25,7 @@ async def test_get_session_is_agent_scoped(client: httpx.AsyncClient) -> None:
     r = await client.get("/api/sessions/s1", params={"agent_id": "alice"})
     assert r.json() == {
         "key": "s1",
+        "agentId": "alice",
         "runtimePath": "plugin",
         "claimedAt": "2026-04-30T12:00:00.000Z",
         "expiresAt": "2026-04-30T16:00:00.000Z",
@@ -70,6 +71,29 @@ async def test_checkpoint_extract_renews_the_claim(
 async def test_summaries_literal_is_not_a_session_key(client: httpx.AsyncClient) -> None:
     r = await client.get("/api/sessions/summaries")
     assert r.json() == {"summaries": [], "total": 0}
+
+
+async def test_claims_carry_their_agent_but_presence_rows_do_not(
+    client: httpx.AsyncClient,
+) -> None:
+    # The tracker's session records include agentId, and the listing passes
+    # them through; a session known only from presence has none.
+    await client.post(
+        "/api/hooks/session-start", json={"harness": "h", "sessionKey": "s1"}, headers=PLUGIN
+    )
+    await client.post("/api/hooks/session-start", json={"harness": "h", "sessionKey": "p1"})
+    listed = (await client.get("/api/sessions")).json()
+    rows = {row["key"]: row for row in listed["sessions"]}
+    assert rows["s1"]["agentId"] == "default"
+    assert list(rows["s1"]) == [
+        "key",
+        "agentId",
+        "runtimePath",
+        "claimedAt",
+        "expiresAt",
+        "bypassed",
+    ]
+    assert "agentId" not in rows["p1"] and rows["p1"]["expiresAt"] is None
 
 
 async def test_search_over_stored_transcripts(client: httpx.AsyncClient) -> None:

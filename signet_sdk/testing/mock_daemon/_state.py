@@ -307,9 +307,10 @@ class HookMemory:
 
 
 def claim_record(claim: Claim, bypassed: bool) -> dict[str, object]:
-    """A claim as a ``GET /api/sessions`` row."""
+    """A claim as a ``GET /api/sessions`` row (the tracker's record, ``agentId`` included)."""
     return {
         "key": claim.key,
+        "agentId": claim.agent_id,
         "runtimePath": claim.runtime_path,
         "claimedAt": iso(claim.claimed_at),
         "expiresAt": iso(claim.expires_at),
