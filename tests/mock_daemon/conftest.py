@@ -2,7 +2,9 @@
 
 The clock starts at 2026-04-30T12:00:00Z and only moves when a test calls
 ``daemon.advance``, so every lifetime (4 h claims, 30 min tombstones) is
-tested without sleeping and every timestamp is predictable.
+tested without sleeping and every timestamp is predictable. A test (or a
+module's ``pytestmark``) passes further ``MockDaemon`` options with
+``@pytest.mark.daemon(version="0.110")``.
 """
 
 from __future__ import annotations
@@ -22,14 +24,19 @@ T0 = 1_777_550_400.0  # 2026-04-30T12:00:00.000Z
 T0_ISO = "2026-04-30T12:00:00.000Z"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "daemon(**options): MockDaemon options for the test")
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
 
 
 @pytest.fixture
-def daemon() -> Iterator[MockDaemon]:
-    d = MockDaemon(clock=lambda: T0)
+def daemon(request: pytest.FixtureRequest) -> Iterator[MockDaemon]:
+    options = request.node.get_closest_marker("daemon")
+    d = MockDaemon(clock=lambda: T0, **(options.kwargs if options else {}))
     yield d
     d.close()
 

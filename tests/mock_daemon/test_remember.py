@@ -129,6 +129,7 @@ async def test_source_type_and_id_dedupe(client: httpx.AsyncClient) -> None:
     assert "deduped" not in c
 
 
+@pytest.mark.daemon(version="0.110")
 async def test_transcript_is_stored_under_the_source_id(client: httpx.AsyncClient) -> None:
     await remember(
         client, content="session note", sourceId="sess-9", transcript="user: full log", agentId="a"

@@ -96,6 +96,38 @@ async def test_claims_carry_their_agent_but_presence_rows_do_not(
     assert "agentId" not in rows["p1"] and rows["p1"]["expiresAt"] is None
 
 
+async def test_ts_0_109_has_no_session_search_or_transcript_routes(
+    client: httpx.AsyncClient,
+) -> None:
+    await client.post(
+        "/api/hooks/user-prompt-submit",
+        json={"harness": "h", "sessionKey": "s1", "userMessage": "q", "transcript": "user: hi"},
+    )
+    r = await client.post("/api/sessions/search", json={"query": "hi"})
+    assert (r.status_code, r.text) == (404, "404 Not Found")
+    r = await client.get("/api/sessions/s1/transcript")
+    assert (r.status_code, r.text) == (404, "404 Not Found")
+    health = (await client.get("/health")).json()
+    assert health["version"] == "0.109.0"
+
+
+@pytest.mark.daemon(version="0.110.2")
+async def test_a_newer_version_serves_them(client: httpx.AsyncClient) -> None:
+    await client.post(
+        "/api/hooks/user-prompt-submit",
+        json={"harness": "h", "sessionKey": "s1", "userMessage": "q", "transcript": "user: hi"},
+    )
+    assert (await client.get("/api/sessions/s1/transcript")).json()["content"] == "user: hi"
+    assert (await client.get("/health")).json()["version"] == "0.110.2"
+
+
+def test_versions_must_be_numeric() -> None:
+    for bad in ("latest", "0", "0.109.0.1", "v0.110"):
+        with pytest.raises(ValueError, match="version"):
+            MockDaemon(version=bad)
+
+
+@pytest.mark.daemon(version="0.110")
 async def test_search_over_stored_transcripts(client: httpx.AsyncClient) -> None:
     async def transcript(key: str, text: str, project: str) -> None:
         await client.post(
@@ -131,6 +163,7 @@ async def test_search_over_stored_transcripts(client: httpx.AsyncClient) -> None
     assert r.json()["count"] == 0
 
 
+@pytest.mark.daemon(version="0.110")
 async def test_search_errors(client: httpx.AsyncClient) -> None:
     r = await client.post("/api/sessions/search", json={"query": "  "})
     assert (r.status_code, r.json()) == (400, {"error": "query is required"})

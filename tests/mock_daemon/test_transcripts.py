@@ -11,7 +11,8 @@ import pytest
 
 from signet_sdk.testing.mock_daemon import MockDaemon
 
-pytestmark = pytest.mark.anyio
+# The stored transcript is read back through the newer transcript route.
+pytestmark = [pytest.mark.anyio, pytest.mark.daemon(version="0.110")]
 
 Stage = Callable[[str, "str | bytes"], str]
 OUTSIDE = {"error": "transcript_path outside allowed workspace roots"}

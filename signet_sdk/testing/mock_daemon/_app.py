@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import parse_qsl, quote
 
 from ._auth import AuthPolicy
-from ._context import Context
+from ._context import DAEMON_VERSION, Context, parse_version
 from ._logs import LogBook
 from ._state import HookMemory, PresenceBoard, SessionTracker
 from ._store import MemoryStore
@@ -76,12 +76,15 @@ def _loads(data: bytes) -> Any:
 
 
 class MockDaemon:
-    """A stateful, faithful stand-in for the Signet daemon (TS 0.109).
+    """A stateful, faithful stand-in for the Signet daemon (TS 0.109 by default).
 
     Use it in-process as an ASGI app (``httpx.ASGITransport(app=daemon)``),
     or on a real socket with :meth:`serve`. Time is injectable: claims last
     4 h, tombstones 30 min, bypass flags 4 h, all measured on ``clock`` plus
     whatever :meth:`advance` added, so tests never sleep.
+
+    ``version`` is the daemon release to imitate: a version after 0.109
+    also serves the newer session transcript and search routes.
     """
 
     def __init__(
@@ -95,6 +98,7 @@ class MockDaemon:
         pipeline_enabled: bool = True,
         agent_id_env: str | None = None,
         secrets: Mapping[str, str] | None = None,
+        version: str = DAEMON_VERSION,
     ) -> None:
         from starlette.routing import Router
 
@@ -117,6 +121,7 @@ class MockDaemon:
             now=self.now,
             lock=self._lock,
             pipeline_enabled=pipeline_enabled,
+            version=parse_version(version),
             agent_id_env=agent_id_env,
             secrets=dict(secrets or {}),
         )

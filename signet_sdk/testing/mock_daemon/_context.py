@@ -19,8 +19,17 @@ from ._rules import resolve_agent_id
 from ._state import HookMemory, PresenceBoard, SessionTracker
 from ._store import MemoryStore
 
-#: The daemon release line the mock imitates (reported by ``/health``).
-DAEMON_VERSION = "0.109.0"
+#: The daemon release line the mock imitates unless told otherwise.
+DAEMON_VERSION = "0.109"
+
+
+def parse_version(text: str) -> tuple[int, int, int]:
+    """``"0.109"`` or ``"0.110.2"`` as a comparable triple (``ValueError`` otherwise)."""
+    parts = text.split(".")
+    if not 2 <= len(parts) <= 3 or not all(p.isdigit() for p in parts):
+        raise ValueError(f"version must look like 0.109 or 0.109.0, not {text!r}")
+    major, minor, patch = (int(p) for p in [*parts, "0"][:3])
+    return major, minor, patch
 
 
 @dataclass(eq=False)
@@ -36,11 +45,17 @@ class Context:
     now: Callable[[], float]
     lock: threading.RLock
     pipeline_enabled: bool = True
+    version: tuple[int, int, int] = (0, 109, 0)
     agent_id_env: str | None = None
     secrets: dict[str, str] = field(default_factory=dict)
     started_at: float = 0.0
     port: int | None = None
     harness_last_seen: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def newer_routes(self) -> bool:
+        """Whether routes added after TS 0.109 are served (session transcript and search)."""
+        return self.version[:2] > (0, 109)
 
     def agent(self, agent_id: Any, session_key: Any) -> str:
         """``resolveAgentId`` with this daemon's ``SIGNET_AGENT_ID``."""

@@ -17,7 +17,7 @@ from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from ._context import DAEMON_VERSION, Context
+from ._context import Context
 from ._logs import LEVELS, Subscriber
 from ._rules import parse_leading_int
 from ._web import RouteSpec, json_response, query_arg
@@ -40,7 +40,7 @@ def _health_route(ctx: Context, req: Request) -> Response:
             "status": "healthy",
             "uptime": round(max(0.0, ctx.now() - ctx.started_at), 3),
             "pid": os.getpid(),
-            "version": DAEMON_VERSION,
+            "version": ".".join(map(str, ctx.version)),
             "port": ctx.port if ctx.port is not None else 3850,
             "agentsDir": os.path.dirname(os.path.abspath(db_path)) if db_path else ":memory:",
             "db": True,

@@ -3,8 +3,9 @@
 The live-session list merges tracker claims with presence rows, as TS 0.109
 does, so a session started without a runtime path still shows up (with
 ``expiresAt:null``). Lookups are agent-scoped through the ``agent_id`` query
-parameter. The transcript and search routes are the newer upstream ones;
-TS 0.109 answers 404 there, but SDK clients need something to test against.
+parameter. The transcript and search routes are the newer upstream ones,
+served only when the daemon imitates a release after 0.109 (TS 0.109
+answers them with the plain 404).
 """
 
 from __future__ import annotations
@@ -256,11 +257,14 @@ def _expand_route(ctx: Context, req: Request) -> Response:
 
 
 def routes(ctx: Context) -> list[RouteSpec]:
-    """Session routes; ``{key}`` never matches the literal ``summaries``."""
-    return [
-        ("GET", "/api/sessions", _list_route, None),
+    """Session routes (a version after 0.109 adds search and transcripts)."""
+    newer: list[RouteSpec] = [
         ("POST", "/api/sessions/search", _search_route, "recall"),
         ("GET", "/api/sessions/{key}/transcript", _transcript_route, "recall"),
+    ]
+    return [
+        ("GET", "/api/sessions", _list_route, None),
+        *(newer if ctx.newer_routes else []),
         ("GET", "/api/sessions/{key}", _get_route, None),
         ("POST", "/api/sessions/{key}/bypass", _bypass_route, None),
         ("POST", "/api/sessions/{key}/renew", _renew_route, None),
