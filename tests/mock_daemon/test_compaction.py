@@ -147,9 +147,11 @@ async def test_expand_errors(client: httpx.AsyncClient) -> None:
     assert (r.status_code, r.json()) == (404, {"error": "summary node not found"})
 
 
+@pytest.mark.daemon(synthesis_provider="claude-code")
 async def test_synthesis_routes(client: httpx.AsyncClient) -> None:
     config = (await client.get("/api/hooks/synthesis/config")).json()
     assert {"enabled", "provider", "model", "timeout", "maxTokens", "idleGapMinutes"} <= set(config)
+    assert (config["enabled"], config["provider"]) == (True, "claude-code")
     await client.post("/api/memory/remember", json={"content": "critical: always run tests"})
     await client.post("/api/memory/remember", json={"content": "likes green tea"})
     r = await client.post("/api/hooks/synthesis", json={"trigger": "manual"})
@@ -169,3 +171,33 @@ async def test_synthesis_routes(client: httpx.AsyncClient) -> None:
     assert r.json() == {"success": True}
     r = await client.post("/api/hooks/session-start", json={"harness": "h", "agentId": "alice"})
     assert r.json()["recentContext"] == "# MEMORY"
+
+
+async def test_without_a_synthesis_worker_complete_is_503(client: httpx.AsyncClient) -> None:
+    # TS 0.109 starts no synthesis worker when synthesis is off: the config says
+    # so, the render route still answers, and saving MEMORY.md is refused.
+    config = (await client.get("/api/hooks/synthesis/config")).json()
+    assert (config["enabled"], config["provider"]) == (False, "none")
+    assert (await client.post("/api/hooks/synthesis", json={})).status_code == 200
+    r = await client.post("/api/hooks/synthesis/complete", json={"content": ""})
+    assert (r.status_code, r.json()) == (400, {"error": "content is required"})
+    r = await client.post("/api/hooks/synthesis/complete", json={"content": "# MEMORY"})
+    assert (r.status_code, r.json()) == (503, {"error": "Synthesis worker not running"})
+    r = await client.post("/api/hooks/session-start", json={"harness": "h"})
+    assert "recentContext" not in r.json()
+
+
+async def test_a_stopped_pipeline_runs_no_synthesis_worker() -> None:
+    daemon = MockDaemon(synthesis_provider="ollama", pipeline_enabled=False)
+    transport = httpx.ASGITransport(app=daemon)
+    async with httpx.AsyncClient(transport=transport, base_url="http://d") as client:
+        config = (await client.get("/api/hooks/synthesis/config")).json()
+        assert (config["enabled"], config["provider"]) == (True, "ollama")
+        r = await client.post("/api/hooks/synthesis/complete", json={"content": "# MEMORY"})
+        assert (r.status_code, r.json()) == (503, {"error": "Synthesis worker not running"})
+    daemon.close()
+
+
+def test_unknown_synthesis_providers_are_rejected() -> None:
+    with pytest.raises(ValueError, match="synthesis provider"):
+        MockDaemon(synthesis_provider="gpt")

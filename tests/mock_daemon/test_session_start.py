@@ -73,6 +73,7 @@ async def test_repeated_start_returns_the_stub_until_session_end(
         assert "# Identity" in r.json()["inject"]
 
 
+@pytest.mark.daemon(synthesis_provider="claude-code")
 async def test_recent_context_comes_from_synthesized_memory_md(client: httpx.AsyncClient) -> None:
     await client.post("/api/hooks/synthesis/complete", json={"content": "# MEMORY\n- likes tea"})
     r = await client.post("/api/hooks/session-start", json={"harness": "h"})

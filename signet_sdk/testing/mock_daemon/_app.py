@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import parse_qsl, quote
 
 from ._auth import AuthPolicy
-from ._context import DAEMON_VERSION, Context, parse_version
+from ._context import DAEMON_VERSION, SYNTHESIS_PROVIDERS, Context, parse_version
 from ._logs import LogBook
 from ._state import HookMemory, PresenceBoard, SessionTracker
 from ._store import MemoryStore
@@ -85,6 +85,8 @@ class MockDaemon:
 
     ``version`` is the daemon release to imitate: a version after 0.109
     also serves the newer session transcript and search routes.
+    ``synthesis_provider`` other than ``"none"`` enables synthesis, and with
+    the pipeline enabled a synthesis worker runs to accept MEMORY.md writes.
     """
 
     def __init__(
@@ -99,12 +101,15 @@ class MockDaemon:
         agent_id_env: str | None = None,
         secrets: Mapping[str, str] | None = None,
         version: str = DAEMON_VERSION,
+        synthesis_provider: str = "none",
     ) -> None:
         from starlette.routing import Router
 
         from . import _routes_hooks, _routes_memory, _routes_ops, _routes_secrets, _routes_sessions
         from ._web import NOT_FOUND, daemon_route
 
+        if synthesis_provider not in SYNTHESIS_PROVIDERS:
+            raise ValueError(f"unknown synthesis provider {synthesis_provider!r}")
         self._clock = clock
         self._offset = 0.0
         self._lock = threading.RLock()
@@ -122,6 +127,7 @@ class MockDaemon:
             lock=self._lock,
             pipeline_enabled=pipeline_enabled,
             version=parse_version(version),
+            synthesis_provider=synthesis_provider,
             agent_id_env=agent_id_env,
             secrets=dict(secrets or {}),
         )

@@ -21,6 +21,10 @@ from ._store import MemoryStore
 
 #: The daemon release line the mock imitates unless told otherwise.
 DAEMON_VERSION = "0.109"
+#: Providers ``memory.pipelineV2.synthesis.provider`` accepts.
+SYNTHESIS_PROVIDERS = frozenset(
+    {"none", "llama-cpp", "ollama", "claude-code", "codex", "opencode", "anthropic", "openrouter"}
+)
 
 
 def parse_version(text: str) -> tuple[int, int, int]:
@@ -46,6 +50,7 @@ class Context:
     lock: threading.RLock
     pipeline_enabled: bool = True
     version: tuple[int, int, int] = (0, 109, 0)
+    synthesis_provider: str = "none"
     agent_id_env: str | None = None
     secrets: dict[str, str] = field(default_factory=dict)
     started_at: float = 0.0
@@ -56,6 +61,11 @@ class Context:
     def newer_routes(self) -> bool:
         """Whether routes added after TS 0.109 are served (session transcript and search)."""
         return self.version[:2] > (0, 109)
+
+    @property
+    def synthesis_worker(self) -> bool:
+        """A synthesis worker runs when the pipeline runs and synthesis has a provider."""
+        return self.pipeline_enabled and self.synthesis_provider != "none"
 
     def agent(self, agent_id: Any, session_key: Any) -> str:
         """``resolveAgentId`` with this daemon's ``SIGNET_AGENT_ID``."""

@@ -50,9 +50,8 @@ PRE_COMPACTION_GUIDELINES = (
     "Be concrete and brief; omit pleasantries and anything already resolved."
 )
 
+#: The synthesis block; ``enabled`` and ``provider`` follow the daemon's settings.
 SYNTHESIS_CONFIG: dict[str, Any] = {
-    "enabled": True,
-    "provider": "none",
     "model": "projection",
     "timeout": 120_000,
     "maxTokens": 8000,
@@ -739,7 +738,8 @@ def _synthesis_agent(ctx: Context, req: Request, body: dict[str, Any]) -> str:
 
 
 def _synthesis_config_route(ctx: Context, req: Request) -> Response:
-    return json_response(dict(SYNTHESIS_CONFIG))
+    provider = ctx.synthesis_provider
+    return json_response({"enabled": provider != "none", "provider": provider, **SYNTHESIS_CONFIG})
 
 
 def _synthesis_route(ctx: Context, req: Request) -> Response:
@@ -766,6 +766,8 @@ def _synthesis_complete_route(ctx: Context, req: Request) -> Response:
     body = _body(req)
     if not js_truthy(body.get("content")):
         return json_response({"error": "content is required"}, 400)
+    if not ctx.synthesis_worker:
+        return json_response({"error": "Synthesis worker not running"}, 503)
     agent_id = _synthesis_agent(ctx, req, body)
     ctx.store.set_memory_md(agent_id, str(body["content"]))
     ctx.logs.log("info", "hooks", "MEMORY.md synthesized", {"agentId": agent_id})
