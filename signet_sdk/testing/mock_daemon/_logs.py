@@ -18,8 +18,6 @@ from typing import Any
 
 from ._rules import iso, parse_iso
 
-__all__ = ["LEVELS", "LogBook", "Subscriber"]
-
 LEVELS = ("debug", "info", "warn", "error")
 _RANK = {name: i for i, name in enumerate(LEVELS)}
 

@@ -15,17 +15,6 @@ from typing import Any
 
 from ._store import MemoryFilters, MemoryStore
 
-__all__ = [
-    "CONTENT_PREVIEW_CHARS",
-    "STOP_WORDS",
-    "RecallParams",
-    "empty_hook_recall",
-    "fts_query",
-    "hook_recall_payload",
-    "query_terms",
-    "recall",
-]
-
 #: Results show at most this many characters unless ``expand`` is set.
 CONTENT_PREVIEW_CHARS = 2000
 

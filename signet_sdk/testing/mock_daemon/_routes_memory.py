@@ -33,7 +33,7 @@ from ._rules import (
     parse_prefixes,
     parse_tags_mutation,
 )
-from ._store import MEMORY_ROW_COLUMNS, MemoryFilters
+from ._store import PUBLIC_MEMORY_COLUMNS, MemoryFilters
 from ._web import BadJson, RouteSpec, body_json, json_response, optional_json_object, query_arg
 
 MAX_MUTATION_BATCH = 200
@@ -280,13 +280,12 @@ def _get_route(ctx: Context, req: Request) -> Response:
     memory_id = _memory_id(req)
     if memory_id is None:
         return json_response({"error": "memory id is required"}, 400)
-    row = ctx.store.get_memory(memory_id)
-    if row is None:
+    out = ctx.store.get_memory(memory_id, columns=PUBLIC_MEMORY_COLUMNS)
+    if out is None:
         return json_response({"error": "not found"}, 404)
-    out = {col: row[col] for col in MEMORY_ROW_COLUMNS}
-    session_id = row["session_id"]
-    if not isinstance(session_id, str) and str(row["source_type"] or "").startswith("session"):
-        session_id = row["source_id"]
+    session_id = out["session_id"]
+    if not isinstance(session_id, str) and str(out["source_type"] or "").startswith("session"):
+        session_id = out["source_id"]
     if isinstance(session_id, str):
         out["sessionId"] = session_id
     return json_response(out)

@@ -19,6 +19,7 @@ from ._context import Context
 from ._recall import fts_query
 from ._rules import iso, normalize_session_key, parse_leading_int
 from ._state import claim_record
+from ._store import SUMMARY_COLUMNS
 from ._web import BadJson, RouteSpec, body_json, json_response, optional_json_object, query_arg
 
 
@@ -182,23 +183,13 @@ def _summaries_route(ctx: Context, req: Request) -> Response:
 
 
 def _node(row: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "id": row["id"],
-        "project": row["project"],
-        "depth": row["depth"],
-        "kind": row["kind"],
-        "content": row["content"],
-        "tokenCount": row["token_count"],
-        "earliestAt": row["earliest_at"],
-        "latestAt": row["latest_at"],
-        "sessionKey": row["session_key"],
-        "harness": row["harness"],
-        "agentId": row["agent_id"],
-        "sourceType": row["source_type"],
-        "sourceRef": row["source_ref"],
-        "metaJson": row["meta_json"],
-        "createdAt": row["created_at"],
-    }
+    """A ``session_summaries`` row as the expand route's camelCase node."""
+    return {_camel(column): row[column] for column in SUMMARY_COLUMNS.split(", ")}
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
 
 
 def _expand_route(ctx: Context, req: Request) -> Response:

@@ -13,27 +13,7 @@ import hashlib
 import math
 import re
 from datetime import UTC, datetime
-from typing import Any
-
-__all__ = [
-    "NOISE_KEY_PREFIXES",
-    "ParsedPrefixes",
-    "infer_type",
-    "is_noise_session",
-    "iso",
-    "js_truthy",
-    "normalize_content",
-    "normalize_session_key",
-    "opt_str",
-    "parse_iso",
-    "parse_leading_int",
-    "parse_optional_bool",
-    "parse_optional_int",
-    "parse_optional_number",
-    "parse_prefixes",
-    "parse_tags_mutation",
-    "resolve_agent_id",
-]
+from typing import Any, NamedTuple
 
 NOISE_KEY_PREFIXES = ("test-", "spec-", "fixture-", "synthetic-", "tmp-")
 
@@ -131,16 +111,13 @@ def parse_tags_mutation(value: Any) -> tuple[bool, str | None]:
     return False, None
 
 
-class ParsedPrefixes:
+class ParsedPrefixes(NamedTuple):
     """What ``critical:`` and ``[tag,tag]:`` prefixes say about a memory."""
 
-    __slots__ = ("content", "importance", "pinned", "tags")
-
-    def __init__(self, content: str, tags: str | None, pinned: bool, importance: float) -> None:
-        self.content = content
-        self.tags = tags
-        self.pinned = pinned
-        self.importance = importance
+    content: str
+    tags: str | None
+    pinned: bool
+    importance: float
 
 
 _TAG_PREFIX = re.compile(r"^\[([^\]]+)\]:\s*(.+)$", re.DOTALL)
@@ -163,31 +140,21 @@ def parse_prefixes(raw: str) -> ParsedPrefixes:
     return ParsedPrefixes(content, tags, pinned, importance)
 
 
-# Checked in order; the first hint found in the lower-cased text decides.
-_TYPE_HINTS: tuple[tuple[str, str], ...] = (
-    ("prefer", "preference"),
-    ("likes", "preference"),
-    ("want", "preference"),
-    ("decided", "decision"),
-    ("agreed", "decision"),
-    ("will use", "decision"),
-    ("learned", "learning"),
-    ("discovered", "learning"),
-    ("til ", "learning"),
-    ("bug", "issue"),
-    ("issue", "issue"),
-    ("broken", "issue"),
-    ("never", "rule"),
-    ("always", "rule"),
-    ("must", "rule"),
-)
+# Checked in order; the first kind with a hint in the lower-cased text decides.
+_TYPE_HINTS = {
+    "preference": ("prefer", "likes", "want"),
+    "decision": ("decided", "agreed", "will use"),
+    "learning": ("learned", "discovered", "til "),
+    "issue": ("bug", "issue", "broken"),
+    "rule": ("never", "always", "must"),
+}
 
 
 def infer_type(content: str) -> str:
     """The memory type the daemon guesses from the text (the body ``type`` is ignored)."""
     lower = content.lower()
-    for hint, kind in _TYPE_HINTS:
-        if hint in lower:
+    for kind, hints in _TYPE_HINTS.items():
+        if any(hint in lower for hint in hints):
             return kind
     return "fact"
 

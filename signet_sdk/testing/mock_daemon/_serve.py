@@ -26,8 +26,6 @@ from ._auth import ROLE_PERMISSIONS
 if TYPE_CHECKING:
     from ._app import MockDaemon
 
-__all__ = ["ServerHandle", "default_db_path", "serve_from_args", "start_server"]
-
 PROG = "signet-sdk dev-daemon"
 _INSTALL_HINT = "install the server extra: pip install 'signet-sdk[server]'"
 

@@ -16,22 +16,6 @@ from typing import Literal
 
 from ._rules import iso, normalize_session_key
 
-__all__ = [
-    "CLAIM_TTL",
-    "PRESENCE_TTL",
-    "PROMPT_DEDUPE_TURNS",
-    "TOMBSTONE_TTL",
-    "Claim",
-    "ClaimResult",
-    "HookMemory",
-    "Presence",
-    "PresenceBoard",
-    "RuntimePath",
-    "SessionTracker",
-    "Tombstone",
-    "claim_record",
-]
-
 RuntimePath = Literal["plugin", "legacy"]
 
 CLAIM_TTL = 4 * 60 * 60.0

@@ -20,35 +20,14 @@ from typing import Any
 
 from ._rules import infer_type, iso, normalize_content
 
-__all__ = ["MEMORY_ROW_COLUMNS", "SEARCH_CANDIDATE_CAP", "MemoryFilters", "MemoryStore"]
-
 #: How many of the newest matches a recall ranks before it considers all of them.
 SEARCH_CANDIDATE_CAP = 1000
 
 #: The columns ``GET /api/memory/:id`` returns, in the daemon's order.
-MEMORY_ROW_COLUMNS = (
-    "id",
-    "content",
-    "type",
-    "importance",
-    "tags",
-    "pinned",
-    "who",
-    "source_id",
-    "source_type",
-    "project",
-    "session_id",
-    "confidence",
-    "access_count",
-    "last_accessed",
-    "is_deleted",
-    "deleted_at",
-    "extraction_status",
-    "embedding_model",
-    "version",
-    "created_at",
-    "updated_at",
-    "updated_by",
+PUBLIC_MEMORY_COLUMNS = (
+    "id, content, type, importance, tags, pinned, who, source_id, source_type, project, "
+    "session_id, confidence, access_count, last_accessed, is_deleted, deleted_at, "
+    "extraction_status, embedding_model, version, created_at, updated_at, updated_by"
 )
 
 _SCHEMA = """
@@ -233,40 +212,41 @@ class MemoryFilters:
         if self.agent_id is not None:
             parts.append("m.agent_id = ? AND m.visibility != 'archived'")
             args.append(self.agent_id)
-        if self.type:
-            parts.append("m.type = ?")
-            args.append(self.type)
         if self.tags:
             # Any listed tag matches (tags are stored as a comma list).
             ors = " OR ".join("(',' || m.tags || ',') LIKE ? ESCAPE '\\'" for _ in self.tags)
             parts.append(f"m.tags IS NOT NULL AND ({ors})")
             args.extend(f"%,{_escape_like(t)},%" for t in self.tags)
-        if self.who:
-            parts.append("m.who = ?")
-            args.append(self.who)
         if self.pinned:
             parts.append("m.pinned = 1")
         if self.importance_min is not None:
             parts.append("m.importance >= ?")
             args.append(self.importance_min)
-        if self.since:
-            parts.append("m.created_at >= ?")
-            args.append(self.since)
-        if self.until:
-            parts.append("m.created_at <= ?")
-            args.append(self.until)
-        if self.project:
-            parts.append("m.project = ?")
-            args.append(self.project)
+        for clause, value in (
+            ("m.type = ?", self.type),
+            ("m.who = ?", self.who),
+            ("m.created_at >= ?", self.since),
+            ("m.created_at <= ?", self.until),
+            ("m.project = ?", self.project),
+        ):
+            if value:
+                parts.append(clause)
+                args.append(value)
         return " AND ".join(parts), args
+
+
+#: The columns of a ``session_summaries`` row, in table order.
+SUMMARY_COLUMNS = (
+    "id, project, depth, kind, content, token_count, earliest_at, latest_at, session_key, "
+    "harness, agent_id, source_type, source_ref, meta_json, created_at"
+)
+
+#: Columns a new memory takes as given, ``NULL`` when absent.
+_OPTIONAL_COLUMNS = ("tags", "source_id", "project", "session_id", "scope")
 
 
 def _escape_like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def _row(row: sqlite3.Row | None) -> dict[str, Any] | None:
-    return dict(row) if row is not None else None
 
 
 class MemoryStore:
@@ -308,7 +288,8 @@ class MemoryStore:
 
     def _one(self, sql: str, args: Sequence[Any] = ()) -> dict[str, Any] | None:
         with self._lock:
-            return _row(self._conn.execute(sql, args).fetchone())
+            row = self._conn.execute(sql, args).fetchone()
+        return dict(row) if row is not None else None
 
     def _now_iso(self) -> str:
         return iso(self._now())
@@ -320,116 +301,66 @@ class MemoryStore:
 
     # -- memories ------------------------------------------------------------
 
-    def add_memory(
-        self,
-        content: str,
-        *,
-        agent_id: str = "default",
-        type: str | None = None,
-        importance: float = 0.8,
-        tags: str | None = None,
-        pinned: bool = False,
-        who: str = "daemon",
-        project: str | None = None,
-        source_type: str | None = "manual",
-        source_id: str | None = None,
-        session_id: str | None = None,
-        scope: str | None = None,
-        visibility: str = "global",
-        created_at: str | None = None,
-        extraction_status: str = "none",
-        updated_by: str | None = None,
-    ) -> str:
-        """Insert one memory row as-is (no prefix parsing, no de-duplication)."""
-        return self.add_memories(
-            [
-                {
-                    "content": content,
-                    "agent_id": agent_id,
-                    "type": type,
-                    "importance": importance,
-                    "tags": tags,
-                    "pinned": pinned,
-                    "who": who,
-                    "project": project,
-                    "source_type": source_type,
-                    "source_id": source_id,
-                    "session_id": session_id,
-                    "scope": scope,
-                    "visibility": visibility,
-                    "created_at": created_at,
-                    "extraction_status": extraction_status,
-                    "updated_by": updated_by,
-                }
-            ]
-        )[0]
+    def add_memory(self, content: str, **fields: Any) -> str:
+        """Insert one memory row as-is (no prefix parsing, no de-duplication).
+
+        ``fields`` are columns: ``agent_id``, ``type`` (inferred when absent),
+        ``importance``, ``tags``, ``pinned``, ``who``, ``project``,
+        ``source_type`` (``"manual"``), ``source_id``, ``session_id``,
+        ``scope``, ``visibility``, ``created_at``, ``extraction_status`` and
+        ``updated_by``.
+        """
+        return self.add_memories([{**fields, "content": content}])[0]
 
     def add_memories(self, rows: Iterable[Mapping[str, Any]]) -> list[str]:
         """Insert many memories in one transaction (fast seeding for tests and benches).
 
-        Each mapping takes the keyword names of :meth:`add_memory`; only
-        ``content`` is required.
+        Each mapping takes the field names of :meth:`add_memory` plus
+        ``content``, the one required key.
         """
         now = self._now_iso()
-        ids: list[str] = []
-        params: list[tuple[Any, ...]] = []
+        params: list[dict[str, Any]] = []
         for row in rows:
             storage, normalized, digest = normalize_content(str(row["content"]))
-            mem_id = str(row.get("id") or uuid.uuid4())
-            ids.append(mem_id)
-            created = row.get("created_at") or now
-            who = row.get("who") or "daemon"
-            pinned = 1 if row.get("pinned") else 0
+            who, pinned = row.get("who") or "daemon", 1 if row.get("pinned") else 0
             params.append(
-                (
-                    mem_id,
-                    storage,
-                    normalized,
-                    digest,
-                    row.get("type") or infer_type(storage),
-                    float(row.get("importance", 0.8)),
-                    row.get("tags"),
-                    pinned,
-                    who,
-                    "explicit-critical" if pinned else "explicit",
-                    row.get("source_id"),
-                    row.get("source_type", "manual"),
-                    row.get("project"),
-                    row.get("session_id"),
-                    row.get("extraction_status") or "none",
-                    created,
-                    created,
-                    row.get("updated_by") or who,
-                    row.get("agent_id") or "default",
-                    row.get("scope"),
-                    row.get("visibility") or "global",
-                )
+                {
+                    **{column: row.get(column) for column in _OPTIONAL_COLUMNS},
+                    "id": str(row.get("id") or uuid.uuid4()),
+                    "content": storage,
+                    "normalized_content": normalized,
+                    "content_hash": digest,
+                    "type": row.get("type") or infer_type(storage),
+                    "importance": float(row.get("importance", 0.8)),
+                    "pinned": pinned,
+                    "who": who,
+                    "why": "explicit-critical" if pinned else "explicit",
+                    "source_type": row.get("source_type", "manual"),
+                    "extraction_status": row.get("extraction_status") or "none",
+                    "created_at": row.get("created_at") or now,
+                    "updated_by": row.get("updated_by") or who,
+                    "agent_id": row.get("agent_id") or "default",
+                    "visibility": row.get("visibility") or "global",
+                }
             )
+        if not params:
+            return []
+        columns = list(params[0])
         with self._tx() as db:
             db.executemany(
-                """INSERT INTO memories (
-                    id, content, normalized_content, content_hash, type, importance, tags,
-                    pinned, who, why, source_id, source_type, project, session_id,
-                    extraction_status, created_at, updated_at, updated_by, agent_id, scope,
-                    visibility
-                ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                f"INSERT INTO memories ({', '.join(columns)}, updated_at) "
+                f"VALUES ({', '.join(':' + c for c in columns)}, :created_at)",
                 params,
             )
-        return ids
+        return [p["id"] for p in params]
 
     def find_by_source(
         self, source_type: str, source_id: str, scope: str | None
     ) -> dict[str, Any] | None:
         """A live memory with this ``(sourceType, sourceId)`` in this scope."""
-        if scope is None:
-            return self._one(
-                "SELECT * FROM memories WHERE source_type = ? AND source_id = ? "
-                "AND scope IS NULL AND is_deleted = 0 LIMIT 1",
-                (source_type, source_id),
-            )
         return self._one(
-            "SELECT * FROM memories WHERE source_type = ? AND source_id = ? "
-            "AND scope = ? AND is_deleted = 0 LIMIT 1",
+            "SELECT * FROM memories WHERE source_type = ? AND source_id = ? AND scope IS ? "
+            "AND is_deleted = 0 LIMIT 1",
             (source_type, source_id, scope),
         )
 
@@ -437,22 +368,18 @@ class MemoryStore:
         self, content_hash: str, scope: str | None, *, exclude_id: str | None = None
     ) -> dict[str, Any] | None:
         """A live memory with this normalized-content hash in this scope."""
-        scope_sql = "scope IS NULL" if scope is None else "scope = ?"
-        args: list[Any] = [content_hash] + ([] if scope is None else [scope])
-        extra = ""
-        if exclude_id is not None:
-            extra = " AND id != ?"
-            args.append(exclude_id)
         return self._one(
-            f"SELECT * FROM memories WHERE content_hash = ? AND {scope_sql} "
-            f"AND is_deleted = 0{extra} LIMIT 1",
-            args,
+            "SELECT * FROM memories WHERE content_hash = ? AND scope IS ? AND is_deleted = 0 "
+            "AND id IS NOT ? LIMIT 1",
+            (content_hash, scope, exclude_id),
         )
 
-    def get_memory(self, memory_id: str, *, include_deleted: bool = False) -> dict[str, Any] | None:
-        """The full row of one memory (internal columns included)."""
+    def get_memory(
+        self, memory_id: str, *, include_deleted: bool = False, columns: str = "*"
+    ) -> dict[str, Any] | None:
+        """One memory's row: every column (internal ones included), or the ones named."""
         extra = "" if include_deleted else " AND is_deleted = 0"
-        return self._one(f"SELECT * FROM memories WHERE id = ?{extra}", (memory_id,))
+        return self._one(f"SELECT {columns} FROM memories WHERE id = ?{extra}", (memory_id,))
 
     def search(
         self, match: str, filters: MemoryFilters, limit: int
@@ -527,50 +454,51 @@ class MemoryStore:
         reason: str,
     ) -> int:
         """Apply a modify patch, bump the version, write history; the new version."""
-        now = self._now_iso()
         sets = dict(changes)
         if "content" in sets:
             storage, normalized, digest = normalize_content(str(sets["content"]))
             sets.update(content=storage, normalized_content=normalized, content_hash=digest)
+        return self._mutate(memory_id, "updated", sets, changed_by, actor_type, reason)
+
+    def soft_delete(self, memory_id: str, *, changed_by: str, actor_type: str, reason: str) -> int:
+        """Mark a memory deleted (kept for recovery); the new version."""
+        return self._mutate(memory_id, "deleted", {"is_deleted": 1}, changed_by, actor_type, reason)
+
+    def _mutate(
+        self,
+        memory_id: str,
+        event: str,
+        sets: dict[str, Any],
+        changed_by: str,
+        actor_type: str,
+        reason: str,
+    ) -> int:
+        """Write ``sets`` with a bumped version and one history row; the new version."""
+        now = self._now_iso()
         with self._tx() as db:
             old = db.execute(
                 "SELECT content, version FROM memories WHERE id = ?", (memory_id,)
             ).fetchone()
             version = int(old["version"]) + 1
             sets.update(version=version, updated_at=now, updated_by=changed_by)
+            if event == "deleted":
+                sets["deleted_at"] = now
             cols = ", ".join(f"{k} = ?" for k in sets)
             db.execute(f"UPDATE memories SET {cols} WHERE id = ?", [*sets.values(), memory_id])
+            new_content = sets.get("content", old["content"]) if event == "updated" else None
             db.execute(
-                "INSERT INTO memory_history VALUES (?, ?, 'updated', ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO memory_history VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     str(uuid.uuid4()),
                     memory_id,
+                    event,
                     old["content"],
-                    sets.get("content", old["content"]),
+                    new_content,
                     changed_by,
                     actor_type,
                     reason,
                     now,
                 ),
-            )
-        return version
-
-    def soft_delete(self, memory_id: str, *, changed_by: str, actor_type: str, reason: str) -> int:
-        """Mark a memory deleted (kept for recovery); the new version."""
-        now = self._now_iso()
-        with self._tx() as db:
-            old = db.execute(
-                "SELECT content, version FROM memories WHERE id = ?", (memory_id,)
-            ).fetchone()
-            version = int(old["version"]) + 1
-            db.execute(
-                "UPDATE memories SET is_deleted = 1, deleted_at = ?, version = ?, "
-                "updated_at = ?, updated_by = ? WHERE id = ?",
-                (now, version, now, changed_by, memory_id),
-            )
-            db.execute(
-                "INSERT INTO memory_history VALUES (?, ?, 'deleted', ?, NULL, ?, ?, ?, ?)",
-                (str(uuid.uuid4()), memory_id, old["content"], changed_by, actor_type, reason, now),
             )
         return version
 
@@ -595,25 +523,21 @@ class MemoryStore:
         limit: int,
     ) -> list[dict[str, Any]]:
         """Batch-forget selection: FTS when a query is given, else importance order."""
-        parts = ["m.is_deleted = 0", "m.scope IS NULL" if scope is None else "m.scope = ?"]
-        args: list[Any] = [] if scope is None else [scope]
-        for column, value in (
-            ("type", type),
-            ("who", who),
-            ("source_type", source_type),
-        ):
-            if value:
-                parts.append(f"m.{column} = ?")
-                args.append(value)
+        parts = ["m.is_deleted = 0", "m.scope IS ?"]
+        args: list[Any] = [scope]
         for tag in tags:
             parts.append("m.tags LIKE ? ESCAPE '\\'")
             args.append(f"%{_escape_like(tag)}%")
-        if since:
-            parts.append("m.created_at >= ?")
-            args.append(since)
-        if until:
-            parts.append("m.created_at <= ?")
-            args.append(until)
+        for condition, value in (
+            ("m.type = ?", type),
+            ("m.who = ?", who),
+            ("m.source_type = ?", source_type),
+            ("m.created_at >= ?", since),
+            ("m.created_at <= ?", until),
+        ):
+            if value:
+                parts.append(condition)
+                args.append(value)
         clause = " AND ".join(parts)
         if match is not None:
             return self._all(
@@ -792,28 +716,11 @@ class MemoryStore:
 
     def add_summary_node(self, node: Mapping[str, Any], memory_ids: Sequence[str] = ()) -> None:
         """Insert (or replace) a temporal summary node and link memories to it."""
-        cols = (
-            "id",
-            "project",
-            "depth",
-            "kind",
-            "content",
-            "token_count",
-            "earliest_at",
-            "latest_at",
-            "session_key",
-            "harness",
-            "agent_id",
-            "source_type",
-            "source_ref",
-            "meta_json",
-            "created_at",
-        )
         with self._tx() as db:
             db.execute(
-                f"INSERT OR REPLACE INTO session_summaries ({', '.join(cols)}) "
-                f"VALUES ({', '.join('?' for _ in cols)})",
-                [node.get(c) for c in cols],
+                f"INSERT OR REPLACE INTO session_summaries ({SUMMARY_COLUMNS}) "
+                f"VALUES ({', '.join('?' for _ in SUMMARY_COLUMNS.split(', '))})",
+                [node.get(c) for c in SUMMARY_COLUMNS.split(", ")],
             )
             db.executemany(
                 "INSERT OR IGNORE INTO session_summary_memories VALUES (?, ?)",
@@ -843,9 +750,7 @@ class MemoryStore:
         where = " AND ".join(parts)
         total_row = self._one(f"SELECT COUNT(*) AS n FROM session_summaries WHERE {where}", args)
         rows = self._all(
-            "SELECT s.id, s.project, s.depth, s.kind, s.content, s.token_count, s.earliest_at, "
-            "s.latest_at, s.session_key, s.harness, s.agent_id, s.source_type, s.source_ref, "
-            "s.meta_json, s.created_at, "
+            f"SELECT {SUMMARY_COLUMNS}, "
             "(SELECT COUNT(*) FROM session_summary_children c WHERE c.parent_id = s.id) "
             "AS childCount "
             f"FROM session_summaries s WHERE {where} ORDER BY s.latest_at DESC LIMIT ? OFFSET ?",
