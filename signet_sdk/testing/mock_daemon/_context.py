@@ -55,7 +55,6 @@ class Context:
     secrets: dict[str, str] = field(default_factory=dict)
     started_at: float = 0.0
     port: int | None = None
-    harness_last_seen: dict[str, float] = field(default_factory=dict)
 
     @property
     def newer_routes(self) -> bool:
@@ -70,8 +69,3 @@ class Context:
     def agent(self, agent_id: Any, session_key: Any) -> str:
         """``resolveAgentId`` with this daemon's ``SIGNET_AGENT_ID``."""
         return resolve_agent_id(agent_id, session_key, self.agent_id_env)
-
-    def stamp_harness(self, harness: Any) -> None:
-        """Record when a harness was last seen (every hook does this)."""
-        if isinstance(harness, str) and harness:
-            self.harness_last_seen[harness] = self.now()

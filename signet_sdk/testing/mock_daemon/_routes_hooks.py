@@ -107,14 +107,9 @@ def _bypassed(ctx: Context, body: dict[str, Any]) -> bool:
 
 
 def _claim_or_skip(
-    ctx: Context,
-    key: str | None,
-    path: RuntimePath | None,
-    agent_id: str,
-    hook: str,
-    noop: dict[str, Any],
+    ctx: Context, key: str | None, path: RuntimePath | None, agent_id: str, hook: str, **noop: Any
 ) -> Response | None:
-    """``claimAutomaticSessionOrSkip``: claim, or answer the 200 duplicate body."""
+    """``claimAutomaticSessionOrSkip``: claim, or answer the hook's no-op body with the skip."""
     if not key or not path:
         return None
     result = ctx.tracker.claim(key, path, agent_id)
@@ -128,6 +123,20 @@ def _claim_or_skip(
     )
     return json_response(
         {**noop, "skipped": True, "duplicateRuntimePath": True, "claimedBy": result.claimed_by}
+    )
+
+
+def _agent(body: dict[str, Any]) -> str:
+    """The agent a claim or presence row is written under: ``body.agentId ?? "default"``."""
+    return opt_str(body.get("agentId")) or "default"
+
+
+def _present(ctx: Context, key: str, body: dict[str, Any], path: RuntimePath | None) -> None:
+    """Create or refresh the session's cross-agent presence row."""
+    project = opt_str(body.get("project"))
+    harness = str(body["harness"])
+    ctx.presence.upsert(
+        key, agent_id=_agent(body), harness=harness, project=project, runtime_path=path
     )
 
 
@@ -258,14 +267,7 @@ def _session_start(ctx: Context, req: Request) -> Response:
             return json_response({"error": f"session claimed by {result.claimed_by} path"}, 409)
     presence_key = opt_str(body.get("sessionKey"))
     if presence_key:
-        ctx.presence.upsert(
-            presence_key,
-            agent_id=opt_str(body.get("agentId")) or "default",
-            harness=str(body["harness"]),
-            project=opt_str(body.get("project")),
-            runtime_path=path,
-        )
-    ctx.stamp_harness(body.get("harness"))
+        _present(ctx, presence_key, body, path)
     if _bypassed(ctx, body):
         return json_response({"inject": "", "memories": [], "bypassed": True})
     return json_response(_session_start_result(ctx, body, key))
@@ -359,26 +361,12 @@ def _prompt_route(ctx: Context, req: Request) -> Response:
     path = _runtime_path(req, body)
     key = opt_str(body.get("sessionKey"))
     known = ctx.tracker.has(key) if key else False
-    agent_id = opt_str(body.get("agentId")) or "default"
-    duplicate = _claim_or_skip(
-        ctx,
-        key,
-        path,
-        agent_id,
-        "user-prompt-submit",
-        {"inject": "", "memoryCount": 0, "sessionKnown": known},
-    )
+    noop = {"inject": "", "memoryCount": 0, "sessionKnown": known}
+    duplicate = _claim_or_skip(ctx, key, path, _agent(body), "user-prompt-submit", **noop)
     if duplicate is not None:
         return duplicate
     if key and not ctx.presence.touch(key):
-        ctx.presence.upsert(
-            key,
-            agent_id=agent_id,
-            harness=str(body["harness"]),
-            project=opt_str(body.get("project")),
-            runtime_path=path,
-        )
-    ctx.stamp_harness(body.get("harness"))
+        _present(ctx, key, body, path)
     if _bypassed(ctx, body):
         return json_response({"inject": "", "memoryCount": 0, "bypassed": True})
     message = user_message if has_message else user_prompt
@@ -437,39 +425,19 @@ def _session_end_route(ctx: Context, req: Request) -> Response:
     if not js_truthy(body.get("harness")):
         return json_response({"error": "harness is required"}, 400)
     path = _runtime_path(req, body)
-    ctx.stamp_harness(body.get("harness"))
     key = _key(body.get("sessionKey")) or _key(body.get("sessionId"))
     if key and path:
         ended = ctx.tracker.ended(key)
+        skip = {"memoriesSaved": 0, "skipped": True}
         if ended is not None and ended.runtime_path:
             ctx.logs.log("info", "hooks", "Duplicate session-end skipped", {"sessionKey": key})
             return json_response(
-                {
-                    "memoriesSaved": 0,
-                    "skipped": True,
-                    "duplicateSessionEnd": True,
-                    "endedBy": ended.runtime_path,
-                }
+                {**skip, "duplicateSessionEnd": True, "endedBy": ended.runtime_path}
             )
-        if ended is None:
-            owner = ctx.tracker.owner(key)
-            if owner and owner != path:
-                return json_response(
-                    {
-                        "memoriesSaved": 0,
-                        "skipped": True,
-                        "duplicateRuntimePath": True,
-                        "claimedBy": owner,
-                    }
-                )
-    duplicate = _claim_or_skip(
-        ctx,
-        key,
-        path,
-        opt_str(body.get("agentId")) or "default",
-        "session-end",
-        {"memoriesSaved": 0},
-    )
+        owner = ctx.tracker.owner(key) if ended is None else None
+        if owner and owner != path:
+            return json_response({**skip, "duplicateRuntimePath": True, "claimedBy": owner})
+    duplicate = _claim_or_skip(ctx, key, path, _agent(body), "session-end", memoriesSaved=0)
     if duplicate is not None:
         return duplicate
     if key and ctx.tracker.is_bypassed(key):
@@ -541,16 +509,10 @@ def _checkpoint_route(ctx: Context, req: Request) -> Response:
     key = _key(body.get("sessionKey"))
     assert key is not None
     duplicate = _claim_or_skip(
-        ctx,
-        key,
-        path,
-        opt_str(body.get("agentId")) or "default",
-        "session-checkpoint-extract",
-        {"skipped": True},
+        ctx, key, path, _agent(body), "session-checkpoint-extract", skipped=True
     )
     if duplicate is not None:
         return duplicate
-    ctx.stamp_harness(body.get("harness"))
     if ctx.tracker.is_bypassed(key):
         return json_response({"skipped": True})
     ctx.tracker.renew(key)
@@ -615,14 +577,8 @@ def _pre_compaction_route(ctx: Context, req: Request) -> Response:
         return json_response({"error": "harness is required"}, 400)
     path = _runtime_path(req, body)
     key = _key(body.get("sessionKey"))
-    duplicate = _claim_or_skip(
-        ctx,
-        key,
-        path,
-        ctx.agent(None, key),
-        "pre-compaction",
-        {"guidelines": "", "instructions": "", "summaryPrompt": ""},
-    )
+    noop = {"guidelines": "", "instructions": "", "summaryPrompt": ""}
+    duplicate = _claim_or_skip(ctx, key, path, ctx.agent(None, key), "pre-compaction", **noop)
     if duplicate is not None:
         return duplicate
     if _bypassed(ctx, body):
@@ -653,14 +609,7 @@ def _compaction_complete_route(ctx: Context, req: Request) -> Response:
         return json_response({"error": "harness and summary are required"}, 400)
     path = _runtime_path(req, body)
     key = _key(body.get("sessionKey"))
-    duplicate = _claim_or_skip(
-        ctx,
-        key,
-        path,
-        opt_str(body.get("agentId")) or "default",
-        "compaction-complete",
-        {"success": True},
-    )
+    duplicate = _claim_or_skip(ctx, key, path, _agent(body), "compaction-complete", success=True)
     if duplicate is not None:
         return duplicate
     if _bypassed(ctx, body):

@@ -397,25 +397,40 @@ _MODIFY_ERRORS = {
 }
 
 
-def _patch_route(ctx: Context, req: Request) -> Response:
+def _json_object(req: Request) -> dict[str, Any] | None:
+    """The body when it is a JSON object (else the route's ``Invalid JSON body``)."""
     try:
         payload = body_json(req)
     except BadJson:
-        payload = None
-    if not isinstance(payload, dict):
+        return None
+    return payload if isinstance(payload, dict) else None
+
+
+def _read_modify(
+    item: dict[str, Any], reason: str | None
+) -> tuple[str, int | None, dict[str, Any]] | str:
+    """One modify request's reason, ``if_version`` and patch, or the error message."""
+    reason = opt_str(item.get("reason")) or reason
+    if not reason:
+        return "reason is required"
+    if_version = parse_optional_int(item.get("if_version"))
+    if "if_version" in item and if_version is None:
+        return "if_version must be a positive integer"
+    patch, error = parse_modify_patch(item)
+    return (reason, if_version, patch) if patch is not None else str(error)
+
+
+def _patch_route(ctx: Context, req: Request) -> Response:
+    payload = _json_object(req)
+    if payload is None:
         return json_response({"error": "Invalid JSON body"}, 400)
     memory_id = _memory_id(req)
     if memory_id is None:
         return json_response({"error": "memory id is required"}, 400)
-    reason = opt_str(payload.get("reason"))
-    if not reason:
-        return json_response({"error": "reason is required"}, 400)
-    if_version = parse_optional_int(payload.get("if_version"))
-    if "if_version" in payload and if_version is None:
-        return json_response({"error": "if_version must be a positive integer"}, 400)
-    patch, error = parse_modify_patch(payload)
-    if patch is None:
-        return json_response({"error": error}, 400)
+    read = _read_modify(payload, None)
+    if isinstance(read, str):
+        return json_response({"error": read}, 400)
+    reason, if_version, patch = read
     actor = resolve_actor(req, payload.get("changed_by"))
     result = modify_tx(ctx, memory_id, patch, if_version, actor, reason)
     status = result["status"]
@@ -426,11 +441,8 @@ def _patch_route(ctx: Context, req: Request) -> Response:
 
 
 def _batch_modify_route(ctx: Context, req: Request) -> Response:
-    try:
-        payload = body_json(req)
-    except BadJson:
-        payload = None
-    if not isinstance(payload, dict):
+    payload = _json_object(req)
+    if payload is None:
         return json_response({"error": "Invalid JSON body"}, 400)
     patches = payload.get("patches")
     if not isinstance(patches, list) or not patches:
@@ -439,49 +451,24 @@ def _batch_modify_route(ctx: Context, req: Request) -> Response:
         return json_response(
             {"error": f"patches[] exceeds maximum batch size ({MAX_MUTATION_BATCH})"}, 400
         )
-    default_reason = opt_str(payload.get("reason"))
     actor = resolve_actor(req, payload.get("changed_by"))
     results: list[dict[str, Any]] = []
     for item in patches:
-        if not isinstance(item, dict):
-            results.append(
-                {"id": None, "status": "invalid_request", "error": "Each patch must be an object"}
+        memory_id = opt_str(item.get("id")) if isinstance(item, dict) else None
+        if not isinstance(item, dict) or not memory_id:
+            error = (
+                "Patch id is required" if isinstance(item, dict) else "Each patch must be an object"
             )
+            results.append({"id": None, "status": "invalid_request", "error": error})
             continue
-        memory_id = opt_str(item.get("id"))
-        if not memory_id:
-            results.append(
-                {"id": None, "status": "invalid_request", "error": "Patch id is required"}
-            )
+        read = _read_modify(item, opt_str(payload.get("reason")))
+        if isinstance(read, str):
+            results.append({"id": memory_id, "status": "invalid_request", "error": read})
             continue
-        reason = opt_str(item.get("reason")) or default_reason
-        if not reason:
-            results.append(
-                {"id": memory_id, "status": "invalid_request", "error": "reason is required"}
-            )
-            continue
-        if_version = parse_optional_int(item.get("if_version"))
-        if "if_version" in item and if_version is None:
-            results.append(
-                {
-                    "id": memory_id,
-                    "status": "invalid_request",
-                    "error": "if_version must be a positive integer",
-                }
-            )
-            continue
-        patch, error = parse_modify_patch(item)
-        if patch is None:
-            results.append({"id": memory_id, "status": "invalid_request", "error": error})
-            continue
+        reason, if_version, patch = read
         results.append(modify_tx(ctx, memory_id, patch, if_version, actor, reason))
-    return json_response(
-        {
-            "total": len(results),
-            "updated": sum(1 for r in results if r["status"] == "updated"),
-            "results": results,
-        }
-    )
+    updated = sum(1 for r in results if r["status"] == "updated")
+    return json_response({"total": len(results), "updated": updated, "results": results})
 
 
 # -- forget ----------------------------------------------------------------------
@@ -564,11 +551,8 @@ def confirm_token(ids: Sequence[str]) -> str:
 
 
 def _batch_forget_route(ctx: Context, req: Request) -> Response:
-    try:
-        payload = body_json(req)
-    except BadJson:
-        payload = None
-    if not isinstance(payload, dict):
+    payload = _json_object(req)
+    if payload is None:
         return json_response({"error": "Invalid JSON body"}, 400)
     mode = opt_str(payload.get("mode")) or "preview"
     if mode not in ("preview", "execute"):
