@@ -1,4 +1,4 @@
-"""A stateful, faithful mock of the Signet daemon's HTTP API (TS 0.109).
+"""A stateful, faithful mock of the Signet daemon's HTTP API (TS 0.109 by default).
 
 Use it in-process as an ASGI application::
 
@@ -12,7 +12,9 @@ also what ``signet-sdk dev-daemon`` runs. It keeps runtime-path claims,
 tombstones and bypass flags in memory, memories and transcripts in SQLite
 with FTS5, and answers with the daemon's exact statuses and error bodies.
 
-Importing this package needs only the standard library: uvicorn is loaded
+``MockDaemon(version="0.110")`` imitates a later release (it adds the
+session search and transcript routes). Importing this package needs only
+the standard library: Starlette is loaded when a daemon is made, uvicorn
 when a server is started.
 """
 
