@@ -22,7 +22,10 @@ LONG = "user: we ship the billing fix on Tuesday after review.\nassistant: noted
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[tuple[MockDaemon, str]]:
-    mock = MockDaemon(secrets={"API_KEY": "sk-very-secret"})
+    # A daemon newer than 0.109, with a synthesis worker: every route this file checks.
+    mock = MockDaemon(
+        secrets={"API_KEY": "sk-very-secret"}, version="0.110", synthesis_provider="ollama"
+    )
     with mock.serve() as handle:
         yield mock, handle.url
 
@@ -135,6 +138,18 @@ def test_sessions_summaries_and_synthesis(client: s.AdapterClient) -> None:
     assert client.synthesis_config().provider
     assert client.request_synthesis().prompt
     assert client.complete_synthesis(s.SynthesisCompleteRequest(content="# MEMORY\n")).success
+
+
+def test_what_0_109_does_not_serve(tmp_path: Path) -> None:
+    """TS 0.109 has no session transcript route and, without a provider, no synthesis worker."""
+    mock = MockDaemon(db_path=tmp_path / "old.sqlite3")
+    with mock.serve() as handle, s.AdapterClient("old", handle.url, max_retries=2) as client:
+        with pytest.raises(s.NotFoundError):
+            client.get_session_transcript("k")
+        with pytest.raises(s.ServiceUnavailableError):
+            client.complete_synthesis(s.SynthesisCompleteRequest(content="# MEMORY\n"))
+        completes = [r for r in mock.requests if r.path == "/api/hooks/synthesis/complete"]
+        assert len(completes) == 1  # "not running" is permanent: never retried
 
 
 def test_secrets_health_and_logs(client: s.AdapterClient, served: tuple[MockDaemon, str]) -> None:

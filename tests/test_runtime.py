@@ -15,7 +15,7 @@ from signet_sdk.testing.mock_daemon import MockDaemon
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[tuple[MockDaemon, str]]:
-    mock = MockDaemon()
+    mock = MockDaemon(version="0.110")  # serves the session transcript route checked below
     with mock.serve() as handle:
         yield mock, handle.url
 

@@ -101,7 +101,8 @@ def world(claude_bin: str, tmp_path: Path, isolated: Path) -> Iterator[World]:
     project.mkdir()
     assert install_main(["install", "--project", str(project)]) == 0
     fake = FakeAnthropic(tmp_path / "anthropic.jsonl")
-    daemon = MockDaemon(db_path=tmp_path / "daemon.sqlite3")
+    # 0.110 serves /api/sessions/:key/transcript, which the first test reads back.
+    daemon = MockDaemon(db_path=tmp_path / "daemon.sqlite3", version="0.110")
     try:
         with daemon.serve() as handle:
             env = {
