@@ -65,6 +65,7 @@ CORE = {
     "signet_sdk.hooks.deadline",
     "signet_sdk.hooks.process",
     "signet_sdk.hooks.runner",
+    "signet_sdk.hooks.sender",
     "signet_sdk.runtime",
     "signet_sdk.runtime.dispatch",
     "signet_sdk.runtime.entrypoints",

@@ -335,7 +335,7 @@ def test_backpressure_never_turns_an_entry_into_a_dead_letter(
 
 
 def test_one_sender_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from signet_sdk.hooks import runner
+    from signet_sdk.hooks import sender as runner
 
     env = {"XDG_STATE_HOME": str(tmp_path / "state"), "SIGNET_DAEMON_URL": "http://127.0.0.1:9"}
     held = runner._flusher_lock(env)

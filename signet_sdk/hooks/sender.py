@@ -1,0 +1,133 @@
+"""Sending what the outbox holds: the detached sender, and one sender at a time.
+
+A hook hands its writes to the outbox and, when the daemon did not take
+them, starts ``python -m signet_sdk.hooks.runner flush`` detached; that
+sender retries an unreachable daemon for a while and leaves the rest to
+the next trigger. A flock on ``outbox/.sender.lock`` keeps one sender at
+work per outbox: a second exits at once, and hooks do not start one while
+another runs. Standard library only.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from signet_sdk.hooks.process import hook_log, spawn_detached
+from signet_sdk.wire.config import resolve_config
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+    from signet_sdk.hooks.outbox import Entry
+    from signet_sdk.wire.config import ClientConfig
+
+__all__ = ["FLUSH_SECONDS", "flush", "outbox_sender", "spawn_flusher"]
+
+#: How long a detached flusher keeps retrying an unreachable daemon.
+FLUSH_SECONDS = 60.0
+
+
+def spawn_flusher(env: Mapping[str, str] | None = None, seconds: float | None = None) -> int:
+    """Start a detached ``python -m signet_sdk.hooks.runner flush`` for the outbox.
+
+    It retries an unreachable daemon for ``seconds`` (default
+    ``SIGNET_OUTBOX_FLUSH_SECONDS``, else 60) and then leaves what is left to
+    the next trigger.
+    """
+    if seconds is None:
+        raw = (os.environ if env is None else env).get("SIGNET_OUTBOX_FLUSH_SECONDS", "")
+        try:
+            seconds = min(max(float(raw), 0.0), 3600.0) if raw.strip() else FLUSH_SECONDS
+        except ValueError:
+            seconds = FLUSH_SECONDS
+    if _flusher_busy(env):
+        return 0  # one sender at a time: the running one also takes what was just queued
+    argv = [sys.executable, "-m", "signet_sdk.hooks.runner", "flush", "--seconds", str(seconds)]
+    return spawn_detached(argv, env)
+
+
+def _flusher_lock(env: Mapping[str, str] | None) -> int | None:
+    """An exclusive, non-blocking lock on the outbox's sender lock file, or None if taken."""
+    from signet_sdk.runtime.files import private_dir, state_dir
+
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - no flock: senders are not capped
+        return -1
+    folder = private_dir(os.path.join(state_dir(env), "outbox"))
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(os.path.join(folder, ".sender.lock"), flags, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _flusher_busy(env: Mapping[str, str] | None) -> bool:
+    try:
+        fd = _flusher_lock(env)
+    except OSError:
+        return False
+    if fd is None:
+        return True
+    if fd >= 0:
+        os.close(fd)  # releases the probe
+    return False
+
+
+def outbox_sender(base: ClientConfig) -> Any:
+    """A sender for outbox entries: the entry's harness and runtime path, today's daemon URL."""
+    from signet_sdk.wire.lean import LeanClient
+
+    def send(entry: Entry, body: dict[str, Any], timeout: float | None = None) -> Any:
+        runtime_path = entry.runtime_path if entry.runtime_path in ("plugin", "legacy") else None
+        config = base.with_options(
+            harness=entry.harness or base.harness,
+            runtime_path=runtime_path,
+            agent_id=entry.agent_id,
+            no_hooks=False,
+        )
+        return LeanClient(config).call(entry.action, body, timeout=timeout)
+
+    return send
+
+
+def flush(seconds: float = FLUSH_SECONDS, env: Mapping[str, str] | None = None) -> dict[str, int]:
+    """Deliver the outbox now, retrying an unreachable daemon for up to ``seconds``.
+
+    The flusher runs with ``SIGNET_NO_HOOKS=1`` in its environment (it is a
+    child of a hook), but what it sends is the user's own data, so that
+    variable is not turned into the daemon's ``x-signet-no-hooks`` no-op.
+    """
+    environ = dict(os.environ if env is None else env)
+    environ.pop("SIGNET_NO_HOOKS", None)
+
+    def log(message: str) -> None:
+        hook_log(message, harness="outbox", event="flush", env=environ)
+
+    from signet_sdk.hooks.outbox import Outbox, state_dir
+    from signet_sdk.runtime.transcripts import sweep_staged
+
+    config = resolve_config(env=environ)
+    lock = _flusher_lock(environ)
+    if lock is None:
+        return {"busy": 1}  # another sender is at work on the same outbox
+    try:
+        sweep_staged()
+        outbox = Outbox(os.path.join(state_dir(environ), "outbox"), log=log)
+        outbox.sweep()
+        send = outbox_sender(config)
+        counts = outbox.flush(lambda e, b: send(e, b), deadline=time.monotonic() + seconds)
+        left = len(outbox.pending())
+        if left:
+            log(f"{left} outbox entries still queued ({counts}); the next hook replays them")
+        return counts
+    finally:
+        if lock >= 0:
+            os.close(lock)
