@@ -12,20 +12,23 @@ Routes (JSON; OpenAPI at ``/openapi.json``, docs at ``/docs``):
   the neutral output and ``degraded``) within the event's deadline.
 * ``GET /v1/tools`` and ``POST /v1/tools/{name}``: the memory tool set.
 
-One ``httpx.AsyncClient`` pool serves every harness's client and is closed
-on shutdown. :class:`~signet_sdk.server.security.Gate` wraps the app.
+One daemon pool (an ``httpx.AsyncClient``, over aiohttp when it is
+installed) serves every harness's client and is closed on shutdown.
+:class:`~signet_sdk.server.security.Gate` wraps the app.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
 import httpx
-from fastapi import Body, FastAPI, Request
+from fastapi import Body, FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
@@ -33,51 +36,52 @@ from pydantic import BaseModel
 import signet_sdk.models as models
 from signet_sdk._version import __version__
 from signet_sdk.client.async_client import AsyncAdapterClient
-from signet_sdk.client.base import POOL_LIMITS
 from signet_sdk.hooks.outbox import Outbox
 from signet_sdk.runtime.plugin import HarnessPlugin
 from signet_sdk.runtime.registry import find_plugin, installed_adapters
-from signet_sdk.server.events import EventRunner, default_outbox_dir, output_wire
+from signet_sdk.server.errors import daemon_error, error, wire_field
+from signet_sdk.server.events import EventRunner, Handoff, default_outbox_dir, output_wire
+from signet_sdk.server.pool import daemon_pool
 from signet_sdk.server.security import Gate
-from signet_sdk.wire.errors import (
-    APIStatusError,
-    APITimeoutError,
-    PayloadError,
-    SignetError,
-)
+from signet_sdk.wire.errors import SignetError
 from signet_sdk.wire.lifecycle import LIFECYCLE, LifecycleAction
 
 __all__ = ["DEFAULT_BODY_LIMIT", "RuntimeAdapterServer"]
 
 #: Largest request body accepted; a transcript-bearing event stays well under it.
 DEFAULT_BODY_LIMIT = 4 * 1024 * 1024
+#: How many harness clients (and plugin look-ups) are kept; any name is accepted.
+_CACHED_HARNESSES = 64
+#: ``/health`` waits this long for the daemon before it reports it degraded.
+_HEALTH_SECONDS = 3.0
 _SLUGS = [row.slug for row in LIFECYCLE.values()]
 
 
-def _error(status: int, message: str, **extra: Any) -> JSONResponse:
-    return JSONResponse({"error": message, **extra}, status_code=status)
+class _Bounded(OrderedDict[str, Any]):
+    """A small LRU: lifecycle routes accept any harness name, so memory must not grow with them."""
 
-
-def _daemon_error(exc: SignetError) -> JSONResponse:
-    """A daemon failure on a lifecycle or tool route: its status, or 502/504 when unreachable."""
-    if isinstance(exc, PayloadError):
-        return _error(422, str(exc), field=exc.field)
-    if isinstance(exc, APIStatusError):
-        return _error(exc.status_code, str(exc), daemonStatus=exc.status_code)
-    if isinstance(exc, APITimeoutError):
-        return _error(504, f"the daemon did not answer in time: {exc}")
-    return _error(502, f"the daemon could not be reached: {exc}")
+    def remember(self, key: str, value: Any) -> Any:
+        self[key] = value
+        if len(self) > _CACHED_HARNESSES:
+            self.popitem(last=False)
+        return value
 
 
 class RuntimeAdapterServer:
     """The FastAPI app, its shared daemon pool and its security gate.
 
     ``asgi`` is the application to serve (``signet-sdk serve`` runs it on
-    uvicorn; mount it in your own app or run it with any ASGI server).
-    ``daemon_url``, ``token`` (the daemon's) and ``options`` configure the
-    daemon clients as ``create_adapter`` does. ``server_token`` protects this
-    server; ``allowed_hosts`` lists the ``Host`` values it answers to (empty:
-    no check, for mounting behind your own front).
+    uvicorn; run it with any ASGI server, or mount it in your own app and
+    call :meth:`aclose` when that app shuts down). ``daemon_url`` and
+    ``options`` (``token`` for the daemon, ``timeout``, ``max_retries`` ...)
+    configure the daemon clients as ``create_adapter`` does.
+
+    ``server_token`` protects this server: every request then needs
+    ``Authorization: Bearer <server_token>``. ``allowed_hosts`` lists the
+    ``Host`` values it answers to (``name`` or ``name:port``); the default
+    is the loopback names on any port, ``["*"]`` turns the check off for a
+    server behind your own front. ``body_limit`` caps request bodies (413).
+    ``allow_exec`` serves the ``secrets_exec`` tool, which runs commands.
     """
 
     def __init__(
@@ -85,31 +89,49 @@ class RuntimeAdapterServer:
         daemon_url: str | None = None,
         *,
         server_token: str | None = None,
-        allowed_hosts: list[str] | None = None,
+        allowed_hosts: Iterable[str] | None = None,
+        any_ip_host: bool = False,
         body_limit: int = DEFAULT_BODY_LIMIT,
         env: Mapping[str, str] | None = None,
         outbox_dir: str | None = None,
         http_client: httpx.AsyncClient | None = None,
+        allow_exec: bool = False,
         **options: Any,
     ) -> None:
         self.daemon_url = daemon_url
         self.env = dict(os.environ if env is None else env)
         self.options = options
+        self.allow_exec = allow_exec
         self.outbox = Outbox(outbox_dir or default_outbox_dir(self.env))
+        self.handoff = Handoff(self.outbox, self._sender_env())
         self._given_http = http_client
         self._http: httpx.AsyncClient | None = http_client
-        self._clients: dict[str, AsyncAdapterClient] = {}
-        self._plugins: dict[str, HarnessPlugin | None] = {}
-        self._runners: dict[str, EventRunner] = {}
+        self._clients = _Bounded()
+        self._plugins = _Bounded()
+        self._runners = _Bounded()
         #: ``time.monotonic()`` of the last request, for ``--idle-exit``.
         self.last_request = time.monotonic()
         self.fastapi = self._build()
         self.asgi = Gate(
             self._touching(self.fastapi),
             token=server_token,
-            allowed_hosts=allowed_hosts or [],
+            allowed_hosts=allowed_hosts,
             body_limit=body_limit,
+            any_ip=any_ip_host,
         )
+
+    def _sender_env(self) -> dict[str, str]:
+        """The environment of a detached outbox sender: this server's daemon and credentials."""
+        from signet_sdk.wire.config import resolve_config
+
+        config = resolve_config(self.daemon_url, token=self.options.get("token"), env=self.env)
+        env = dict(self.env, SIGNET_DAEMON_URL=config.base_url)
+        if config.token:
+            env["SIGNET_TOKEN"] = config.token
+        return env
+
+    def __repr__(self) -> str:
+        return f"RuntimeAdapterServer(daemon_url={self.daemon_url!r})"
 
     # -- shared state --------------------------------------------------------
 
@@ -122,34 +144,36 @@ class RuntimeAdapterServer:
         return touched
 
     def plugin(self, harness: str) -> HarnessPlugin | None:
-        if harness not in self._plugins:
-            self._plugins[harness] = find_plugin(harness)
-        return self._plugins[harness]
+        if harness in self._plugins:
+            found: HarnessPlugin | None = self._plugins[harness]
+            return found
+        return self._plugins.remember(harness, find_plugin(harness))  # type: ignore[no-any-return]
 
     def client(self, harness: str) -> AsyncAdapterClient:
         """The harness's client on the one shared pool (made on first use)."""
-        found = self._clients.get(harness)
+        found: AsyncAdapterClient | None = self._clients.get(harness)
         if found is None:
             if self._http is None:
-                self._http = httpx.AsyncClient(limits=POOL_LIMITS)
+                self._http = daemon_pool()
             options = dict(self.options)
             plugin = self.plugin(harness)
             if plugin is not None and plugin.runtime_path and "runtime_path" not in options:
                 options["runtime_path"] = plugin.runtime_path
             options.setdefault("env", self.env)
             found = AsyncAdapterClient(harness, self.daemon_url, http_client=self._http, **options)
-            self._clients[harness] = found
+            self._clients.remember(harness, found)
         return found
 
     def runner(self, plugin: HarnessPlugin) -> EventRunner:
-        found = self._runners.get(plugin.name)
+        found: EventRunner | None = self._runners.get(plugin.name)
         if found is None:
-            found = EventRunner(plugin, self.client(plugin.name), self.outbox, self.env)
-            self._runners[plugin.name] = found
+            found = EventRunner(plugin, self.client(plugin.name), self.handoff, self.env)
+            self._runners.remember(plugin.name, found)
         return found
 
     async def aclose(self) -> None:
-        """Close the shared pool (unless the caller owns it)."""
+        """Finish background deliveries, hand the rest to a sender, close the pool."""
+        await self.handoff.drain()
         if self._http is not None and self._given_http is None:
             await self._http.aclose()
         self._http = self._given_http
@@ -170,76 +194,99 @@ class RuntimeAdapterServer:
             description="The Signet runtime adapter contract over HTTP.",
             lifespan=lifespan,
         )
+        bodies: dict[str, type[BaseModel]] = {}
 
         @app.exception_handler(RequestValidationError)
         async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
             first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid"}
-            loc = [str(p) for p in first["loc"] if p not in ("body",)]
-            field = ".".join(loc) or "body"
-            return _error(422, f"{field}: {first['msg']}", field=field)
+            route = request.scope.get("route")
+            model = bodies.get(getattr(route, "path", ""))
+            field = wire_field(model, first["loc"])
+            return error(422, f"{field}: {first['msg']}", field=field)
 
         @app.get("/health")
         async def health() -> dict[str, Any]:
             """This server and the daemon behind it; 200 even when the daemon is down."""
-            daemon: dict[str, Any] = {"reachable": False, "version": None, "degraded": None}
-            try:
-                status = await self.client("signet-sdk-server").health()
-                daemon.update(reachable=True, version=status.version, status=status.status)
-            except SignetError as exc:
-                daemon["degraded"] = f"{type(exc).__name__}: {exc}"
             return {
                 "status": "ok",
                 "version": __version__,
                 "harnesses": installed_adapters(),
-                "daemon": daemon,
+                "daemon": await self._daemon_state(),
             }
 
         for row in LIFECYCLE.values():
-            self._lifecycle_route(app, row)
+            bodies[self._lifecycle_route(app, row)] = getattr(models, row.params_model)
 
         @app.post("/v1/{harness}/lifecycle/{action}", include_in_schema=False)
         async def unknown_action(harness: str, action: str) -> JSONResponse:
-            return _error(404, f"unknown action {action!r}", valid=_SLUGS)
+            return error(404, f"unknown action {action!r}", valid=_SLUGS)
 
         @app.post("/v1/{harness}/events/{event}")
         async def native_event(
             harness: str, event: str, payload: Annotated[dict[str, Any], Body()]
         ) -> Any:
-            """One native event of an installed plugin; fails open within its deadline."""
+            """One native event of an installed plugin; fails open within its deadline.
+
+            The answer is the harness's structured output: ``data`` (what a
+            plugin applies), ``stdout`` and ``exitCode`` (what a command hook
+            would print and exit with), ``degraded`` (why the output is the
+            neutral one, or null) and ``queued`` (writes safe in the outbox
+            that the daemon has not taken yet).
+            """
             plugin = self.plugin(harness)
             if plugin is None:
-                return _error(
-                    404, f"no plugin installed for {harness!r}", installed=installed_adapters()
-                )
+                installed = installed_adapters()
+                return error(404, f"no plugin installed for {harness!r}", installed=installed)
             if event not in plugin.events:
-                return _error(
-                    404, f"unknown event {event!r} for {harness}", valid=list(plugin.events)
-                )
+                valid = list(plugin.events)
+                return error(404, f"unknown event {event!r} for {harness}", valid=valid)
             run, queued = await self.runner(plugin).run(event, payload)
             return output_wire(run, queued)
 
         from signet_sdk.server.tools import add_tool_routes
 
-        add_tool_routes(app, self)
+        add_tool_routes(app, self, allow_commands=self.allow_exec)
         return app
 
-    def _lifecycle_route(self, app: FastAPI, row: LifecycleAction) -> None:
+    async def _daemon_state(self) -> dict[str, Any]:
+        daemon: dict[str, Any] = {"reachable": False, "version": None, "degraded": None}
+        try:
+            client = self.client("signet-sdk-server")
+            status = await asyncio.wait_for(client.health(), timeout=_HEALTH_SECONDS)
+            daemon.update(reachable=True, version=status.version, status=status.status)
+        except SignetError as exc:
+            daemon["degraded"] = f"{type(exc).__name__}: {exc}"
+        except TimeoutError:
+            daemon["degraded"] = f"no answer within {_HEALTH_SECONDS:g}s"
+        return daemon
+
+    def _lifecycle_route(self, app: FastAPI, row: LifecycleAction) -> str:
         params_model: type[BaseModel] = getattr(models, row.params_model)
         result_model: type[BaseModel] = getattr(models, row.result_model)
+        method = row.method
 
-        async def call(harness: str, params: BaseModel) -> Any:
+        async def call(harness: str, params: BaseModel) -> Response:
             try:
-                result = await getattr(self.client(harness), row.method)(params)
+                result: BaseModel = await getattr(self.client(harness), method)(params)
             except SignetError as exc:
-                return _daemon_error(exc)
-            return result.model_dump(mode="json", by_alias=True, exclude_unset=True)
+                return daemon_error(exc)
+            # Already validated by the client: serialised once, in pydantic's core.
+            body = result.model_dump_json(by_alias=True, exclude_unset=True)
+            return Response(body, media_type="application/json")
 
         call.__annotations__["params"] = params_model
+        path = f"/v1/{{harness}}/lifecycle/{row.slug}"
         app.post(
-            f"/v1/{{harness}}/lifecycle/{row.slug}",
+            path,
             response_model=result_model,
             response_model_by_alias=True,
             response_model_exclude_unset=True,
             name=row.slug,
             summary=f"{row.method}: POST /api/hooks/{row.slug}",
+            responses={
+                422: {"description": "a field of the body is invalid (named in `field`)"},
+                502: {"description": "the daemon could not be reached or failed"},
+                504: {"description": "the daemon did not answer in time"},
+            },
         )(call)
+        return path

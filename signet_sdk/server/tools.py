@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from fastapi import Body, FastAPI, Header
 from fastapi.responses import JSONResponse
 
+from signet_sdk.server.errors import daemon_error, error
 from signet_sdk.tools.definitions import ToolContext
 from signet_sdk.tools.runner import (
     ToolDisabledError,
@@ -52,8 +53,6 @@ def add_tool_routes(
         x_signet_agent_id: Annotated[str | None, Header()] = None,
     ) -> Any:
         """Run one tool call; errors name the field or list the tools."""
-        from signet_sdk.server.app import _daemon_error, _error
-
         context = ToolContext(x_signet_session_key, x_signet_project, x_signet_agent_id)
         client = server.client(x_signet_harness or "tools")
         try:
@@ -62,9 +61,9 @@ def add_tool_routes(
             )
         except UnknownToolError as exc:
             known = [t.name for t in enabled_tools(allow_commands=allow_commands)]
-            return _error(404, str(exc), valid=known)
+            return error(404, str(exc), valid=known)
         except ToolDisabledError as exc:
-            return _error(403, str(exc))
+            return error(403, str(exc))
         except SignetError as exc:
-            response: JSONResponse = _daemon_error(exc)
+            response: JSONResponse = daemon_error(exc)
             return response

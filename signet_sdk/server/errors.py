@@ -1,0 +1,99 @@
+"""Error answers of the adapter server: one JSON shape, field names as the wire spells them.
+
+Every error body is ``{"error": "<message>", ...}`` plus what helps the
+caller act: ``field`` (the wire name of the bad field), ``valid`` (the
+actions, events or tools that exist), ``installed`` (the harness plugins),
+``daemonStatus`` (what the daemon answered).
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Sequence
+from typing import Any
+
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+
+from signet_sdk.wire.errors import (
+    APIStatusError,
+    APITimeoutError,
+    PayloadError,
+    RateLimitError,
+    ServiceUnavailableError,
+    SignetError,
+)
+
+__all__ = ["daemon_error", "error", "wire_field"]
+
+#: Daemon statuses that describe the caller's request and pass through as they are.
+_PASS_THROUGH = frozenset({400, 404, 409, 410, 413, 422})
+
+
+def error(status: int, message: str, **extra: Any) -> JSONResponse:
+    return JSONResponse({"error": message, **extra}, status_code=status)
+
+
+def daemon_error(exc: SignetError) -> JSONResponse:
+    """A daemon failure on a lifecycle or tool route, as this server's answer.
+
+    A rejection of the request itself (400, 404, 409, 422 ...) keeps its
+    status; backpressure (429, 503) too, with ``Retry-After``. The daemon
+    refusing this server's own credentials, or failing, is a 502: the
+    caller's request was fine. No answer in time is a 504.
+    """
+    if isinstance(exc, PayloadError):
+        return error(422, str(exc), field=exc.field)
+    if isinstance(exc, APIStatusError):
+        status = exc.status_code
+        if status in _PASS_THROUGH:
+            return error(status, str(exc), daemonStatus=status)
+        if isinstance(exc, RateLimitError | ServiceUnavailableError):
+            answer = error(status, str(exc), daemonStatus=status)
+            retry = getattr(exc, "retry_after", None)
+            if isinstance(retry, int | float) and retry >= 0:
+                answer.headers["retry-after"] = str(max(int(retry), 1))
+            return answer
+        return error(502, f"the daemon answered {status}: {exc}", daemonStatus=status)
+    if isinstance(exc, APITimeoutError):
+        return error(504, f"the daemon did not answer in time: {exc}")
+    return error(502, f"the daemon could not be reached: {exc}")
+
+
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    """The pydantic models an annotation holds (``X | None``, ``list[X]`` ...)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    origin = typing.get_origin(annotation)
+    if origin is None and not isinstance(annotation, types.UnionType):
+        return []
+    found: list[type[BaseModel]] = []
+    for arg in typing.get_args(annotation):
+        found += _models_in(arg)
+    return found
+
+
+def wire_field(model: type[BaseModel] | None, loc: Sequence[Any]) -> str:
+    """A validation error's location in the wire's names: ``session_key`` -> ``sessionKey``.
+
+    ``loc`` is FastAPI's (``("body", "session_key", ...)``); the leading
+    ``body`` is dropped. Parts that are not fields of a known model (list
+    indexes, dict keys, union branches) are kept as they are.
+    """
+    parts = [p for p in loc][1:] if loc and loc[0] == "body" else list(loc)
+    out: list[str] = []
+    current: list[type[BaseModel]] = [model] if model is not None else []
+    for part in parts:
+        info = None
+        if isinstance(part, str):
+            info = next((m.model_fields[part] for m in current if part in m.model_fields), None)
+        if info is None:
+            out.append(str(part))
+            if isinstance(part, str) and current:
+                # a union branch's tag names a model: keep descending into it
+                current = [m for m in current if m.__name__ == part] or current
+            continue
+        out.append(info.alias or part)
+        current = _models_in(info.annotation)
+    return ".".join(out) or "body"
