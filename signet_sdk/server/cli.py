@@ -17,6 +17,8 @@ from typing import Any
 __all__ = ["register", "serve"]
 
 PROG = "signet-sdk serve"
+#: The app's default, repeated here so ``--help`` needs no FastAPI import.
+DEFAULT_BODY_LIMIT = 4 * 1024 * 1024
 
 
 def register(sub: Any) -> None:
@@ -29,10 +31,28 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=3851, help="port (default 3851; 0 picks a free one)")
-    p.add_argument("--token", help="require 'Authorization: Bearer TOKEN' on every request")
+    p.add_argument(
+        "--token",
+        help="require 'Authorization: Bearer TOKEN' on every request (SIGNET_ADAPTER_SERVER_TOKEN "
+        "sets it without showing it in the process list)",
+    )
     p.add_argument("--daemon-url", help="the Signet daemon (default: SIGNET_DAEMON_URL, else 3850)")
     p.add_argument(
         "--idle-exit", type=float, metavar="SECONDS", help="stop after this long without requests"
+    )
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME[:PORT]",
+        help="also answer requests whose Host header is NAME (a proxy's name); repeatable",
+    )
+    p.add_argument(
+        "--body-limit",
+        type=int,
+        default=DEFAULT_BODY_LIMIT,
+        metavar="BYTES",
+        help=f"refuse larger request bodies with 413 (default {DEFAULT_BODY_LIMIT})",
     )
     p.add_argument("--allow-exec", action="store_true", help="serve the secrets_exec tool")
     p.set_defaults(handler=serve)
@@ -49,6 +69,18 @@ def _loopback(host: str) -> bool:
         return False
 
 
+def _wildcard(host: str) -> bool:
+    return host in ("0.0.0.0", "::", "")
+
+
+def _host_names(host: str, shown: str, port: int) -> set[str]:
+    """The Host values naming this server: its address (and loopback aliases) with its port."""
+    names = {f"{shown}:{port}"}
+    if _loopback(host):
+        names |= {f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"}
+    return names
+
+
 def serve(ns: argparse.Namespace) -> int:
     import asyncio
     import socket
@@ -57,6 +89,7 @@ def serve(ns: argparse.Namespace) -> int:
 
     from signet_sdk.server.app import RuntimeAdapterServer
     from signet_sdk.server.discovery import remove_state, write_state
+    from signet_sdk.wire.errors import ConfigError
 
     host: str = ns.host
     token = ns.token or os.environ.get("SIGNET_ADAPTER_SERVER_TOKEN") or None
@@ -78,17 +111,22 @@ def serve(ns: argparse.Namespace) -> int:
         return 2
     port = int(sock.getsockname()[1])
     shown = f"[{host}]" if ":" in host else host
-    url = f"http://{shown}:{port}"
-    names = {f"{shown}:{port}", f"localhost:{port}"} if _loopback(host) else {f"{shown}:{port}"}
-    if host in ("127.0.0.1", "localhost"):
-        names |= {f"127.0.0.1:{port}", f"localhost:{port}"}
-    server_app = RuntimeAdapterServer(
-        ns.daemon_url, server_token=token, allowed_hosts=sorted(names)
-    )
-    if ns.allow_exec:
-        from signet_sdk.server.tools import add_tool_routes
-
-        add_tool_routes(server_app.fastapi, server_app, allow_commands=True)
+    # A wildcard bind is reached locally through loopback: that is what shims get.
+    local = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(host, shown)
+    url = f"http://{local}:{port}"
+    try:
+        server_app = RuntimeAdapterServer(
+            ns.daemon_url,
+            server_token=token,
+            allowed_hosts=sorted(_host_names(host, shown, port) | set(ns.allow_host)),
+            any_ip_host=_wildcard(host),
+            body_limit=ns.body_limit,
+            allow_exec=ns.allow_exec,
+        )
+    except ConfigError as exc:
+        sock.close()
+        sys.stderr.write(f"{PROG}: {exc}\n")
+        return 2
     config = uvicorn.Config(
         server_app.asgi, log_level="warning", access_log=False, timeout_graceful_shutdown=10
     )

@@ -6,6 +6,9 @@ any web page, through DNS rebinding) can reach a loopback port:
 
 * ``Host`` must name the address the server is bound to (or an allowed
   alias); a rebinding page sends its own host name and is refused (421).
+  By default the loopback names (``127.0.0.1``, ``localhost``, ``[::1]``)
+  on any port are accepted; ``signet-sdk serve`` narrows that to its own
+  address and port. A name without a port allows every port.
 * With a token, every request needs ``Authorization: Bearer <token>``,
   compared in constant time; without one, only ``/health`` answers, and
   only ``{"status": "ok"}``.
@@ -19,7 +22,10 @@ import hmac
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 
-__all__ = ["Gate"]
+__all__ = ["LOOPBACK_HOSTS", "Gate", "split_host"]
+
+#: The Host names a loopback server answers to when no list is given.
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -49,13 +55,28 @@ class Gate:
         app: ASGIApp,
         *,
         token: str | None,
-        allowed_hosts: Iterable[str],
+        allowed_hosts: Iterable[str] | None,
         body_limit: int,
+        any_ip: bool = False,
     ) -> None:
         self.app = app
         self._token = None if token is None else f"Bearer {token}".encode()
-        self._hosts = {h.lower() for h in allowed_hosts}
+        hosts = LOOPBACK_HOSTS if allowed_hosts is None else tuple(allowed_hosts)
+        #: "*" (or an empty list) turns the check off, for a server behind your own front.
+        self._check_host = bool(hosts) and "*" not in hosts
+        self._exact = {h.lower() for h in hosts if split_host(h)[1] is not None}
+        self._any_port = {h.lower() for h in hosts if split_host(h)[1] is None}
+        #: A wildcard bind answers to any IP literal: rebinding always sends a DNS name.
+        self._any_ip = any_ip
         self.body_limit = body_limit
+
+    def host_allowed(self, host: str) -> bool:
+        if not self._check_host or host in self._exact:
+            return True
+        name, _ = split_host(host)
+        if name in self._any_port:
+            return True
+        return self._any_ip and _is_ip(name)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -65,7 +86,7 @@ class Gate:
         for name, value in scope.get("headers", ()):
             headers.setdefault(name.lower(), value)
         host = headers.get(b"host", b"").decode("latin-1").lower()
-        if self._hosts and host not in self._hosts:
+        if not self.host_allowed(host):
             await _refuse(send, 421, "unexpected Host header; this server answers its own address")
             return
         if self._token is not None:
@@ -110,6 +131,31 @@ class Gate:
             return await receive()
 
         await self.app(scope, replay, send)
+
+
+def split_host(value: str) -> tuple[str, str | None]:
+    """``host[:port]`` (``[v6]:port`` too) -> (host, port or None)."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        end = value.find("]")
+        if end < 0:
+            return value, None
+        rest = value[end + 1 :]
+        return value[: end + 1], rest[1:] if rest.startswith(":") else None
+    name, colon, port = value.rpartition(":")
+    if not colon or ":" in name:
+        return value, None
+    return name, port
+
+
+def _is_ip(name: str) -> bool:
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(name[1:-1] if name.startswith("[") else name)
+    except ValueError:
+        return False
+    return True
 
 
 async def _refuse_health(send: Send) -> None:

@@ -9,13 +9,15 @@
 //      ${XDG_STATE_HOME:-~/.local/state}/signet-sdk/adapter-server.json
 //      ({url, port, pid, token}; ignored when its pid is gone).
 //   3. Otherwise one server is started in the background (`signet-sdk serve
-//      --port 0 --idle-exit N`, detached, one at a time under a lock file), and
-//      this event is served by running `signet-sdk hook <harness> <event>` as a
-//      process with the payload on stdin.
+//      --port 0 --idle-exit N`, detached, one at a time under a lock file, with
+//      a fresh token that only the state file shares), and this event is served
+//      by running `signet-sdk hook <harness> <event>` as a process with the
+//      payload on stdin. SIGNET_ADAPTER_AUTOSTART=0 turns the start off.
 // The `signet-sdk` command is SIGNET_SDK_COMMAND, else the "command" of a
 // signet-sdk.json beside this file (installers write it), else `signet-sdk`.
 
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import {
   closeSync,
   mkdirSync,
@@ -157,10 +159,12 @@ export function startServer(env = process.env) {
     writeSync(fd, String(process.pid));
     closeSync(fd);
     const command = sdkCommand(env);
+    // The token travels in the environment, not argv: other users can read argv.
+    const token = randomBytes(32).toString("hex");
     const child = spawn(
       command[0],
       [...command.slice(1), "serve", "--port", "0", "--idle-exit", String(IDLE_EXIT_SECONDS)],
-      { env, detached: true, stdio: "ignore" },
+      { env: { ...env, SIGNET_ADAPTER_SERVER_TOKEN: token }, cwd: dir, detached: true, stdio: "ignore" },
     );
     child.on("error", () => {});
     child.unref();
