@@ -8,7 +8,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from server_support import make_client
+from server_support import make_client, stand_in_daemon
 
 from signet_sdk.server import RuntimeAdapterServer
 from signet_sdk.testing.mock_daemon import MockDaemon
@@ -65,6 +65,12 @@ async def test_invalid_bodies_are_422_naming_the_field(served: httpx.AsyncClient
     assert extra.status_code == 422 and extra.json()["field"] == "colour"
     wrong = await served.post("/v1/h/lifecycle/recall", json={"query": 5})
     assert wrong.status_code == 422 and wrong.json()["field"] == "query"
+    camel = await served.post("/v1/h/lifecycle/session-start", json={"sessionKey": 5})
+    assert camel.status_code == 422 and camel.json()["field"] == "sessionKey"
+    nested = await served.post(
+        "/v1/h/lifecycle/user-prompt-submit", json={"sessionKey": "s", "userMessage": ["x"]}
+    )
+    assert nested.status_code == 422 and nested.json()["field"] == "userMessage"
     not_json = await served.post(
         "/v1/h/lifecycle/recall", content=b"{nope", headers={"content-type": "application/json"}
     )
@@ -174,3 +180,47 @@ async def test_openapi_and_docs(served: httpx.AsyncClient) -> None:
     assert "/v1/{harness}/lifecycle/session-start" in spec["paths"]
     assert "/v1/{harness}/events/{event}" in spec["paths"]
     assert (await served.get("/docs")).status_code == 200
+
+
+async def test_events_fail_open_when_the_daemon_answers_500(private_state: Path) -> None:
+    with stand_in_daemon(status=500) as daemon:
+        server = RuntimeAdapterServer(daemon.url, max_retries=0)
+        async with make_client(server) as client:
+            read = await client.post(
+                "/v1/claude-code/events/UserPromptSubmit",
+                json={"session_id": "s", "cwd": "/w", "prompt": "hi"},
+            )
+            write = await client.post(
+                "/v1/claude-code/events/PostCompact",
+                json={"session_id": "s", "cwd": "/w", "compact_summary": "kept for later"},
+            )
+            lifecycle = await client.post("/v1/h/lifecycle/recall", json={"query": "q"})
+        await server.aclose()
+    assert read.status_code == 200 and read.json()["data"] is None
+    assert read.json()["degraded"].startswith("InternalServerError")
+    assert write.status_code == 200 and write.json()["degraded"].startswith("InternalServerError")
+    outbox = private_state / "signet-sdk" / "outbox"
+    (entry,) = [json.loads(p.read_text()) for p in outbox.glob("*.json")]
+    assert write.json()["queued"] == [entry["id"]]
+    assert entry["body"]["summary"] == "kept for later"
+    # A lifecycle call has no neutral answer: the daemon's failure is a 502 naming its status.
+    assert lifecycle.status_code == 502 and lifecycle.json()["daemonStatus"] == 500
+
+
+async def test_a_detached_write_answers_at_once_and_is_delivered_before_shutdown(
+    private_state: Path,
+) -> None:
+    with stand_in_daemon(delay=0.5) as daemon:
+        server = RuntimeAdapterServer(daemon.url, max_retries=0)
+        async with make_client(server) as client:
+            started = time.monotonic()
+            answer = await client.post(
+                "/v1/claude-code/events/SessionEnd",
+                json={"session_id": "s-end", "cwd": "/w", "reason": "exit"},
+            )
+            took = time.monotonic() - started
+        assert answer.status_code == 200 and len(answer.json()["queued"]) == 1
+        assert took < 0.5  # on disk, not yet sent
+        await server.aclose()  # what shutdown does: finish background deliveries
+        assert daemon.paths == ["/api/hooks/session-end"]
+    assert list((private_state / "signet-sdk" / "outbox").glob("*.json")) == []

@@ -49,6 +49,39 @@ async def test_host_header_must_name_the_server() -> None:
     assert rebound.status_code == 421
 
 
+async def test_default_hosts_are_the_loopback_names_on_any_port() -> None:
+    server = RuntimeAdapterServer("http://127.0.0.1:9", max_retries=0)
+    async with make_client(server) as client:
+        for host in ("127.0.0.1:3851", "localhost:8080", "[::1]:1", "LOCALHOST"):
+            answer = await client.get("/health", headers={"host": host})
+            assert answer.status_code == 200, host
+        for host in ("evil.example", "evil.example:3851", "127.0.0.1.evil.example", ""):
+            answer = await client.get("/health", headers={"host": host})
+            assert answer.status_code == 421, host
+
+
+async def test_a_wildcard_bind_answers_ip_literals_and_named_hosts_only() -> None:
+    server = RuntimeAdapterServer(
+        "http://127.0.0.1:9",
+        max_retries=0,
+        server_token=TOKEN,
+        allowed_hosts=["0.0.0.0:3851", "memory.internal"],
+        any_ip_host=True,
+    )
+    async with make_client(server, authorization=f"Bearer {TOKEN}") as client:
+        for host in ("192.168.1.20:3851", "[fd00::1]:3851", "memory.internal:443"):
+            assert (await client.get("/v1/tools", headers={"host": host})).status_code == 200
+        rebound = await client.get("/v1/tools", headers={"host": "attacker.example:3851"})
+        assert rebound.status_code == 421
+
+
+async def test_the_host_check_can_be_turned_off_for_a_front_proxy() -> None:
+    server = RuntimeAdapterServer("http://127.0.0.1:9", max_retries=0, allowed_hosts=["*"])
+    async with make_client(server) as client:
+        answer = await client.get("/health", headers={"host": "memory.example.com"})
+    assert answer.status_code == 200
+
+
 async def test_no_cors_headers() -> None:
     server = _server()
     async with make_client(server) as client:
@@ -85,7 +118,18 @@ def test_serve_refuses_a_non_loopback_bind_without_a_token() -> None:
     assert "refusing to listen on 0.0.0.0 without --token" in done.stderr
 
 
-def test_token_never_logged(tmp_path: object) -> None:
-    server = _server(server_token=TOKEN)
-    assert TOKEN not in repr(server.asgi.__dict__.get("_hosts"))
-    assert TOKEN not in repr(server)
+def test_serve_refuses_a_bad_daemon_url_in_one_line() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "signet_sdk.server", "--port", "0", "--daemon-url", "ftp://x"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "daemon_url" in done.stderr
+
+
+def test_token_not_in_reprs() -> None:
+    server = _server(server_token=TOKEN, token="daemon-token-xyz")
+    assert TOKEN not in repr(server) and "daemon-token-xyz" not in repr(server)
+    assert TOKEN not in repr(server.asgi)
