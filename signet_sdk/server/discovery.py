@@ -7,8 +7,10 @@
    token) as ``{"url", "port", "pid", "token"}``, removed when it exits. A
    file whose ``pid`` is not alive is stale and ignored.
 3. Otherwise the shim starts one (``signet-sdk serve --port 0 --idle-exit
-   N``, detached, one at a time under ``adapter-server.lock``) and serves
-   the event meanwhile by running ``signet-sdk hook <harness> <event>``.
+   N``, detached, one at a time under ``adapter-server.lock``, with a fresh
+   token in ``SIGNET_ADAPTER_SERVER_TOKEN`` that only the state file shares)
+   and serves the event meanwhile by running ``signet-sdk hook <harness>
+   <event>``, or skips it (fail open) when its deadline is too short.
 
 The JavaScript transport (``signet_sdk/shims/transport.mjs``) follows the
 same order; :func:`discover` is the same rule for Python callers.

@@ -38,16 +38,20 @@ function isolatedEnv(extra = {}) {
 }
 
 function fakeSdk(home, output) {
-  // A stand-in `signet-sdk`: records its argv and stdin, prints `output`.
+  // A stand-in `signet-sdk`: records its argv, stdin and server token in
+  // sdk-<subcommand>.json, prints `output`.
   const script = join(home, "fake-sdk.mjs");
   writeFileSync(
     script,
     `#!/usr/bin/env node
 import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 let input = "";
+const argv = process.argv.slice(2);
+const token = process.env.SIGNET_ADAPTER_SERVER_TOKEN || null;
 process.stdin.on("data", (c) => (input += c));
 process.stdin.on("end", () => {
-  writeFileSync(${JSON.stringify(join(home, "sdk-call.json"))}, JSON.stringify({ argv: process.argv.slice(2), input }));
+  writeFileSync(join(${JSON.stringify(home)}, "sdk-" + argv[0] + ".json"), JSON.stringify({ argv, input, token }));
   process.stdout.write(${JSON.stringify(output)});
 });
 `,
@@ -94,11 +98,19 @@ test("no server: the event runs as `signet-sdk hook` and a server start is attem
   env.SIGNET_SDK_COMMAND = fakeSdk(env.HOME, JSON.stringify({ from: "process" }));
   const out = await send("pi", "session_start", { sessionId: "p1" }, { env });
   assert.deepEqual(out, { from: "process" });
-  const call = JSON.parse(readFileSync(join(env.HOME, "sdk-call.json"), "utf8"));
-  assert.deepEqual(call.argv.slice(0, 3), ["hook", "pi", "session_start"]);
+  const call = JSON.parse(readFileSync(join(env.HOME, "sdk-hook.json"), "utf8"));
+  assert.deepEqual(call.argv, ["hook", "pi", "session_start"]);
   assert.deepEqual(JSON.parse(call.input), { sessionId: "p1" });
   assert.ok(existsSync(join(env.XDG_STATE_HOME, "signet-sdk", "adapter-server.lock")));
   assert.equal(startServer(env), false); // one start at a time
+  // The detached server: a free port, an idle exit, and a fresh token outside argv.
+  const started = join(env.HOME, "sdk-serve.json");
+  for (let i = 0; i < 100 && !existsSync(started); i++) await new Promise((r) => setTimeout(r, 50));
+  const serve = JSON.parse(readFileSync(started, "utf8"));
+  assert.deepEqual(serve.argv.slice(0, 3), ["serve", "--port", "0"]);
+  assert.ok(serve.argv.includes("--idle-exit"));
+  assert.match(serve.token, /^[0-9a-f]{64}$/);
+  assert.ok(!serve.argv.join(" ").includes(serve.token));
 });
 
 test("a server that never answers costs the deadline, then null", async () => {
@@ -142,4 +154,31 @@ test("bypass switches send nothing", async () => {
   } finally {
     await server.close();
   }
+});
+
+test("a hook process past the deadline is killed and the event skipped in time", async () => {
+  const env = isolatedEnv();
+  const script = join(env.HOME, "slow-sdk.mjs");
+  writeFileSync(script, "#!/usr/bin/env node\nsetTimeout(() => process.stdout.write('{}'), 10000);\n");
+  chmodSync(script, 0o755);
+  env.SIGNET_SDK_COMMAND = script;
+  const started = Date.now();
+  const out = await send("h", "e", {}, { env, timeoutMs: 400 });
+  const took = Date.now() - started;
+  assert.equal(out, null);
+  assert.ok(took < 1500, `took ${took} ms`);
+});
+
+test("a stale state file (nothing listening) falls through to the hook process", async () => {
+  const env = isolatedEnv();
+  env.SIGNET_SDK_COMMAND = fakeSdk(env.HOME, JSON.stringify({ via: "process" }));
+  mkdirSync(join(env.XDG_STATE_HOME, "signet-sdk"), { recursive: true });
+  const probe = await fakeServer(() => {});
+  const deadUrl = probe.url;
+  await probe.close(); // the port is free again: connections are refused
+  writeFileSync(
+    join(env.XDG_STATE_HOME, "signet-sdk", "adapter-server.json"),
+    JSON.stringify({ url: deadUrl, port: 1, pid: process.pid, token: "t" }),
+  );
+  assert.deepEqual(await send("h", "e", { a: 1 }, { env }), { via: "process" });
 });
