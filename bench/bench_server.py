@@ -5,14 +5,18 @@ server (``signet-sdk serve``, its own process) in front of it. In the same
 run, interleaved round by round:
 
 * direct: ``AsyncAdapterClient.on_user_prompt_submit`` against the daemon;
-* server: ``POST /v1/bench/lifecycle/user-prompt-submit`` to the server,
-  over one kept-alive ``httpx.AsyncClient`` pool, which makes that same call.
+* server: ``POST /v1/bench/lifecycle/user-prompt-submit`` to the server, over
+  one kept-alive ``httpx.AsyncClient`` pool, which makes that same call;
+* floor (``--floor``): the same POST to a bare proxy (a 20-line ASGI app on
+  uvicorn that forwards the bytes with aiohttp, no validation, no routing):
+  what one more process hop costs on this machine, whoever serves it.
 
-Reports p50/p99 per call at 1 concurrent client and throughput at 64. Goals:
-p50 added at most 0.5 ms at 1 client; at 64, server throughput at least
-0.8x the direct client's.
+Reports p50/p99 per call at 1 and at 64 concurrent clients, calls/s at 64,
+and the CPU time each process spent per call. Goals: p50 added at most
+0.5 ms at 1 client; at 64, server throughput at least 0.8x the direct
+client's.
 
-    python bench/bench_server.py [--calls 400] [--concurrency 64]
+    python bench/bench_server.py [--calls 400] [--concurrency 64] [--rounds 6] [--floor]
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from signet_sdk import AsyncAdapterClient, UserPromptSubmitParams
 
 ADDED_P50_MS = 0.5
 THROUGHPUT_RATIO = 0.8
+PATH = "/v1/bench/lifecycle/user-prompt-submit"
 
 
 def _port() -> int:
@@ -44,7 +49,7 @@ def _port() -> int:
 
 
 @contextmanager
-def _process(argv: list[str], env: dict[str, str]) -> Iterator[str]:
+def _process(argv: list[str], env: dict[str, str]) -> Iterator[tuple[str, int]]:
     proc = subprocess.Popen(
         argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env
     )
@@ -52,11 +57,21 @@ def _process(argv: list[str], env: dict[str, str]) -> Iterator[str]:
         assert proc.stdout is not None
         line = proc.stdout.readline()
         if "listening on " not in line:
-            raise SystemExit(f"{argv[3]} did not start: {line!r}")
-        yield line.split("listening on ")[1].split(" ")[0]
+            raise SystemExit(f"{argv[1:4]} did not start: {line!r}")
+        yield line.split("listening on ")[1].split()[0], proc.pid
     finally:
         proc.terminate()
         proc.wait(timeout=15)
+
+
+def _cpu(pid: int) -> float:
+    """Seconds of CPU (user + system) a process has used so far (Linux)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return float("nan")
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -64,96 +79,157 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def _latency(call: Callable[[], Awaitable[object]], n: int) -> list[float]:
-    out = []
-    for _ in range(n):
-        t = time.perf_counter()
-        await call()
-        out.append((time.perf_counter() - t) * 1000)
-    return out
+Call = Callable[[], Awaitable[object]]
 
 
-async def _throughput(call: Callable[[], Awaitable[object]], concurrency: int, each: int) -> float:
+async def _concurrent(call: Call, concurrency: int, each: int, out: list[float]) -> float:
+    """Run ``concurrency`` workers of ``each`` calls; per-call ms into ``out``; calls/s back."""
+
     async def worker() -> None:
         for _ in range(each):
+            t = time.perf_counter()
             await call()
+            out.append((time.perf_counter() - t) * 1000)
 
     t = time.perf_counter()
     await asyncio.gather(*(worker() for _ in range(concurrency)))
     return concurrency * each / (time.perf_counter() - t)
 
 
-async def _run(daemon: str, server: str, calls: int, concurrency: int) -> dict[str, list[float]]:
+class Row:
+    def __init__(self, name: str, call: Call, pids: list[int]) -> None:
+        self.name, self.call, self.pids = name, call, pids
+        self.one: list[float] = []
+        self.many: list[float] = []
+        self.rates: list[float] = []
+        self.cpu: dict[int, float] = dict.fromkeys(pids, 0.0)
+        self.calls = 0
+
+
+async def _run(
+    daemon: str, targets: dict[str, tuple[str, int]], daemon_pid: int, args: argparse.Namespace
+) -> list[Row]:
     params = UserPromptSubmitParams(session_key="bench", user_message="what runs before release?")
     body = params.to_wire()
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    out: dict[str, list[float]] = {"direct": [], "server": [], "direct/s": [], "server/s": []}
-    async with (
-        AsyncAdapterClient("bench", daemon) as direct,
-        httpx.AsyncClient(base_url=server, limits=limits) as http,
-    ):
+    n = args.concurrency
+    limits = httpx.Limits(max_connections=n, max_keepalive_connections=n)
+    async with AsyncAdapterClient("bench", daemon) as direct:
+        rows = [Row("direct", lambda: direct.on_user_prompt_submit(params), [daemon_pid])]
+        pools = []
+        for name, (url, pid) in targets.items():
+            http = httpx.AsyncClient(base_url=url, limits=limits)
+            pools.append(http)
 
-        async def via_direct() -> object:
-            return await direct.on_user_prompt_submit(params)
+            async def via(http: httpx.AsyncClient = http) -> object:
+                answer = await http.post(PATH, json=body)
+                answer.raise_for_status()
+                return answer.json()
 
-        async def via_server() -> object:
-            answer = await http.post("/v1/bench/lifecycle/user-prompt-submit", json=body)
-            answer.raise_for_status()
-            return answer.json()
+            rows.append(Row(name, via, [pid, daemon_pid]))
+        try:
+            for row in rows:  # warm connections and caches
+                await _concurrent(row.call, n, 3, [])
+            for r in range(args.rounds):
+                shift = r % len(rows)
+                for row in rows[shift:] + rows[:shift]:
+                    before = {pid: _cpu(pid) for pid in row.pids}
+                    await _concurrent(row.call, 1, args.calls // args.rounds, row.one)
+                    row.rates.append(await _concurrent(row.call, n, 10, row.many))
+                    for pid in row.pids:
+                        row.cpu[pid] += _cpu(pid) - before[pid]
+                    row.calls += args.calls // args.rounds + n * 10
+        finally:
+            for http in pools:
+                await http.aclose()
+    return rows
 
-        for call in (via_direct, via_server):  # warm connections and caches
-            await _throughput(call, concurrency, 2)
-        rounds = 4
-        for r in range(rounds):
-            order = [("direct", via_direct), ("server", via_server)]
-            for name, call in order if r % 2 == 0 else order[::-1]:
-                out[name] += await _latency(call, calls // rounds)
-                out[f"{name}/s"].append(await _throughput(call, concurrency, 10))
-    return out
+
+def _floor_proxy(port: int, daemon: str) -> None:
+    """The bare proxy ``--floor`` measures: forward the body, return the answer, nothing else."""
+    import aiohttp
+    import uvicorn
+
+    session: list[aiohttp.ClientSession] = []
+    target = f"{daemon}/api/hooks/user-prompt-submit"
+
+    async def app(scope: dict, receive: Callable, send: Callable) -> None:  # type: ignore[type-arg]
+        if scope["type"] == "lifespan":
+            while (await receive())["type"] != "lifespan.shutdown":
+                await send({"type": "lifespan.startup.complete"})
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+        data = (await receive())["body"].replace(b"{", b'{"harness":"bench",', 1)
+        if not session:
+            session.append(aiohttp.ClientSession())
+        headers = {"content-type": "application/json"}
+        async with session[0].post(target, data=data, headers=headers) as answer:
+            content = await answer.read()
+        length = [(b"content-length", str(len(content)).encode())]
+        await send({"type": "http.response.start", "status": answer.status, "headers": length})
+        await send({"type": "http.response.body", "body": content})
+
+    print(f"floor: listening on http://127.0.0.1:{port}", flush=True)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--calls", type=int, default=400)
+    ap.add_argument("--calls", type=int, default=400, help="sequential calls per path")
     ap.add_argument("--concurrency", type=int, default=64)
+    ap.add_argument("--rounds", type=int, default=6)
+    ap.add_argument("--floor", action="store_true", help="also measure a bare proxy")
+    ap.add_argument("--as-floor-proxy", nargs=2, metavar=("PORT", "DAEMON"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.as_floor_proxy:
+        _floor_proxy(int(args.as_floor_proxy[0]), args.as_floor_proxy[1])
+        return 0
     py = sys.executable
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "XDG_STATE_HOME": tmp}
-        daemon_cmd = [
-            py,
-            "-m",
-            "signet_sdk",
-            "dev-daemon",
-            "--port",
-            str(_port()),
-            "--db",
-            f"{tmp}/d.db",
-        ]
-        with _process(daemon_cmd, env) as daemon:
+        daemon_cmd = [py, "-m", "signet_sdk", "dev-daemon", "--port", str(_port())]
+        with _process([*daemon_cmd, "--db", f"{tmp}/d.db"], env) as (daemon, daemon_pid):
             server_cmd = [py, "-m", "signet_sdk", "serve", "--port", "0", "--daemon-url", daemon]
             with _process(server_cmd, env) as server:
-                res = asyncio.run(_run(daemon, server, args.calls, args.concurrency))
-    d50, s50 = statistics.median(res["direct"]), statistics.median(res["server"])
-    d99, s99 = _pct(res["direct"], 0.99), _pct(res["server"], 0.99)
-    d_tp, s_tp = statistics.median(res["direct/s"]), statistics.median(res["server/s"])
-    print(
-        f"python bench/bench_server.py --calls {args.calls} --concurrency {args.concurrency}"
-        f"  (load {os.getloadavg()[0]:.2f})"
-    )
-    print(f"{'path':<8}{'p50 ms':>9}{'p99 ms':>9}{'calls/s at ' + str(args.concurrency):>18}")
-    print(f"{'direct':<8}{d50:>9.3f}{d99:>9.3f}{d_tp:>18.0f}")
-    print(f"{'server':<8}{s50:>9.3f}{s99:>9.3f}{s_tp:>18.0f}")
-    added = s50 - d50
-    ratio = s_tp / d_tp
-    ok_latency, ok_tp = added <= ADDED_P50_MS, ratio >= THROUGHPUT_RATIO
-    verdict = "PASS" if ok_latency else "FAIL"
-    print(f"added p50 at 1 client: {added:.3f} ms (goal <= {ADDED_P50_MS}): {verdict}")
-    print(
-        f"throughput at {args.concurrency}: {ratio:.2f}x direct (goal >= {THROUGHPUT_RATIO}): "
-        f"{'PASS' if ok_tp else 'FAIL'}"
-    )
-    return 0 if ok_latency and ok_tp else 1
+                targets = {"server": server}
+                if args.floor:
+                    floor_cmd = [py, __file__, "--as-floor-proxy", str(_port()), daemon]
+                    with _process(floor_cmd, env) as floor:
+                        targets["floor"] = floor
+                        rows = asyncio.run(_run(daemon, targets, daemon_pid, args))
+                else:
+                    rows = asyncio.run(_run(daemon, targets, daemon_pid, args))
+    return _report(rows, args)
+
+
+def _report(rows: list[Row], args: argparse.Namespace) -> int:
+    n = args.concurrency
+    flags = f"--calls {args.calls} --concurrency {n} --rounds {args.rounds}"
+    print(f"python bench/bench_server.py {flags}{' --floor' if args.floor else ''}")
+    print(f"  (load {os.getloadavg()[0]:.2f}, {os.cpu_count()} cores)")
+    head = f"{'path':<8}{'p50 @1':>9}{'p99 @1':>9}{f'p50 @{n}':>10}{f'p99 @{n}':>10}"
+    print(f"{head}{f'calls/s @{n}':>14}  CPU ms per call")
+    base = rows[0]
+    for row in rows:
+        cpu = " + ".join(f"{row.cpu[pid] / row.calls * 1000:.2f}" for pid in row.pids)
+        label = "daemon" if row is base else f"{row.name} + daemon"
+        print(
+            f"{row.name:<8}{statistics.median(row.one):>9.3f}{_pct(row.one, 0.99):>9.3f}"
+            f"{statistics.median(row.many):>10.2f}{_pct(row.many, 0.99):>10.2f}"
+            f"{statistics.median(row.rates):>14.0f}  {cpu} ({label})"
+        )
+    ok = True
+    for row in rows[1:]:
+        added = statistics.median(row.one) - statistics.median(base.one)
+        added99 = _pct(row.one, 0.99) - _pct(base.one, 0.99)
+        ratio = statistics.median(row.rates) / statistics.median(base.rates)
+        good = added <= ADDED_P50_MS and ratio >= THROUGHPUT_RATIO
+        ok = ok and (good or row.name != "server")
+        print(
+            f"{row.name}: added at 1 client p50 {added:.3f} ms, p99 {added99:.3f} ms "
+            f"(goal p50 <= {ADDED_P50_MS}); throughput at {n} {ratio:.2f}x direct "
+            f"(goal >= {THROUGHPUT_RATIO}): {'PASS' if good else 'FAIL'}"
+        )
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
