@@ -45,6 +45,7 @@ from signet_sdk.server.pool import daemon_pool
 from signet_sdk.server.security import Gate
 from signet_sdk.wire.errors import SignetError
 from signet_sdk.wire.lifecycle import LIFECYCLE, LifecycleAction
+from signet_sdk.wire.log import logger as log
 
 __all__ = ["DEFAULT_BODY_LIMIT", "RuntimeAdapterServer"]
 
@@ -109,6 +110,7 @@ class RuntimeAdapterServer:
         self._clients = _Bounded()
         self._plugins = _Bounded()
         self._runners = _Bounded()
+        self._warming: asyncio.Future[Any] | None = None
         #: ``time.monotonic()`` of the last request, for ``--idle-exit``.
         self.last_request = time.monotonic()
         self.fastapi = self._build()
@@ -171,9 +173,31 @@ class RuntimeAdapterServer:
             self._runners.remember(plugin.name, found)
         return found
 
+    async def warm_up(self) -> None:
+        """Load now what the first event would pay for: the pool, each plugin, the write path.
+
+        Runs at startup (the lifespan); a plugin that fails to load is logged
+        and answers 404 later. One health call opens the first daemon
+        connection in the background.
+        """
+        import signet_sdk.hooks.runner
+        import signet_sdk.runtime.transcripts
+        import signet_sdk.wire.lean  # noqa: F401
+
+        for name in installed_adapters():
+            try:
+                plugin = self.plugin(name)
+                if plugin is not None:
+                    self.runner(plugin)
+            except Exception as exc:
+                log.warning("harness %s did not load: %s", name, exc)
+        self._warming = asyncio.ensure_future(self._daemon_state())
+
     async def aclose(self) -> None:
         """Finish background deliveries, hand the rest to a sender, close the pool."""
         await self.handoff.drain()
+        if self._warming is not None:
+            self._warming.cancel()
         if self._http is not None and self._given_http is None:
             await self._http.aclose()
         self._http = self._given_http
@@ -185,6 +209,7 @@ class RuntimeAdapterServer:
     def _build(self) -> FastAPI:
         @asynccontextmanager
         async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+            await self.warm_up()
             yield
             await self.aclose()
 

@@ -4,7 +4,9 @@ Binds 127.0.0.1:3851 unless told otherwise and refuses a non-loopback
 address without ``--token``. Writes the discovery state file while it runs
 and removes it on exit. ``--idle-exit SECONDS`` stops a server nobody has
 called for that long (the shims start one on demand with it). SIGTERM and
-SIGINT stop it gracefully: uvicorn lets in-flight requests finish.
+SIGINT stop it gracefully: uvicorn lets in-flight requests finish, then the
+app finishes its background deliveries and hands queued writes to the
+outbox sender.
 """
 
 from __future__ import annotations
@@ -131,19 +133,27 @@ def serve(ns: argparse.Namespace) -> int:
         server_app.asgi, log_level="warning", access_log=False, timeout_graceful_shutdown=10
     )
     server = uvicorn.Server(config)
-    state = write_state(url, port, token)
-    sys.stdout.write(f"{PROG}: listening on {url} (state: {state}); Ctrl-C to stop\n")
-    sys.stdout.flush()
+
+    async def announce() -> None:
+        # Shims find the server by its state file: write it once the app has
+        # started (plugins loaded, pool open), so the first event is served warm.
+        while not server.started:
+            if server.should_exit:
+                return
+            await asyncio.sleep(0.005)
+        state = write_state(url, port, token)
+        sys.stdout.write(f"{PROG}: listening on {url} (state: {state}); Ctrl-C to stop\n")
+        sys.stdout.flush()
 
     async def main() -> None:
-        watcher = None
+        tasks = [asyncio.create_task(announce())]
         if ns.idle_exit:
-            watcher = asyncio.create_task(_idle_watch(server, server_app, ns.idle_exit))
+            tasks.append(asyncio.create_task(_idle_watch(server, server_app, ns.idle_exit)))
         try:
             await server.serve(sockets=[sock])
         finally:
-            if watcher is not None:
-                watcher.cancel()
+            for task in tasks:
+                task.cancel()
 
     import signal
     import threading

@@ -27,6 +27,8 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
+import { request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -34,6 +36,7 @@ import { fileURLToPath } from "node:url";
 const DEFAULT_TIMEOUT_MS = 15000;
 const IDLE_EXIT_SECONDS = 900;
 const LOCK_STALE_MS = 15000;
+const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
 function stateDir(env) {
   const base = (env.XDG_STATE_HOME || "").trim();
@@ -81,19 +84,65 @@ export function sdkCommand(env = process.env) {
   return ["signet-sdk"];
 }
 
-async function viaServer(server, harness, event, payload, timeoutMs) {
-  const headers = { "content-type": "application/json" };
+/**
+ * POST the event to the server with node:http (in Node and Bun; it starts much
+ * faster than fetch). Resolves to {data}, or {unreachable: true} when nothing
+ * listens (a stale state file), or {data: null} for anything else.
+ */
+function viaServer(server, harness, event, payload, timeoutMs) {
+  const body = JSON.stringify(payload);
+  const headers = { "content-type": "application/json", "content-length": Buffer.byteLength(body) };
   if (server.token) headers.authorization = `Bearer ${server.token}`;
   const path = `/v1/${encodeURIComponent(harness)}/events/${encodeURIComponent(event)}`;
-  const answer = await fetch(server.url + path, {
-    method: "POST",
-    headers,
-    body: JSON.stringify(payload),
-    signal: AbortSignal.timeout(timeoutMs),
+  return new Promise((resolve) => {
+    let done = false;
+    let req;
+    const finish = (value) => {
+      if (!done) {
+        done = true;
+        clearTimeout(timer);
+        resolve(value);
+      }
+    };
+    const timer = setTimeout(() => {
+      finish({ data: null });
+      req?.destroy();
+    }, timeoutMs);
+    try {
+      const request = server.url.startsWith("https:") ? httpsRequest : httpRequest;
+      req = request(server.url + path, { method: "POST", headers }, (res) => {
+        const chunks = [];
+        let size = 0;
+        res.on("data", (chunk) => {
+          size += chunk.length;
+          if (size > MAX_ANSWER_BYTES) {
+            finish({ data: null });
+            res.destroy();
+          } else {
+            chunks.push(chunk);
+          }
+        });
+        res.on("error", () => finish({ data: null }));
+        res.on("end", () => {
+          if (res.statusCode < 200 || res.statusCode >= 300) return finish({ data: null });
+          try {
+            const answer = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+            finish({ data: answer && "data" in answer ? answer.data : null });
+          } catch (error) {
+            finish({ data: null });
+          }
+        });
+      });
+    } catch (error) {
+      finish({ unreachable: true }); // not a URL this transport can reach
+      return;
+    }
+    req.on("error", (error) => {
+      const refused = error && (error.code === "ECONNREFUSED" || error.code === "ENOTFOUND");
+      finish(refused ? { unreachable: true } : { data: null });
+    });
+    req.end(body);
   });
-  if (!answer.ok) return { data: null };
-  const body = await answer.json();
-  return { data: body && "data" in body ? body.data : null };
 }
 
 function viaProcess(command, harness, event, payload, timeoutMs, env) {
@@ -187,12 +236,9 @@ export async function send(harness, event, payload, options = {}) {
     const started = Date.now();
     const server = discover(env);
     if (server) {
-      try {
-        return (await viaServer(server, harness, event, payload, timeoutMs)).data;
-      } catch (error) {
-        if (error && error.name === "TimeoutError") return null;
-        // unreachable: a stale state file; fall through to the process path
-      }
+      const answer = await viaServer(server, harness, event, payload, timeoutMs);
+      if (!answer.unreachable) return answer.data;
+      // nothing listens there (a stale state file): fall through to the process path
     }
     if (env.SIGNET_ADAPTER_AUTOSTART !== "0") startServer(env);
     const left = timeoutMs - (Date.now() - started);

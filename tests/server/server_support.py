@@ -30,7 +30,8 @@ def make_client(server: RuntimeAdapterServer, **headers: str) -> httpx.AsyncClie
 class StandInDaemon(ThreadingHTTPServer):
     """A daemon that answers every POST with ``status`` after ``delay`` seconds.
 
-    ``received`` and ``answered`` count requests; ``paths`` lists what was asked.
+    ``received`` and ``answered`` count POSTs; ``paths`` lists what they asked
+    for. A GET (the server's health probe) is answered at once, uncounted.
     """
 
     daemon_threads = True
@@ -55,7 +56,15 @@ class _StandInHandler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:
         pass
 
-    def _answer(self) -> None:
+    def do_GET(self) -> None:
+        body = b'{"status":"healthy","version":"stand-in"}'
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("content-length") or 0))
         with self.server.lock:
             self.server.received += 1
@@ -76,9 +85,6 @@ class _StandInHandler(BaseHTTPRequestHandler):
             return  # the caller gave up
         with self.server.lock:
             self.server.answered += 1
-
-    do_POST = _answer
-    do_GET = _answer
 
 
 @contextmanager
