@@ -129,6 +129,12 @@ def serve(ns: argparse.Namespace) -> int:
         sock.close()
         sys.stderr.write(f"{PROG}: {exc}\n")
         return 2
+    import gc
+
+    # Everything imported so far lives as long as the server: keep the
+    # collector from scanning it again on every collection.
+    gc.collect()
+    gc.freeze()
     config = uvicorn.Config(
         server_app.asgi, log_level="warning", access_log=False, timeout_graceful_shutdown=10
     )
