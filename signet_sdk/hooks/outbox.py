@@ -30,7 +30,6 @@ Standard library only: the hook path imports this.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 
@@ -373,8 +372,10 @@ class Outbox:
 
 
 def _unlink(path: str) -> None:
-    with contextlib.suppress(FileNotFoundError):
+    try:
         os.unlink(path)
+    except FileNotFoundError:
+        pass
 
 
 def _entry_of(record: Mapping[str, Any]) -> Entry:

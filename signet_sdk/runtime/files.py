@@ -4,12 +4,12 @@ Entries that must survive a killed process are written to a temporary
 name, fsynced, renamed into place and the directory fsynced. Directories
 are created 0700 and files 0600.
 
-Standard library only: the hook path imports this.
+Standard library only (``os`` and ``stat``, both loaded at interpreter start):
+the hook path imports this.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
 
@@ -33,8 +33,10 @@ def state_dir(env: Mapping[str, str] | None = None) -> str:
 def private_dir(path: str | os.PathLike[str]) -> str:
     """Create ``path`` (0700) if needed; refuse a symlink or a directory owned by another user."""
     path = os.fspath(path)
-    with contextlib.suppress(FileExistsError):
+    try:
         os.makedirs(path, mode=0o700, exist_ok=True)
+    except FileExistsError:  # something other than a directory is there; checked below
+        pass
     st = os.lstat(path)
     if not stat.S_ISDIR(st.st_mode):
         raise OSError(f"{path} is not a directory (a symlink or a file is in the way)")
@@ -72,8 +74,10 @@ def write_durably(path: str | os.PathLike[str], data: bytes) -> None:
         os.fsync(fd)
     except BaseException:
         os.close(fd)
-        with contextlib.suppress(FileNotFoundError):
+        try:
             os.unlink(tmp)
+        except FileNotFoundError:
+            pass
         raise
     os.close(fd)
     os.replace(tmp, path)

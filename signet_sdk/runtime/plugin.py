@@ -10,6 +10,7 @@ here and loaded only when a path needs them.
 from __future__ import annotations
 
 import os
+import sys
 
 from signet_sdk.wire.record import Record
 
@@ -57,10 +58,11 @@ class EventSpec(Record):
 
 def _load_ref(ref: str) -> Any:
     """``package.module:attribute`` -> the attribute, imported on demand."""
-    from importlib import import_module
-
     module, _, attr = ref.partition(":")
-    obj = import_module(module)
+    # ``__import__`` plus ``sys.modules`` is ``importlib.import_module`` for an
+    # absolute name, without loading the importlib package (and warnings).
+    __import__(module)
+    obj = sys.modules[module]
     for part in attr.split(".") if attr else ():
         obj = getattr(obj, part)
     return obj

@@ -29,12 +29,12 @@ result. Standard library only: the hook path raises these too.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from signet_sdk.wire import jsonfast
 
+# Annotations only: importing collections.abc loads the whole collections package.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
 __all__ = [

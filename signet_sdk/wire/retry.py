@@ -9,8 +9,6 @@ Every wait fits inside the call's one deadline. Standard library only.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from signet_sdk.wire.endpoints import Endpoint
 from signet_sdk.wire.errors import (
     APIConnectionError,
@@ -24,6 +22,7 @@ from signet_sdk.wire.record import Record
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import random
+    from collections.abc import Callable
 
 __all__ = ["CallBudget", "RetryPolicy", "retry_delay", "should_retry"]
 
