@@ -3,17 +3,28 @@
 Every Claude Code event runs as the installer registers it (``signet-sdk hook
 claude-code <Event>``, through the console script's entry function) against
 the mock daemon on 127.0.0.1, with a real transcript. A tiny wrapper records
-``sys.modules`` at exit. The time budget itself lives in
-``bench/bench_hooks.py``; this test holds the cheap structural part of it.
+``sys.modules`` at exit; what the bare interpreter loads on its own (the same
+wrapper without the hook) is subtracted, and the rest must equal the pinned
+list of the event exactly, the standard library included. The installed
+console script itself is run under ``-X importtime`` as well, and a write the
+daemon refused (queued, then a detached sender) is checked too.
+
+The time budget itself lives in ``bench/bench_hooks.py``; this test holds the
+cheap, deterministic part of it.
 """
 
 from __future__ import annotations
 
+import ast
+import fcntl
 import json
 import os
+import socket
 import subprocess
 import sys
-from collections.abc import Iterator
+import sysconfig
+import time
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -23,7 +34,9 @@ from signet_sdk.testing.mock_daemon import MockDaemon
 
 EVENTS = tuple(PLUGIN.events)  # every event the installer registers
 
-#: Never on the hook path, whatever the event.
+#: Never on the hook path, whatever the event. ``subprocess`` included: the
+#: detached sender (SessionEnd, a queued write, a replay) is started with
+#: ``os.posix_spawnp``; ``subprocess`` is imported only where that is missing.
 FORBIDDEN = {
     "pydantic",
     "httpx",
@@ -34,12 +47,15 @@ FORBIDDEN = {
     "uvicorn",
     "aiohttp",
     "typing",
+    "typing_extensions",
     "dataclasses",
     "inspect",
     "pathlib",
     "urllib",
     "importlib.metadata",
+    "importlib.util",
     "email",
+    "http",
     "argparse",
     "logging",
     "asyncio",
@@ -52,6 +68,7 @@ FORBIDDEN = {
     "selectors",
     "subprocess",
     "threading",
+    "contextlib",
 }
 
 #: Our modules each event loads, exactly.
@@ -80,6 +97,10 @@ CORE = {
     "signet_sdk.wire.record",
     "signet_sdk.wire.url",
 }
+#: Standard-library modules every event imports by name (what they load in turn
+#: is worked out on the running interpreter). ``collections.abc`` is the Claude
+#: Code translator's (its isinstance checks); ``select`` bounds the stdin read.
+CORE_STDLIB = {"__future__", "_json", "collections.abc", "select"}
 #: Added by events that call the daemon.
 SEND = {
     "signet_sdk.wire.endpoints",
@@ -87,32 +108,93 @@ SEND = {
     "signet_sdk.wire.request",
     "signet_sdk.wire.retry",
 }
+SEND_STDLIB = {"_socket"}  # not ``socket``: no enum, no selectors
 #: Added by events that open the outbox (a write, or a replay check).
 OUTBOX = {"signet_sdk.hooks.outbox", "signet_sdk.runtime.files", "signet_sdk.runtime.transcripts"}
+OUTBOX_STDLIB = {"fcntl"}  # the entry and sender locks
 #: Added by writes, which may carry Claude Code's transcript.
 TRANSCRIPT = {"signet_adapter_claude_code._paths"}
-EXPECTED = {
-    "SessionStart": CORE | SEND | OUTBOX,  # checks for queued writes to replay
-    "UserPromptSubmit": CORE | SEND,
-    "Stop": CORE | SEND | OUTBOX | TRANSCRIPT,
-    "PreCompact": CORE | SEND,
-    "PostCompact": CORE | SEND | OUTBOX | TRANSCRIPT,
-    "SubagentStart": CORE | SEND,
-    "SubagentStop": CORE,  # no daemon call at all
-    "SessionEnd": CORE | OUTBOX | TRANSCRIPT,  # hands off to a detached sender (posix_spawn)
+
+#: Per event: (our modules, standard-library modules imported by name).
+EXPECTED: dict[str, tuple[set[str], set[str]]] = {
+    # checks for queued writes to replay
+    "SessionStart": (CORE | SEND | OUTBOX, CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB),
+    "UserPromptSubmit": (CORE | SEND, CORE_STDLIB | SEND_STDLIB),
+    "Stop": (CORE | SEND | OUTBOX | TRANSCRIPT, CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB),
+    "PreCompact": (CORE | SEND, CORE_STDLIB | SEND_STDLIB),
+    "PostCompact": (CORE | SEND | OUTBOX | TRANSCRIPT, CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB),
+    "SubagentStart": (CORE | SEND, CORE_STDLIB | SEND_STDLIB),
+    "SubagentStop": (CORE, CORE_STDLIB),  # no daemon call at all
+    # hands off to a detached sender (posix_spawnp), sends nothing itself
+    "SessionEnd": (CORE | OUTBOX | TRANSCRIPT, CORE_STDLIB | OUTBOX_STDLIB),
 }
 
+#: Writes ``sys.modules`` at exit to the file named by argv[1]. argv[2] names the event
+#: to run as the console script runs it, or is ``-``: then the modules named by
+#: ``argv[3:]`` are imported instead (none: the bare interpreter is recorded).
 WRAPPER = """
 import atexit, sys
-out, event = sys.argv[1], sys.argv[2]
+out = sys.argv[1]
 def _record():
     with open(out, "w") as fh:
         fh.write("\\n".join(sorted(sys.modules)))
 atexit.register(_record)
-sys.argv = ["signet-sdk", "hook", "claude-code", event]
-from signet_sdk.cli import main
-sys.exit(main())
+if len(sys.argv) > 2 and sys.argv[2] != "-":
+    sys.argv = ["signet-sdk", "hook", "claude-code", sys.argv[2]]
+    from signet_sdk.cli import main
+    sys.exit(main())
+for name in sys.argv[3:]:
+    __import__(name)
 """
+
+
+def _env(tmp_path: Path, url: str, **extra: str) -> dict[str, str]:
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp_path),
+        "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "SIGNET_DAEMON_URL": url,
+        "SIGNET_OUTBOX_FLUSH_SECONDS": "5",
+    }
+    env.update(extra)
+    return env
+
+
+def _record(tmp_path: Path, *names: str) -> set[str]:
+    """``sys.modules`` of the bare interpreter after importing ``names`` (no hook run)."""
+    out = tmp_path / "bare.modules"
+    done = subprocess.run(
+        [sys.executable, "-c", WRAPPER, str(out), "-", *names],
+        capture_output=True,
+        text=True,
+        env=_env(tmp_path, "http://127.0.0.1:9"),
+        timeout=60,
+    )
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    return set(out.read_text().split("\n"))
+
+
+@pytest.fixture(scope="module")
+def bare(tmp_path_factory: pytest.TempPathFactory) -> set[str]:
+    """What the interpreter and the wrapper load with no hook at all."""
+    return _record(tmp_path_factory.mktemp("bare"))
+
+
+@pytest.fixture(scope="module")
+def stdlib_closure() -> dict[frozenset[str], set[str]]:
+    """Per set of standard-library names, what importing them loads (filled on demand)."""
+    return {}
+
+
+def _loads(
+    names: Iterable[str], bare: set[str], cache: dict[frozenset[str], set[str]], tmp: Path
+) -> set[str]:
+    """Every module importing ``names`` loads on this interpreter, beyond the bare start."""
+    key = frozenset(names)
+    if key not in cache:
+        cache[key] = _record(tmp, *sorted(key)) - bare
+    return cache[key]
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +204,18 @@ def daemon() -> Iterator[str]:
         yield handle.url
 
 
-def _payload(event: str, transcript: Path) -> dict[str, object]:
+def _transcript(tmp_path: Path) -> Path:
+    transcript = tmp_path / "claude" / "projects" / "-srv-atlas" / "imports-1.jsonl"
+    transcript.parent.mkdir(parents=True, exist_ok=True)
+    lines = [
+        {"type": "user", "message": {"role": "user", "content": "what runs before the release?"}},
+        {"type": "assistant", "message": {"role": "assistant", "content": "migrations first"}},
+    ]
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return transcript
+
+
+def _payload(event: str, transcript: Path) -> str:
     base: dict[str, object] = {
         "session_id": "imports-1",
         "transcript_path": str(transcript),
@@ -139,43 +232,164 @@ def _payload(event: str, transcript: Path) -> dict[str, object]:
         "SubagentStop": {"agent_id": "a-1", "agent_type": "general"},
         "SessionEnd": {"reason": "other"},
     }
-    return {**base, **extra[event]}
+    return json.dumps({**base, **extra[event]})
 
 
-def imported(event: str, url: str, tmp_path: Path) -> set[str]:
-    config = tmp_path / "claude"
-    transcript = config / "projects" / "atlas" / "imports-1.jsonl"
-    transcript.parent.mkdir(parents=True, exist_ok=True)
-    transcript.write_text('{"type":"user","message":{"role":"user","content":"hi"}}\n')
+def imported(event: str, url: str, tmp_path: Path, **env: str) -> set[str]:
+    """``sys.modules`` at the end of one hook process for ``event``."""
+    transcript = _transcript(tmp_path)
     out = tmp_path / f"{event}.modules"
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(tmp_path),
-        "CLAUDE_CONFIG_DIR": str(config),
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-        "SIGNET_DAEMON_URL": url,
-        "SIGNET_OUTBOX_FLUSH_SECONDS": "5",
-    }
     done = subprocess.run(
         [sys.executable, "-c", WRAPPER, str(out), event],
-        input=json.dumps(_payload(event, transcript)),
+        input=_payload(event, transcript),
         capture_output=True,
         text=True,
-        env=env,
+        env=_env(tmp_path, url, **env),
         timeout=60,
     )
     assert done.returncode == 0 and done.stderr == "", done.stderr
     return set(out.read_text().split("\n"))
 
 
-@pytest.mark.parametrize("event", EVENTS)
-def test_hook_imports_are_pinned(event: str, daemon: str, tmp_path: Path) -> None:
-    modules = imported(event, daemon, tmp_path)
-    bad = sorted(m for m in modules if m in FORBIDDEN or m.split(".")[0] in FORBIDDEN)
-    assert bad == [], f"{event} imports {bad}"
-    ours = {m for m in modules if m.startswith(("signet_sdk", "signet_adapter"))}
-    expected = {m for m in EXPECTED[event] if m.startswith(("signet_sdk", "signet_adapter"))}
-    assert ours == expected, (
-        f"{event}: new {sorted(ours - expected)}, gone {sorted(expected - ours)}"
+def _forbidden(modules: Iterable[str]) -> list[str]:
+    return sorted(
+        m for m in modules if any(m == bad or m.startswith(bad + ".") for bad in FORBIDDEN)
     )
-    assert "subprocess" not in modules, f"{event} imported subprocess"
+
+
+def _diff(label: str, got: set[str], expected: set[str]) -> str:
+    return f"{label}: new {sorted(got - expected)}, gone {sorted(expected - got)}"
+
+
+@pytest.mark.parametrize("event", EVENTS)
+def test_hook_imports_are_pinned(
+    event: str,
+    daemon: str,
+    tmp_path: Path,
+    bare: set[str],
+    stdlib_closure: dict[frozenset[str], set[str]],
+) -> None:
+    modules = imported(event, daemon, tmp_path)
+    assert _forbidden(modules) == [], f"{event} imports {_forbidden(modules)}"
+    added = modules - bare
+    ours_expected, stdlib_named = EXPECTED[event]
+    ours = {m for m in added if m.startswith(("signet_sdk", "signet_adapter"))}
+    assert ours == ours_expected, _diff(event, ours, ours_expected)
+    stdlib = added - ours
+    stdlib_expected = _loads(stdlib_named, bare, stdlib_closure, tmp_path)
+    assert stdlib == stdlib_expected, _diff(f"{event} (standard library)", stdlib, stdlib_expected)
+
+
+def _console_script() -> Path:
+    script = Path(sysconfig.get_path("scripts")) / "signet-sdk"
+    assert script.is_file(), f"no {script}: install the package (pip install -e .)"
+    return script
+
+
+def _importtime(stderr: str) -> tuple[set[str], list[str]]:
+    """The modules named in ``-X importtime`` output, and any other stderr lines."""
+    modules: set[str] = set()
+    other: list[str] = []
+    for line in stderr.splitlines():
+        if not line.startswith("import time:"):
+            other.append(line)
+        elif not line.rstrip().endswith("imported package"):
+            modules.add(line.rpartition("|")[2].strip())
+    return modules, other
+
+
+def _launcher_modules(script: Path, tmp_path: Path) -> set[str]:
+    """What the installer's launcher loads before it calls ``signet_sdk.cli.main``.
+
+    pip's template imports ``re``, uv's does not: that is the installer's choice,
+    not the hook's, so it is measured and set aside.
+    """
+    tree = ast.parse(script.read_text(encoding="utf-8"))
+    names = [
+        alias.name for node in tree.body if isinstance(node, ast.Import) for alias in node.names
+    ]
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", f"import {', '.join(names) or 'sys'}"],
+        capture_output=True,
+        text=True,
+        env=_env(tmp_path, "http://127.0.0.1:9"),
+        timeout=60,
+    )
+    modules, other = _importtime(done.stderr)
+    assert done.returncode == 0 and other == [], done.stderr
+    return modules
+
+
+@pytest.mark.parametrize("event", EVENTS)
+def test_installed_command_imports(event: str, daemon: str, tmp_path: Path) -> None:
+    """``<venv>/bin/signet-sdk hook claude-code <Event>`` itself, as Claude Code runs it."""
+    script = _console_script()
+    launcher = _launcher_modules(script, tmp_path)
+    done = subprocess.run(
+        [str(script), "hook", "claude-code", event],
+        input=_payload(event, _transcript(tmp_path)),
+        capture_output=True,
+        text=True,
+        env=_env(tmp_path, daemon, PYTHONPROFILEIMPORTTIME="1"),
+        timeout=60,
+    )
+    modules, other = _importtime(done.stderr)
+    assert done.returncode == 0 and other == [], done.stderr
+    assert "signet_sdk.hooks.runner" in modules  # the hook really ran
+    for name in ("argparse", "importlib.metadata", "signet_sdk.cli.commands"):
+        assert name not in modules, f"signet-sdk hook claude-code {event} imports {name}"
+    bad = _forbidden(modules - launcher)
+    assert bad == [], f"signet-sdk hook claude-code {event} imports {bad}"
+    ours = {m for m in modules if m.startswith(("signet_sdk", "signet_adapter"))}
+    assert ours == EXPECTED[event][0], _diff(event, ours, EXPECTED[event][0])
+
+
+def _refused_url() -> str:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}"  # nothing listens there any more
+
+
+def _wait_for(predicate: Callable[[], bool], what: str, limit: float = 20.0) -> None:
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        if predicate():
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _sender_idle(state: Path) -> bool:
+    """No detached sender holds the outbox's sender lock."""
+    try:
+        fd = os.open(state / "signet-sdk" / "outbox" / ".sender.lock", os.O_RDWR)
+    except FileNotFoundError:
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+    return True
+
+
+def test_queued_write_and_replay_start_a_sender_without_subprocess(tmp_path: Path) -> None:
+    """A daemon that is down: Stop queues its write, SessionStart replays it; both start
+    a detached sender (seen by the line it logs), neither imports subprocess or the rest."""
+    url = _refused_url()
+    state = tmp_path / "state"
+    log = state / "signet-sdk" / "hooks.log"
+
+    def queued_lines() -> int:
+        return log.read_text().count("still queued") if log.exists() else 0
+
+    # A sender given 0 s tries nothing, logs what is still queued and exits.
+    for event, count in (("Stop", 1), ("SessionStart", 2)):
+        modules = imported(event, url, tmp_path, SIGNET_OUTBOX_FLUSH_SECONDS="0")
+        assert _forbidden(modules) == [], f"{event} imports {_forbidden(modules)}"
+        assert "signet_sdk.hooks.outbox" in modules
+        _wait_for(lambda: queued_lines() >= count, f"the sender started by {event}")  # noqa: B023
+        _wait_for(lambda: _sender_idle(state), "the sender to exit")
+    assert len(list((state / "signet-sdk" / "outbox").glob("*.json"))) == 1
