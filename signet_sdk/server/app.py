@@ -31,7 +31,7 @@ import httpx
 from fastapi import Body, FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 import signet_sdk.models as models
 from signet_sdk._version import __version__
@@ -56,6 +56,16 @@ _CACHED_HARNESSES = 64
 #: ``/health`` waits this long for the daemon before it reports it degraded.
 _HEALTH_SECONDS = 3.0
 _SLUGS = [row.slug for row in LIFECYCLE.values()]
+
+
+class EventAnswer(BaseModel):
+    """What ``POST /v1/{harness}/events/{event}`` answers (documented in the OpenAPI)."""
+
+    data: Any = Field(description="the structured output the harness's plugin applies")
+    stdout: str = Field(description="what a command hook would print")
+    exit_code: int = Field(alias="exitCode", description="what a command hook would exit with")
+    degraded: str | None = Field(description="why the output is the neutral one, or null")
+    queued: list[str] = Field(description="writes safe in the outbox, not yet taken")
 
 
 class _Bounded(OrderedDict[str, Any]):
@@ -246,7 +256,11 @@ class RuntimeAdapterServer:
         async def unknown_action(harness: str, action: str) -> JSONResponse:
             return error(404, f"unknown action {action!r}", valid=_SLUGS)
 
-        @app.post("/v1/{harness}/events/{event}")
+        @app.post(
+            "/v1/{harness}/events/{event}",
+            response_model=EventAnswer,
+            responses={404: {"description": "no such plugin (`installed`) or event (`valid`)"}},
+        )
         async def native_event(
             harness: str, event: str, payload: Annotated[dict[str, Any], Body()]
         ) -> Any:
@@ -266,7 +280,7 @@ class RuntimeAdapterServer:
                 valid = list(plugin.events)
                 return error(404, f"unknown event {event!r} for {harness}", valid=valid)
             run, queued = await self.runner(plugin).run(event, payload)
-            return output_wire(run, queued)
+            return JSONResponse(output_wire(run, queued))
 
         from signet_sdk.server.tools import add_tool_routes
 
