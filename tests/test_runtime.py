@@ -143,6 +143,55 @@ def test_dispatch_attempts_every_call_then_fails_open_with_the_first_error() -> 
         s.dispatch(_Recorder(calls), "ev", {}, send, fail_open=False)
 
 
+def test_run_event_uses_the_given_plugin_and_renders_wire_dicts(
+    served: tuple[MockDaemon, str],
+) -> None:
+    mock, url = served
+    calls = [
+        s.LifecycleCall("session_start", {"sessionKey": "fake-1"}),
+        s.LifecycleCall("recall", {"query": "anything"}),
+    ]
+    fake = s.HarnessPlugin("fake", translator=_Recorder(calls), events=["ev"])
+    with s.create_adapter("my-cli", url) as adapter:
+        run = s.run_event(adapter, "ev", {}, plugin=fake)
+    assert run.error is None and run.calls == calls
+    assert all(isinstance(r, dict) for r in run.results)  # wire dicts, not models
+    assert run.output == s.NativeOutput({"results": run.results})
+    assert mock.requests_to("/api/hooks/session-start")[-1].json == {
+        "sessionKey": "fake-1",
+        "harness": "my-cli",
+    }
+
+
+def test_run_event_with_a_fake_plugin_fails_open_after_every_call() -> None:
+    calls = [
+        s.LifecycleCall("session_start", {"sessionKey": "a"}),
+        s.LifecycleCall("recall", {"query": "x"}),
+    ]
+    fake = s.HarnessPlugin("fake", translator=_Recorder(calls), events=["ev"])
+    with s.create_adapter("my-cli", "http://127.0.0.1:9", max_retries=0, timeout=1) as adapter:
+        run = s.run_event(adapter, "ev", {}, plugin=fake)
+        assert run.output == s.NativeOutput({"neutral": "ev"}, stdout="")
+        assert run.results == [None, None] and isinstance(run.error, s.NotSentError)
+        with pytest.raises(s.NotSentError):
+            s.run_event(adapter, "ev", {}, plugin=fake, fail_open=False)
+
+
+@pytest.mark.anyio
+async def test_run_event_async_fails_open_and_answers(served: tuple[MockDaemon, str]) -> None:
+    _, url = served
+    down = s.create_async_adapter("my-cli", "http://127.0.0.1:9", max_retries=0, timeout=1)
+    async with down:
+        run = await s.run_event_async(down, "session-start", {"sessionKey": "k"})
+    assert run.output == s.NativeOutput() and isinstance(run.error, s.NotSentError)
+    async with s.create_async_adapter("my-cli", url) as adapter:
+        await adapter.remember(s.RememberParams(content="async runs reach the daemon too"))
+        run = await s.run_event_async(adapter, "session-start", {"sessionKey": "k-async"})
+        assert run.error is None and "async runs reach the daemon too" in run.output.text
+        bad = await s.run_event_async(adapter, "no-such-event", {})
+        assert isinstance(bad.error, s.PayloadError) and bad.output == s.NativeOutput()
+
+
 def test_dispatch_renders_every_answer() -> None:
     calls = [s.LifecycleCall("recall", {"query": "x"}), s.LifecycleCall("recall", {"query": "y"})]
     run = s.dispatch(_Recorder(calls), "ev", {}, lambda call: call.body["query"])
