@@ -177,6 +177,10 @@ function viaProcess(command, harness, event, payload, timeoutMs, env) {
     child.on("error", () => finish(null));
     child.stdout.on("data", (chunk) => {
       out += chunk;
+      if (out.length > MAX_ANSWER_BYTES) {
+        child.kill("SIGKILL");
+        finish(null);
+      }
     });
     child.on("close", () => {
       const text = out.trim();
@@ -213,7 +217,12 @@ export function startServer(env = process.env) {
     const child = spawn(
       command[0],
       [...command.slice(1), "serve", "--port", "0", "--idle-exit", String(IDLE_EXIT_SECONDS)],
-      { env: { ...env, SIGNET_ADAPTER_SERVER_TOKEN: token }, cwd: dir, detached: true, stdio: "ignore" },
+      {
+        env: { ...env, SIGNET_ADAPTER_SERVER_TOKEN: token },
+        cwd: dir,
+        detached: true,
+        stdio: "ignore",
+      },
     );
     child.on("error", () => {});
     child.unref();
