@@ -27,14 +27,13 @@ __all__ = ["daemon_pool"]
 def daemon_pool() -> httpx.AsyncClient:
     """The shared pool: :class:`_AiohttpPool` on asyncio with aiohttp, else plain httpx."""
     try:
+        import aiohttp  # noqa: F401
         import sniffio
 
-        if sniffio.current_async_library() != "asyncio":
-            return httpx.AsyncClient(limits=POOL_LIMITS)
-        import aiohttp  # noqa: F401
-    except (ImportError, sniffio.AsyncLibraryNotFoundError):
-        return httpx.AsyncClient(limits=POOL_LIMITS)
-    return _AiohttpPool()
+        on_asyncio = sniffio.current_async_library() == "asyncio"
+    except Exception:  # no aiohttp, no event loop, or one sniffio does not know
+        on_asyncio = False
+    return _AiohttpPool() if on_asyncio else httpx.AsyncClient(limits=POOL_LIMITS)
 
 
 class _AiohttpPool(httpx.AsyncClient):
