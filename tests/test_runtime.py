@@ -253,3 +253,30 @@ def test_generic_plugin_and_registry() -> None:
     assert claude is not None and claude.distribution == "signetai-adapter-claude-code"
     assert "claude-code" in s.installed_adapters()
     assert [p.name for p in s.installed_plugins()] == s.installed_adapters()
+
+
+class _Buggy(_Recorder):
+    """A translator whose own code fails: on translate, or on an answer it did not expect."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__([s.LifecycleCall("recall", {"query": "x"})])
+        self.where = where
+
+    def translate(self, event: str, payload: Mapping[str, Any]) -> list[s.LifecycleCall]:
+        if self.where == "translate":
+            raise KeyError("session_id")
+        return super().translate(event, payload)
+
+    def render(
+        self, event: str, payload: Mapping[str, Any], results: Sequence[Any]
+    ) -> s.NativeOutput:
+        raise KeyError("inject")
+
+
+@pytest.mark.parametrize("where", ["translate", "render"])
+def test_a_translator_bug_fails_open_too(where: str) -> None:
+    run = s.dispatch(_Buggy(where), "ev", {}, lambda call: {"unexpected": True})
+    assert run.output == s.NativeOutput({"neutral": "ev"}, stdout="")
+    assert isinstance(run.error, KeyError) and run.degraded is not None
+    with pytest.raises(KeyError):
+        s.dispatch(_Buggy(where), "ev", {}, lambda call: {}, fail_open=False)

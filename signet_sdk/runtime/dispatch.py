@@ -18,7 +18,7 @@ Standard library only: the hook path imports this.
 from __future__ import annotations
 
 from signet_sdk.runtime.native import NativeOutput
-from signet_sdk.wire.errors import PayloadError, SignetError
+from signet_sdk.wire.errors import SignetError
 from signet_sdk.wire.record import Record
 
 TYPE_CHECKING = False
@@ -63,7 +63,7 @@ def _plan(
 ) -> list[LifecycleCall] | Dispatched:
     try:
         return translator.translate(event, payload)
-    except PayloadError as exc:
+    except Exception as exc:  # a bad payload, or a translator bug: the harness carries on
         if not fail_open:
             raise
         return Dispatched(translator.neutral(event), [], [], exc)
@@ -76,10 +76,16 @@ def _finish(
     calls: list[LifecycleCall],
     results: list[Any],
     error: Exception | None,
+    fail_open: bool,
 ) -> Dispatched:
     if error is not None:
         return Dispatched(translator.neutral(event), calls, results, error)
-    return Dispatched(translator.render(event, payload, results), calls, results)
+    try:
+        return Dispatched(translator.render(event, payload, results), calls, results)
+    except Exception as exc:  # an answer the translator did not expect: fail open too
+        if not fail_open:
+            raise
+        return Dispatched(translator.neutral(event), calls, results, exc)
 
 
 def dispatch(
@@ -104,7 +110,7 @@ def dispatch(
                 raise
             results.append(None)
             error = error or exc
-    return _finish(translator, event, payload, plan, results, error)
+    return _finish(translator, event, payload, plan, results, error, fail_open)
 
 
 async def dispatch_async(
@@ -129,4 +135,4 @@ async def dispatch_async(
                 raise
             results.append(None)
             error = error or exc
-    return _finish(translator, event, payload, plan, results, error)
+    return _finish(translator, event, payload, plan, results, error, fail_open)
