@@ -98,9 +98,8 @@ CORE = {
     "signet_sdk.wire.url",
 }
 #: Standard-library modules every event imports by name (what they load in turn
-#: is worked out on the running interpreter). ``collections.abc`` is the Claude
-#: Code translator's (its isinstance checks); ``select`` bounds the stdin read.
-CORE_STDLIB = {"__future__", "_json", "collections.abc", "select"}
+#: is worked out on the running interpreter). ``select`` bounds the stdin read.
+CORE_STDLIB = {"__future__", "_json", "select"}
 #: Added by events that call the daemon.
 SEND = {
     "signet_sdk.wire.endpoints",
