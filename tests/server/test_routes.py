@@ -32,6 +32,7 @@ async def test_health_is_200_when_the_daemon_is_down() -> None:
     server = RuntimeAdapterServer("http://127.0.0.1:9", max_retries=0)
     async with make_client(server) as client:
         answer = await client.get("/health")
+    await server.aclose()
     assert answer.status_code == 200
     assert answer.json()["daemon"]["reachable"] is False
     assert answer.json()["daemon"]["degraded"].startswith("NotSentError")
@@ -123,10 +124,12 @@ async def test_events_fail_open_when_the_daemon_is_down(private_state: Path) -> 
             "/v1/claude-code/events/PostCompact",
             json={"session_id": "s", "cwd": "/w", "compact_summary": "we chose make ship"},
         )
+    await server.aclose()
     assert time.monotonic() - started < 5
     assert read.status_code == 200
     assert read.json()["data"] is None and read.json()["degraded"].startswith("NotSentError")
     assert write.status_code == 200 and write.json()["data"] is None
+    assert write.json()["degraded"].startswith("NotSentError")  # why the write is queued
     outbox = private_state / "signet-sdk" / "outbox"
     (entry,) = [json.loads(p.read_text()) for p in outbox.glob("*.json")]
     assert write.json()["queued"] == [entry["id"]]  # safe on disk, sent later
@@ -145,6 +148,7 @@ async def test_a_slow_daemon_costs_the_event_its_deadline_only(
             "/v1/claude-code/events/UserPromptSubmit",
             json={"session_id": "s", "cwd": "/w", "prompt": "hi"},
         )
+    await server.aclose()
     assert time.monotonic() - started < 3
     assert answer.status_code == 200 and answer.json()["degraded"]
 
@@ -224,3 +228,32 @@ async def test_a_detached_write_answers_at_once_and_is_delivered_before_shutdown
         await server.aclose()  # what shutdown does: finish background deliveries
         assert daemon.paths == ["/api/hooks/session-end"]
     assert list((private_state / "signet-sdk" / "outbox").glob("*.json")) == []
+
+
+async def test_a_daemon_that_answers_too_late_costs_the_deadline_and_keeps_the_write(
+    private_state: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SIGNET_PROMPT_SUBMIT_TIMEOUT", "500")
+    monkeypatch.setenv("SIGNET_FETCH_TIMEOUT", "700")
+    with stand_in_daemon(delay=3.0) as daemon:
+        server = RuntimeAdapterServer(daemon.url, max_retries=0)
+        async with make_client(server) as client:
+            started = time.monotonic()
+            read = await client.post(
+                "/v1/claude-code/events/UserPromptSubmit",
+                json={"session_id": "s", "cwd": "/w", "prompt": "hi"},
+            )
+            read_took = time.monotonic() - started
+            started = time.monotonic()
+            write = await client.post(
+                "/v1/claude-code/events/PostCompact",
+                json={"session_id": "s", "cwd": "/w", "compact_summary": "late but kept"},
+            )
+            write_took = time.monotonic() - started
+        await server.aclose()
+    assert read.status_code == 200 and read.json()["degraded"]
+    assert read_took < 1.5 and write_took < 1.7
+    assert write.status_code == 200 and write.json()["degraded"] and write.json()["queued"]
+    outbox = private_state / "signet-sdk" / "outbox"
+    (entry,) = [json.loads(p.read_text()) for p in outbox.glob("*.json")]
+    assert entry["body"]["summary"] == "late but kept"
