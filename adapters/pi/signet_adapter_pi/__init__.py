@@ -1,0 +1,51 @@
+"""pi coding agent plugin for signet-sdk: translation, extension shim, installer, vectors.
+
+pi loads extensions (JavaScript modules) from ``<agent dir>/extensions``.
+``signet-sdk install pi`` puts ours there: ``shim/index.js`` beside the
+core's shared transport. The shim forwards pi's lifecycle events to the
+adapter server (or, while none runs, to ``signet-sdk hook pi <event>``) and
+applies the structured output this package's translator renders; every
+decision is made here, in Python. Per event:
+
+* ``session_start`` uses the session-start budget
+  (``SIGNET_SESSION_START_TIMEOUT``, 15 s) and replays writes still queued
+  from a session whose daemon was down; ``input`` the prompt budget
+  (``SIGNET_PROMPT_SUBMIT_TIMEOUT``, 5 s); the rest ``SIGNET_FETCH_TIMEOUT``.
+* ``agent_end``, ``session_compact``, ``session_before_fork`` and
+  ``session_shutdown`` only write: they answer once the write is in the
+  durable outbox, and delivery continues in the background, so pi's turn
+  and its exit never wait on the daemon.
+"""
+
+from __future__ import annotations
+
+from signet_sdk.runtime.plugin import EventSpec, HarnessPlugin
+
+from ._translate import EVENTS, NOT_APPLICABLE, SHIM_EVENTS, TRANSLATOR, PiTranslator
+
+__all__ = ["EVENTS", "PLUGIN", "SHIM_EVENTS", "TRANSLATOR", "PiTranslator"]
+
+#: What this package registers in the ``signet_sdk.adapters`` entry-point group.
+PLUGIN = HarnessPlugin(
+    "pi",
+    translator="signet_adapter_pi._translate:translator_for",
+    events=[
+        EventSpec("session_start", "session_start", replay=True),
+        EventSpec("input", "prompt_submit"),
+        EventSpec("before_agent_start", "prompt_submit"),
+        EventSpec("agent_end", detach=True),
+        EventSpec("session_before_compact"),
+        EventSpec("session_compact", detach=True),
+        EventSpec("session_before_switch"),
+        EventSpec("session_before_fork", detach=True),
+        EventSpec("session_shutdown", detach=True),
+    ],
+    runtime_path="plugin",
+    not_applicable=NOT_APPLICABLE,
+    transcript_roots="signet_adapter_pi._paths:transcript_roots",
+    installer="signet_adapter_pi.install:main",
+    vectors="signet_adapter_pi.vectors",
+    shims="signet_adapter_pi.shim",
+    description="pi coding agent extension (agent dir extensions/)",
+)
+assert tuple(PLUGIN.events) == EVENTS

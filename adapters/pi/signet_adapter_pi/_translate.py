@@ -1,0 +1,513 @@
+"""pi extension events <-> Signet lifecycle calls, as pure data.
+
+The pi shim (``shim/index.js``) forwards each event below as one JSON
+object: the event's own fields as :data:`SHIM_EVENTS` selects them, plus
+
+* ``session``: what the extension context says about the session: ``id``,
+  ``file``, ``cwd`` (the context's working directory), ``leafId``,
+  ``persisted`` (pi writes a session file at all), ``onDisk`` (that file
+  exists now) and, for the events marked ``"transcript"``, the session
+  ``header`` and, only while the file is not on disk, its ``entries``;
+* ``carry``: the markers earlier answers asked the shim to keep (below).
+
+This module turns that object into the daemon calls it implies and the
+daemon's answers into the structured output the shim applies. It performs
+no I/O and imports only the standard library and ``signet_sdk``'s stdlib
+core: the hook process (the fallback while no adapter server runs) imports
+it for every event.
+
+What the shim applies (``data`` of the output, or None for nothing):
+
+* ``context``: slot name -> ``{"at", "until"?, "messages"}`` or None. The
+  shim keeps each slot's messages and adds them to every model request in
+  pi's ``context`` event: ``at: "start"`` before the first message,
+  ``at: "prompt"`` right after the last user message. An empty or None
+  slot is dropped; ``until: <event>`` drops the slot when that event next
+  fires. The messages are never written to the session, so nothing piles
+  up across turns and nothing reaches the transcript.
+* ``carry``: key -> value (None deletes). The shim sends its carry with
+  every later event; this is how a pure translator remembers across events.
+* ``result``: what the pi handler returns (unused so far).
+
+Choices, and why:
+
+* The session key is pi's session id; the project is the context's ``cwd``
+  (the session header's ``cwd`` when missing). ``agentId`` comes from
+  ``SIGNET_AGENT_ID`` through the client.
+* ``session_start`` asks for the session context and holds it in the
+  ``signet-session`` slot, so it reaches every request of the session,
+  the first turn's included, exactly once each. ``source`` is pi's
+  ``reason``; a fork names the session it came from as ``parentSessionKey``.
+* ``input`` is the one prompt-submit per prompt: it fires for every prompt
+  (typed, RPC or from another extension), before skill and template
+  expansion, so the recall runs on what the user wrote. Its inject goes to
+  the ``signet-recall`` slot, replaced by the next prompt.
+  ``before_agent_start`` fires right after it for the same prompt and makes
+  no call; the shim does not even forward it.
+* ``agent_end`` closes one prompt: a checkpoint carrying that prompt's
+  messages inline, as JSON lines shaped like the session file's message
+  entries (image data left out).
+* ``session_before_compact`` can fire twice for one compaction (a threshold
+  compaction still running when the next prompt starts another). The first
+  makes the pre-compaction call and asks the shim to carry
+  ``compaction = <session id>:<leaf id>``; a second firing at the same leaf
+  makes none. The daemon's guidance cannot be handed back: pi takes only a
+  cancel or a complete summary from this event.
+* ``session_compact`` sends ``compactionEntry.summary`` to
+  compaction-complete.
+* ``session_shutdown`` ends the session in the context it fires in, which
+  in pi 0.73.1 is the old session for ``/new``, ``/resume`` and ``/fork``
+  as well as for quitting. The transcript is the session file when it is on
+  disk (the core reads it only under the transcript roots and stages a
+  copy); a session pi has not written (no assistant reply yet, or
+  ``--no-session``) sends the same lines from memory instead, so a missing
+  file never costs the transcript.
+* ``session_before_fork`` on an in-memory session: pi replaces that
+  session in place before ``session_shutdown`` fires, so the old session is
+  ended here, with its entries, and ``ended = <id>`` is carried; the
+  shutdown that follows (now showing the new session) sends nothing.
+  ``session_before_switch`` and a persisted fork make no call.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+
+from signet_sdk.runtime.native import NativeOutput
+from signet_sdk.wire.errors import PayloadError
+from signet_sdk.wire.lifecycle import LifecycleCall
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = [
+    "EVENTS",
+    "NOT_APPLICABLE",
+    "SHIM_EVENTS",
+    "TRANSLATOR",
+    "PiTranslator",
+    "translator_for",
+]
+
+#: Native events this adapter understands, in lifecycle order.
+EVENTS: tuple[str, ...] = (
+    "session_start",
+    "input",
+    "before_agent_start",
+    "agent_end",
+    "session_before_compact",
+    "session_compact",
+    "session_before_switch",
+    "session_before_fork",
+    "session_shutdown",
+)
+
+#: What the shim forwards, per event: the event fields to keep (``True``: the
+#: value, ``"count"``: an array's length, an object: those of its fields) and
+#: how much of the session to describe (``"meta"``, or ``"transcript"`` for the
+#: header and, while the file is not on disk, the entries). Events not listed
+#: are not forwarded.
+SHIM_EVENTS: Mapping[str, Mapping[str, Any]] = {
+    "session_start": {
+        "fields": {"type": True, "reason": True, "previousSessionFile": True},
+        "session": "meta",
+    },
+    "input": {
+        "fields": {"type": True, "text": True, "source": True, "images": "count"},
+        "session": "meta",
+    },
+    "agent_end": {"fields": {"type": True, "messages": True}, "session": "meta"},
+    "session_before_compact": {
+        "fields": {
+            "type": True,
+            "preparation": {
+                "firstKeptEntryId": True,
+                "tokensBefore": True,
+                "messagesToSummarize": "count",
+                "isSplitTurn": True,
+            },
+            "customInstructions": True,
+            "reason": True,
+        },
+        "session": "meta",
+    },
+    "session_compact": {
+        "fields": {
+            "type": True,
+            "compactionEntry": {
+                "id": True,
+                "summary": True,
+                "firstKeptEntryId": True,
+                "tokensBefore": True,
+            },
+            "fromExtension": True,
+        },
+        "session": "meta",
+    },
+    "session_before_switch": {
+        "fields": {"type": True, "reason": True, "targetSessionFile": True},
+        "session": "meta",
+    },
+    "session_before_fork": {
+        "fields": {"type": True, "entryId": True, "position": True},
+        "session": "transcript",
+    },
+    "session_shutdown": {
+        "fields": {"type": True, "reason": True, "targetSessionFile": True},
+        "session": "transcript",
+    },
+}
+
+#: Context slots the shim keeps (see the module docstring).
+SESSION_SLOT = "signet-session"
+RECALL_SLOT = "signet-recall"
+#: ``customType`` of the messages added to model requests.
+CUSTOM_TYPE = "signet-memory"
+
+#: The memory tools are not registered in pi: pi has no MCP client, and the
+#: shared shim transport carries lifecycle events only.
+NOT_APPLICABLE: Mapping[str, str] = {
+    "health": "a daemon status check, not a lifecycle moment of a pi session",
+    "memory-search": "pi has no MCP client and the pi shim registers no memory tools",
+    "memory-store": "pi has no MCP client and the pi shim registers no memory tools",
+    "memory-get": "pi has no MCP client and the pi shim registers no memory tools",
+    "memory-modify": "pi has no MCP client and the pi shim registers no memory tools",
+    "memory-forget": "pi has no MCP client and the pi shim registers no memory tools",
+    "secret-injection": "pi has no MCP client and the pi shim registers no memory tools",
+}
+
+
+# -- payload access ------------------------------------------------------
+
+
+def _str(obj: Mapping[str, Any], name: str, where: str = "") -> str | None:
+    """A string field, or None when absent; a wrong type is always an error."""
+    value = obj.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise PayloadError(where + name, f"must be a string, got {type(value).__name__}")
+    return value
+
+
+def _obj(obj: Mapping[str, Any], name: str, where: str = "") -> Mapping[str, Any] | None:
+    value = obj.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise PayloadError(where + name, f"must be an object, got {type(value).__name__}")
+    return value
+
+
+def _list(obj: Mapping[str, Any], name: str, where: str = "") -> list[Any] | None:
+    value = obj.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise PayloadError(where + name, f"must be an array, got {type(value).__name__}")
+    return value
+
+
+def _int(obj: Mapping[str, Any], name: str, where: str = "") -> int | None:
+    value = obj.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise PayloadError(where + name, f"must be an integer, got {type(value).__name__}")
+    return value
+
+
+class _Session:
+    """The ``session`` object of a payload, validated."""
+
+    __slots__ = ("cwd", "entries", "file", "header", "id", "leaf", "on_disk", "persisted")
+
+    def __init__(self, payload: Mapping[str, Any]) -> None:
+        s = _obj(payload, "session")
+        if s is None:
+            raise PayloadError("session", "is required")
+        sid = _str(s, "id", "session.")
+        if not sid or not sid.strip():
+            raise PayloadError("session.id", "is required")
+        self.id = sid
+        self.file = _str(s, "file", "session.") or None
+        self.leaf = _str(s, "leafId", "session.") or None
+        self.header = _obj(s, "header", "session.")
+        cwd = _str(s, "cwd", "session.")
+        if not cwd and self.header is not None:
+            cwd = _str(self.header, "cwd", "session.header.")
+        self.cwd = cwd or None
+        self.persisted = s.get("persisted") is not False
+        self.on_disk = s.get("onDisk") is True
+        self.entries = _list(s, "entries", "session.")
+
+
+# -- transcripts ------------------------------------------------------------
+
+
+def _slim(message: Any) -> Any:
+    """A pi message with image data left out (the rest as pi wrote it)."""
+    if not isinstance(message, Mapping):
+        return message
+    content = message.get("content")
+    if not isinstance(content, list) or not any(_is_image(b) for b in content):
+        return message
+    blocks = [{k: v for k, v in b.items() if k != "data"} if _is_image(b) else b for b in content]
+    return {**message, "content": blocks}
+
+
+def _is_image(block: Any) -> bool:
+    return isinstance(block, Mapping) and block.get("type") == "image"
+
+
+def _line(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+def _messages_jsonl(messages: Sequence[Any]) -> str:
+    """One prompt's messages as session-file message entries, one JSON line each."""
+    return "".join(
+        _line({"type": "message", "message": _slim(m)}) + "\n"
+        for m in messages
+        if isinstance(m, Mapping)
+    )
+
+
+def _entries_jsonl(header: Mapping[str, Any] | None, entries: Sequence[Any]) -> str:
+    """The lines pi would write to the session file: the header, then every entry."""
+    lines = [] if header is None else [_line(header)]
+    for entry in entries:
+        if not isinstance(entry, Mapping):
+            continue
+        if entry.get("type") == "message" and isinstance(entry.get("message"), Mapping):
+            entry = {**entry, "message": _slim(entry["message"])}
+        lines.append(_line(entry))
+    return "".join(line + "\n" for line in lines)
+
+
+def _session_id_of_file(path: str | None) -> str | None:
+    """The session id in a pi session file name (``<timestamp>_<id>.jsonl``)."""
+    if not path:
+        return None
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    if not name.endswith(".jsonl") or "_" not in name:
+        return None
+    sid = name[: -len(".jsonl")].rsplit("_", 1)[1]
+    return sid if sid and all(c.isalnum() or c == "-" for c in sid) else None
+
+
+def _put(body: dict[str, Any], key: str, value: Any) -> None:
+    if value is not None and value != "":
+        body[key] = value
+
+
+# -- the translator ---------------------------------------------------------
+
+
+class PiTranslator:
+    """The pure half of the pi adapter (a ``HarnessTranslator``)."""
+
+    harness = "pi"
+
+    def translate(self, event: str, payload: Mapping[str, Any]) -> list[LifecycleCall]:
+        """The daemon calls one pi event implies.
+
+        Raises :class:`signet_sdk.PayloadError` naming the offending field.
+        """
+        if not isinstance(payload, Mapping):
+            raise PayloadError("payload", "must be a JSON object")
+        named = _str(payload, "type")
+        if named is not None and named != event:
+            raise PayloadError("type", f"is {named!r} but the event is {event!r}")
+        handler = _HANDLERS.get(event)
+        if handler is None:
+            raise PayloadError("type", f"unsupported event {event!r}; known: {', '.join(EVENTS)}")
+        _obj(payload, "carry")  # validated for a clear error
+        return handler(self, payload, _Session(payload))
+
+    def _session_start(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
+        reason = _str(p, "reason")
+        body: dict[str, Any] = {"sessionKey": s.id}
+        _put(body, "project", s.cwd)
+        _put(body, "source", reason)
+        if reason == "fork":
+            _put(body, "parentSessionKey", _session_id_of_file(_str(p, "previousSessionFile")))
+        return [LifecycleCall("session_start", body)]
+
+    def _input(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
+        text = _str(p, "text")
+        if text is None:
+            raise PayloadError("text", "is required")
+        if not text.strip():
+            return []  # the daemon refuses a blank prompt; there is nothing to recall for
+        body: dict[str, Any] = {"sessionKey": s.id, "userMessage": text, "userPrompt": text}
+        _put(body, "project", s.cwd)
+        return [LifecycleCall("user_prompt_submit", body)]
+
+    def _before_agent_start(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
+        _str(p, "prompt")  # validated for a clear error; input already made the call
+        return []
+
+    def _agent_end(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
+        messages = _list(p, "messages")
+        if messages is None:
+            raise PayloadError("messages", "is required")
+        transcript = _messages_jsonl(messages)
+        if not transcript:
+            return []
+        body: dict[str, Any] = {"sessionKey": s.id}
+        _put(body, "project", s.cwd)
+        body["transcript"] = transcript
+        return [LifecycleCall("session_checkpoint_extract", body)]
+
+    def _before_compact(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
+        if _compaction_key(s) == _carried(p, "compaction"):
+            return []  # the same compaction fired again
+        prep = _obj(p, "preparation") or {}
+        count = _int(prep, "messagesToSummarize", "preparation.")
+        tokens = _int(prep, "tokensBefore", "preparation.")
+        context = "pi compaction"
+        reason = _str(p, "reason")
+        if reason:
+            context += f" ({reason})"
+        if count is not None:
+            context += f" of {count} messages"
+        if tokens is not None:
+            context += f", {tokens} tokens before"
+        instructions = _str(p, "customInstructions")
+        if instructions and instructions.strip():
+            context += f"; user instructions: {instructions.strip()}"
+        body: dict[str, Any] = {"sessionKey": s.id, "sessionContext": context}
+        if count is not None:
+            body["messageCount"] = count
+        return [LifecycleCall("pre_compaction", body)]
+
+    def _compact(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
+        entry = _obj(p, "compactionEntry")
+        if entry is None:
+            raise PayloadError("compactionEntry", "is required")
+        summary = _str(entry, "summary", "compactionEntry.")
+        if summary is None:
+            raise PayloadError("compactionEntry.summary", "is required")
+        if not summary.strip():
+            return []  # the daemon refuses an empty summary; there is nothing to keep
+        body: dict[str, Any] = {"sessionKey": s.id, "summary": summary}
+        _put(body, "project", s.cwd)
+        return [LifecycleCall("compaction_complete", body)]
+
+    def _before_switch(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
+        _str(p, "reason")
+        _str(p, "targetSessionFile")
+        return []  # session_shutdown follows in the old session's context
+
+    def _before_fork(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
+        _str(p, "entryId")
+        if s.persisted:
+            return []  # session_shutdown follows in the old session's context
+        return [_session_end(s, "fork")]
+
+    def _shutdown(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
+        ended = _carried(p, "ended")
+        if ended is not None and ended != s.id:
+            return []  # an in-memory fork: the old session was ended at session_before_fork
+        return [_session_end(s, _str(p, "reason") or "quit")]
+
+    # -- render ----------------------------------------------------------
+
+    def render(
+        self, event: str, payload: Mapping[str, Any], results: Sequence[Any]
+    ) -> NativeOutput:
+        """The structured output the shim applies (see the module docstring)."""
+        if event == "session_start" and results:
+            text = _context_text(results[0], prompt=False)
+            if text:
+                slot = _slot(text, "session-start", at="start")
+                return NativeOutput({"context": {SESSION_SLOT: slot}})
+        elif event == "input" and results:
+            text = _context_text(results[0], prompt=True)
+            if text:
+                slot = _slot(text, "prompt-recall", at="prompt", until="input")
+                return NativeOutput({"context": {RECALL_SLOT: slot}})
+        elif event == "session_before_compact" and results:
+            return NativeOutput({"carry": {"compaction": _compaction_key(_Session(payload))}})
+        elif event == "session_before_fork" and results:
+            return NativeOutput({"carry": {"ended": _Session(payload).id}})
+        return self.neutral(event)
+
+    def neutral(self, event: str) -> NativeOutput:
+        """Nothing to apply: pi carries on as if no extension were loaded."""
+        return NativeOutput()
+
+
+def _session_end(s: _Session, reason: str) -> LifecycleCall:
+    body: dict[str, Any] = {"sessionKey": s.id, "sessionId": s.id}
+    _put(body, "cwd", s.cwd)
+    body["reason"] = reason
+    if s.on_disk and s.file:
+        body["transcriptPath"] = s.file
+    elif s.entries:
+        body["transcript"] = _entries_jsonl(s.header, s.entries)
+    return LifecycleCall("session_end", body)
+
+
+def _compaction_key(s: _Session) -> str:
+    return f"{s.id}:{s.leaf or ''}"
+
+
+def _carried(payload: Mapping[str, Any], key: str) -> Any:
+    carry = payload.get("carry")
+    return carry.get(key) if isinstance(carry, Mapping) else None
+
+
+def _slot(text: str, source: str, *, at: str, until: str | None = None) -> dict[str, Any]:
+    """A context slot holding one hidden message with ``text``."""
+    message = {
+        "role": "custom",
+        "customType": CUSTOM_TYPE,
+        "content": f'<signet-memory source="{source}">\n{text.strip()}\n</signet-memory>',
+        "display": False,
+    }
+    slot: dict[str, Any] = {"at": at, "messages": [message]}
+    if until is not None:
+        slot["until"] = until
+    return slot
+
+
+def _context_text(result: Any, *, prompt: bool) -> str:
+    """The context text in a daemon answer, newest response fields first."""
+    if not isinstance(result, Mapping) or result.get("skipped") or result.get("bypassed"):
+        return ""
+    if prompt:
+        dynamic = result.get("dynamicContext")
+        if isinstance(dynamic, str) and dynamic.strip():
+            return dynamic
+    else:
+        parts = [result.get("stableSystemPrompt"), result.get("dynamicContext")]
+        joined = "\n\n".join(p for p in parts if isinstance(p, str) and p.strip())
+        if joined:
+            return joined
+    inject = result.get("inject")
+    return inject if isinstance(inject, str) and inject.strip() else ""
+
+
+_HANDLERS = {
+    "session_start": PiTranslator._session_start,
+    "input": PiTranslator._input,
+    "before_agent_start": PiTranslator._before_agent_start,
+    "agent_end": PiTranslator._agent_end,
+    "session_before_compact": PiTranslator._before_compact,
+    "session_compact": PiTranslator._compact,
+    "session_before_switch": PiTranslator._before_switch,
+    "session_before_fork": PiTranslator._before_fork,
+    "session_shutdown": PiTranslator._shutdown,
+}
+
+#: The shared instance: the translator reads no environment.
+TRANSLATOR = PiTranslator()
+
+
+def translator_for(env: Mapping[str, str]) -> PiTranslator:
+    """The translator for any environment (pi's choices travel in the payload)."""
+    return TRANSLATOR

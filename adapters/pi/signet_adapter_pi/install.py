@@ -1,0 +1,259 @@
+"""``signet-sdk install pi`` / ``uninstall``: our extension in pi's agent directory.
+
+pi loads every ``extensions/*/index.js`` of its agent directory
+(``$PI_CODING_AGENT_DIR``, else ``~/.pi/agent``; ``--agent-dir`` names one
+directly). The installer writes one directory there, ``extensions/signet-sdk``:
+
+* ``index.js``: the shim (package data), whose first line is the managed
+  marker ``SIGNET_SDK_MANAGED_PI_EXTENSION``;
+* ``transport.mjs``: the core's shared shim transport;
+* ``signet-sdk.json``: the ``signet-sdk`` command the transport runs (this
+  environment's, as an absolute path);
+* ``signet-pi.json``: which pi events to forward and what of each, from the
+  translator's own table, with each event's deadline in milliseconds (the
+  adapter's deadline for the event, from ``SIGNET_*_TIMEOUT`` at install
+  time, plus a margin).
+
+Rules: the directory is ours only when its ``index.js`` carries the marker
+(or it does not exist yet); anything else there is refused, not overwritten
+(exit 1). A second run finds nothing to change and writes nothing.
+``--dry-run`` prints what would change and writes nothing. ``uninstall``
+removes only our four files, and the directory if that left it empty; a
+directory that is not ours is left alone. Files are replaced atomically.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import math
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["DIRECTORY", "MARKER", "extension_files", "main", "sdk_command", "shim_spec"]
+
+#: The directory under ``<agent dir>/extensions`` that holds our files.
+DIRECTORY = "signet-sdk"
+#: The first line of our ``index.js`` contains this; nothing else is ours.
+MARKER = "SIGNET_SDK_MANAGED_PI_EXTENSION"
+#: Milliseconds the shim waits beyond the adapter's own deadline for an event.
+_MARGIN_MS = 1000
+#: The file Signet's own pi connector installs; both capturing means doubled memories.
+_SIGNET_CONNECTOR_FILE = "signet-pi.js"
+_PROGRAM = "signet-sdk"
+
+
+class InstallError(Exception):
+    """The extension cannot be written safely; the message names the path and the problem."""
+
+
+def sdk_command(python: str | None = None) -> list[str]:
+    """The ``signet-sdk`` command for the transport, as absolute words (no PATH lookup)."""
+    exe = os.path.abspath(python or sys.executable)
+    script = Path(exe).parent / _PROGRAM
+    if script.is_file() and os.access(script, os.X_OK):
+        return [str(script)]
+    return [exe, "-m", "signet_sdk"]
+
+
+def shim_spec(env: Mapping[str, str]) -> dict[str, Any]:
+    """``signet-pi.json``: the forwarded events, what of each, and each one's deadline."""
+    from signet_sdk.wire.config import resolve_config
+
+    from . import PLUGIN
+    from ._translate import SHIM_EVENTS
+
+    timeouts = resolve_config(env=dict(env)).timeouts
+    events: dict[str, Any] = {}
+    for name, rule in SHIM_EVENTS.items():
+        spec = PLUGIN.events[name]
+        seconds = timeouts.for_class(spec.timeout_class) or 10.0
+        events[name] = {**rule, "timeoutMs": math.ceil(seconds * 1000) + _MARGIN_MS}
+    return {"managedBy": "signet-sdk install pi", "harness": PLUGIN.name, "events": events}
+
+
+def _json(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def extension_files(env: Mapping[str, str], python: str | None = None) -> dict[str, str]:
+    """File name -> text of everything the installer writes into the extension directory."""
+    from importlib.resources import files
+
+    from . import PLUGIN
+
+    shim_dir = PLUGIN.shim_dir()
+    assert shim_dir is not None
+    index = Path(shim_dir, "index.js").read_text(encoding="utf-8")
+    transport = (files("signet_sdk") / "shims" / "transport.mjs").read_text(encoding="utf-8")
+    command = {"managedBy": "signet-sdk install pi", "command": sdk_command(python)}
+    return {
+        "index.js": index,
+        "transport.mjs": transport,
+        "signet-sdk.json": _json(command),
+        "signet-pi.json": _json(shim_spec(env)),
+    }
+
+
+def extension_dir(agent: str | None, env: Mapping[str, str]) -> Path:
+    from ._paths import extensions_dir
+
+    if agent:
+        return Path(agent).expanduser().absolute() / "extensions" / DIRECTORY
+    return Path(extensions_dir(env)) / DIRECTORY
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InstallError(f"{path}: cannot read: {exc}") from None
+
+
+def is_ours(folder: Path) -> bool:
+    """Whether ``folder`` holds our extension: its ``index.js`` starts with the marker."""
+    index = folder / "index.js"
+    if index.is_symlink() or not index.is_file():
+        return False
+    try:
+        with index.open(encoding="utf-8") as fh:
+            return MARKER in fh.readline()
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _check_place(folder: Path, names: Sequence[str]) -> None:
+    """Refuse a place we would overwrite without owning it."""
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        raise InstallError(f"{folder}: exists and is not a directory we manage; left untouched")
+    if not folder.exists() or is_ours(folder):
+        return
+    taken = [n for n in names if (folder / n).exists() or (folder / n).is_symlink()]
+    if taken:
+        raise InstallError(
+            f"{folder}: holds {', '.join(taken)} without our marker ({MARKER}) in index.js; "
+            "not ours, left untouched"
+        )
+
+
+def _write(path: Path, text: str) -> None:
+    """Replace ``path`` atomically with ``text`` (0644, as pi's own files)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _diff(path: Path, old: str | None, new: str | None, verb: str) -> str:
+    lines = difflib.unified_diff(
+        (old or "").splitlines(keepends=True),
+        (new or "").splitlines(keepends=True),
+        fromfile=str(path) if old is not None else "/dev/null",
+        tofile=f"{path} (after {verb})" if new is not None else "/dev/null",
+    )
+    return "".join(lines)
+
+
+def _install(folder: Path, files: Mapping[str, str], dry_run: bool) -> int:
+    _check_place(folder, list(files))
+    changes = []
+    for name, text in files.items():
+        current = _read(folder / name)
+        if current != text:
+            changes.append((name, current, text))
+    if not changes:
+        sys.stdout.write(f"{folder}: already up to date, nothing changed\n")
+        return 0
+    if dry_run:
+        for name, current, text in changes:
+            sys.stdout.write(_diff(folder / name, current, text, "install"))
+        return 0
+    # index.js last: the marker appears only once the other files are in place.
+    for name, _, text in sorted(changes, key=lambda c: c[0] == "index.js"):
+        _write(folder / name, text)
+    sys.stdout.write(f"Signet pi extension installed into {folder}\n")
+    sys.stdout.write("pi loads extensions at start-up: restart running sessions (or /reload).\n")
+    connector = folder.parent / _SIGNET_CONNECTOR_FILE
+    if connector.exists():
+        sys.stdout.write(
+            f"note: {connector} (Signet's own pi extension) is installed too; "
+            "with both, every session is captured twice\n"
+        )
+    return 0
+
+
+def _uninstall(folder: Path, names: Sequence[str], dry_run: bool) -> int:
+    if not folder.is_dir() or folder.is_symlink() or not is_ours(folder):
+        sys.stdout.write(f"{folder}: no extension of ours there, nothing changed\n")
+        return 0
+    present = [n for n in names if (folder / n).is_file() and not (folder / n).is_symlink()]
+    if dry_run:
+        for name in present:
+            sys.stdout.write(_diff(folder / name, _read(folder / name), None, "uninstall"))
+        return 0
+    # index.js first: without the marker, whatever is left is never loaded as ours.
+    for name in sorted(present, key=lambda n: n != "index.js"):
+        (folder / name).unlink(missing_ok=True)
+    try:
+        folder.rmdir()
+    except OSError:
+        left = sorted(p.name for p in folder.iterdir())
+        sys.stdout.write(f"kept {folder}: it also holds {', '.join(left)}\n")
+    sys.stdout.write(f"Signet pi extension removed from {folder}\n")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``main(["install" | "uninstall", *options])``; 0 on success, 1 when refused, 2 on usage."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(
+        prog="signet-sdk {install|uninstall} pi",
+        description="Write Signet's pi extension into pi's agent directory "
+        "(extensions/signet-sdk), or remove it.",
+    )
+    parser.add_argument("verb", choices=("install", "uninstall"))
+    parser.add_argument(
+        "--agent-dir",
+        metavar="DIR",
+        help="pi's agent directory (default: $PI_CODING_AGENT_DIR, else ~/.pi/agent)",
+    )
+    parser.add_argument("--dry-run", action="store_true", help="print the changes, write nothing")
+    parser.add_argument(
+        "--python", metavar="EXE", help="interpreter whose signet-sdk command the extension runs"
+    )
+    try:
+        opts = parser.parse_args(args)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+
+    env = dict(os.environ)
+    folder = extension_dir(opts.agent_dir, env)
+    try:
+        files = extension_files(env, opts.python)
+        if opts.verb == "install":
+            return _install(folder, files, opts.dry_run)
+        return _uninstall(folder, list(files), opts.dry_run)
+    except InstallError as exc:
+        sys.stderr.write(f"signet-sdk {opts.verb} pi: {exc}\nNo file was changed.\n")
+        return 1
+    except OSError as exc:
+        sys.stderr.write(f"signet-sdk {opts.verb} pi: {exc}\n")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

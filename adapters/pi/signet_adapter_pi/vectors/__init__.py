@@ -1,0 +1,1 @@
+"""Contract vectors of the pi adapter: one JSON file per case (package data)."""

@@ -1,0 +1,172 @@
+"""A fake OpenAI-compatible chat-completions server on 127.0.0.1, for the real ``pi``.
+
+Standard library only, one thread per request. It answers ``POST
+/v1/chat/completions`` (streamed as server-sent events when asked, which pi
+always does, else one JSON object) and ``GET /v1/models``; anything else gets
+a JSON 404. Every request is appended to a JSON-lines log (method, path,
+headers, parsed body): tests search it for injected context.
+
+Replies are fixed: ``REPLY`` for a turn, ``SUMMARY`` for pi's compaction
+request (recognised by its system prompt). ``prompt_tokens`` is the input
+token count reported in the usage chunk; a large one makes pi compact on its
+own. The server does not validate roles or message order: pi sends an
+extension's message as a second consecutive user message.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+REPLY = "FAKE-PI-REPLY: noted."
+SUMMARY = "SIGNET-PI-SUMMARY-41c9: the user is testing the pi extension."
+_COMPACTION_MARK = "context summarization assistant"
+
+
+def _system_text(body: dict[str, Any]) -> str:
+    parts = []
+    for message in body.get("messages") or []:
+        if isinstance(message, dict) and message.get("role") in ("system", "developer"):
+            content = message.get("content")
+            parts.append(content if isinstance(content, str) else json.dumps(content))
+    return "\n".join(parts)
+
+
+def is_compaction(body: dict[str, Any]) -> bool:
+    """Whether a logged request body is pi's compaction (summary) request."""
+    return _COMPACTION_MARK in _system_text(body)
+
+
+class FakeOpenAI:
+    """The server, its base URL (``.../v1``) and the path of its request log."""
+
+    def __init__(self, log_path: Path, prompt_tokens: int = 12) -> None:
+        self.log_path = log_path
+        self.prompt_tokens = prompt_tokens
+        self._lock = threading.Lock()
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def _record(self, body: Any) -> None:
+                line = {
+                    "method": self.command,
+                    "path": self.path,
+                    "headers": {k.lower(): v for k, v in self.headers.items()},
+                    "body": body,
+                }
+                with fake._lock, fake.log_path.open("a", encoding="utf-8") as fh:
+                    fh.write(json.dumps(line) + "\n")
+
+            def _send(self, status: int, data: bytes, ctype: str = "application/json") -> None:
+                self.send_response(status)
+                self.send_header("content-type", ctype)
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                self._record(None)
+                if self.path.split("?", 1)[0] == "/v1/models":
+                    listing = {"object": "list", "data": [{"id": "fake-model", "object": "model"}]}
+                    self._send(200, json.dumps(listing).encode())
+                else:
+                    self._send(404, b'{"error":{"message":"not found"}}')
+
+            def do_POST(self) -> None:
+                raw = self.rfile.read(int(self.headers.get("content-length") or 0))
+                try:
+                    body = json.loads(raw) if raw else {}
+                except ValueError:
+                    body = {"_raw": raw.decode("utf-8", "replace")}
+                self._record(body)
+                if self.path.split("?", 1)[0] != "/v1/chat/completions":
+                    self._send(404, b'{"error":{"message":"not found"}}')
+                    return
+                model = str(body.get("model") or "fake-model")
+                text = SUMMARY if is_compaction(body) else REPLY
+                if body.get("stream"):
+                    usage = bool((body.get("stream_options") or {}).get("include_usage"))
+                    chunks = fake.chunks(model, text, usage=usage)
+                    data = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks)
+                    self._send(200, (data + "data: [DONE]\n\n").encode(), "text/event-stream")
+                else:
+                    self._send(200, json.dumps(fake.completion(model, text)).encode())
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self._thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+
+    def _usage(self) -> dict[str, int]:
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": 5,
+            "total_tokens": self.prompt_tokens + 5,
+        }
+
+    def chunks(self, model: str, text: str, *, usage: bool = True) -> list[dict[str, Any]]:
+        """The streamed reply: role, content, finish, then (if asked for) a usage chunk."""
+        base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1700000000}
+        base["model"] = model
+
+        def chunk(delta: dict[str, Any], finish: str | None) -> dict[str, Any]:
+            choice = {"index": 0, "delta": delta, "finish_reason": finish}
+            return {**base, "choices": [choice]}
+
+        out = [
+            chunk({"role": "assistant", "content": ""}, None),
+            chunk({"content": text}, None),
+            chunk({}, "stop"),
+        ]
+        if usage:
+            out.append({**base, "choices": [], "usage": self._usage()})
+        return out
+
+    def completion(self, model: str, text: str) -> dict[str, Any]:
+        message = {"role": "assistant", "content": text}
+        return {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": 1700000000,
+            "model": model,
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "usage": self._usage(),
+        }
+
+    def requests(self) -> list[dict[str, Any]]:
+        """Every logged request, oldest first."""
+        if not self.log_path.exists():
+            return []
+        with self._lock:
+            lines = self.log_path.read_text(encoding="utf-8").splitlines()
+        return [json.loads(line) for line in lines if line.strip()]
+
+    def turns(self) -> list[dict[str, Any]]:
+        """The bodies of the model requests that are turns (not compaction)."""
+        return [
+            r["body"]
+            for r in self.requests()
+            if r["path"].startswith("/v1/chat/completions") and not is_compaction(r["body"])
+        ]
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> FakeOpenAI:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
