@@ -71,15 +71,16 @@ Choices, and why:
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
-
 from signet_sdk.runtime.native import NativeOutput
 from signet_sdk.wire.errors import PayloadError
+from signet_sdk.wire.jsonfast import dumps
 from signet_sdk.wire.lifecycle import LifecycleCall
 
+# Payloads are parsed JSON, so objects are checked as dicts and arrays as lists:
+# collections.abc and typing stay off the hook path.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
     from typing import Any
 
 __all__ = [
@@ -196,7 +197,7 @@ def _obj(obj: Mapping[str, Any], name: str, where: str = "") -> Mapping[str, Any
     value = obj.get(name)
     if value is None:
         return None
-    if not isinstance(value, Mapping):
+    if not isinstance(value, dict):
         raise PayloadError(where + name, f"must be an object, got {type(value).__name__}")
     return value
 
@@ -249,7 +250,7 @@ class _Session:
 
 def _slim(message: Any) -> Any:
     """A pi message with image data left out (the rest as pi wrote it)."""
-    if not isinstance(message, Mapping):
+    if not isinstance(message, dict):
         return message
     content = message.get("content")
     if not isinstance(content, list) or not any(_is_image(b) for b in content):
@@ -259,11 +260,11 @@ def _slim(message: Any) -> Any:
 
 
 def _is_image(block: Any) -> bool:
-    return isinstance(block, Mapping) and block.get("type") == "image"
+    return isinstance(block, dict) and block.get("type") == "image"
 
 
 def _line(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    return dumps(obj)
 
 
 def _messages_jsonl(messages: Sequence[Any]) -> str:
@@ -271,7 +272,7 @@ def _messages_jsonl(messages: Sequence[Any]) -> str:
     return "".join(
         _line({"type": "message", "message": _slim(m)}) + "\n"
         for m in messages
-        if isinstance(m, Mapping)
+        if isinstance(m, dict)
     )
 
 
@@ -279,9 +280,9 @@ def _entries_jsonl(header: Mapping[str, Any] | None, entries: Sequence[Any]) -> 
     """The lines pi would write to the session file: the header, then every entry."""
     lines = [] if header is None else [_line(header)]
     for entry in entries:
-        if not isinstance(entry, Mapping):
+        if not isinstance(entry, dict):
             continue
-        if entry.get("type") == "message" and isinstance(entry.get("message"), Mapping):
+        if entry.get("type") == "message" and isinstance(entry.get("message"), dict):
             entry = {**entry, "message": _slim(entry["message"])}
         lines.append(_line(entry))
     return "".join(line + "\n" for line in lines)
@@ -316,7 +317,7 @@ class PiTranslator:
 
         Raises :class:`signet_sdk.PayloadError` naming the offending field.
         """
-        if not isinstance(payload, Mapping):
+        if not isinstance(payload, dict):
             raise PayloadError("payload", "must be a JSON object")
         named = _str(payload, "type")
         if named is not None and named != event:
@@ -458,7 +459,7 @@ def _compaction_key(s: _Session) -> str:
 
 def _carried(payload: Mapping[str, Any], key: str) -> Any:
     carry = payload.get("carry")
-    return carry.get(key) if isinstance(carry, Mapping) else None
+    return carry.get(key) if isinstance(carry, dict) else None
 
 
 def _slot(text: str, source: str, *, at: str, until: str | None = None) -> dict[str, Any]:
@@ -477,7 +478,7 @@ def _slot(text: str, source: str, *, at: str, until: str | None = None) -> dict[
 
 def _context_text(result: Any, *, prompt: bool) -> str:
     """The context text in a daemon answer, newest response fields first."""
-    if not isinstance(result, Mapping) or result.get("skipped") or result.get("bypassed"):
+    if not isinstance(result, dict) or result.get("skipped") or result.get("bypassed"):
         return ""
     if prompt:
         dynamic = result.get("dynamicContext")
