@@ -10,6 +10,7 @@ import httpx
 import pytest
 from server_support import make_client, stand_in_daemon
 
+from signet_sdk.runtime.registry import installed_adapters
 from signet_sdk.server import RuntimeAdapterServer
 from signet_sdk.testing.mock_daemon import MockDaemon
 
@@ -84,7 +85,8 @@ async def test_unknown_actions_events_and_harnesses_are_404_listing_the_valid_on
     action = await served.post("/v1/h/lifecycle/frobnicate", json={})
     assert action.status_code == 404 and "session-start" in action.json()["valid"]
     harness = await served.post("/v1/no-such/events/SessionStart", json={})
-    assert harness.status_code == 404 and harness.json()["installed"] == ["claude-code"]
+    assert harness.status_code == 404 and harness.json()["installed"] == installed_adapters()
+    assert "claude-code" in harness.json()["installed"]
     event = await served.post("/v1/claude-code/events/Frobnicate", json={})
     assert event.status_code == 404 and "UserPromptSubmit" in event.json()["valid"]
 
