@@ -9,14 +9,16 @@ headers, parsed body): tests search it for injected context.
 Replies are fixed: ``REPLY`` for a turn, ``SUMMARY`` for pi's compaction
 request (recognised by its system prompt). ``prompt_tokens`` is the input
 token count reported in the usage chunk; a large one makes pi compact on its
-own. The server does not validate roles or message order: pi sends an
-extension's message as a second consecutive user message.
+own. ``compaction_delay`` holds each compaction answer back that long. The
+server does not validate roles or message order: pi sends an extension's
+message as a second consecutive user message.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -43,9 +45,12 @@ def is_compaction(body: dict[str, Any]) -> bool:
 class FakeOpenAI:
     """The server, its base URL (``.../v1``) and the path of its request log."""
 
-    def __init__(self, log_path: Path, prompt_tokens: int = 12) -> None:
+    def __init__(
+        self, log_path: Path, prompt_tokens: int = 12, compaction_delay: float = 0.0
+    ) -> None:
         self.log_path = log_path
         self.prompt_tokens = prompt_tokens
+        self.compaction_delay = compaction_delay
         self._lock = threading.Lock()
         fake = self
 
@@ -91,7 +96,10 @@ class FakeOpenAI:
                     self._send(404, b'{"error":{"message":"not found"}}')
                     return
                 model = str(body.get("model") or "fake-model")
-                text = SUMMARY if is_compaction(body) else REPLY
+                text = REPLY
+                if is_compaction(body):
+                    text = SUMMARY
+                    time.sleep(fake.compaction_delay)
                 if body.get("stream"):
                     usage = bool((body.get("stream_options") or {}).get("include_usage"))
                     chunks = fake.chunks(model, text, usage=usage)

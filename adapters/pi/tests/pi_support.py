@@ -214,3 +214,89 @@ class AdapterServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class PiRpc:
+    """``pi --mode rpc`` as a process: JSON lines in on stdin, out on stdout (split on LF only)."""
+
+    def __init__(self, argv: list[str], cwd: Path, env: Mapping[str, str]) -> None:
+        self.proc = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        self.lines: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        self._ids = 0
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        buffer = b""
+        while chunk := self.proc.stdout.read1(65536):
+            buffer += chunk
+            while b"\n" in buffer:
+                line, buffer = buffer.split(b"\n", 1)
+                try:
+                    parsed = json.loads(line)
+                except ValueError:
+                    continue
+                with self._lock:
+                    self.lines.append(parsed)
+
+    def _wait(self, found: Any, what: str, timeout: float) -> dict[str, Any]:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            with self._lock:
+                for line in self.lines:
+                    if found(line):
+                        return line
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.01)
+        kinds = [line.get("type") for line in self.lines[-20:]]
+        raise AssertionError(f"pi rpc: no {what} within {timeout}s; last events {kinds}")
+
+    def command(self, command: dict[str, Any], timeout: float = 60.0) -> dict[str, Any]:
+        """Send one command and return its response."""
+        self._ids += 1
+        ident = f"c{self._ids}"
+        assert self.proc.stdin is not None
+        self.proc.stdin.write((json.dumps({**command, "id": ident}) + "\n").encode())
+        self.proc.stdin.flush()
+        return self._wait(lambda line: line.get("id") == ident, f"response to {command}", timeout)
+
+    def count(self, kind: str) -> int:
+        with self._lock:
+            return sum(1 for line in self.lines if line.get("type") == kind)
+
+    def prompt(self, text: str, timeout: float = 60.0) -> None:
+        """One prompt, until its agent_end."""
+        ended = self.count("agent_end")
+        response = self.command({"type": "prompt", "message": text}, timeout)
+        assert response.get("success") is True, response
+        end = time.monotonic() + timeout
+        while self.count("agent_end") <= ended:
+            if time.monotonic() > end or self.proc.poll() is not None:
+                raise AssertionError(f"pi rpc: no agent_end for {text!r}")
+            time.sleep(0.01)
+
+    def close(self, timeout: float = 30.0) -> int:
+        """Close stdin (pi shuts down) and wait; kill it if it does not exit."""
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=5)
+        finally:
+            self._reader.join(timeout=5)
+            for stream in (self.proc.stdout, self.proc.stderr):
+                if stream is not None:
+                    stream.close()
+        return self.proc.returncode

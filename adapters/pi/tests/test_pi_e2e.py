@@ -1,0 +1,445 @@
+"""End to end with the real pi coding agent, offline.
+
+``pi`` (pinned, installed from the npm registry by ``e2e/install_pi.sh`` into
+``${XDG_CACHE_HOME:-~/.cache}/signet-sdk/npm``) runs headless in a temporary
+project, with our extension installed by our installer into a temporary agent
+directory. Its model is a fake OpenAI-compatible server on 127.0.0.1 and its
+memory daemon is the SDK's mock daemon on 127.0.0.1. Events reach the daemon
+through ``signet-sdk serve`` (started here, found by the shim through its
+state file) or, with no server, through ``signet-sdk hook pi <event>``
+processes; the transport never starts a server of its own here
+(``SIGNET_ADAPTER_AUTOSTART=0``).
+
+Without node and npm the tests skip, except under CI (``CI=true``), where they fail.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pi_fake_openai import REPLY, SUMMARY, FakeOpenAI
+from pi_support import AdapterServer, PiRpc, outbox_entries
+from signet_adapter_pi.install import main as install_main
+
+from signet_sdk.testing.mock_daemon import MockDaemon
+
+PI_VERSION = os.environ.get("PI_VERSION", "0.73.1")
+INSTALLER = Path(__file__).parent / "e2e" / "install_pi.sh"
+PROBE = Path(__file__).parent / "e2e" / "probe.mjs"
+# Resolved now, before the tests' private HOME is in place: the install is shared.
+NPM_CACHE = os.environ.get("SIGNET_NPM_CACHE") or os.path.join(
+    os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "signet-sdk", "npm"
+)
+MARK = "MEMO-PI-E2E-6021"
+MEMORY = f"Atlas deploys go through make ship, marker {MARK}"
+# Long enough that the normalized transcript passes the daemon's 500-character minimum.
+PROMPT = f"How do atlas deploys work? {MARK} " + " ".join(
+    f"Step {i}: check the release notes, the migrations and the staging flag." for i in range(10)
+)
+AGENT = "atlas-agent"
+SESSION_INJECT = 'source=\\"session-start\\"'
+RECALL_INJECT = 'source=\\"prompt-recall\\"'
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+@pytest.fixture(scope="session")
+def pi_bin() -> str:
+    """The pinned ``pi`` program, installed once per cache directory."""
+    if shutil.which("npm") is None or shutil.which("node") is None:
+        reason = "node and npm are needed to install pi from the npm registry"
+        if _in_ci():
+            pytest.fail(reason)
+        pytest.skip(reason)
+    env = dict(os.environ, SIGNET_NPM_CACHE=NPM_CACHE)
+    proc = subprocess.run(
+        ["bash", str(INSTALLER), PI_VERSION], capture_output=True, text=True, env=env, timeout=600
+    )
+    if proc.returncode != 0:
+        message = f"installing pi {PI_VERSION} failed:\n{proc.stderr[-2000:]}"
+        if _in_ci():
+            pytest.fail(message)
+        pytest.skip(message)
+    return proc.stdout.strip().splitlines()[-1]
+
+
+@dataclass
+class World:
+    pi: str
+    project: Path
+    agent: Path
+    env: dict[str, str]
+    fake: FakeOpenAI
+    daemon: MockDaemon
+    url: str
+
+    def calls(self, name: str) -> list[Any]:
+        return [r for r in self.daemon.requests if r.path == f"/api/hooks/{name}"]
+
+    def paths(self) -> list[str]:
+        return [r.path for r in self.daemon.requests]
+
+    def wait_for(self, name: str, count: int = 1, timeout: float = 20.0) -> list[Any]:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            found = self.calls(name)
+            if len(found) >= count:
+                return found
+            time.sleep(0.05)
+        raise AssertionError(
+            f"{count} x {name} not seen within {timeout}s; daemon saw {self.paths()}"
+        )
+
+    def argv(self, *extra: str) -> list[str]:
+        return [self.pi, "--provider", "fakeoai", "--model", "fake-model", *extra]
+
+    def print_turn(
+        self, prompt: str, *extra: str, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            self.argv("-p", prompt, *extra),
+            cwd=self.project,
+            env=env or self.env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    def rpc(self, *extra: str, env: dict[str, str] | None = None) -> PiRpc:
+        return PiRpc(self.argv("--mode", "rpc", *extra), self.project, env or self.env)
+
+    def session_files(self) -> list[Path]:
+        return sorted((self.agent / "sessions").rglob("*.jsonl"))
+
+    def session_ids(self) -> list[str]:
+        ids = []
+        for path in self.session_files():
+            header = json.loads(path.read_text().splitlines()[0])
+            ids.append(header["id"])
+        return ids
+
+
+def _project_parent() -> str:
+    # Not under /tmp: the daemon treats /tmp projects as noise and keeps no transcript.
+    for candidate in ("/var/tmp", os.path.expanduser("~/.cache")):
+        if os.path.isdir(candidate) and os.access(candidate, os.W_OK):
+            return candidate
+    return tempfile.gettempdir()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def _make_world(
+    pi_bin: str, tmp_path: Path, home: Path, fake: FakeOpenAI, daemon_url: str, daemon: Any
+) -> Iterator[World]:
+    """A project, our extension installed, pi pointed at the fake model; the daemon given."""
+    base = Path(tempfile.mkdtemp(prefix="signet-pi-e2e-", dir=_project_parent()))
+    project = Path(os.path.realpath(base / "atlas"))
+    project.mkdir()
+    agent = Path(os.environ["PI_CODING_AGENT_DIR"])
+    assert install_main(["install"]) == 0
+    models = {
+        "providers": {
+            "fakeoai": {
+                "baseUrl": fake.base_url,
+                "api": "openai-completions",
+                "apiKey": "dummy",
+                "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
+                "models": [{"id": "fake-model", "contextWindow": 32000, "maxTokens": 4096}],
+            }
+        }
+    }
+    (agent / "models.json").write_text(json.dumps(models))
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "LANG": "C.UTF-8",
+        "HOME": str(home),
+        "XDG_STATE_HOME": os.environ["XDG_STATE_HOME"],
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "PI_CODING_AGENT_DIR": str(agent),
+        "PI_OFFLINE": "1",
+        "SIGNET_DAEMON_URL": daemon_url,
+        "SIGNET_AGENT_ID": AGENT,
+        "SIGNET_OUTBOX_FLUSH_SECONDS": "5",
+        "SIGNET_ADAPTER_AUTOSTART": "0",
+        "PI_E2E_PROBE_LOG": str(tmp_path / "probe.jsonl"),
+    }
+    try:
+        yield World(pi_bin, project, agent, env, fake, daemon, daemon_url)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def world(pi_bin: str, tmp_path: Path, isolated: Path) -> Iterator[World]:
+    # 0.110 serves /api/sessions/:key/transcript, which the first test reads back.
+    daemon = MockDaemon(db_path=tmp_path / "daemon.sqlite3", version="0.110")
+    with FakeOpenAI(tmp_path / "openai.jsonl") as fake, daemon.serve() as handle:
+        with _make_world(pi_bin, tmp_path, isolated, fake, handle.url, daemon) as made:
+            yield made
+        _let_senders_finish()
+
+
+def _let_senders_finish() -> None:
+    """Wait (a while) for background senders to empty the outbox before the daemon goes."""
+    end = time.monotonic() + 10
+    while time.monotonic() < end and outbox_entries():
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def server(world: World) -> Iterator[AdapterServer]:
+    with AdapterServer(world.env) as running:
+        yield running
+
+
+def remember(url: str, content: str) -> None:
+    data = json.dumps({"content": content, "importance": 0.9, "agentId": AGENT}).encode()
+    request = urllib.request.Request(
+        f"{url}/api/memory/remember", data=data, headers={"content-type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        assert response.status == 200
+
+
+def get_json(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def probe_events(world: World) -> list[dict[str, Any]]:
+    path = Path(world.env["PI_E2E_PROBE_LOG"])
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+# -- print mode -------------------------------------------------------------------
+
+
+def test_print_turn_reaches_the_daemon_and_memory_reaches_the_model(
+    world: World, server: AdapterServer
+) -> None:
+    remember(world.url, MEMORY)
+    start = time.monotonic()
+    proc = world.print_turn(PROMPT)
+    elapsed = time.monotonic() - start
+    assert proc.returncode == 0, proc.stderr
+    assert REPLY in proc.stdout
+
+    (session,) = world.session_ids()
+    (started,) = world.calls("session-start")
+    (prompt,) = world.calls("user-prompt-submit")  # input and before_agent_start: one call
+    (ended,) = world.wait_for("session-end")
+    (checkpoint,) = world.wait_for("session-checkpoint-extract")
+    for call in (started, prompt, ended, checkpoint):
+        assert call.status == 200, (call.path, call.response_json)
+        assert call.json["harness"] == "pi"
+        assert call.json["runtimePath"] == "plugin"
+        assert call.headers["x-signet-runtime-path"] == "plugin"
+        assert call.json["sessionKey"] == session
+        assert call.json["agentId"] == AGENT
+    assert started.json["project"] == str(world.project)
+    assert started.json["source"] == "startup"
+    assert prompt.json["project"] == str(world.project)
+    assert prompt.json["userMessage"] == PROMPT
+    assert MARK in checkpoint.json["transcript"]
+    assert ended.json["cwd"] == str(world.project)
+    assert ended.json["reason"] == "quit"
+    assert ended.json["sessionId"] == session
+    assert ended.json["transcriptPath"].startswith("/tmp/signet/")
+
+    # The daemon read the staged session file: it holds this session's turn.
+    stored = get_json(f"{world.url}/api/sessions/{session}/transcript?agent_id={AGENT}")
+    assert MARK in json.dumps(stored)
+
+    # The stored memory reached the model, in the first (and only) turn's request.
+    (turn,) = world.fake.turns()
+    body = json.dumps(turn)
+    assert SESSION_INJECT in body and RECALL_INJECT in body
+    assert body.count(f"marker {MARK}") == 2  # once from session start, once recalled
+    assert elapsed < 60
+
+
+def test_without_a_server_the_hook_process_serves_every_event(world: World) -> None:
+    remember(world.url, MEMORY)
+    proc = world.print_turn(PROMPT)
+    assert proc.returncode == 0, proc.stderr
+    assert REPLY in proc.stdout
+    (session,) = world.session_ids()
+    names = ["session-start", "user-prompt-submit", "session-checkpoint-extract", "session-end"]
+    for name in names:
+        (call,) = world.wait_for(name)
+        assert call.json["sessionKey"] == session and call.json["harness"] == "pi"
+    assert not (Path(world.env["XDG_STATE_HOME"]) / "signet-sdk" / "adapter-server.json").exists()
+    assert f"marker {MARK}" in json.dumps(world.fake.turns()[0])
+
+
+def test_unsaved_session_ends_with_its_transcript_from_memory(
+    world: World, server: AdapterServer
+) -> None:
+    proc = world.print_turn(PROMPT, "--no-session")
+    assert proc.returncode == 0, proc.stderr
+    assert world.session_files() == []  # pi wrote no session file
+    (started,) = world.calls("session-start")
+    (ended,) = world.wait_for("session-end")
+    assert ended.json["sessionKey"] == started.json["sessionKey"]
+    assert "transcriptPath" not in ended.json
+    lines = [json.loads(line) for line in ended.json["transcript"].splitlines()]
+    assert lines[0]["type"] == "session" and lines[0]["id"] == started.json["sessionKey"]
+    said = [line["message"] for line in lines if line.get("type") == "message"]
+    assert [m["role"] for m in said] == ["user", "assistant"]
+    assert MARK in json.dumps(said[0])
+
+
+@pytest.mark.parametrize("switch", ["SIGNET_BYPASS", "SIGNET_NO_HOOKS"])
+def test_off_switches_leave_the_daemon_alone(
+    world: World, server: AdapterServer, switch: str
+) -> None:
+    proc = world.print_turn("hello", env={**world.env, switch: "1"})
+    assert proc.returncode == 0, proc.stderr
+    assert REPLY in proc.stdout
+    time.sleep(0.3)
+    assert [p for p in world.paths() if p.startswith("/api/hooks/")] == []
+    assert "signet-memory" not in json.dumps(world.fake.turns())
+
+
+# -- RPC mode: several prompts, compaction --------------------------------------------
+
+
+def test_rpc_prompts_and_compact(world: World, server: AdapterServer) -> None:
+    remember(world.url, MEMORY)
+    rpc = world.rpc("-e", str(PROBE))
+    try:
+        for text in (PROMPT, "And the staging flag?", f"Anything else about {MARK}?"):
+            rpc.prompt(text)
+        compacted = rpc.command({"type": "compact"})
+        assert compacted["success"] is True, compacted
+        assert compacted["data"]["summary"] == SUMMARY
+        rpc.prompt("After the compaction: what was decided?")
+    finally:
+        code = rpc.close()
+    assert code == 0
+
+    (session,) = world.session_ids()
+    assert len(world.calls("user-prompt-submit")) == 4  # one per prompt
+    (pre,) = world.calls("pre-compaction")
+    assert pre.status == 200
+    assert pre.json["sessionKey"] == session
+    assert pre.json["sessionContext"].startswith("pi compaction")
+    (done,) = world.wait_for("compaction-complete")
+    assert done.status == 200
+    assert done.json["summary"] == SUMMARY
+    assert done.json["sessionKey"] == session
+    assert done.json["project"] == str(world.project)
+    assert len(world.wait_for("session-checkpoint-extract", 4)) == 4
+    (ended,) = world.wait_for("session-end")
+    assert ended.json["sessionKey"] == session
+
+    turns = world.fake.turns()
+    assert len(turns) == 4
+    # The session context reaches the first turn, and every later turn exactly once:
+    # it is added per request, never stored, so copies cannot pile up.
+    for turn in turns:
+        body = json.dumps(turn)
+        assert body.count(SESSION_INJECT) == 1
+        assert body.count(RECALL_INJECT) <= 1
+    third = json.dumps(turns[2])
+    assert third.count(SESSION_INJECT) == 1 and third.count(RECALL_INJECT) == 1
+    # Nothing of ours was written into pi's own session.
+    assert "signet-memory" not in world.session_files()[0].read_text()
+
+
+def test_automatic_compaction_fired_twice_is_called_in_once(
+    pi_bin: str, tmp_path: Path, isolated: Path
+) -> None:
+    """A threshold compaction still running when the next prompt arrives fires twice."""
+    daemon = MockDaemon(db_path=tmp_path / "daemon.sqlite3")
+    # 31000 prompt tokens in a 32000 window: pi compacts after every turn; the slow
+    # compaction answer makes the next prompt start a second one meanwhile.
+    fake = FakeOpenAI(tmp_path / "openai.jsonl", prompt_tokens=31000, compaction_delay=0.5)
+    with fake, daemon.serve() as handle:
+        with (
+            _make_world(pi_bin, tmp_path, isolated, fake, handle.url, daemon) as world,
+            AdapterServer(world.env),
+        ):
+            rpc = world.rpc("-e", str(PROBE))
+            try:
+                for text in ("first", "second", "third"):
+                    rpc.prompt(text)
+                time.sleep(1.5)  # let the last compaction finish
+            finally:
+                assert rpc.close() == 0
+            events = probe_events(world)
+            fired = [e for e in events if e["event"] == "session_before_compact"]
+            compactions = [e for e in events if e["event"] == "session_compact"]
+            pres = world.calls("pre-compaction")
+            done = world.wait_for("compaction-complete", len(compactions))
+            assert compactions, events
+            assert len(fired) > len(compactions), "pi did not fire twice this time"
+            # One pre-compaction per compaction: per distinct leaf it fired at.
+            assert len(pres) == len({e["leaf"] for e in fired})
+            assert len(pres) <= len(compactions) + 1
+            assert len(done) == len(compactions)
+            assert all(c.json["summary"] == SUMMARY for c in done)
+        _let_senders_finish()
+
+
+# -- the daemon is down ---------------------------------------------------------------
+
+
+def test_daemon_down_the_turn_completes_and_writes_wait_in_the_outbox(
+    pi_bin: str, tmp_path: Path, isolated: Path
+) -> None:
+    port = _free_port()
+    daemon = MockDaemon(db_path=tmp_path / "daemon.sqlite3", version="0.110")
+    with FakeOpenAI(tmp_path / "openai.jsonl") as fake:
+        down = f"http://127.0.0.1:{port}"
+        with _make_world(pi_bin, tmp_path, isolated, fake, down, daemon) as world:
+            with AdapterServer(world.env):
+                start = time.monotonic()
+                proc = world.print_turn(PROMPT)
+                elapsed = time.monotonic() - start
+                assert proc.returncode == 0, proc.stderr
+                assert REPLY in proc.stdout
+                assert elapsed < 30
+                (session,) = world.session_ids()
+                queued = {e["action"]: e for e in outbox_entries(world.env)}
+                assert set(queued) == {"session_end", "session_checkpoint_extract"}
+                assert queued["session_end"]["body"]["sessionKey"] == session
+                assert queued["session_end"]["transcript"] is not None  # the file, snapshotted
+
+            # The daemon comes back: the next session's start replays what waited.
+            with daemon.serve(port=port):
+                again = world.print_turn("hello again")
+                assert again.returncode == 0, again.stderr
+                ends = world.wait_for("session-end", 2)
+                first = next(c for c in ends if c.json["sessionKey"] == session)
+                assert first.json["harness"] == "pi" and first.json["reason"] == "quit"
+                assert first.json["transcriptPath"].startswith("/tmp/signet/")
+                stored = get_json(f"{world.url}/api/sessions/{session}/transcript?agent_id={AGENT}")
+                assert MARK in json.dumps(stored)
+                _let_senders_finish()
+                assert outbox_entries(world.env) == []
