@@ -236,8 +236,9 @@ class PiRpc:
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
         buffer = b""
-        while chunk := self.proc.stdout.read1(65536):
+        while chunk := os.read(fd, 65536):
             buffer += chunk
             while b"\n" in buffer:
                 line, buffer = buffer.split(b"\n", 1)
