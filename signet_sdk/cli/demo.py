@@ -65,6 +65,16 @@ def _readable(output: NativeOutput) -> str:
         inner = data.get("hookSpecificOutput")
         if isinstance(inner, Mapping) and "additionalContext" in inner:
             return f"additionalContext:\n{inner['additionalContext']}"
+        slots = data.get("context")
+        if isinstance(slots, Mapping) and slots:
+            # A plugin harness's context slots: show the text each slot adds.
+            shown = []
+            for name, slot in slots.items():
+                messages = slot.get("messages", []) if isinstance(slot, Mapping) else []
+                texts = [m.get("content") for m in messages if isinstance(m, Mapping)]
+                shown.append(f"context slot {name}:")
+                shown += [t for t in texts if isinstance(t, str)]
+            return "\n".join(shown)
     return json.dumps(data, indent=2)[:600]
 
 

@@ -46,6 +46,7 @@ PLUGIN = HarnessPlugin(
     installer="signet_adapter_pi.install:main",
     vectors="signet_adapter_pi.vectors",
     shims="signet_adapter_pi.shim",
+    story="signet_adapter_pi._story:story_event",
     description="pi coding agent extension (agent dir extensions/)",
 )
 assert tuple(PLUGIN.events) == EVENTS
