@@ -229,7 +229,8 @@ class PiRpc:
             stderr=subprocess.PIPE,
         )
         self.lines: list[dict[str, Any]] = []
-        self._lock = threading.Lock()
+        # Waiters wake on every line (not on a polling tick): a turn is timed to the line.
+        self._lock = threading.Condition()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
         self._ids = 0
@@ -248,18 +249,24 @@ class PiRpc:
                     continue
                 with self._lock:
                     self.lines.append(parsed)
+                    self._lock.notify_all()
+        with self._lock:
+            self._lock.notify_all()  # pi's stdout closed: waiters stop waiting
 
     def _wait(self, found: Any, what: str, timeout: float) -> dict[str, Any]:
         end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            with self._lock:
-                for line in self.lines:
+        with self._lock:
+            seen = 0
+            while True:
+                for line in self.lines[seen:]:
                     if found(line):
                         return line
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.01)
-        kinds = [line.get("type") for line in self.lines[-20:]]
+                seen = len(self.lines)
+                left = end - time.monotonic()
+                if left <= 0 or self.proc.poll() is not None:
+                    break
+                self._lock.wait(min(left, 0.5))
+            kinds = [line.get("type") for line in self.lines[-20:]]
         raise AssertionError(f"pi rpc: no {what} within {timeout}s; last events {kinds}")
 
     def command(self, command: dict[str, Any], timeout: float = 60.0) -> dict[str, Any]:
@@ -281,10 +288,12 @@ class PiRpc:
         response = self.command({"type": "prompt", "message": text}, timeout)
         assert response.get("success") is True, response
         end = time.monotonic() + timeout
-        while self.count("agent_end") <= ended:
-            if time.monotonic() > end or self.proc.poll() is not None:
-                raise AssertionError(f"pi rpc: no agent_end for {text!r}")
-            time.sleep(0.01)
+        with self._lock:
+            while sum(1 for line in self.lines if line.get("type") == "agent_end") <= ended:
+                left = end - time.monotonic()
+                if left <= 0 or self.proc.poll() is not None:
+                    raise AssertionError(f"pi rpc: no agent_end for {text!r}")
+                self._lock.wait(min(left, 0.5))
 
     def close(self, timeout: float = 30.0) -> int:
         """Close stdin (pi shuts down) and wait; kill it if it does not exit."""
