@@ -2,8 +2,9 @@
 
 No editable install and no checkout on ``sys.path``: the commands run from
 a temp directory with the venv's own ``signet-sdk``. Dependencies come from
-the package index (pip's cache makes a rerun quick); our own two
-distributions come only from the wheels built here.
+the package index (pip's cache makes a rerun quick); our own distributions
+(the core and every adapter under ``adapters/``) come only from the wheels
+built here, installed as users do: ``pip install "signetai-sdk[all]"``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,33 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+ADAPTERS = sorted(p.parent for p in (ROOT / "adapters").glob("*/pyproject.toml"))
+
+
+def _project(path: Path) -> dict[str, object]:
+    import tomllib
+
+    with open(path / "pyproject.toml", "rb") as fh:
+        project: dict[str, object] = tomllib.load(fh)["project"]
+    return project
+
+
+def _plugin_names(adapter: Path) -> list[str]:
+    points = _project(adapter)["entry-points"]
+    assert isinstance(points, dict)
+    return sorted(points["signet_sdk.adapters"])
+
+
+def test_every_adapter_has_its_extra_and_is_in_all() -> None:
+    extras = _project(ROOT)["optional-dependencies"]
+    assert isinstance(extras, dict)
+    for adapter in ADAPTERS:
+        name = _project(adapter)["name"]
+        assert isinstance(name, str)
+        for plugin in _plugin_names(adapter):
+            wanted = [r for r in extras.get(adapter.name, []) if r.startswith(name)]
+            assert wanted, f"no extra {adapter.name!r} installing {name} (plugin {plugin})"
+        assert any(r.startswith(name) for r in extras["all"]), f"{name} missing from 'all'"
 
 
 class Venv:
@@ -74,13 +102,14 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Venv:
             "-w",
             str(dist),
             str(ROOT),
-            str(ROOT / "adapters" / "claude-code"),
+            *map(str, ADAPTERS),
         ],
         check=True,
         timeout=300,
     )
-    wheels = sorted(p.name for p in dist.glob("*.whl"))
-    assert [w.split("-")[0] for w in wheels] == ["signetai_adapter_claude_code", "signetai_sdk"]
+    wheels = sorted(p.name.split("-")[0] for p in dist.glob("*.whl"))
+    expected = [str(_project(a)["name"]).replace("-", "_") for a in ADAPTERS]
+    assert wheels == sorted([*expected, "signetai_sdk"])
     path = root / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(path)], check=True, timeout=120)
     subprocess.run(
@@ -92,7 +121,7 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Venv:
             "--quiet",
             "--find-links",
             str(dist),
-            "signetai-sdk[claude-code]",
+            "signetai-sdk[all]",
         ],
         check=True,
         timeout=600,
@@ -166,12 +195,15 @@ def test_help_and_version(venv: Venv) -> None:
     assert venv.run("version").stdout.startswith("signet-sdk 0.")
 
 
-def test_harnesses_lists_claude_code(venv: Venv) -> None:
+def test_harnesses_lists_every_adapter(venv: Venv) -> None:
     done = venv.run("harnesses", "--json")
     assert done.returncode == 0, done.stderr
-    row = next(r for r in json.loads(done.stdout) if r["name"] == "claude-code")
-    assert row["distribution"] == "signetai-adapter-claude-code"
-    assert row["installer"] is True and row["vectors"] > 0
+    rows = {r["name"]: r for r in json.loads(done.stdout)}
+    for adapter in ADAPTERS:
+        for plugin in _plugin_names(adapter):
+            row = rows[plugin]
+            assert row["distribution"] == _project(adapter)["name"]
+            assert row["installer"] is True and row["vectors"] > 0
 
 
 def test_parity(venv: Venv) -> None:
