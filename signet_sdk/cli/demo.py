@@ -65,6 +65,9 @@ def _readable(output: NativeOutput) -> str:
         inner = data.get("hookSpecificOutput")
         if isinstance(inner, Mapping) and "additionalContext" in inner:
             return f"additionalContext:\n{inner['additionalContext']}"
+        result = data.get("result")
+        if isinstance(result, Mapping) and isinstance(result.get("prependContext"), str):
+            return f"prependContext:\n{result['prependContext']}"
         slots = data.get("context")
         if isinstance(slots, Mapping) and slots:
             # A plugin harness's context slots: show the text each slot adds.

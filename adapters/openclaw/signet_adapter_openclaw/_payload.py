@@ -1,0 +1,127 @@
+"""OpenClaw payload access and inline transcripts, kept apart from the event mapping.
+
+Payloads are parsed JSON, so objects are checked as dicts and arrays as
+lists (collections.abc and typing stay off the hook path); a wrong type is
+a :class:`~signet_sdk.PayloadError` naming the field.
+"""
+
+from __future__ import annotations
+
+from signet_sdk.wire.errors import PayloadError
+from signet_sdk.wire.jsonfast import dumps
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+
+def _str(obj: Mapping[str, Any], name: str, where: str = "") -> str | None:
+    """A string field, or None when absent; a wrong type is always an error."""
+    value = obj.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise PayloadError(where + name, f"must be a string, got {type(value).__name__}")
+    return value
+
+
+def _obj(obj: Mapping[str, Any], name: str, where: str = "") -> Mapping[str, Any] | None:
+    value = obj.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise PayloadError(where + name, f"must be an object, got {type(value).__name__}")
+    return value
+
+
+def _list(obj: Mapping[str, Any], name: str, where: str = "") -> list[Any] | None:
+    value = obj.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise PayloadError(where + name, f"must be an array, got {type(value).__name__}")
+    return value
+
+
+def _int(obj: Mapping[str, Any], name: str, where: str = "") -> int | None:
+    value = obj.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise PayloadError(where + name, f"must be an integer, got {type(value).__name__}")
+    return value
+
+
+def _put(body: dict[str, Any], key: str, value: Any) -> None:
+    if value is not None and value != "":
+        body[key] = value
+
+
+class _Scope:
+    """Who an event belongs to: the hook context and the event, validated.
+
+    The session key is OpenClaw's ``sessionKey`` (``agent:<id>:<rest>``,
+    stable across ``/new``), else its ``sessionId``; the context wins over
+    the event. The project is the agent's workspace directory.
+    """
+
+    __slots__ = ("agent", "carry", "held", "key", "project", "session_id", "trigger")
+
+    def __init__(self, payload: Mapping[str, Any]) -> None:
+        ctx = _obj(payload, "ctx") or {}
+        self.carry = _obj(payload, "carry") or {}
+        self.held = _obj(payload, "held") or {}
+        key = None
+        for where, source in (("ctx.", ctx), ("", payload)):
+            key = key or _str(source, "sessionKey", where) or None
+        session_id = _str(ctx, "sessionId", "ctx.") or _str(payload, "sessionId") or None
+        key = key or session_id
+        if not key or not key.strip():
+            raise PayloadError("ctx.sessionKey", "is required (or ctx.sessionId)")
+        self.key = key
+        self.session_id = session_id
+        self.agent = _str(ctx, "agentId", "ctx.") or None
+        self.project = _str(ctx, "workspaceDir", "ctx.") or None
+        self.trigger = _str(ctx, "trigger", "ctx.") or None
+
+    def carried(self, name: str) -> Any:
+        return self.carry.get(name)
+
+
+def _text_of(content: Any) -> str:
+    """The text of a message's content: a string, or its text blocks joined."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    parts = [
+        b["text"]
+        for b in content
+        if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+    ]
+    return "\n".join(parts)
+
+
+def _slim(message: Any) -> Any:
+    """A message with image data left out (the rest as OpenClaw holds it)."""
+    if not isinstance(message, dict):
+        return message
+    content = message.get("content")
+    if not isinstance(content, list) or not any(_is_image(b) for b in content):
+        return message
+    blocks = [{k: v for k, v in b.items() if k != "data"} if _is_image(b) else b for b in content]
+    return {**message, "content": blocks}
+
+
+def _is_image(block: Any) -> bool:
+    return isinstance(block, dict) and block.get("type") == "image"
+
+
+def _messages_jsonl(messages: Sequence[Any]) -> str:
+    """Session messages as JSON lines shaped like OpenClaw's session-file message entries."""
+    return "".join(
+        dumps({"type": "message", "message": _slim(m)}) + "\n"
+        for m in messages
+        if isinstance(m, dict)
+    )

@@ -1,0 +1,394 @@
+"""OpenClaw plugin hooks <-> Signet lifecycle calls, as pure data.
+
+The OpenClaw plugin (``plugin/index.mjs``) forwards each hook below as one
+JSON object: the event's fields and the hook context's fields as
+:data:`SHIM_EVENTS` selects them, plus
+
+* ``carry``: the markers earlier answers asked the plugin to keep for this
+  session (the plugin keeps one set per session scope: the context's
+  ``sessionKey``, else the event's, else the ``sessionId``);
+* ``held``: values the plugin kept from earlier events of the session
+  (``keep``) and attaches to the events that ask (``attach``).
+
+This module turns that object into the daemon calls it implies and the
+daemon's answers into the structured output the plugin applies. It performs
+no I/O and imports only the standard library and ``signet_sdk``'s stdlib
+core: the hook process (the fallback while no adapter server runs) imports
+it for every event.
+
+What the plugin applies (``data`` of the output, or None for nothing):
+
+* ``result``: what the OpenClaw handler returns: ``{"prependContext": …}``
+  for the prompt hooks, which OpenClaw writes before the user's text in the
+  model request;
+* ``carry``: key -> value (None deletes) for this session's scope;
+* ``end``: true when the session is over: the plugin forgets its scope.
+
+Choices, and why (observed on OpenClaw 2026.9.6):
+
+* The session key is OpenClaw's ``sessionKey`` (``agent:<agent>:<rest>``),
+  from which the daemon reads the agent id when ``SIGNET_AGENT_ID`` does not
+  name one; the project is the hook context's ``workspaceDir``.
+* ``session_start`` fires only in the gateway, for a new session key, and
+  before the first prompt: it makes the session-start call and carries the
+  answer's context (``inject``) so the first prompt delivers it.
+  ``agent --local`` runs have no ``session_start``: the first prompt hook of
+  a session the plugin has not seen makes the session-start call itself,
+  before the prompt's, and delivers both contexts at once.
+* ``before_prompt_build`` makes the one user-prompt-submit of the turn and
+  returns the recalled context as ``prependContext``. The legacy
+  ``before_agent_start`` (absent from 2026.9.6's hook names) gets the same
+  treatment, and whichever of the two fires second for a turn makes no
+  call: the turn is known by ``currentUserMessageId`` when OpenClaw gives
+  one, else by the history length and the prompt.
+* Heartbeat and memory-maintenance runs (``ctx.trigger``) recall nothing.
+* ``agent_end`` (once per run) sends a checkpoint with the session's
+  messages inline: 2026.9.6 keeps sessions in SQLite, so there is no session
+  file to name. The plugin keeps those messages for ``session_end``.
+* ``before_compaction`` -> pre-compaction (its guidance cannot be returned:
+  the hook's result is ignored). ``after_compaction`` -> compaction-complete
+  when the event carries a ``summary``; 2026.9.6's does not (its
+  ``sessionFile`` is a ``sqlite:`` locator, no file), so the plugin carries
+  ``compaction = "pending"`` and the next prompt hook of the session sends
+  compaction-complete with the summary OpenClaw puts first in that turn's
+  history (``role: "compactionSummary"``).
+* ``session_end`` -> session-end with the kept messages as the transcript,
+  unless OpenClaw only rotated the session id for a compaction (``reason:
+  "compaction"``), which continues the same session.
+"""
+
+from __future__ import annotations
+
+from signet_sdk.runtime.native import NativeOutput
+from signet_sdk.wire.errors import PayloadError
+from signet_sdk.wire.lifecycle import LifecycleCall
+
+from ._payload import _int, _list, _messages_jsonl, _obj, _put, _Scope, _str, _text_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+__all__ = [
+    "EVENTS",
+    "NOT_APPLICABLE",
+    "SHIM_EVENTS",
+    "SHIM_SCOPE",
+    "TRANSLATOR",
+    "OpenClawTranslator",
+    "translator_for",
+]
+
+#: Native hooks this adapter understands, in lifecycle order.
+EVENTS: tuple[str, ...] = (
+    "session_start",
+    "before_prompt_build",
+    "before_agent_start",
+    "agent_end",
+    "before_compaction",
+    "after_compaction",
+    "session_end",
+)
+
+#: Where the plugin finds the session scope of a hook: the first of these that is set.
+SHIM_SCOPE: tuple[str, ...] = (
+    "ctx.sessionKey",
+    "event.sessionKey",
+    "ctx.sessionId",
+    "event.sessionId",
+)
+
+_AGENT_CTX = {
+    "agentId": True,
+    "sessionKey": True,
+    "sessionId": True,
+    "workspaceDir": True,
+    "trigger": True,
+}
+_PROMPT_FIELDS = {
+    "prompt": True,
+    "currentUserMessage": True,
+    "currentUserMessageId": True,
+    "messageCount": ["count", "messages"],
+    "lastAssistant": ["findLast", "messages", {"role": "assistant"}, {"content": True}],
+    "compactionSummary": ["find", "messages", {"role": "compactionSummary"}, {"summary": True}],
+}
+
+#: What the plugin forwards, per hook: ``fields`` of the event and ``ctx`` of the
+#: hook context (``True``: the value; ``"count"``: an array's length; an object:
+#: those of its fields; ``["count", f]``, ``["find", f, match, pick]`` or
+#: ``["findLast", f, match, pick]``: derived from the array field ``f``), what to
+#: ``keep`` from the event for later hooks of the session, which kept values to
+#: ``attach`` (as ``held``), and whether the handler returns the answer's
+#: ``result``. Hooks not listed are not subscribed.
+SHIM_EVENTS: Mapping[str, Mapping[str, Any]] = {
+    "session_start": {
+        "fields": {"sessionId": True, "sessionKey": True, "resumedFrom": True},
+        "ctx": {"agentId": True, "sessionId": True, "sessionKey": True},
+    },
+    "before_prompt_build": {"fields": _PROMPT_FIELDS, "ctx": _AGENT_CTX, "result": True},
+    "before_agent_start": {"fields": _PROMPT_FIELDS, "ctx": _AGENT_CTX, "result": True},
+    "agent_end": {
+        "fields": {"messages": True, "success": True, "error": True, "runId": True},
+        "ctx": _AGENT_CTX,
+        "keep": {"messages": "messages"},
+    },
+    "before_compaction": {
+        "fields": {"messageCount": True, "compactingCount": True, "tokenCount": True},
+        "ctx": _AGENT_CTX,
+    },
+    "after_compaction": {
+        "fields": {
+            "messageCount": True,
+            "compactedCount": True,
+            "tokenCount": True,
+            "summary": True,
+            "previousSessionId": True,
+        },
+        "ctx": _AGENT_CTX,
+    },
+    "session_end": {
+        "fields": {
+            "sessionId": True,
+            "sessionKey": True,
+            "messageCount": True,
+            "reason": True,
+            "nextSessionId": True,
+        },
+        "ctx": {"agentId": True, "sessionId": True, "sessionKey": True},
+        "attach": ["messages"],
+    },
+}
+
+#: The memory tools are not registered in OpenClaw: the plugin forwards lifecycle
+#: hooks only, and OpenClaw's own memory tools stay whatever the user chose.
+NOT_APPLICABLE: Mapping[str, str] = {
+    "health": "a daemon status check, not a lifecycle moment of an OpenClaw session",
+    "memory-search": "the OpenClaw plugin registers no memory tools (lifecycle hooks only)",
+    "memory-store": "the OpenClaw plugin registers no memory tools (lifecycle hooks only)",
+    "memory-get": "the OpenClaw plugin registers no memory tools (lifecycle hooks only)",
+    "memory-modify": "the OpenClaw plugin registers no memory tools (lifecycle hooks only)",
+    "memory-forget": "the OpenClaw plugin registers no memory tools (lifecycle hooks only)",
+    "secret-injection": "the OpenClaw plugin reads and injects no credentials",
+}
+
+#: Runs that are not a person's turn: no recall, no session start.
+_QUIET_TRIGGERS = ("heartbeat", "memory")
+_PENDING = "pending"
+
+
+class _Turn:
+    """What one prompt hook implies, computed the same way by translate and render."""
+
+    __slots__ = ("compaction", "prompt", "signature", "start", "summary")
+
+    def __init__(self, p: Mapping[str, Any], s: _Scope) -> None:
+        prompt = _str(p, "prompt")
+        current = _str(p, "currentUserMessage")
+        ident = _str(p, "currentUserMessageId")
+        count = _int(p, "messageCount")
+        text = current if current is not None else prompt
+        if text is None:
+            raise PayloadError("prompt", "is required")
+        self.signature = ident or f"{count if count is not None else '-'}:{len(text)}:{text[:64]}"
+        quiet = s.trigger in _QUIET_TRIGGERS
+        seen = s.carried("turn") == self.signature
+        self.start = not quiet and not seen and not s.carried("started")
+        self.prompt = text if text.strip() and not quiet and not seen else None
+        found = _obj(p, "compactionSummary")
+        summary = _str(found, "summary", "compactionSummary.") if found else None
+        self.summary = summary if summary and summary.strip() else None
+        self.compaction = s.carried("compaction") == _PENDING and self.summary is not None
+
+
+# -- the translator ---------------------------------------------------------
+
+
+class OpenClawTranslator:
+    """The pure half of the OpenClaw adapter (a ``HarnessTranslator``)."""
+
+    harness = "openclaw"
+
+    def translate(self, event: str, payload: Mapping[str, Any]) -> list[LifecycleCall]:
+        """The daemon calls one OpenClaw hook implies.
+
+        Raises :class:`signet_sdk.PayloadError` naming the offending field.
+        """
+        if not isinstance(payload, dict):
+            raise PayloadError("payload", "must be a JSON object")
+        handler = _HANDLERS.get(event)
+        if handler is None:
+            raise PayloadError("event", f"unsupported hook {event!r}; known: {', '.join(EVENTS)}")
+        return handler(self, payload, _Scope(payload))
+
+    def _session_start(self, p: Mapping[str, Any], s: _Scope) -> list[LifecycleCall]:
+        if s.carried("started"):
+            return []
+        resumed = _str(p, "resumedFrom")
+        body: dict[str, Any] = {"sessionKey": s.key, "source": "resume" if resumed else "startup"}
+        return [LifecycleCall("session_start", body)]
+
+    def _prompt(self, p: Mapping[str, Any], s: _Scope) -> list[LifecycleCall]:
+        turn = _Turn(p, s)
+        calls = []
+        if turn.start:
+            body: dict[str, Any] = {"sessionKey": s.key}
+            _put(body, "project", s.project)
+            body["source"] = "startup"
+            calls.append(LifecycleCall("session_start", body))
+        if turn.compaction:
+            body = {"sessionKey": s.key, "summary": turn.summary}
+            _put(body, "project", s.project)
+            calls.append(LifecycleCall("compaction_complete", body))
+        if turn.prompt is not None:
+            body = {"sessionKey": s.key, "userMessage": turn.prompt, "userPrompt": turn.prompt}
+            _put(body, "project", s.project)
+            last = _obj(p, "lastAssistant")
+            if last is not None:
+                _put(body, "lastAssistantMessage", _text_of(last.get("content")).strip())
+            calls.append(LifecycleCall("user_prompt_submit", body))
+        return calls
+
+    def _agent_end(self, p: Mapping[str, Any], s: _Scope) -> list[LifecycleCall]:
+        messages = _list(p, "messages")
+        if messages is None:
+            raise PayloadError("messages", "is required")
+        transcript = _messages_jsonl(messages)
+        if not transcript:
+            return []
+        body: dict[str, Any] = {"sessionKey": s.key}
+        _put(body, "project", s.project)
+        body["transcript"] = transcript
+        return [LifecycleCall("session_checkpoint_extract", body)]
+
+    def _before_compaction(self, p: Mapping[str, Any], s: _Scope) -> list[LifecycleCall]:
+        compacting = _int(p, "compactingCount")
+        count = compacting if compacting is not None else _int(p, "messageCount")
+        tokens = _int(p, "tokenCount")
+        context = "openclaw compaction"
+        if count is not None:
+            context += f" of {count} messages"
+        if tokens is not None:
+            context += f", {tokens} tokens"
+        body: dict[str, Any] = {"sessionKey": s.key, "sessionContext": context}
+        if count is not None:
+            body["messageCount"] = count
+        return [LifecycleCall("pre_compaction", body)]
+
+    def _after_compaction(self, p: Mapping[str, Any], s: _Scope) -> list[LifecycleCall]:
+        _int(p, "compactedCount")  # validated for a clear error
+        summary = _str(p, "summary")
+        if summary is None or not summary.strip():
+            return []  # the next prompt hook sends it (see the module docstring)
+        body: dict[str, Any] = {"sessionKey": s.key, "summary": summary}
+        _put(body, "project", s.project or s.carried("project"))
+        return [LifecycleCall("compaction_complete", body)]
+
+    def _session_end(self, p: Mapping[str, Any], s: _Scope) -> list[LifecycleCall]:
+        reason = _str(p, "reason")
+        if reason == "compaction":
+            return []  # the session id rotated; the session goes on
+        body: dict[str, Any] = {"sessionKey": s.key}
+        _put(body, "sessionId", _str(p, "sessionId") or s.session_id)
+        _put(body, "cwd", s.carried("project"))
+        body["reason"] = reason or "unknown"
+        messages = _list(s.held, "messages", "held.")
+        if messages:
+            _put(body, "transcript", _messages_jsonl(messages))
+        return [LifecycleCall("session_end", body)]
+
+    # -- render ----------------------------------------------------------
+
+    def render(
+        self, event: str, payload: Mapping[str, Any], results: Sequence[Any]
+    ) -> NativeOutput:
+        """The structured output the plugin applies (see the module docstring)."""
+        s = _Scope(payload)
+        if event == "session_start":
+            if s.carried("started"):
+                return self.neutral(event)
+            text = _context_text(results[0], prompt=False) if results else ""
+            return NativeOutput({"carry": {"started": True, "inject": text or None}})
+        if event in ("before_prompt_build", "before_agent_start"):
+            return _render_turn(payload, s, results)
+        if event == "after_compaction":
+            if results:
+                return self.neutral(event)
+            return NativeOutput({"carry": {"compaction": _PENDING}})
+        if event == "session_end":
+            if _str(payload, "reason") == "compaction":
+                return self.neutral(event)
+            return NativeOutput({"end": True})
+        return self.neutral(event)
+
+    def neutral(self, event: str) -> NativeOutput:
+        """Nothing to apply: OpenClaw carries on as if no plugin were loaded."""
+        return NativeOutput()
+
+
+def _render_turn(p: Mapping[str, Any], s: _Scope, results: Sequence[Any]) -> NativeOutput:
+    turn = _Turn(p, s)
+    if not turn.start and not turn.compaction and turn.prompt is None:
+        return NativeOutput()
+    answers = list(results)
+    parts = []
+    held = s.carried("inject")
+    if isinstance(held, str) and held.strip():
+        parts.append(_wrap(held, "session-start"))
+    if turn.start:
+        parts.append(_wrap(_context_text(answers.pop(0), prompt=False), "session-start"))
+    if turn.compaction:
+        answers.pop(0)
+    if turn.prompt is not None:
+        parts.append(_wrap(_context_text(answers.pop(0), prompt=True), "prompt-recall"))
+    carry: dict[str, Any] = {"started": True, "inject": None, "turn": turn.signature}
+    if s.project:
+        carry["project"] = s.project
+    if turn.compaction:
+        carry["compaction"] = None
+    text = "\n\n".join(part for part in parts if part)
+    data: dict[str, Any] = {"result": {"prependContext": text} if text else None, "carry": carry}
+    return NativeOutput(data)
+
+
+def _wrap(text: str, source: str) -> str:
+    if not text.strip():
+        return ""
+    return f'<signet-memory source="{source}">\n{text.strip()}\n</signet-memory>'
+
+
+def _context_text(result: Any, *, prompt: bool) -> str:
+    """The context text in a daemon answer, newest response fields first."""
+    if not isinstance(result, dict) or result.get("skipped") or result.get("bypassed"):
+        return ""
+    if prompt:
+        dynamic = result.get("dynamicContext")
+        if isinstance(dynamic, str) and dynamic.strip():
+            return dynamic
+    else:
+        parts = [result.get("stableSystemPrompt"), result.get("dynamicContext")]
+        joined = "\n\n".join(p for p in parts if isinstance(p, str) and p.strip())
+        if joined:
+            return joined
+    inject = result.get("inject")
+    return inject if isinstance(inject, str) and inject.strip() else ""
+
+
+_HANDLERS = {
+    "session_start": OpenClawTranslator._session_start,
+    "before_prompt_build": OpenClawTranslator._prompt,
+    "before_agent_start": OpenClawTranslator._prompt,
+    "agent_end": OpenClawTranslator._agent_end,
+    "before_compaction": OpenClawTranslator._before_compaction,
+    "after_compaction": OpenClawTranslator._after_compaction,
+    "session_end": OpenClawTranslator._session_end,
+}
+
+#: The shared instance: the translator reads no environment.
+TRANSLATOR = OpenClawTranslator()
+
+
+def translator_for(env: Mapping[str, str]) -> OpenClawTranslator:
+    """The translator for any environment (OpenClaw's choices travel in the payload)."""
+    return TRANSLATOR

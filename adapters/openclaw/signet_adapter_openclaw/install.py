@@ -1,0 +1,362 @@
+"""``signet-sdk install openclaw`` / ``uninstall``: our plugin in OpenClaw's state directory.
+
+OpenClaw discovers plugins in ``<state dir>/extensions`` (the state
+directory is ``$OPENCLAW_STATE_DIR``, else ``~/.openclaw``) and reads its
+config from ``$OPENCLAW_CONFIG_PATH``, else ``<state dir>/openclaw.json``.
+The installer writes one folder, ``extensions/signet-sdk``:
+
+* ``index.mjs``, ``openclaw.plugin.json``, ``package.json``: the plugin
+  (package data); the first line of ``index.mjs`` carries the managed marker
+  ``SIGNET_SDK_MANAGED_OPENCLAW_PLUGIN``;
+* ``transport.mjs``: the core's shared shim transport;
+* ``signet-sdk.json``: the ``signet-sdk`` command the transport runs;
+* ``signet-openclaw.json``: which hooks to forward and what of each, from
+  the translator's own table, with each hook's deadline in milliseconds;
+* ``signet-install.json``: what the installer changed in the config, so
+  that ``uninstall`` undoes exactly that.
+
+and edits the config as text (JSON5: comments and layout stay as they are):
+
+* ``plugins.entries.signet-sdk.enabled = true`` and
+  ``…hooks.allowConversationAccess = true`` (OpenClaw withholds the prompt
+  and turn hooks from a plugin it did not bundle without it);
+* ``plugins.slots.memory = "signet-sdk"`` only when the config names no
+  memory plugin, or with ``--memory-slot`` (the plugin is a memory plugin,
+  and OpenClaw loads only the one its memory slot names);
+* our id appended to ``plugins.allow`` when the user keeps an allowlist.
+
+A second run changes nothing. ``--dry-run`` prints the changes and writes
+nothing. ``uninstall`` reverses each recorded change whose value is still
+ours (an untouched config gets its original bytes back) and removes our
+folder; a folder without our marker is never touched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import difflib
+import hashlib
+import json
+import math
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from . import _json5edit as j5
+from ._config import EMPTY, PLUGIN_ID, edit_config, undo_config
+
+__all__ = ["DIRECTORY", "MARKER", "PLUGIN_ID", "config_path", "main", "plugin_files", "state_dir"]
+
+
+DIRECTORY = "signet-sdk"
+MARKER = "SIGNET_SDK_MANAGED_OPENCLAW_PLUGIN"
+RECORD = "signet-install.json"
+_MARGIN_MS = 1000
+_PROGRAM = "signet-sdk"
+_PLUGIN_FILES = ("index.mjs", "openclaw.plugin.json", "package.json")
+
+
+class InstallError(Exception):
+    """The plugin cannot be written safely; the message names the path and the problem."""
+
+
+def _home(env: Mapping[str, str]) -> str:
+    return env.get("HOME", "").strip() or os.path.expanduser("~")
+
+
+def _expand(path: str, env: Mapping[str, str]) -> str:
+    if path == "~" or path.startswith("~/"):
+        path = _home(env) + path[1:]
+    return os.path.abspath(path)
+
+
+def state_dir(env: Mapping[str, str]) -> Path:
+    """OpenClaw's state directory: ``$OPENCLAW_STATE_DIR``, else ``~/.openclaw``."""
+    explicit = env.get("OPENCLAW_STATE_DIR", "").strip()
+    return Path(_expand(explicit, env) if explicit else os.path.join(_home(env), ".openclaw"))
+
+
+def config_path(env: Mapping[str, str], state: Path | None = None) -> Path:
+    """OpenClaw's config: ``$OPENCLAW_CONFIG_PATH``, else ``<state dir>/openclaw.json``."""
+    explicit = env.get("OPENCLAW_CONFIG_PATH", "").strip()
+    if explicit:
+        return Path(_expand(explicit, env))
+    return (state or state_dir(env)) / "openclaw.json"
+
+
+def sdk_command(python: str | None = None) -> list[str]:
+    """The ``signet-sdk`` command for the transport, as absolute words (no PATH lookup)."""
+    exe = os.path.abspath(python or sys.executable)
+    script = Path(exe).parent / _PROGRAM
+    if script.is_file() and os.access(script, os.X_OK):
+        return [str(script)]
+    return [exe, "-m", "signet_sdk"]
+
+
+def shim_spec(env: Mapping[str, str]) -> dict[str, Any]:
+    """``signet-openclaw.json``: the forwarded hooks, what of each, and each one's deadline."""
+    from signet_sdk.wire.config import resolve_config
+
+    from . import PLUGIN
+    from ._translate import SHIM_EVENTS, SHIM_SCOPE
+
+    timeouts = resolve_config(env=dict(env)).timeouts
+    events: dict[str, Any] = {}
+    for name, rule in SHIM_EVENTS.items():
+        seconds = timeouts.for_class(PLUGIN.events[name].timeout_class) or 10.0
+        events[name] = {**rule, "timeoutMs": math.ceil(seconds * 1000) + _MARGIN_MS}
+    return {
+        "managedBy": "signet-sdk install openclaw",
+        "harness": PLUGIN.name,
+        "scope": list(SHIM_SCOPE),
+        "events": events,
+    }
+
+
+def _json(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def plugin_files(env: Mapping[str, str], python: str | None = None) -> dict[str, str]:
+    """File name -> text of the plugin folder (without the install record)."""
+    from importlib.resources import files
+
+    from . import PLUGIN
+
+    folder = PLUGIN.shim_dir()
+    assert folder is not None
+    out = {name: Path(folder, name).read_text(encoding="utf-8") for name in _PLUGIN_FILES}
+    out["transport.mjs"] = (files("signet_sdk") / "shims" / "transport.mjs").read_text(
+        encoding="utf-8"
+    )
+    command = {"managedBy": "signet-sdk install openclaw", "command": sdk_command(python)}
+    out["signet-sdk.json"] = _json(command)
+    out["signet-openclaw.json"] = _json(shim_spec(env))
+    return out
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InstallError(f"{path}: cannot read: {exc}") from None
+
+
+def is_ours(folder: Path) -> bool:
+    """Whether ``folder`` holds our plugin: its ``index.mjs`` starts with the marker."""
+    index = folder / "index.mjs"
+    if index.is_symlink() or not index.is_file():
+        return False
+    try:
+        with index.open(encoding="utf-8") as fh:
+            return MARKER in fh.readline()
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _write(path: Path, text: str, mode: int = 0o644) -> None:
+    """Replace ``path`` atomically with ``text``, keeping an existing file's mode."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(FileNotFoundError):
+        mode = path.stat().st_mode & 0o7777
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _diff(path: Path, old: str | None, new: str | None, verb: str) -> str:
+    lines = difflib.unified_diff(
+        (old or "").splitlines(keepends=True),
+        (new or "").splitlines(keepends=True),
+        fromfile=str(path) if old is not None else "/dev/null",
+        tofile=f"{path} (after {verb})" if new is not None else "/dev/null",
+    )
+    return "".join(lines)
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# -- install / uninstall ------------------------------------------------------
+
+
+class _Plan:
+    def __init__(self, env: Mapping[str, str], opts: argparse.Namespace) -> None:
+        self.state = Path(_expand(opts.state_dir, env)) if opts.state_dir else state_dir(env)
+        self.config = (
+            Path(_expand(opts.config, env)) if opts.config else config_path(env, self.state)
+        )
+        self.folder = self.state / "extensions" / DIRECTORY
+
+
+def _check_place(folder: Path) -> None:
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        raise InstallError(f"{folder}: exists and is not a directory we manage; left untouched")
+    if folder.exists() and any(folder.iterdir()) and not is_ours(folder):
+        raise InstallError(
+            f"{folder}: holds files without our marker ({MARKER}) in index.mjs; "
+            "not ours, left untouched"
+        )
+
+
+def _load_record(folder: Path) -> dict[str, Any]:
+    raw = _read(folder / RECORD)
+    if raw is None:
+        return {}
+    try:
+        record = json.loads(raw)
+    except ValueError as exc:
+        raise InstallError(f"{folder / RECORD}: not JSON: {exc}") from None
+    return record if isinstance(record, dict) else {}
+
+
+def _install(plan: _Plan, files: dict[str, str], memory_slot: bool, dry_run: bool) -> int:
+    _check_place(plan.folder)
+    record = _load_record(plan.folder) if is_ours(plan.folder) else {}
+    original = _read(plan.config)
+    try:
+        text, changes, notes = edit_config(original if original is not None else EMPTY, memory_slot)
+    except j5.Json5Error as exc:
+        raise InstallError(f"{plan.config}: not valid JSON5 ({exc}); not changed") from None
+    if record.get("config") not in (None, str(plan.config)):
+        changes = []  # recorded against another config file: keep that record
+    new_record = {
+        "managedBy": "signet-sdk install openclaw",
+        "config": str(plan.config),
+        "createdConfig": record.get("createdConfig", original is None),
+        "changes": list(record.get("changes", [])) + changes,
+    }
+    files = {**files, RECORD: _json(new_record)}
+    file_changes = [(n, t) for n, t in files.items() if _read(plan.folder / n) != t]
+    config_changed = original is None or text != original
+    if not file_changes and not config_changed:
+        sys.stdout.write(f"{plan.folder}: already up to date, nothing changed\n")
+        for note in notes:
+            sys.stdout.write(f"note: {note}\n")
+        return 0
+    if dry_run:
+        for name, new in file_changes:
+            sys.stdout.write(_diff(plan.folder / name, _read(plan.folder / name), new, "install"))
+        if config_changed:
+            sys.stdout.write(_diff(plan.config, original, text, "install"))
+        for note in notes:
+            sys.stdout.write(f"note: {note}\n")
+        return 0
+    # index.mjs last: the marker appears only once the other files are in place.
+    for name, new in sorted(file_changes, key=lambda c: c[0] == "index.mjs"):
+        _write(plan.folder / name, new)
+    if config_changed:
+        _write(plan.config, text, 0o600)
+    sys.stdout.write(f"Signet OpenClaw plugin installed into {plan.folder}\n")
+    sys.stdout.write(f"enabled in {plan.config}; restart the OpenClaw gateway to load it\n")
+    for note in notes:
+        sys.stdout.write(f"note: {note}\n")
+    return 0
+
+
+def _uninstall(plan: _Plan, names: Sequence[str], dry_run: bool) -> int:
+    if not plan.folder.is_dir() or plan.folder.is_symlink() or not is_ours(plan.folder):
+        sys.stdout.write(f"{plan.folder}: no plugin of ours there, nothing changed\n")
+        return 0
+    record = _load_record(plan.folder)
+    config = Path(record.get("config") or plan.config)
+    original = _read(config)
+    text, notes = original, list[str]()
+    if original is not None and record.get("changes"):
+        try:
+            text, notes = undo_config(original, record["changes"])
+        except j5.Json5Error as exc:
+            raise InstallError(f"{config}: not valid JSON5 ({exc}); not changed") from None
+    remove_config = (
+        bool(record.get("createdConfig")) and text is not None and not text.strip("{}\n ")
+    )
+    present = [n for n in [*names, RECORD] if (plan.folder / n).is_file()]
+    if dry_run:
+        for name in present:
+            sys.stdout.write(
+                _diff(plan.folder / name, _read(plan.folder / name), None, "uninstall")
+            )
+        if text != original or remove_config:
+            sys.stdout.write(_diff(config, original, None if remove_config else text, "uninstall"))
+        return 0
+    if remove_config:
+        config.unlink(missing_ok=True)
+    elif text is not None and text != original:
+        _write(config, text)
+    # index.mjs first: without the marker, whatever is left is never loaded as ours.
+    for name in sorted(present, key=lambda n: n != "index.mjs"):
+        (plan.folder / name).unlink(missing_ok=True)
+    try:
+        plan.folder.rmdir()
+    except OSError:
+        left = sorted(p.name for p in plan.folder.iterdir())
+        sys.stdout.write(f"kept {plan.folder}: it also holds {', '.join(left)}\n")
+    for note in notes:
+        sys.stdout.write(f"note: {note}\n")
+    sys.stdout.write(f"Signet OpenClaw plugin removed from {plan.folder}\n")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``main(["install" | "uninstall", *options])``; 0 on success, 1 when refused, 2 on usage."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(
+        prog="signet-sdk {install|uninstall} openclaw",
+        description="Write Signet's OpenClaw plugin into OpenClaw's state directory "
+        "(extensions/signet-sdk) and enable it in openclaw.json, or remove both.",
+    )
+    parser.add_argument("verb", choices=("install", "uninstall"))
+    parser.add_argument(
+        "--state-dir", metavar="DIR", help="default: $OPENCLAW_STATE_DIR, else ~/.openclaw"
+    )
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help="default: $OPENCLAW_CONFIG_PATH, else <state>/openclaw.json",
+    )
+    parser.add_argument(
+        "--memory-slot",
+        action="store_true",
+        help="make Signet the memory plugin even when the config names another one",
+    )
+    parser.add_argument("--dry-run", action="store_true", help="print the changes, write nothing")
+    parser.add_argument(
+        "--python", metavar="EXE", help="interpreter whose signet-sdk command the plugin runs"
+    )
+    try:
+        opts = parser.parse_args(args)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+
+    env = dict(os.environ)
+    plan = _Plan(env, opts)
+    try:
+        files = plugin_files(env, opts.python)
+        if opts.verb == "install":
+            return _install(plan, files, opts.memory_slot, opts.dry_run)
+        return _uninstall(plan, list(files), opts.dry_run)
+    except InstallError as exc:
+        sys.stderr.write(f"signet-sdk {opts.verb} openclaw: {exc}\nNo file was changed.\n")
+        return 1
+    except OSError as exc:
+        sys.stderr.write(f"signet-sdk {opts.verb} openclaw: {exc}\n")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

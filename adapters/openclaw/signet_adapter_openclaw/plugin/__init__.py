@@ -1,0 +1,1 @@
+"""The OpenClaw plugin files the installer copies (package data)."""

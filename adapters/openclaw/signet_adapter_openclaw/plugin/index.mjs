@@ -1,0 +1,169 @@
+// SIGNET_SDK_MANAGED_OPENCLAW_PLUGIN: written by `signet-sdk install openclaw`; `signet-sdk uninstall openclaw` removes it.
+//
+// The OpenClaw plugin of signet-sdk. It holds no Signet logic: every decision is
+// made by the OpenClaw adapter's translator (Python) behind the adapter server.
+// This file only
+//   * subscribes to the hooks listed in signet-openclaw.json (beside this file,
+//     written by the installer from the translator's own table) and forwards each
+//     as the event and context fields that table selects, plus the markers earlier
+//     answers asked it to carry for the session and the values the table asked it
+//     to keep, one hook at a time per session, through the shared transport;
+//   * applies what comes back: the value the handler returns (prependContext),
+//     carried markers, and the end of a session's state.
+// It replaces no global, reads no credentials and never throws into OpenClaw.
+// SIGNET_BYPASS=1 or SIGNET_NO_HOOKS=1 turns it off entirely.
+//
+// OpenClaw 2026.9.6 loads a plugin once per registration mode, each time from a
+// fresh copy of its folder, and dispatches hooks from two of those registries
+// (session hooks from "full", turn and compaction hooks from "discovery"). The
+// plugin therefore subscribes in both modes (never in setup, CLI-metadata or
+// tool-discovery loads) and keeps its per-session state in one object under a
+// registered symbol, which every copy in the process finds.
+
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { send } from "./transport.mjs";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const STATE = Symbol.for("signet-sdk.openclaw.sessions");
+const MODES = new Set(["full", "discovery"]);
+
+function loadSpec() {
+  try {
+    const spec = JSON.parse(readFileSync(join(HERE, "signet-openclaw.json"), "utf8"));
+    return spec && typeof spec.events === "object" ? spec : null;
+  } catch (error) {
+    return null;
+  }
+}
+
+function matches(item, match) {
+  if (!item || typeof item !== "object") return false;
+  return Object.entries(match).every(([key, value]) => item[key] === value);
+}
+
+/**
+ * The parts of `value` that `spec` selects: true = as is, "count" = array length,
+ * {} = those fields; inside an object, ["count", f], ["find", f, match, pick] and
+ * ["findLast", f, match, pick] derive a field from the array field f.
+ */
+export function select(value, spec) {
+  if (spec === true) return value;
+  if (spec === "count") return Array.isArray(value) ? value.length : undefined;
+  if (!spec || typeof spec !== "object" || !value || typeof value !== "object") return undefined;
+  const out = {};
+  for (const [key, inner] of Object.entries(spec)) {
+    let picked;
+    if (Array.isArray(inner)) {
+      const [op, field, match, pick] = inner;
+      const list = Array.isArray(value[field]) ? value[field] : undefined;
+      if (op === "count") picked = list ? list.length : undefined;
+      else if (list && op === "find") picked = select(list.find((m) => matches(m, match)), pick);
+      else if (list && op === "findLast") {
+        picked = select(list.findLast((m) => matches(m, match)), pick);
+      }
+    } else {
+      picked = select(value[key], inner);
+    }
+    if (picked !== undefined) out[key] = picked;
+  }
+  return out;
+}
+
+/** The session scope of one hook: the first of the table's paths ("ctx.x", "event.x") set. */
+export function scopeOf(paths, event, ctx) {
+  for (const path of paths || []) {
+    const [where, key] = path.split(".");
+    const source = where === "ctx" ? ctx : event;
+    const value = source && typeof source === "object" ? source[key] : undefined;
+    if (typeof value === "string" && value) return value;
+  }
+  return null;
+}
+
+/** Per-session state shared by every copy of this plugin in the process. */
+export function sessions(holder = globalThis) {
+  if (!holder[STATE]) {
+    Object.defineProperty(holder, STATE, { value: new Map(), enumerable: false });
+  }
+  return holder[STATE];
+}
+
+function entryFor(table, scope) {
+  if (scope === null) return { carry: {}, held: {}, queue: Promise.resolve() };
+  let entry = table.get(scope);
+  if (!entry) {
+    entry = { carry: {}, held: {}, queue: Promise.resolve() };
+    table.set(scope, entry);
+  }
+  return entry;
+}
+
+/** Apply one answer's data to a session's entry; returns what the handler returns. */
+export function apply(table, scope, entry, data) {
+  if (!data || typeof data !== "object") return undefined;
+  if (data.carry && typeof data.carry === "object") {
+    for (const [key, value] of Object.entries(data.carry)) {
+      if (value === null || value === undefined) delete entry.carry[key];
+      else entry.carry[key] = value;
+    }
+  }
+  if (data.end === true && scope !== null && table.get(scope) === entry) table.delete(scope);
+  return data.result === null ? undefined : data.result;
+}
+
+/** Subscribe every hook of the table on `api`; `options` replace the transport and env in tests. */
+export function subscribe(api, spec, options = {}) {
+  const env = options.env || process.env;
+  const transport = options.send || send;
+  const table = options.sessions || sessions();
+  const harness = spec.harness || "openclaw";
+  for (const [hook, rule] of Object.entries(spec.events)) {
+    api.on(hook, async (event, ctx) => {
+      try {
+        const scope = scopeOf(spec.scope, event, ctx);
+        const entry = entryFor(table, scope);
+        for (const [name, field] of Object.entries(rule.keep || {})) {
+          if (event && event[field] !== undefined) entry.held[name] = event[field];
+        }
+        // One hook at a time per session, so each carries what the answers before it asked to.
+        const run = entry.queue.then(async () => {
+          const payload = select(event, rule.fields || {}) || {};
+          payload.ctx = select(ctx, rule.ctx || {}) || {};
+          payload.carry = { ...entry.carry };
+          if (rule.attach) {
+            payload.held = {};
+            for (const name of rule.attach) {
+              if (entry.held[name] !== undefined) payload.held[name] = entry.held[name];
+            }
+          }
+          const data = await transport(harness, hook, payload, { timeoutMs: rule.timeoutMs, env });
+          return apply(table, scope, entry, data);
+        });
+        entry.queue = run.catch(() => null);
+        const result = await run;
+        return rule.result ? result : undefined;
+      } catch (error) {
+        return undefined;
+      }
+    });
+  }
+}
+
+export default {
+  id: "signet-sdk",
+  name: "Signet memory (signet-sdk)",
+  description: "Forwards OpenClaw's session, prompt and compaction hooks to the Signet daemon.",
+  register(api) {
+    try {
+      const env = process.env;
+      if (env.SIGNET_BYPASS === "1" || env.SIGNET_NO_HOOKS === "1") return;
+      if (!api || !MODES.has(api.registrationMode) || typeof api.on !== "function") return;
+      const spec = loadSpec();
+      if (spec) subscribe(api, spec);
+    } catch (error) {
+      // never break OpenClaw's plugin loading
+    }
+  },
+};

@@ -1,0 +1,1 @@
+"""Contract vectors of the OpenClaw adapter (package data)."""

@@ -1,0 +1,231 @@
+// The OpenClaw plugin on its own: what it subscribes, what it forwards, how it
+// applies answers, with a fake OpenClaw api and a fake transport. Run:
+// node --test adapters/openclaw/tests/js/ (the pytest suite runs it too). The
+// plugin is copied next to the core's transport in temporary directories, as
+// the installer lays it out and as OpenClaw copies it once per registration.
+
+import assert from "node:assert/strict";
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { after, before, test } from "node:test";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const PLUGIN = join(HERE, "..", "..", "signet_adapter_openclaw", "plugin", "index.mjs");
+const TRANSPORT = join(HERE, "..", "..", "..", "..", "signet_sdk", "shims", "transport.mjs");
+
+const SCOPE = ["ctx.sessionKey", "event.sessionKey", "ctx.sessionId", "event.sessionId"];
+const SPEC = {
+  harness: "openclaw",
+  scope: SCOPE,
+  events: {
+    session_start: { fields: { sessionId: true, sessionKey: true }, ctx: { sessionKey: true }, timeoutMs: 16000 },
+    before_prompt_build: {
+      fields: {
+        prompt: true,
+        messageCount: ["count", "messages"],
+        lastAssistant: ["findLast", "messages", { role: "assistant" }, { content: true }],
+        compactionSummary: ["find", "messages", { role: "compactionSummary" }, { summary: true }],
+      },
+      ctx: { sessionKey: true, workspaceDir: true },
+      result: true,
+      timeoutMs: 6000,
+    },
+    agent_end: { fields: { success: true }, ctx: { sessionKey: true }, keep: { messages: "messages" }, timeoutMs: 11000 },
+    session_end: { fields: { reason: true }, ctx: { sessionKey: true }, attach: ["messages"], timeoutMs: 11000 },
+  },
+};
+
+const dirs = [];
+let copyA;
+let copyB;
+
+async function copy() {
+  const dir = mkdtempSync(join(tmpdir(), "signet-openclaw-plugin-"));
+  dirs.push(dir);
+  copyFileSync(PLUGIN, join(dir, "index.mjs"));
+  copyFileSync(TRANSPORT, join(dir, "transport.mjs"));
+  writeFileSync(join(dir, "signet-openclaw.json"), JSON.stringify(SPEC));
+  return import(pathToFileURL(join(dir, "index.mjs")).href);
+}
+
+before(async () => {
+  copyA = await copy();
+  copyB = await copy();
+});
+
+after(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function fakeApi(mode = "full") {
+  const handlers = new Map();
+  return {
+    registrationMode: mode,
+    handlers,
+    on(name, handler) {
+      assert.ok(!handlers.has(name), `${name} subscribed twice`);
+      handlers.set(name, handler);
+    },
+    fire(name, event, ctx) {
+      return handlers.get(name)(event, ctx);
+    },
+  };
+}
+
+function recorder(answers = {}) {
+  const sent = [];
+  const send = async (harness, event, payload, options) => {
+    sent.push({ harness, event, payload: JSON.parse(JSON.stringify(payload)), options });
+    const answer = answers[event];
+    return typeof answer === "function" ? answer(payload) : (answer ?? null);
+  };
+  return { sent, send };
+}
+
+const USER = { role: "user", content: "hi" };
+const ASSISTANT = { role: "assistant", content: [{ type: "text", text: "hello" }] };
+const SUMMARY = { role: "compactionSummary", summary: "S1", tokensBefore: 9 };
+
+test("select keeps what the table names and derives fields from arrays", () => {
+  const event = { prompt: "p", messages: [SUMMARY, USER, ASSISTANT, USER], junk: { big: true } };
+  assert.deepEqual(copyA.select(event, SPEC.events.before_prompt_build.fields), {
+    prompt: "p",
+    messageCount: 4,
+    lastAssistant: { content: ASSISTANT.content },
+    compactionSummary: { summary: "S1" },
+  });
+  assert.deepEqual(copyA.select({ prompt: "p", messages: [] }, SPEC.events.before_prompt_build.fields), {
+    prompt: "p",
+    messageCount: 0,
+  });
+  assert.equal(copyA.select(undefined, { a: true }), undefined);
+});
+
+test("the scope is the first of the table's paths that is set", () => {
+  assert.equal(copyA.scopeOf(SCOPE, { sessionKey: "e" }, { sessionKey: "c" }), "c");
+  assert.equal(copyA.scopeOf(SCOPE, { sessionKey: "e" }, {}), "e");
+  assert.equal(copyA.scopeOf(SCOPE, {}, { sessionId: "id" }), "id");
+  assert.equal(copyA.scopeOf(SCOPE, {}, {}), null);
+});
+
+test("forwards the selected fields, the context and the carry; returns the result only where asked", async () => {
+  const table = new Map();
+  const api = fakeApi();
+  const answer = { result: { prependContext: "CTX" }, carry: { started: true, turn: "t1" } };
+  const { sent, send } = recorder({ before_prompt_build: answer, agent_end: { result: { no: 1 } } });
+  copyA.subscribe(api, SPEC, { send, sessions: table, env: {} });
+  assert.deepEqual([...api.handlers.keys()], Object.keys(SPEC.events));
+
+  const ctx = { sessionKey: "agent:main:main", workspaceDir: "/w", hookInvocation: { assertActive() {} } };
+  const got = await api.fire("before_prompt_build", { prompt: "p", messages: [USER] }, ctx);
+  assert.deepEqual(got, { prependContext: "CTX" });
+  assert.deepEqual(sent[0], {
+    harness: "openclaw",
+    event: "before_prompt_build",
+    payload: { prompt: "p", messageCount: 1, ctx: { sessionKey: "agent:main:main", workspaceDir: "/w" }, carry: {} },
+    options: { timeoutMs: 6000, env: {} },
+  });
+  assert.equal(await api.fire("agent_end", { success: true, messages: [USER] }, ctx), undefined);
+  assert.deepEqual(sent[1].payload.carry, { started: true, turn: "t1" });
+  assert.ok(!("messages" in sent[1].payload), "kept values are not forwarded unless attached");
+});
+
+test("kept values are attached where asked, and the end of a session forgets its state", async () => {
+  const table = new Map();
+  const api = fakeApi();
+  const { sent, send } = recorder({ session_end: { end: true }, before_prompt_build: { carry: { started: true } } });
+  copyA.subscribe(api, SPEC, { send, sessions: table, env: {} });
+  const ctx = { sessionKey: "k1" };
+  await api.fire("before_prompt_build", { prompt: "p", messages: [] }, ctx);
+  await api.fire("agent_end", { success: true, messages: [USER, ASSISTANT] }, ctx);
+  await api.fire("session_end", { reason: "shutdown", sessionKey: "k1" }, ctx);
+  const ended = sent.find((s) => s.event === "session_end");
+  assert.deepEqual(ended.payload.held, { messages: [USER, ASSISTANT] });
+  assert.deepEqual(ended.payload.carry, { started: true });
+  assert.equal(table.has("k1"), false);
+  await api.fire("before_prompt_build", { prompt: "again", messages: [] }, ctx);
+  assert.deepEqual(sent.at(-1).payload.carry, {}, "a new session under the same key starts clean");
+});
+
+test("sessions are kept apart, and hooks of one session run one at a time in order", async () => {
+  const table = new Map();
+  const api = fakeApi();
+  const order = [];
+  let release;
+  const gate = new Promise((resolve) => {
+    release = resolve;
+  });
+  const send = async (harness, event, payload) => {
+    order.push(`${payload.ctx.sessionKey}:${event}:start`);
+    if (event === "session_start") await gate;
+    order.push(`${payload.ctx.sessionKey}:${event}:end`);
+    return event === "session_start" ? { carry: { inject: payload.ctx.sessionKey } } : null;
+  };
+  copyA.subscribe(api, SPEC, { send, sessions: table, env: {} });
+  const slow = api.fire("session_start", { sessionKey: "a" }, { sessionKey: "a" });
+  const next = api.fire("before_prompt_build", { prompt: "p" }, { sessionKey: "a" });
+  await api.fire("before_prompt_build", { prompt: "q" }, { sessionKey: "b" });
+  assert.deepEqual(order, ["a:session_start:start", "b:before_prompt_build:start", "b:before_prompt_build:end"]);
+  release();
+  await Promise.all([slow, next]);
+  assert.deepEqual(order.slice(3), ["a:session_start:end", "a:before_prompt_build:start", "a:before_prompt_build:end"]);
+  assert.deepEqual(table.get("a").carry, { inject: "a" });
+  assert.deepEqual(table.get("b").carry, {});
+});
+
+test("a failing transport or a bad answer never throws into OpenClaw", async () => {
+  const api = fakeApi();
+  const send = async () => {
+    throw new Error("boom");
+  };
+  copyA.subscribe(api, SPEC, { send, sessions: new Map(), env: {} });
+  assert.equal(await api.fire("before_prompt_build", { prompt: "p" }, { sessionKey: "k" }), undefined);
+  const api2 = fakeApi();
+  copyA.subscribe(api2, SPEC, { send: async () => "not an object", sessions: new Map(), env: {} });
+  assert.equal(await api2.fire("before_prompt_build", { prompt: "p" }, undefined), undefined);
+});
+
+test("two copies of the plugin (one per registration) share one session table under a symbol", async () => {
+  const holder = {};
+  const table = copyA.sessions(holder);
+  assert.equal(copyB.sessions(holder), table);
+  assert.deepEqual(Object.keys(holder), [], "the table is not an enumerable property");
+  assert.equal(copyA.sessions(), copyB.sessions());
+  assert.notEqual(copyA.select, copyB.select, "they really are two module copies");
+});
+
+test("register subscribes only in the modes whose registries OpenClaw dispatches from", () => {
+  const before = Object.getOwnPropertyNames(globalThis).sort();
+  const fetchBefore = globalThis.fetch;
+  const saved = { bypass: process.env.SIGNET_BYPASS, noHooks: process.env.SIGNET_NO_HOOKS };
+  delete process.env.SIGNET_BYPASS;
+  delete process.env.SIGNET_NO_HOOKS;
+  try {
+    for (const mode of ["full", "discovery"]) {
+      const api = fakeApi(mode);
+      copyA.default.register(api);
+      assert.deepEqual([...api.handlers.keys()], Object.keys(SPEC.events), mode);
+    }
+    for (const mode of ["tool-discovery", "setup-only", "setup-runtime", "cli-metadata", "unknown"]) {
+      const api = fakeApi(mode);
+      copyA.default.register(api);
+      assert.equal(api.handlers.size, 0, String(mode));
+    }
+    for (const name of ["SIGNET_BYPASS", "SIGNET_NO_HOOKS"]) {
+      process.env[name] = "1";
+      const api = fakeApi("full");
+      copyA.default.register(api);
+      assert.equal(api.handlers.size, 0, name);
+      delete process.env[name];
+    }
+    assert.doesNotThrow(() => copyA.default.register(null));
+  } finally {
+    if (saved.bypass !== undefined) process.env.SIGNET_BYPASS = saved.bypass;
+    if (saved.noHooks !== undefined) process.env.SIGNET_NO_HOOKS = saved.noHooks;
+  }
+  assert.equal(globalThis.fetch, fetchBefore, "fetch is left alone");
+  assert.deepEqual(Object.getOwnPropertyNames(globalThis).sort(), before, "no global name added");
+  assert.equal(copyA.default.id, "signet-sdk");
+});
