@@ -115,19 +115,34 @@ def flush(seconds: float = FLUSH_SECONDS, env: Mapping[str, str] | None = None) 
     from signet_sdk.runtime.transcripts import sweep_staged
 
     config = resolve_config(env=environ)
-    lock = _flusher_lock(environ)
-    if lock is None:
-        return {"busy": 1}  # another sender is at work on the same outbox
-    try:
-        sweep_staged()
-        outbox = Outbox(os.path.join(state_dir(environ), "outbox"), log=log)
-        outbox.sweep()
-        send = outbox_sender(config)
-        counts = outbox.flush(lambda e, b: send(e, b), deadline=time.monotonic() + seconds)
-        left = len(outbox.pending())
-        if left:
-            log(f"{left} outbox entries still queued ({counts}); the next hook replays them")
-        return counts
-    finally:
-        if lock >= 0:
-            os.close(lock)
+    outbox = Outbox(os.path.join(state_dir(environ), "outbox"), log=log)
+    send = outbox_sender(config)
+    deadline = time.monotonic() + seconds
+    counts: dict[str, int] = {}
+    seen: set[str] = set()
+    first = True
+    while True:
+        lock = _flusher_lock(environ)
+        if lock is None:
+            return counts or {"busy": 1}  # another sender is at work on the same outbox
+        try:
+            if first:
+                sweep_staged()
+                outbox.sweep()
+                first = False
+            seen.update(outbox.pending())
+            # Entries queued after a pass's deadline still get one attempt.
+            until = max(deadline, time.monotonic() + 1.0)
+            for outcome, n in outbox.flush(lambda e, b: send(e, b), deadline=until).items():
+                counts[outcome] = counts.get(outcome, 0) + n
+        finally:
+            if lock >= 0:
+                os.close(lock)
+        # A hook that queued a write while the lock was held started no sender of
+        # its own (one at a time), trusting this one: look again now it is free.
+        if not any(entry_id not in seen for entry_id in outbox.pending()):
+            break
+    left = len(outbox.pending())
+    if left:
+        log(f"{left} outbox entries still queued ({counts}); the next hook replays them")
+    return counts

@@ -369,3 +369,33 @@ def test_dead_letter_reasons_are_private(tmp_path: Path) -> None:
     assert outbox.deliver(entry.id, lambda e, b: (_ for _ in ()).throw(RuntimeError("x"))) == "dead"
     reason = Path(outbox.root) / "dead" / f"{entry.id}.reason"
     assert stat.S_IMODE(reason.stat().st_mode) == 0o600
+
+
+def test_a_write_queued_while_the_sender_works_is_sent_by_it(
+    tmp_path: Path, scripted: ScriptedDaemon, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hook that sees a busy sender starts none: the busy one must take its write."""
+    from signet_sdk.hooks import sender as runner
+
+    env = {"XDG_STATE_HOME": str(tmp_path / "state"), "SIGNET_DAEMON_URL": scripted.url}
+    outbox = Outbox(tmp_path / "state" / "signet-sdk" / "outbox")
+    first = put(outbox, sessionKey="first")
+    real = runner.outbox_sender
+    late: list[Entry] = []
+
+    def sender_with_a_hook_meanwhile(config: Any) -> Any:
+        send = real(config)
+
+        def wrapped(entry: Entry, body: dict[str, Any], timeout: float | None = None) -> Any:
+            if not late:  # a hook queues its write while this sender holds the lock
+                late.append(put(outbox, sessionKey="late"))
+                assert runner.spawn_flusher(env) == 0
+            return send(entry, body, timeout)
+
+        return wrapped
+
+    monkeypatch.setattr(runner, "outbox_sender", sender_with_a_hook_meanwhile)
+    runner.flush(5.0, env)
+    assert outbox.pending() == []
+    keys = [r.json["sessionKey"] for r in scripted.requests]
+    assert sorted(keys) == ["first", "late"] and first.id != late[0].id
