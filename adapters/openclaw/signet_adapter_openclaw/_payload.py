@@ -125,3 +125,29 @@ def _messages_jsonl(messages: Sequence[Any]) -> str:
         for m in messages
         if isinstance(m, dict)
     )
+
+
+# -- answers -----------------------------------------------------------------
+
+
+def _wrap(text: str, source: str) -> str:
+    if not text.strip():
+        return ""
+    return f'<signet-memory source="{source}">\n{text.strip()}\n</signet-memory>'
+
+
+def _context_text(result: Any, *, prompt: bool) -> str:
+    """The context text in a daemon answer, newest response fields first."""
+    if not isinstance(result, dict) or result.get("skipped") or result.get("bypassed"):
+        return ""
+    if prompt:
+        dynamic = result.get("dynamicContext")
+        if isinstance(dynamic, str) and dynamic.strip():
+            return dynamic
+    else:
+        parts = [result.get("stableSystemPrompt"), result.get("dynamicContext")]
+        joined = "\n\n".join(p for p in parts if isinstance(p, str) and p.strip())
+        if joined:
+            return joined
+    inject = result.get("inject")
+    return inject if isinstance(inject, str) and inject.strip() else ""

@@ -47,8 +47,10 @@ Choices, and why (observed on OpenClaw 2026.9.6):
   file to name. The plugin keeps those messages for ``session_end``.
 * ``before_compaction`` -> pre-compaction (its guidance cannot be returned:
   the hook's result is ignored). ``after_compaction`` -> compaction-complete
-  when the event carries a ``summary``; 2026.9.6's does not (its
-  ``sessionFile`` is a ``sqlite:`` locator, no file), so the plugin carries
+  when the event carries a ``summary``, or its ``sessionFile`` is a JSON-lines
+  file whose last ``type: "compaction"`` entry the plugin reads
+  (``compactionEntry``). 2026.9.6 gives neither (its ``sessionFile`` is a
+  ``sqlite:`` locator, no file), so the plugin carries
   ``compaction = "pending"`` and the next prompt hook of the session sends
   compaction-complete with the summary OpenClaw puts first in that turn's
   history (``role: "compactionSummary"``).
@@ -63,7 +65,18 @@ from signet_sdk.runtime.native import NativeOutput
 from signet_sdk.wire.errors import PayloadError
 from signet_sdk.wire.lifecycle import LifecycleCall
 
-from ._payload import _int, _list, _messages_jsonl, _obj, _put, _Scope, _str, _text_of
+from ._payload import (
+    _context_text,
+    _int,
+    _list,
+    _messages_jsonl,
+    _obj,
+    _put,
+    _Scope,
+    _str,
+    _text_of,
+    _wrap,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -120,7 +133,9 @@ _PROMPT_FIELDS = {
 #: those of its fields; ``["count", f]``, ``["find", f, match, pick]`` or
 #: ``["findLast", f, match, pick]``: derived from the array field ``f``), what to
 #: ``keep`` from the event for later hooks of the session, which kept values to
-#: ``attach`` (as ``held``), and whether the handler returns the answer's
+#: ``attach`` (as ``held``), what to ``read`` (``name: [f, match, pick]``: the last
+#: line matching ``match`` of the JSON-lines file the event's field ``f`` names,
+#: when it is an absolute path), and whether the handler returns the answer's
 #: ``result``. Hooks not listed are not subscribed.
 SHIM_EVENTS: Mapping[str, Mapping[str, Any]] = {
     "session_start": {
@@ -147,6 +162,7 @@ SHIM_EVENTS: Mapping[str, Mapping[str, Any]] = {
             "previousSessionId": True,
         },
         "ctx": _AGENT_CTX,
+        "read": {"compactionEntry": ["sessionFile", {"type": "compaction"}, {"summary": True}]},
     },
     "session_end": {
         "fields": {
@@ -279,6 +295,9 @@ class OpenClawTranslator:
     def _after_compaction(self, p: Mapping[str, Any], s: _Scope) -> list[LifecycleCall]:
         _int(p, "compactedCount")  # validated for a clear error
         summary = _str(p, "summary")
+        entry = _obj(p, "compactionEntry")
+        if (summary is None or not summary.strip()) and entry is not None:
+            summary = _str(entry, "summary", "compactionEntry.")
         if summary is None or not summary.strip():
             return []  # the next prompt hook sends it (see the module docstring)
         body: dict[str, Any] = {"sessionKey": s.key, "summary": summary}
@@ -350,29 +369,6 @@ def _render_turn(p: Mapping[str, Any], s: _Scope, results: Sequence[Any]) -> Nat
     text = "\n\n".join(part for part in parts if part)
     data: dict[str, Any] = {"result": {"prependContext": text} if text else None, "carry": carry}
     return NativeOutput(data)
-
-
-def _wrap(text: str, source: str) -> str:
-    if not text.strip():
-        return ""
-    return f'<signet-memory source="{source}">\n{text.strip()}\n</signet-memory>'
-
-
-def _context_text(result: Any, *, prompt: bool) -> str:
-    """The context text in a daemon answer, newest response fields first."""
-    if not isinstance(result, dict) or result.get("skipped") or result.get("bypassed"):
-        return ""
-    if prompt:
-        dynamic = result.get("dynamicContext")
-        if isinstance(dynamic, str) and dynamic.strip():
-            return dynamic
-    else:
-        parts = [result.get("stableSystemPrompt"), result.get("dynamicContext")]
-        joined = "\n\n".join(p for p in parts if isinstance(p, str) and p.strip())
-        if joined:
-            return joined
-    inject = result.get("inject")
-    return inject if isinstance(inject, str) and inject.strip() else ""
 
 
 _HANDLERS = {

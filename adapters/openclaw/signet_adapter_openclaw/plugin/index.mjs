@@ -6,8 +6,9 @@
 //   * subscribes to the hooks listed in signet-openclaw.json (beside this file,
 //     written by the installer from the translator's own table) and forwards each
 //     as the event and context fields that table selects, plus the markers earlier
-//     answers asked it to carry for the session and the values the table asked it
-//     to keep, one hook at a time per session, through the shared transport;
+//     answers asked it to carry for the session, the values the table asked it to
+//     keep, and the last line of a session file the table asked it to read, one
+//     hook at a time per session, through the shared transport;
 //   * applies what comes back: the value the handler returns (prependContext),
 //     carried markers, and the end of a session's state.
 // It replaces no global, reads no credentials and never throws into OpenClaw.
@@ -21,13 +22,15 @@
 // registered symbol, which every copy in the process finds.
 
 import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { open } from "node:fs/promises";
+import { dirname, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { send } from "./transport.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const STATE = Symbol.for("signet-sdk.openclaw.sessions");
 const MODES = new Set(["full", "discovery"]);
+const TAIL_BYTES = 4 * 1024 * 1024;
 
 function loadSpec() {
   try {
@@ -69,6 +72,38 @@ export function select(value, spec) {
     if (picked !== undefined) out[key] = picked;
   }
   return out;
+}
+
+/**
+ * The last JSON line matching `match` in the last 4 MiB of the file at `path`
+ * (absolute; anything else, such as a "sqlite:" locator, is no file), selected
+ * with `pick`; undefined when there is none.
+ */
+export async function lastLine(path, match, pick) {
+  if (typeof path !== "string" || !isAbsolute(path)) return undefined;
+  let handle;
+  try {
+    handle = await open(path, "r");
+    const { size } = await handle.stat();
+    const length = Math.min(size, TAIL_BYTES);
+    const buffer = Buffer.alloc(length);
+    await handle.read(buffer, 0, length, size - length);
+    const lines = buffer.toString("utf8").split("\n");
+    for (let i = lines.length - 1; i >= 0; i -= 1) {
+      let row;
+      try {
+        row = JSON.parse(lines[i]);
+      } catch (error) {
+        continue; // blank, or cut by the 4 MiB window
+      }
+      if (matches(row, match)) return select(row, pick);
+    }
+    return undefined;
+  } catch (error) {
+    return undefined;
+  } finally {
+    await handle?.close().catch(() => {});
+  }
 }
 
 /** The session scope of one hook: the first of the table's paths ("ctx.x", "event.x") set. */
@@ -132,6 +167,10 @@ export function subscribe(api, spec, options = {}) {
           const payload = select(event, rule.fields || {}) || {};
           payload.ctx = select(ctx, rule.ctx || {}) || {};
           payload.carry = { ...entry.carry };
+          for (const [name, [field, match, pick]] of Object.entries(rule.read || {})) {
+            const found = await lastLine(event && event[field], match, pick);
+            if (found !== undefined) payload[name] = found;
+          }
           if (rule.attach) {
             payload.held = {};
             for (const name of rule.attach) {

@@ -34,6 +34,12 @@ const SPEC = {
     },
     agent_end: { fields: { success: true }, ctx: { sessionKey: true }, keep: { messages: "messages" }, timeoutMs: 11000 },
     session_end: { fields: { reason: true }, ctx: { sessionKey: true }, attach: ["messages"], timeoutMs: 11000 },
+    after_compaction: {
+      fields: { compactedCount: true },
+      ctx: { sessionKey: true },
+      read: { compactionEntry: ["sessionFile", { type: "compaction" }, { summary: true }] },
+      timeoutMs: 11000,
+    },
   },
 };
 
@@ -101,6 +107,45 @@ test("select keeps what the table names and derives fields from arrays", () => {
     messageCount: 0,
   });
   assert.equal(copyA.select(undefined, { a: true }), undefined);
+});
+
+function sessionFile() {
+  const dir = mkdtempSync(join(tmpdir(), "signet-openclaw-session-"));
+  dirs.push(dir);
+  const path = join(dir, "s1.jsonl");
+  const rows = [
+    { type: "session", id: "s1", cwd: "/w" },
+    { type: "message", message: USER },
+    { type: "compaction", id: "c1", summary: "OLD" },
+    { type: "message", message: ASSISTANT },
+    { type: "compaction", id: "c2", summary: "NEW", firstKeptEntryId: "m9" },
+    { type: "message", message: USER },
+  ];
+  writeFileSync(path, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+  return path;
+}
+
+test("lastLine reads the last matching entry of a JSON-lines file, and only of a file", async () => {
+  const path = sessionFile();
+  assert.deepEqual(await copyA.lastLine(path, { type: "compaction" }, { summary: true }), { summary: "NEW" });
+  assert.deepEqual(await copyA.lastLine(path, { type: "session" }, { cwd: true }), { cwd: "/w" });
+  assert.equal(await copyA.lastLine(path, { type: "nothing" }, true), undefined);
+  assert.equal(await copyA.lastLine("sqlite:main:s1:/x/sessions.json", { type: "compaction" }, true), undefined);
+  assert.equal(await copyA.lastLine("relative.jsonl", { type: "compaction" }, true), undefined);
+  assert.equal(await copyA.lastLine(path + ".missing", { type: "compaction" }, true), undefined);
+  assert.equal(await copyA.lastLine(undefined, { type: "compaction" }, true), undefined);
+});
+
+test("a hook whose table says read forwards what it found in the session file", async () => {
+  const api = fakeApi();
+  const { sent, send } = recorder();
+  copyA.subscribe(api, SPEC, { send, sessions: new Map(), env: {} });
+  const ctx = { sessionKey: "k" };
+  await api.fire("after_compaction", { compactedCount: 2, sessionFile: sessionFile() }, ctx);
+  await api.fire("after_compaction", { compactedCount: 2, sessionFile: "sqlite:main:k:/x" }, ctx);
+  assert.deepEqual(sent[0].payload.compactionEntry, { summary: "NEW" });
+  assert.equal(sent[0].payload.sessionFile, undefined, "the path itself is not forwarded");
+  assert.ok(!("compactionEntry" in sent[1].payload));
 });
 
 test("the scope is the first of the table's paths that is set", () => {
