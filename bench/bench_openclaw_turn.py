@@ -124,6 +124,7 @@ def _state(base: Path, name: str, fake: FakeOpenAI, timer: Path, env: dict[str, 
     config = {
         "models": {"providers": {"fake": {**provider, "models": [model]}}},
         "agents": {"defaults": {"model": {"primary": "fake/fake-model"}}},
+        "logging": {"file": str(state / "openclaw.log")},
         "plugins": {
             "load": {"paths": [str(timer)]},
             "entries": {

@@ -104,7 +104,7 @@ def _workspace_parent() -> str:
     return tempfile.gettempdir()
 
 
-def _config_text(fake: FakeOpenAI, workspace: Path, port: int) -> str:
+def _config_text(fake: FakeOpenAI, workspace: Path, port: int, log: Path) -> str:
     model = {
         "id": "fake-model",
         "name": "Fake model",
@@ -127,6 +127,7 @@ def _config_text(fake: FakeOpenAI, workspace: Path, port: int) -> str:
         "  agents: { defaults: { model: { primary: 'fake/fake-model' },"
         f" workspace: {json.dumps(str(workspace))} }} }},\n"
         f"  gateway: {{ port: {port} }}, /* loopback only */\n"
+        f"  logging: {{ file: {json.dumps(str(log))} }}, // not /tmp/openclaw\n"
         "}\n"
     )
 
@@ -189,7 +190,8 @@ def world(openclaw_install: Install, tmp_path: Path, isolated: Path) -> Iterator
     daemon = MockDaemon(db_path=tmp_path / "daemon.sqlite3", version="0.110")
     try:
         with FakeOpenAI(tmp_path / "openai.jsonl") as fake, daemon.serve() as handle:
-            (state / "openclaw.json").write_text(_config_text(fake, workspace, port))
+            config = _config_text(fake, workspace, port, tmp_path / "openclaw.log")
+            (state / "openclaw.json").write_text(config)
             assert install_main(["install"]) == 0
             # Node 24 first: OpenClaw needs it.
             bins = [openclaw_install.node_dir, str(Path(openclaw_install.openclaw).parent)]
