@@ -26,13 +26,8 @@ from ._routes_memory import JsTypeError, recall_params, remember_memory
 from ._rules import is_noise_session, iso, js_truthy, normalize_session_key, opt_str
 from ._state import RuntimePath
 from ._store import MemoryFilters
-from ._transcripts import (
-    TranscriptRejected,
-    normalize_transcript,
-    read_transcript_path,
-    truncate_for_job,
-)
-from ._web import BadJson, RouteSpec, body_json, json_response, text_response
+from ._transcripts import TranscriptRejected, read_transcript, truncate_for_job
+from ._web import BadJson, RouteSpec, body_json, error, json_response, text_response
 
 PROMPT_RECALL_LIMIT = 10
 PROMPT_INJECT_CHARS = 500
@@ -40,6 +35,7 @@ START_MEMORY_LIMIT = 50
 START_INJECT_CHARS = 12_000 * 4
 MIN_SUMMARY_CHARS = 500
 MIN_CHECKPOINT_BYTES = 500
+_BANNER = "[memory active | /remember | /recall]"
 
 PRE_COMPACTION_GUIDELINES = (
     "Summarize this session so it can continue after compaction:\n"
@@ -59,20 +55,14 @@ SYNTHESIS_CONFIG: dict[str, Any] = {
     "structuredOutput": False,
 }
 
-
 _log = logging.getLogger("signet_sdk.testing.mock_daemon")
+
+Body = dict[str, Any]
+HookFn = Callable[[Context, Request, Body], Response]
 
 
 class HookFailure(Exception):
     """A failure the hook's try/catch turns into its 500 body."""
-
-
-def _body(req: Request) -> dict[str, Any]:
-    """The parsed hook body. Non-objects read as "every field missing"; ``null`` throws."""
-    value = body_json(req)
-    if value is None:
-        raise HookFailure("Cannot read properties of null")
-    return value if isinstance(value, dict) else {}
 
 
 def _key(value: Any) -> str | None:
@@ -84,26 +74,22 @@ def _key(value: Any) -> str | None:
     return value
 
 
-def _runtime_path(req: Request, body: dict[str, Any]) -> RuntimePath | None:
+def _runtime_path(req: Request, body: Body) -> RuntimePath | None:
     """Header wins the ``||`` even when invalid, hiding a valid body value."""
-    header = req.headers.get("x-signet-runtime-path")
-    value = header if header else body.get("runtimePath")
-    if value == "plugin":
-        return "plugin"
-    if value == "legacy":
-        return "legacy"
-    return None
+    value = req.headers.get("x-signet-runtime-path") or body.get("runtimePath")
+    return "plugin" if value == "plugin" else "legacy" if value == "legacy" else None
 
 
-def _internal(req: Request) -> bool:
-    return req.headers.get("x-signet-no-hooks") == "1"
-
-
-def _bypassed(ctx: Context, body: dict[str, Any]) -> bool:
+def _bypassed(ctx: Context, body: Body) -> bool:
     """``checkBypass``: ``sessionKey ?? sessionId`` names the session."""
     raw = body.get("sessionKey")
     key = _key(body.get("sessionId") if raw is None else raw)
     return key is not None and ctx.tracker.is_bypassed(key)
+
+
+def _agent(body: Body) -> str:
+    """The agent a claim or presence row is written under: ``body.agentId ?? "default"``."""
+    return opt_str(body.get("agentId")) or "default"
 
 
 def _claim_or_skip(
@@ -112,63 +98,66 @@ def _claim_or_skip(
     """``claimAutomaticSessionOrSkip``: claim, or answer the hook's no-op body with the skip."""
     if not key or not path:
         return None
-    result = ctx.tracker.claim(key, path, agent_id)
-    if result.ok:
+    claimed_by = ctx.tracker.claim(key, path, agent_id)
+    if claimed_by is None:
         return None
-    ctx.logs.log(
-        "info",
-        "hooks",
-        "Duplicate runtime hook skipped",
-        {"hook": hook, "sessionKey": key, "runtimePath": path, "claimedBy": result.claimed_by},
-    )
+    data = {"hook": hook, "sessionKey": key, "runtimePath": path, "claimedBy": claimed_by}
+    ctx.logs.log("info", "hooks", "Duplicate runtime hook skipped", data)
     return json_response(
-        {**noop, "skipped": True, "duplicateRuntimePath": True, "claimedBy": result.claimed_by}
+        {**noop, "skipped": True, "duplicateRuntimePath": True, "claimedBy": claimed_by}
     )
 
 
-def _agent(body: dict[str, Any]) -> str:
-    """The agent a claim or presence row is written under: ``body.agentId ?? "default"``."""
-    return opt_str(body.get("agentId")) or "default"
+def _gate(
+    ctx: Context, req: Request, body: Body, hook: str, bypass: Body, **noop: Any
+) -> Response | None:
+    """The claim (or duplicate skip) and then the bypass no-op, for most hooks."""
+    key = _key(body.get("sessionKey"))
+    agent_id = ctx.agent(None, key) if hook == "pre-compaction" else _agent(body)
+    skip = _claim_or_skip(ctx, key, _runtime_path(req, body), agent_id, hook, **noop)
+    if skip is None and _bypassed(ctx, body):
+        return json_response({**bypass, "bypassed": True})
+    return skip
 
 
-def _present(ctx: Context, key: str, body: dict[str, Any], path: RuntimePath | None) -> None:
-    """Create or refresh the session's cross-agent presence row."""
-    project = opt_str(body.get("project"))
-    harness = str(body["harness"])
-    ctx.presence.upsert(
-        key, agent_id=_agent(body), harness=harness, project=project, runtime_path=path
-    )
-
-
-def _conflict(ctx: Context, key: str | None, path: RuntimePath | None) -> Response | None:
+def _conflict(ctx: Context, req: Request, body: Body) -> Response | None:
     """``checkSessionClaim``: the 409 for remember and recall (check only, no claim)."""
-    if not key or not path:
-        return None
-    owner = ctx.tracker.owner(key)
-    if owner and owner != path:
-        return json_response({"error": f"session claimed by {owner} path"}, 409)
-    return None
+    key, path = _key(body.get("sessionKey")), _runtime_path(req, body)
+    owner = ctx.tracker.owner(key) if key and path else None
+    return error(f"session claimed by {owner} path", 409) if owner and owner != path else None
 
 
 def _hook(
-    message: str, fn: Callable[[Context, Request], Response]
-) -> Callable[[Context, Request], Response]:
-    """Wrap a hook in its try/catch: every failure is ``500 {"error": message}``."""
+    path: str,
+    fn: HookFn,
+    required: tuple[str, ...] = ("harness",),
+    internal: Body | None = None,
+    message: str = "Hook execution failed",
+) -> RouteSpec:
+    """A hook route: the ``x-signet-no-hooks`` no-op, the body, its required fields,
+    and the try/catch that turns every failure into ``500 {"error": message}``."""
 
     def handler(ctx: Context, req: Request) -> Response:
+        if internal is not None and req.headers.get("x-signet-no-hooks") == "1":
+            return json_response(internal)
         try:
-            return fn(ctx, req)
+            body = body_json(req)
+            if body is None:
+                raise HookFailure("Cannot read properties of null")
+            body = body if isinstance(body, dict) else {}  # a non-object lacks every field
+            if not all(js_truthy(body.get(name)) for name in required):
+                verb = "is" if len(required) == 1 else "are"
+                return error(f"{' and '.join(required)} {verb} required")
+            return fn(ctx, req, body)
         except TranscriptRejected as exc:
-            return json_response({"error": exc.error}, exc.status)
-        except (BadJson, HookFailure, JsTypeError) as exc:
-            ctx.logs.log("error", "hooks", message, {"path": req.state.path}, error=exc)
-            return json_response({"error": message}, 500)
+            return error(exc.error, exc.status)
         except Exception as exc:  # a bug in the mock still answers like the daemon
             ctx.logs.log("error", "hooks", message, {"path": req.state.path}, error=exc)
-            _log.exception("hook %s failed", req.state.path)
-            return json_response({"error": message}, 500)
+            if not isinstance(exc, BadJson | HookFailure | JsTypeError):
+                _log.exception("hook %s failed", req.state.path)
+            return error(message, 500)
 
-    return handler
+    return ("POST", f"/api/hooks/{path}", handler, None)
 
 
 def _date_header(ts: float) -> str:
@@ -176,48 +165,17 @@ def _date_header(ts: float) -> str:
     return f"# Current Date & Time\n{dt:%A, %B} {dt.day}, {dt:%Y, %H:%M} UTC"
 
 
-def _read_transcript(body: dict[str, Any], *, prefer_inline: bool) -> str | None:
-    """The transcript a hook was given, normalized; ``None`` when there is none."""
-    inline = body.get("transcript")
-    inline_text = inline if isinstance(inline, str) and inline.strip() else None
-    if prefer_inline and inline_text is not None:
-        return normalize_transcript(inline_text)
-    from_file = read_transcript_path(body.get("transcriptPath"))
-    if from_file is not None and from_file.strip():
-        return normalize_transcript(from_file)
-    return normalize_transcript(inline_text) if inline_text is not None else None
-
-
 # -- session-start -------------------------------------------------------------
 
 
-def _memory_brief(row: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "id": row["id"],
-        "content": row["content"],
-        "type": row["type"],
-        "importance": row["importance"],
-        "created_at": row["created_at"],
-    }
-
-
-def _session_start_result(ctx: Context, body: dict[str, Any], key: str | None) -> dict[str, Any]:
+def _session_start_result(ctx: Context, body: Body, key: str | None) -> Body:
     agent_id = ctx.agent(body.get("agentId"), key)
     warning = ctx.tracker.expiry_warning(key) if key else None
-    now = ctx.now()
-    if key:
-        norm = normalize_session_key(key)
-        if norm in ctx.hooks.started:
-            stub: dict[str, Any] = {
-                "identity": {"name": "Agent"},
-                "memories": [],
-                "inject": f"[memory active | /remember | /recall]\n{_date_header(now)}\n",
-            }
-            if warning:
-                stub["warnings"] = [warning]
-            return stub
-        ctx.hooks.started.add(norm)
-
+    warnings = {"warnings": [warning]} if warning else {}
+    header = _date_header(ctx.now())
+    if key and not ctx.hooks.start(key):
+        inject = f"{_BANNER}\n{header}\n"
+        return {"identity": {"name": "Agent"}, "memories": [], "inject": inject, **warnings}
     project = opt_str(body.get("project"))
     rows = ctx.store.top_memories(agent_id, START_MEMORY_LIMIT)
     # Same-project memories first, pinned ones before everything (stable sort).
@@ -226,93 +184,49 @@ def _session_start_result(ctx: Context, body: dict[str, Any], key: str | None) -
         "name": "Agent",
         "description": "Signet agent (served by the signet-sdk mock daemon)",
     }
-    lines = [
-        "[memory active | /remember | /recall]",
-        _date_header(now),
-        "",
-        "# Identity",
-        f"{identity['name']}: {identity['description']}",
-    ]
+    lines = [_BANNER, header, "", "# Identity", f"{identity['name']}: {identity['description']}"]
     memories = []
     if rows:
         lines += ["", "# Memories"]
         used = sum(len(x) + 1 for x in lines)
         for row in rows:
             line = f"- {row['content']}"
-            if used + len(line) + 1 > START_INJECT_CHARS:
-                break
             used += len(line) + 1
+            if used > START_INJECT_CHARS:
+                break
             lines.append(line)
-            memories.append(_memory_brief(row))
-    result: dict[str, Any] = {"identity": identity, "memories": memories}
+            memories.append(
+                {k: row[k] for k in ("id", "content", "type", "importance", "created_at")}
+            )
+    result: Body = {"identity": identity, "memories": memories}
     memory_md = ctx.store.get_memory_md(agent_id)
     if memory_md:
         result["recentContext"] = memory_md[:10_000]
         lines += ["", "# Recent Context", memory_md[:10_000]]
-    result["inject"] = "\n".join(lines) + "\n"
-    if warning:
-        result["warnings"] = [warning]
-    return result
+    return {**result, "inject": "\n".join(lines) + "\n", **warnings}
 
 
-def _session_start(ctx: Context, req: Request) -> Response:
-    body = _body(req)
-    if not js_truthy(body.get("harness")):
-        return json_response({"error": "harness is required"}, 400)
+def _session_start(ctx: Context, req: Request, body: Body) -> Response:
     path = _runtime_path(req, body)
     key = _key(body.get("sessionKey"))
     if key and path:
-        result = ctx.tracker.claim(key, path, ctx.agent(body.get("agentId"), key))
-        if not result.ok:
-            return json_response({"error": f"session claimed by {result.claimed_by} path"}, 409)
+        claimed_by = ctx.tracker.claim(key, path, ctx.agent(body.get("agentId"), key))
+        if claimed_by is not None:
+            return error(f"session claimed by {claimed_by} path", 409)
     presence_key = opt_str(body.get("sessionKey"))
     if presence_key:
-        _present(ctx, presence_key, body, path)
+        ctx.presence.upsert(presence_key, body, path)
     if _bypassed(ctx, body):
         return json_response({"inject": "", "memories": [], "bypassed": True})
     return json_response(_session_start_result(ctx, body, key))
 
 
-def _session_start_route(ctx: Context, req: Request) -> Response:
-    if _internal(req):
-        return json_response({"inject": "", "memories": []})
-    return _session_start(ctx, req)
-
-
 # -- user-prompt-submit -----------------------------------------------------------
 
 
-def _prompt_result(
-    ctx: Context, body: dict[str, Any], key: str | None, message: str
-) -> dict[str, Any]:
-    agent_id = ctx.agent(body.get("agentId"), body.get("sessionKey"))
-    project = opt_str(body.get("project"))
-    if key:
-        transcript = _read_transcript(body, prefer_inline=False)
-        if transcript:
-            ctx.store.upsert_transcript(
-                normalize_session_key(key),
-                agent_id,
-                transcript,
-                harness=str(body.get("harness")),
-                project=project,
-            )
-    warning = ctx.tracker.expiry_warning(key) if key else None
-    exclude = ctx.hooks.recently_injected(key) if key else frozenset()
-    found = recall(
-        ctx.store,
-        RecallParams(
-            query=message,
-            limit=PROMPT_RECALL_LIMIT,
-            filters=MemoryFilters(agent_id=agent_id),
-            exclude_ids=exclude,
-            # The daemon also matches by meaning (embeddings); without them,
-            # any shared word is the closest stand-in.
-            match_any=True,
-        ),
-    )["results"]
-    # The best hit is always injected (cut to the budget); others while they fit.
-    picked: list[dict[str, Any]] = []
+def _pick(found: list[Body]) -> list[Body]:
+    """The best hit is always injected (cut to the budget); others while they fit."""
+    picked: list[Body] = []
     budget = PROMPT_INJECT_CHARS
     for item in found:
         text = " ".join(str(item["content"]).split())
@@ -322,16 +236,31 @@ def _prompt_result(
             break
         picked.append({**item, "content": text})
         budget -= len(text)
+    return picked
+
+
+def _prompt_result(ctx: Context, body: Body, key: str | None, message: str) -> Body:
+    agent_id = ctx.agent(body.get("agentId"), body.get("sessionKey"))
+    if key:
+        transcript = read_transcript(body, prefer_inline=False)
+        if transcript:
+            norm = normalize_session_key(key)
+            project = opt_str(body.get("project"))
+            harness = str(body.get("harness"))
+            ctx.store.upsert_transcript(norm, agent_id, transcript, harness, project)
+    warning = ctx.tracker.expiry_warning(key) if key else None
+    exclude = ctx.hooks.recently_injected(key) if key else frozenset()
+    # The daemon also matches by meaning (embeddings); without them, any
+    # shared word is the closest stand-in.
+    filters = MemoryFilters(agent_id=agent_id)
+    params = RecallParams(message, limit=PROMPT_RECALL_LIMIT, filters=filters, match_any=True)
+    picked = _pick(recall(ctx.store, dataclasses.replace(params, exclude_ids=exclude))["results"])
     terms = " ".join(query_terms(message))[:80]
     header = _date_header(ctx.now())
-    result: dict[str, Any]
     if picked:
         lines = [header, "", f"# Relevant Memories ({len(picked)})"]
         lines += [f"- {p['content']} [{p['type']}, {str(p['created_at'])[:10]}]" for p in picked]
-        result = {"inject": "\n".join(lines) + "\n", "memoryCount": len(picked)}
-        if terms:
-            result["queryTerms"] = terms
-        result["engine"] = "hybrid"
+        result: Body = {"inject": "\n".join(lines) + "\n", "memoryCount": len(picked)}
     else:
         guidance = (
             "# Memory Check\n"
@@ -339,8 +268,10 @@ def _prompt_result(
             "/recall <query>; save anything worth keeping with /remember <fact>."
         )
         result = {"inject": f"{header}\n\n{guidance}\n", "memoryCount": 0}
-        if terms:
-            result["queryTerms"] = terms
+    if terms:
+        result["queryTerms"] = terms
+    if picked:
+        result["engine"] = "hybrid"
     if key:
         ctx.hooks.record_turn(key, frozenset(p["id"] for p in picked))
     if warning:
@@ -348,16 +279,11 @@ def _prompt_result(
     return result
 
 
-def _prompt_route(ctx: Context, req: Request) -> Response:
-    if _internal(req):
-        return json_response({"inject": "", "memoryCount": 0})
-    body = _body(req)
-    user_message = body.get("userMessage")
-    user_prompt = body.get("userPrompt")
-    has_message = isinstance(user_message, str) and bool(user_message.strip())
-    has_prompt = isinstance(user_prompt, str) and bool(user_prompt.strip())
-    if not js_truthy(body.get("harness")) or not (has_message or has_prompt):
-        return json_response({"error": "harness and userMessage or userPrompt are required"}, 400)
+def _prompt(ctx: Context, req: Request, body: Body) -> Response:
+    given = [body.get(n) for n in ("userMessage", "userPrompt")]
+    message = next((m for m in given if isinstance(m, str) and m.strip()), None)
+    if not js_truthy(body.get("harness")) or message is None:
+        return error("harness and userMessage or userPrompt are required")
     path = _runtime_path(req, body)
     key = opt_str(body.get("sessionKey"))
     known = ctx.tracker.has(key) if key else False
@@ -366,39 +292,32 @@ def _prompt_route(ctx: Context, req: Request) -> Response:
     if duplicate is not None:
         return duplicate
     if key and not ctx.presence.touch(key):
-        _present(ctx, key, body, path)
+        ctx.presence.upsert(key, body, path)
     if _bypassed(ctx, body):
         return json_response({"inject": "", "memoryCount": 0, "bypassed": True})
-    message = user_message if has_message else user_prompt
-    assert isinstance(message, str)
-    result = _prompt_result(ctx, body, key, message)
-    return json_response({**result, "sessionKnown": known})
+    return json_response({**_prompt_result(ctx, body, key, message), "sessionKnown": known})
 
 
 # -- session-end ----------------------------------------------------------------------
 
 
-def _session_end_result(ctx: Context, body: dict[str, Any], key: str | None) -> dict[str, Any]:
+def _session_end_result(ctx: Context, body: Body, key: str | None) -> Body:
     agent_id = ctx.agent(body.get("agentId"), key)
     if key:
-        ctx.hooks.reset_start(key)
-        ctx.hooks.reset_prompts(key)
+        ctx.hooks.reset(key, start=True)
     if body.get("reason") == "clear":
         return {"memoriesSaved": 0}
     harness = str(body.get("harness"))
     project = opt_str(body.get("cwd"))
-    text = _read_transcript(body, prefer_inline=False) or ""
+    text = read_transcript(body, prefer_inline=False) or ""
     norm = normalize_session_key(key) if key else None
-    if norm:
-        stored = ctx.store.get_transcript(norm, agent_id)
-        if stored and len(stored["content"]) > len(text):
-            text = str(stored["content"])
+    stored = ctx.store.get_transcript(norm, agent_id) if norm else None
+    if stored and len(stored["content"]) > len(text):
+        text = str(stored["content"])
     session_id = opt_str(body.get("sessionId"))
-    noise = is_noise_session(
-        project=project, session_key=key, session_id=session_id, harness=harness
-    )
+    noise = is_noise_session(project, key, session_id, harness)
     if norm and text and not noise:
-        ctx.store.upsert_transcript(norm, agent_id, text, harness=harness, project=project)
+        ctx.store.upsert_transcript(norm, agent_id, text, harness, project)
     if not ctx.pipeline_enabled or len(text) < MIN_SUMMARY_CHARS:
         return {"memoriesSaved": 0}
     if noise:
@@ -412,18 +331,12 @@ def _session_end_result(ctx: Context, body: dict[str, Any], key: str | None) -> 
         project=project,
         transcript=truncate_for_job(text),
     )
-    ctx.logs.log(
-        "info", "hooks", "Session summary job queued", {"jobId": job_id, "sessionKey": norm}
-    )
+    data = {"jobId": job_id, "sessionKey": norm}
+    ctx.logs.log("info", "hooks", "Session summary job queued", data)
     return {"memoriesSaved": 0, "queued": True, "jobId": job_id}
 
 
-def _session_end_route(ctx: Context, req: Request) -> Response:
-    if _internal(req):
-        return json_response({"memoriesSaved": 0})
-    body = _body(req)
-    if not js_truthy(body.get("harness")):
-        return json_response({"error": "harness is required"}, 400)
+def _session_end(ctx: Context, req: Request, body: Body) -> Response:
     path = _runtime_path(req, body)
     key = _key(body.get("sessionKey")) or _key(body.get("sessionId"))
     if key and path:
@@ -431,9 +344,8 @@ def _session_end_route(ctx: Context, req: Request) -> Response:
         skip = {"memoriesSaved": 0, "skipped": True}
         if ended is not None and ended.runtime_path:
             ctx.logs.log("info", "hooks", "Duplicate session-end skipped", {"sessionKey": key})
-            return json_response(
-                {**skip, "duplicateSessionEnd": True, "endedBy": ended.runtime_path}
-            )
+            by = ended.runtime_path
+            return json_response({**skip, "duplicateSessionEnd": True, "endedBy": by})
         owner = ctx.tracker.owner(key) if ended is None else None
         if owner and owner != path:
             return json_response({**skip, "duplicateRuntimePath": True, "claimedBy": owner})
@@ -441,16 +353,15 @@ def _session_end_route(ctx: Context, req: Request) -> Response:
     if duplicate is not None:
         return duplicate
     if key and ctx.tracker.is_bypassed(key):
-        ctx.tracker.mark_ended(key, path)
-        ctx.presence.remove(key)
-        return json_response({"memoriesSaved": 0, "bypassed": True})
-    try:
-        result = _session_end_result(ctx, body, key)
-    except BaseException:
-        if key:
-            ctx.tracker.release(key)
-            ctx.presence.remove(key)
-        raise
+        result: Body = {"memoriesSaved": 0, "bypassed": True}
+    else:
+        try:
+            result = _session_end_result(ctx, body, key)
+        except BaseException:
+            if key:
+                ctx.tracker.release(key)
+                ctx.presence.remove(key)
+            raise
     if key:
         ctx.tracker.mark_ended(key, path)
         ctx.presence.remove(key)
@@ -460,22 +371,17 @@ def _session_end_route(ctx: Context, req: Request) -> Response:
 # -- session-checkpoint-extract ------------------------------------------------------
 
 
-def _checkpoint_result(ctx: Context, body: dict[str, Any], key: str) -> dict[str, Any]:
+def _checkpoint_result(ctx: Context, body: Body, key: str) -> Body:
     if not ctx.pipeline_enabled:
         return {"skipped": True}
     agent_id = ctx.agent(body.get("agentId"), key)
     norm = normalize_session_key(key)
     inline = body.get("transcript")
     from_inline = isinstance(inline, str) and bool(inline.strip())
-    text = _read_transcript(body, prefer_inline=True)
+    text = read_transcript(body, prefer_inline=True)
+    harness, project = str(body.get("harness")), opt_str(body.get("project"))
     if text:
-        ctx.store.upsert_transcript(
-            norm,
-            agent_id,
-            text,
-            harness=str(body.get("harness")),
-            project=opt_str(body.get("project")),
-        )
+        ctx.store.upsert_transcript(norm, agent_id, text, harness, project)
     else:
         stored = ctx.store.get_transcript(norm, agent_id)
         text = str(stored["content"]) if stored else None
@@ -492,25 +398,19 @@ def _checkpoint_result(ctx: Context, body: dict[str, Any], key: str) -> dict[str
         session_key=norm,
         session_id=norm,
         agent_id=agent_id,
-        harness=str(body.get("harness")),
-        project=opt_str(body.get("project")),
+        harness=harness,
+        project=project,
         transcript=truncate_for_job(delta.decode("utf-8", errors="ignore")),
     )
     return {"queued": True, "jobId": job_id}
 
 
-def _checkpoint_route(ctx: Context, req: Request) -> Response:
-    if _internal(req):
-        return json_response({"skipped": True})
-    body = _body(req)
-    if not js_truthy(body.get("harness")) or not js_truthy(body.get("sessionKey")):
-        return json_response({"error": "harness and sessionKey are required"}, 400)
-    path = _runtime_path(req, body)
+def _checkpoint(ctx: Context, req: Request, body: Body) -> Response:
     key = _key(body.get("sessionKey"))
     assert key is not None
-    duplicate = _claim_or_skip(
-        ctx, key, path, _agent(body), "session-checkpoint-extract", skipped=True
-    )
+    hook = "session-checkpoint-extract"
+    path = _runtime_path(req, body)
+    duplicate = _claim_or_skip(ctx, key, path, _agent(body), hook, skipped=True)
     if duplicate is not None:
         return duplicate
     if ctx.tracker.is_bypassed(key):
@@ -522,14 +422,8 @@ def _checkpoint_route(ctx: Context, req: Request) -> Response:
 # -- remember and recall -----------------------------------------------------------------
 
 
-def _remember_route(ctx: Context, req: Request) -> Response:
-    if _internal(req):
-        return json_response({"success": True, "memories": []})
-    body = _body(req)
-    if not js_truthy(body.get("harness")) or not js_truthy(body.get("content")):
-        return json_response({"error": "harness and content are required"}, 400)
-    path = _runtime_path(req, body)
-    conflict = _conflict(ctx, _key(body.get("sessionKey")), path)
+def _remember(ctx: Context, req: Request, body: Body) -> Response:
+    conflict = _conflict(ctx, req, body)
     if conflict is not None:
         return conflict
     if _bypassed(ctx, body):
@@ -539,7 +433,7 @@ def _remember_route(ctx: Context, req: Request) -> Response:
     # caller's token (if any) as a loopback caller.
     denied = ctx.auth.require("remember", req.state.role, True)
     if denied is not None:
-        return json_response({"error": denied}, 403)
+        return error(denied, 403)
     try:
         return remember_memory(ctx, body, None)
     except JsTypeError:
@@ -547,14 +441,8 @@ def _remember_route(ctx: Context, req: Request) -> Response:
         return text_response("Internal Server Error", 500)
 
 
-def _recall_route(ctx: Context, req: Request) -> Response:
-    if _internal(req):
-        return json_response(empty_hook_recall("", internal=True))
-    body = _body(req)
-    if not js_truthy(body.get("harness")) or not js_truthy(body.get("query")):
-        return json_response({"error": "harness and query are required"}, 400)
-    path = _runtime_path(req, body)
-    conflict = _conflict(ctx, _key(body.get("sessionKey")), path)
+def _recall(ctx: Context, req: Request, body: Body) -> Response:
+    conflict = _conflict(ctx, req, body)
     if conflict is not None:
         return conflict
     if _bypassed(ctx, body):
@@ -562,28 +450,20 @@ def _recall_route(ctx: Context, req: Request) -> Response:
     if not isinstance(body["query"], str):
         raise HookFailure("query.trim is not a function")
     agent_id = ctx.agent(req.headers.get("x-signet-agent-id"), body.get("sessionKey"))
-    params = dataclasses.replace(
-        recall_params(body, agent_id, with_extras=False), query=body["query"]
-    )
+    params = recall_params(body, agent_id, with_extras=False)
+    params = dataclasses.replace(params, query=body["query"])
     return json_response(hook_recall_payload(recall(ctx.store, params)))
 
 
 # -- compaction ----------------------------------------------------------------------------
 
 
-def _pre_compaction_route(ctx: Context, req: Request) -> Response:
-    body = _body(req)
-    if not js_truthy(body.get("harness")):
-        return json_response({"error": "harness is required"}, 400)
-    path = _runtime_path(req, body)
-    key = _key(body.get("sessionKey"))
+def _pre_compaction(ctx: Context, req: Request, body: Body) -> Response:
     noop = {"guidelines": "", "instructions": "", "summaryPrompt": ""}
-    duplicate = _claim_or_skip(ctx, key, path, ctx.agent(None, key), "pre-compaction", **noop)
-    if duplicate is not None:
-        return duplicate
-    if _bypassed(ctx, body):
-        return json_response({"instructions": "", "bypassed": True})
-    agent_id = ctx.agent(body.get("agentId"), key)
+    skip = _gate(ctx, req, body, "pre-compaction", {"instructions": ""}, **noop)
+    if skip is not None:
+        return skip
+    agent_id = ctx.agent(body.get("agentId"), _key(body.get("sessionKey")))
     lines = [
         "## Memory flush before compaction",
         "",
@@ -592,40 +472,30 @@ def _pre_compaction_route(ctx: Context, req: Request) -> Response:
         "",
         PRE_COMPACTION_GUIDELINES,
     ]
-    recent = ctx.store.recent_memories(agent_id, 5)
+    recent = ctx.store.top_memories(agent_id, 5, newest=True)
     if recent:
         lines += ["", "## Recent memories"] + [f"- {r['content']}" for r in recent]
     session_context = body.get("sessionContext")
     if isinstance(session_context, str) and session_context.strip():
         lines += ["", "## Session context", session_context.strip()]
-    return json_response(
-        {"summaryPrompt": "\n".join(lines) + "\n", "guidelines": PRE_COMPACTION_GUIDELINES}
-    )
+    prompt = "\n".join(lines) + "\n"
+    return json_response({"summaryPrompt": prompt, "guidelines": PRE_COMPACTION_GUIDELINES})
 
 
-def _compaction_complete_route(ctx: Context, req: Request) -> Response:
-    body = _body(req)
-    if not js_truthy(body.get("harness")) or not js_truthy(body.get("summary")):
-        return json_response({"error": "harness and summary are required"}, 400)
-    path = _runtime_path(req, body)
-    key = _key(body.get("sessionKey"))
-    duplicate = _claim_or_skip(ctx, key, path, _agent(body), "compaction-complete", success=True)
-    if duplicate is not None:
-        return duplicate
-    if _bypassed(ctx, body):
-        return json_response({"success": True, "bypassed": True})
+def _compaction_complete(ctx: Context, req: Request, body: Body) -> Response:
+    skip = _gate(ctx, req, body, "compaction-complete", {"success": True}, success=True)
+    if skip is not None:
+        return skip
     now = ctx.now()
     stamp = iso(now)
+    key = _key(body.get("sessionKey"))
     agent_id = ctx.agent(body.get("agentId"), key)
     harness = str(body["harness"])
     summary = body["summary"] if isinstance(body["summary"], str) else str(body["summary"])
     norm = normalize_session_key(key) if key else None
     stored = ctx.store.get_transcript(norm, agent_id) if norm else None
     project = (stored["project"] if stored else None) or opt_str(body.get("project"))
-    session_id = key or f"compaction:{stamp}"
-    noise = is_noise_session(
-        project=project, session_key=key, session_id=session_id, harness=harness
-    )
+    noise = is_noise_session(project, key, key or f"compaction:{stamp}", harness)
     memory_id: str | None = None
     if not noise:
         memory_id = ctx.store.add_memory(
@@ -641,35 +511,29 @@ def _compaction_complete_route(ctx: Context, req: Request) -> Response:
             created_at=stamp,
             updated_by="system",
         )
-        node_id = f"{key}:compaction:{int(now * 1000)}" if key else str(uuid.uuid4())
-        ctx.store.add_summary_node(
-            {
-                "id": node_id,
-                "project": project,
-                "depth": 0,
-                "kind": "session",
-                "content": summary,
-                "token_count": -(-len(summary) // 4),
-                "earliest_at": stamp,
-                "latest_at": stamp,
-                "session_key": key,
-                "harness": harness,
-                "agent_id": agent_id,
-                "source_type": "compaction",
-                "source_ref": key,
-                "meta_json": '{"source":"compaction-complete"}',
-                "created_at": stamp,
-            },
-            [memory_id],
-        )
-    ctx.logs.log(
-        "info",
-        "hooks",
-        "Compaction summary skipped (noise session)" if noise else "Compaction summary saved",
-        {"harness": harness, "memoryId": memory_id or "skipped-temp-session"},
-    )
+        node = {
+            "id": f"{key}:compaction:{int(now * 1000)}" if key else str(uuid.uuid4()),
+            "project": project,
+            "depth": 0,
+            "kind": "session",
+            "content": summary,
+            "token_count": -(-len(summary) // 4),
+            "earliest_at": stamp,
+            "latest_at": stamp,
+            "session_key": key,
+            "harness": harness,
+            "agent_id": agent_id,
+            "source_type": "compaction",
+            "source_ref": key,
+            "meta_json": '{"source":"compaction-complete"}',
+            "created_at": stamp,
+        }
+        ctx.store.add_summary_node(node, [memory_id])
+    message = "skipped (noise session)" if noise else "saved"
+    data = {"harness": harness, "memoryId": memory_id or "skipped-temp-session"}
+    ctx.logs.log("info", "hooks", f"Compaction summary {message}", data)
     if key and norm:
-        ctx.hooks.reset_prompts(key)
+        ctx.hooks.reset(key)
         ctx.store.delete_transcript(norm, agent_id)
     return json_response({"success": True, "memoryId": memory_id})
 
@@ -677,46 +541,36 @@ def _compaction_complete_route(ctx: Context, req: Request) -> Response:
 # -- synthesis ------------------------------------------------------------------------------
 
 
-def _synthesis_agent(ctx: Context, req: Request, body: dict[str, Any]) -> str:
-    agent = body.get("agentId")
-    key = body.get("sessionKey")
+def _synthesis_agent(ctx: Context, req: Request, body: Body) -> str:
+    agent, key = body.get("agentId"), body.get("sessionKey")
     return ctx.agent(
         req.headers.get("x-signet-agent-id") if agent is None else agent,
         req.headers.get("x-signet-session-key") if key is None else key,
     )
 
 
-def _synthesis_config_route(ctx: Context, req: Request) -> Response:
+def _synthesis_config(ctx: Context, req: Request) -> Response:
     provider = ctx.synthesis_provider
     return json_response({"enabled": provider != "none", "provider": provider, **SYNTHESIS_CONFIG})
 
 
-def _synthesis_route(ctx: Context, req: Request) -> Response:
-    body = _body(req)
+def _synthesis(ctx: Context, req: Request, body: Body) -> Response:
     agent_id = _synthesis_agent(ctx, req, body)
     rows = ctx.store.top_memories(agent_id, 100)
-    pinned = [r for r in rows if r["pinned"]]
-    others = [r for r in rows if not r["pinned"]]
     lines = [f"# MEMORY.md ({agent_id})", "", f"_Rendered {iso(ctx.now())}_"]
-    for title, group in (("Pinned", pinned), ("Working memory", others)):
+    for title, pinned in (("Pinned", True), ("Working memory", False)):
+        group = [f"- {r['content']}" for r in rows if bool(r["pinned"]) is pinned]
         if group:
-            lines += ["", f"## {title}"] + [f"- {r['content']}" for r in group]
+            lines += ["", f"## {title}", *group]
+    prompt = "\n".join(lines) + "\n"
     return json_response(
-        {
-            "harness": "daemon",
-            "model": "projection",
-            "prompt": "\n".join(lines) + "\n",
-            "fileCount": 1,
-        }
+        {"harness": "daemon", "model": "projection", "prompt": prompt, "fileCount": 1}
     )
 
 
-def _synthesis_complete_route(ctx: Context, req: Request) -> Response:
-    body = _body(req)
-    if not js_truthy(body.get("content")):
-        return json_response({"error": "content is required"}, 400)
+def _synthesis_complete(ctx: Context, req: Request, body: Body) -> Response:
     if not ctx.synthesis_worker:
-        return json_response({"error": "Synthesis worker not running"}, 503)
+        return error("Synthesis worker not running", 503)
     agent_id = _synthesis_agent(ctx, req, body)
     ctx.store.set_memory_md(agent_id, str(body["content"]))
     ctx.logs.log("info", "hooks", "MEMORY.md synthesized", {"agentId": agent_id})
@@ -725,27 +579,32 @@ def _synthesis_complete_route(ctx: Context, req: Request) -> Response:
 
 def routes(ctx: Context) -> list[RouteSpec]:
     """Hook routes, in TS 0.109's registration order."""
-    failed = "Hook execution failed"
     return [
-        ("POST", "/api/hooks/session-start", _hook(failed, _session_start_route), None),
-        ("POST", "/api/hooks/user-prompt-submit", _hook(failed, _prompt_route), None),
-        ("POST", "/api/hooks/session-end", _hook(failed, _session_end_route), None),
-        ("POST", "/api/hooks/session-checkpoint-extract", _hook(failed, _checkpoint_route), None),
-        ("POST", "/api/hooks/remember", _hook(failed, _remember_route), None),
-        ("POST", "/api/hooks/recall", _hook(failed, _recall_route), None),
-        ("POST", "/api/hooks/pre-compaction", _hook(failed, _pre_compaction_route), None),
-        (
-            "POST",
-            "/api/hooks/compaction-complete",
-            _hook("Failed to save summary", _compaction_complete_route),
-            None,
+        _hook("session-start", _session_start, internal={"inject": "", "memories": []}),
+        _hook("user-prompt-submit", _prompt, (), {"inject": "", "memoryCount": 0}),
+        _hook("session-end", _session_end, internal={"memoriesSaved": 0}),
+        _hook(
+            "session-checkpoint-extract",
+            _checkpoint,
+            ("harness", "sessionKey"),
+            {"skipped": True},
         ),
-        ("GET", "/api/hooks/synthesis/config", _synthesis_config_route, None),
-        ("POST", "/api/hooks/synthesis", _hook("Synthesis request failed", _synthesis_route), None),
-        (
-            "POST",
-            "/api/hooks/synthesis/complete",
-            _hook("Failed to save MEMORY.md", _synthesis_complete_route),
+        _hook("remember", _remember, ("harness", "content"), {"success": True, "memories": []}),
+        _hook("recall", _recall, ("harness", "query"), empty_hook_recall("", internal=True)),
+        _hook("pre-compaction", _pre_compaction),
+        _hook(
+            "compaction-complete",
+            _compaction_complete,
+            ("harness", "summary"),
+            message="Failed to save summary",
+        ),
+        ("GET", "/api/hooks/synthesis/config", _synthesis_config, None),
+        _hook("synthesis", _synthesis, (), message="Synthesis request failed"),
+        _hook(
+            "synthesis/complete",
+            _synthesis_complete,
+            ("content",),
             None,
+            "Failed to save MEMORY.md",
         ),
     ]

@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ._context import Context
-from ._web import BadJson, RouteSpec, body_json, json_response
+from ._web import BadJson, RouteSpec, body_json, error, json_response
 
 #: Characters that would need a shell: ; & | ` $ ( ) { } [ ] < > ! and backslash.
 SHELL_META = re.compile(r"[;&|`$(){}\[\]<>!\\]")
@@ -30,29 +30,22 @@ REDACTED = "[REDACTED]"
 def split_command(command: str) -> list[str]:
     """Split on whitespace; single or double quotes group words (no escapes)."""
     args: list[str] = []
-    current: list[str] = []
+    word: list[str] | None = None  # None between words; [] is an empty quoted word
     quote: str | None = None
-    in_word = False
     for ch in command:
-        if quote is not None:
-            if ch == quote:
-                quote = None
-            else:
-                current.append(ch)
-        elif ch in ("'", '"'):
+        if quote is None and ch.isspace():
+            if word is not None:
+                args.append("".join(word))
+            word = None
+            continue
+        word = word if word is not None else []
+        if quote is None and ch in ("'", '"'):
             quote = ch
-            in_word = True
-        elif ch.isspace():
-            if in_word:
-                args.append("".join(current))
-                current = []
-                in_word = False
+        elif ch == quote:
+            quote = None
         else:
-            current.append(ch)
-            in_word = True
-    if in_word:
-        args.append("".join(current))
-    return args
+            word.append(ch)
+    return args if word is None else [*args, "".join(word)]
 
 
 class SecretError(Exception):
@@ -72,8 +65,8 @@ def _resolve(ref: object, store: Mapping[str, str]) -> str:
     return store[name]
 
 
-def _redact(text: str, values: list[str]) -> str:
-    for value in sorted(values, key=len, reverse=True):
+def _redact(text: str, injected: Mapping[str, str]) -> str:
+    for value in sorted(injected.values(), key=len, reverse=True):
         if len(value) > 3:
             text = text.replace(value, REDACTED)
     return text
@@ -83,17 +76,15 @@ async def _exec_route(ctx: Context, req: Request) -> Response:
     try:
         body = body_json(req)
     except BadJson as exc:
-        return json_response({"error": f"JSON Parse error: {exc}"}, 500)
+        return error(f"JSON Parse error: {exc}", 500)
     if body is None:
-        return json_response({"error": "Cannot read properties of null (reading 'command')"}, 500)
-    if not isinstance(body, dict):
-        body = {}
-    command = body.get("command")
+        return error("Cannot read properties of null (reading 'command')", 500)
+    body = body if isinstance(body, dict) else {}
+    command, refs = body.get("command"), body.get("secrets")
     if not isinstance(command, str) or not command:
-        return json_response({"error": "command is required"}, 400)
-    refs = body.get("secrets")
+        return error("command is required")
     if not isinstance(refs, dict) or not refs:
-        return json_response({"error": "secrets map is required"}, 400)
+        return error("secrets map is required")
     if SHELL_META.search(command):
         return json_response(
             {"stdout": "", "stderr": "command contains disallowed shell metacharacters", "code": 1}
@@ -103,35 +94,23 @@ async def _exec_route(ctx: Context, req: Request) -> Response:
     try:
         injected = {str(var): _resolve(ref, store) for var, ref in refs.items()}
     except SecretError as exc:
-        return json_response({"error": str(exc)}, 500)
+        return error(str(exc), 500)
     argv = split_command(command)
     if not argv:
-        return json_response({"error": "spawn  ENOENT"}, 500)
+        return error("spawn  ENOENT", 500)
     env = {**os.environ, **injected}
     try:
         done = await asyncio.to_thread(
-            subprocess.run,
-            argv,
-            env=env,
-            capture_output=True,
-            stdin=subprocess.DEVNULL,
-            check=False,
+            subprocess.run, argv, env=env, capture_output=True, stdin=subprocess.DEVNULL
         )
-    except FileNotFoundError:
-        return json_response({"error": f"spawn {argv[0]} ENOENT"}, 500)
-    except PermissionError:
-        return json_response({"error": f"spawn {argv[0]} EACCES"}, 500)
     except OSError as exc:
-        return json_response({"error": f"spawn {argv[0]} failed: {exc.strerror}"}, 500)
-    values = list(injected.values())
+        kind = {FileNotFoundError: "ENOENT", PermissionError: "EACCES"}.get(type(exc))
+        return error(f"spawn {argv[0]} {kind or f'failed: {exc.strerror}'}", 500)
     ctx.logs.log("info", "secrets", "Command executed with secrets", {"code": done.returncode})
-    return json_response(
-        {
-            "stdout": _redact(done.stdout.decode("utf-8", errors="replace"), values),
-            "stderr": _redact(done.stderr.decode("utf-8", errors="replace"), values),
-            "code": done.returncode,
-        }
+    out, err = (
+        _redact(b.decode("utf-8", errors="replace"), injected) for b in (done.stdout, done.stderr)
     )
+    return json_response({"stdout": out, "stderr": err, "code": done.returncode})
 
 
 def routes(ctx: Context) -> list[RouteSpec]:

@@ -10,6 +10,7 @@ answers them with the plain 404).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from starlette.requests import Request
@@ -18,9 +19,8 @@ from starlette.responses import Response
 from ._context import Context
 from ._recall import fts_query
 from ._rules import iso, normalize_session_key, parse_leading_int
-from ._state import claim_record
 from ._store import SUMMARY_COLUMNS
-from ._web import BadJson, RouteSpec, body_json, json_response, optional_json_object, query_arg
+from ._web import RouteSpec, error, json_object, json_response, query_arg
 
 
 def list_live_sessions(ctx: Context, agent_id: str) -> list[dict[str, Any]]:
@@ -28,7 +28,7 @@ def list_live_sessions(ctx: Context, agent_id: str) -> list[dict[str, Any]]:
     by_key: dict[str, dict[str, Any]] = {}
     for claim in ctx.tracker.active():
         if claim.agent_id == agent_id:
-            by_key[claim.key] = claim_record(claim, ctx.tracker.is_bypassed(claim.key))
+            by_key[claim.key] = claim.record(ctx.tracker.is_bypassed(claim.key))
     for row in ctx.presence.live():
         if row.agent_id != agent_id or row.key in by_key:
             continue
@@ -42,54 +42,48 @@ def list_live_sessions(ctx: Context, agent_id: str) -> list[dict[str, Any]]:
     return sorted(by_key.values(), key=lambda s: str(s["claimedAt"]), reverse=True)
 
 
-def _agent_param(req: Request) -> str:
-    return query_arg(req, "agent_id") or "default"
-
-
-def _find(ctx: Context, req: Request) -> tuple[str, dict[str, Any] | None]:
-    key = normalize_session_key(req.path_params["key"])
-    found = next((s for s in list_live_sessions(ctx, _agent_param(req)) if s["key"] == key), None)
-    return key, found
-
-
 def _list_route(ctx: Context, req: Request) -> Response:
-    sessions = list_live_sessions(ctx, _agent_param(req))
+    sessions = list_live_sessions(ctx, query_arg(req, "agent_id") or "default")
     return json_response({"sessions": sessions, "count": len(sessions)})
 
 
-def _get_route(ctx: Context, req: Request) -> Response:
-    _, session = _find(ctx, req)
-    if session is None:
-        return json_response({"error": "Session not found"}, 404)
+SessionFn = Callable[[Context, Request, str, dict[str, Any]], Response]
+
+
+def _live_session(fn: SessionFn) -> Callable[[Context, Request], Response]:
+    """A ``/api/sessions/:key`` handler for a live session of ``?agent_id`` (else a 404)."""
+
+    def handler(ctx: Context, req: Request) -> Response:
+        key = normalize_session_key(req.path_params["key"])
+        agent_id = query_arg(req, "agent_id") or "default"
+        found = [s for s in list_live_sessions(ctx, agent_id) if s["key"] == key]
+        return fn(ctx, req, key, found[0]) if found else error("Session not found", 404)
+
+    return handler
+
+
+def _get(ctx: Context, req: Request, key: str, session: dict[str, Any]) -> Response:
     return json_response(session)
 
 
-def _bypass_route(ctx: Context, req: Request) -> Response:
-    key, session = _find(ctx, req)
-    if session is None:
-        return json_response({"error": "Session not found"}, 404)
-    body = optional_json_object(req)
-    enabled = body.get("enabled") if body is not None else None
+def _bypass(ctx: Context, req: Request, key: str, session: dict[str, Any]) -> Response:
+    enabled = (json_object(req, blank=True) or {}).get("enabled")
     if not isinstance(enabled, bool):
-        return json_response({"error": "enabled (boolean) is required"}, 400)
-    if enabled:
-        if not ctx.tracker.bypass(key, allow_unknown=session["expiresAt"] is None):
-            return json_response({"error": "Session not found or already released"}, 404)
-    else:
+        return error("enabled (boolean) is required")
+    if not enabled:
         ctx.tracker.unbypass(key)
+    elif not ctx.tracker.bypass(key, allow_unknown=session["expiresAt"] is None):
+        return error("Session not found or already released", 404)
     return json_response({"key": key, "bypassed": enabled})
 
 
-def _renew_route(ctx: Context, req: Request) -> Response:
-    key, session = _find(ctx, req)
-    if session is None:
-        return json_response({"error": "Session not found"}, 404)
+def _renew(ctx: Context, req: Request, key: str, session: dict[str, Any]) -> Response:
     if session["expiresAt"] is None:
         ctx.presence.touch(key)
         return json_response({"key": key, "renewed": True})
     expires = ctx.tracker.renew(key)
     if expires is None:
-        return json_response({"error": "Session not found or expired"}, 404)
+        return error("Session not found or expired", 404)
     return json_response({"key": key, "renewed": True, "expiresAt": iso(expires)})
 
 
@@ -98,26 +92,21 @@ def _transcript_route(ctx: Context, req: Request) -> Response:
     agent_id = ctx.agent(query_arg(req, "agent_id") or req.headers.get("x-signet-agent-id"), key)
     row = ctx.store.get_transcript(key, agent_id)
     if row is None or not row["content"]:
-        return json_response({"error": "Transcript not found"}, 404)
+        return error("Transcript not found", 404)
     return json_response({"sessionKey": key, "agentId": agent_id, "content": row["content"]})
 
 
 def _str_field(body: dict[str, Any], *names: str) -> str | None:
-    for name in names:
-        value = body.get(name)
-        if isinstance(value, str):
-            return value
-    return None
+    return next((v for n in names if isinstance(v := body.get(n), str)), None)
 
 
 def _search_route(ctx: Context, req: Request) -> Response:
-    body = optional_json_object(req)
+    body = json_object(req, blank=True)
     if body is None:
-        return json_response({"error": "Invalid JSON body"}, 400)
-    raw_query = body.get("query")
-    query = raw_query.strip() if isinstance(raw_query, str) else ""
+        return error("Invalid JSON body")
+    query = (_str_field(body, "query") or "").strip()
     if not query:
-        return json_response({"error": "query is required"}, 400)
+        return error("query is required")
     current = _str_field(body, "currentSessionKey", "current_session_key")
     session_key = _str_field(body, "sessionKey", "session_key")
     agent_id = ctx.agent(
@@ -132,28 +121,16 @@ def _search_route(ctx: Context, req: Request) -> Response:
         parsed = parse_leading_int(query_arg(req, "limit"))
         limit = max(1, min(20, parsed)) if parsed is not None else 10
     match = fts_query(query)
+    keys = {
+        "session_key": normalize_session_key(session_key) if session_key else None,
+        "exclude_key": normalize_session_key(current) if current else None,
+    }
     rows = (
-        ctx.store.search_transcripts(
-            match,
-            agent_id=agent_id,
-            project=project,
-            session_key=normalize_session_key(session_key) if session_key else None,
-            exclude_key=normalize_session_key(current) if current else None,
-            limit=limit,
-        )
+        ctx.store.search_transcripts(match, agent_id, limit, project=project, **keys)
         if match
         else []
     )
-    hits = [
-        {
-            "sessionKey": r["session_key"],
-            "project": r["project"],
-            "updatedAt": r["updated_at"],
-            "excerpt": r["excerpt"],
-            "rank": r["rank"],
-        }
-        for r in rows
-    ]
+    hits = [_node(r, _HIT_COLUMNS) for r in rows]
     return json_response({"query": query, "hits": hits, "count": len(hits)})
 
 
@@ -170,21 +147,15 @@ def _summaries_route(ctx: Context, req: Request) -> Response:
         except ValueError:
             depth_num = float("nan")
         if depth_num != depth_num or not depth_num.is_integer() or depth_num < 0:
-            return json_response({"error": "depth must be a non-negative integer"}, 400)
+            return error("depth must be a non-negative integer")
         depth = int(depth_num)
     limit_parsed = parse_leading_int(query_arg(req, "limit") or "50")
     offset_parsed = parse_leading_int(query_arg(req, "offset") or "0")
     limit = min(max(limit_parsed, 0), 200) if limit_parsed is not None else 50
     offset = max(offset_parsed, 0) if offset_parsed is not None else 0
-    rows, total = ctx.store.list_summaries(
-        agent_id, project=query_arg(req, "project") or None, depth=depth, limit=limit, offset=offset
-    )
+    project = query_arg(req, "project") or None
+    rows, total = ctx.store.list_summaries(agent_id, project, depth, limit, offset)
     return json_response({"summaries": rows, "total": total})
-
-
-def _node(row: dict[str, Any]) -> dict[str, Any]:
-    """A ``session_summaries`` row as the expand route's camelCase node."""
-    return {_camel(column): row[column] for column in SUMMARY_COLUMNS.split(", ")}
 
 
 def _camel(name: str) -> str:
@@ -192,15 +163,19 @@ def _camel(name: str) -> str:
     return head + "".join(part.title() for part in rest)
 
 
+def _node(row: dict[str, Any], columns: str = SUMMARY_COLUMNS) -> dict[str, Any]:
+    """A row's ``columns`` under camelCase names (a summary node by default)."""
+    return {_camel(column): row[column] for column in columns.split(", ")}
+
+
+_HIT_COLUMNS = "session_key, project, updated_at, excerpt, rank"
+
+
 def _expand_route(ctx: Context, req: Request) -> Response:
-    try:
-        parsed = body_json(req)
-    except BadJson:
-        parsed = {}
-    body: dict[str, Any] = parsed if isinstance(parsed, dict) else {}
+    body = json_object(req) or {}
     node_id = body["id"].strip() if isinstance(body.get("id"), str) else ""
     if not node_id:
-        return json_response({"error": "id is required"}, 400)
+        return error("id is required")
     include = body.get("includeTranscript")
     include_transcript = include if isinstance(include, bool) else True
     raw_limit = body.get("transcriptCharLimit")
@@ -216,34 +191,24 @@ def _expand_route(ctx: Context, req: Request) -> Response:
     )
     row = ctx.store.get_summary_node(node_id, agent_id)
     if row is None:
-        return json_response({"error": "summary node not found"}, 404)
-    parents, children = ctx.store.summary_relatives(node_id)
+        return error("summary node not found", 404)
     linked = [
-        {
-            "id": m["id"],
-            "content": m["content"],
-            "type": m["type"],
-            "createdAt": m["created_at"],
-            "deleted": bool(m["is_deleted"]),
-        }
+        {**_node(m, "id, content, type, created_at"), "deleted": bool(m["is_deleted"])}
         for m in ctx.store.summary_memories(node_id, 25)
     ]
     result: dict[str, Any] = {
         "node": _node(row),
-        "parents": [_node(p) for p in parents],
-        "children": [_node(c) for c in children],
+        # The mock never condenses summaries, so a node has no parents or children.
+        "parents": [],
+        "children": [],
         "linkedMemories": linked,
     }
     if include_transcript and row["session_key"]:
         stored = ctx.store.get_transcript(normalize_session_key(row["session_key"]), agent_id)
         if stored is not None:
-            result["transcript"] = {
-                "sessionKey": stored["session_key"],
-                "harness": stored["harness"],
-                "project": stored["project"],
-                "updatedAt": stored["updated_at"],
-                "excerpt": str(stored["content"])[:char_limit],
-            }
+            excerpt = str(stored["content"])[:char_limit]
+            head = _node(stored, "session_key, harness, project, updated_at")
+            result["transcript"] = {**head, "excerpt": excerpt}
     return json_response(result)
 
 
@@ -256,9 +221,9 @@ def routes(ctx: Context) -> list[RouteSpec]:
     return [
         ("GET", "/api/sessions", _list_route, None),
         *(newer if ctx.newer_routes else []),
-        ("GET", "/api/sessions/{key}", _get_route, None),
-        ("POST", "/api/sessions/{key}/bypass", _bypass_route, None),
-        ("POST", "/api/sessions/{key}/renew", _renew_route, None),
+        ("GET", "/api/sessions/{key}", _live_session(_get), None),
+        ("POST", "/api/sessions/{key}/bypass", _live_session(_bypass), None),
+        ("POST", "/api/sessions/{key}/renew", _live_session(_renew), None),
         ("GET", "/api/sessions/summaries", _summaries_route, "recall"),
         ("POST", "/api/sessions/summaries/expand", _expand_route, None),
     ]

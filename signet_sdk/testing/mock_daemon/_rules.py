@@ -24,23 +24,16 @@ def js_truthy(value: Any) -> bool:
     ``0``, ``""``, ``false``, ``null``, ``undefined`` and ``NaN`` are falsy;
     every object and array (even an empty one) is truthy.
     """
-    if value is None or value is False:
-        return False
-    if isinstance(value, bool):
-        return True
+    if value is None or isinstance(value, bool | str):
+        return bool(value)
     if isinstance(value, int | float):
-        return not (value == 0 or (isinstance(value, float) and math.isnan(value)))
-    if isinstance(value, str):
-        return value != ""
+        return not (value == 0 or math.isnan(value))
     return True
 
 
 def opt_str(value: Any) -> str | None:
     """``parseOptionalString``: a trimmed non-empty string, else ``None``."""
-    if not isinstance(value, str):
-        return None
-    trimmed = value.strip()
-    return trimmed or None
+    return (value.strip() or None) if isinstance(value, str) else None
 
 
 def parse_optional_number(value: Any) -> float | None:
@@ -70,17 +63,9 @@ def parse_optional_bool(value: Any) -> bool | None:
     if isinstance(value, bool):
         return value
     if isinstance(value, int | float):
-        if value == 1:
-            return True
-        if value == 0:
-            return False
-        return None
+        return True if value == 1 else False if value == 0 else None
     if isinstance(value, str):
-        lower = value.strip().lower()
-        if lower in ("1", "true"):
-            return True
-        if lower in ("0", "false"):
-            return False
+        return {"1": True, "true": True, "0": False, "false": False}.get(value.strip().lower())
     return None
 
 
@@ -92,23 +77,21 @@ def parse_leading_int(raw: str | None) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def parse_tags_mutation(value: Any) -> tuple[bool, str | None]:
-    """Validate a ``tags`` field: ``(ok, comma string or None)``.
+#: What a ``parse*`` rule returns for a value it refuses (``None`` can be valid).
+INVALID: Any = object()
+TAGS_ERROR = "tags must be a string, string array, or null"
 
-    Accepts a comma-separated string, an array of strings, or ``null``;
-    anything else is the 400 ``tags must be a string, string array, or null``.
-    """
+
+def parse_tags_mutation(value: Any) -> Any:
+    """A ``tags`` field as a comma string (or ``None``); :data:`INVALID` is the
+    400 :data:`TAGS_ERROR`. Accepts a comma-separated string, an array of
+    strings, or ``null``."""
     if value is None:
-        return True, None
-    if isinstance(value, str):
-        joined = ",".join(t.strip() for t in value.split(",") if t.strip())
-        return True, joined or None
-    if isinstance(value, list):
-        if any(not isinstance(t, str) for t in value):
-            return False, None
-        joined = ",".join(t.strip() for t in value if t.strip())
-        return True, joined or None
-    return False, None
+        return None
+    items = value.split(",") if isinstance(value, str) else value
+    if not isinstance(items, list) or not all(isinstance(t, str) for t in items):
+        return INVALID
+    return ",".join(t.strip() for t in items if t.strip()) or None
 
 
 class ParsedPrefixes(NamedTuple):
@@ -174,10 +157,7 @@ def normalize_content(text: str) -> tuple[str, str, str]:
 
 def normalize_session_key(key: str) -> str:
     """Tracker key normalization: trim, then drop one leading ``session:``."""
-    trimmed = key.strip()
-    if trimmed.startswith("session:"):
-        trimmed = trimmed[len("session:") :]
-    return trimmed
+    return key.strip().removeprefix("session:")
 
 
 _AGENT_KEY = re.compile(r"^agent:([^:]+):")
@@ -185,20 +165,14 @@ _AGENT_KEY = re.compile(r"^agent:([^:]+):")
 
 def resolve_agent_id(agent_id: Any, session_key: Any, env_agent: str | None) -> str:
     """``resolveAgentId``: body id, else ``agent:<id>:…`` key, else env, else default."""
-    explicit = opt_str(agent_id)
-    if explicit:
-        return explicit
-    if isinstance(session_key, str):
-        match = _AGENT_KEY.match(normalize_session_key(session_key))
-        if match:
-            return match.group(1)
-    if env_agent:
-        return env_agent
-    return "default"
+    match = _AGENT_KEY.match(
+        normalize_session_key(session_key if isinstance(session_key, str) else "")
+    )
+    return opt_str(agent_id) or (match.group(1) if match else None) or env_agent or "default"
 
 
 def is_noise_session(
-    *, project: str | None, session_key: str | None, session_id: str | None, harness: str | None
+    project: str | None, session_key: str | None, session_id: str | None, harness: str | None
 ) -> bool:
     """Sessions whose data the daemon does not persist (throwaway test runs).
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal, Protocol, TypeVar
 
-from ._rules import iso, normalize_session_key
+from ._rules import iso, opt_str
+from ._rules import normalize_session_key as _norm
 
 RuntimePath = Literal["plugin", "legacy"]
 
@@ -28,6 +29,23 @@ PROMPT_DEDUPE_TURNS = 5
 Clock = Callable[[], float]
 
 
+class _Expiring(Protocol):
+    @property
+    def expires_at(self) -> float: ...
+
+
+_E = TypeVar("_E", bound=_Expiring)
+
+
+def _unexpired(table: dict[str, _E], key: str, now: float) -> _E | None:
+    """The entry for ``key`` unless it expired (an expired one is dropped)."""
+    entry = table.get(key)
+    if entry is not None and now > entry.expires_at:
+        del table[key]
+        return None
+    return entry
+
+
 @dataclass(slots=True)
 class Claim:
     """Which runtime path owns a session key, and until when."""
@@ -38,13 +56,16 @@ class Claim:
     claimed_at: float
     expires_at: float
 
-
-@dataclass(frozen=True, slots=True)
-class ClaimResult:
-    """``claimSession``'s answer: ok, or the path that holds the key."""
-
-    ok: bool
-    claimed_by: RuntimePath | None = None
+    def record(self, bypassed: bool) -> dict[str, object]:
+        """This claim as a ``GET /api/sessions`` row (``agentId`` included)."""
+        return {
+            "key": self.key,
+            "agentId": self.agent_id,
+            "runtimePath": self.runtime_path,
+            "claimedAt": iso(self.claimed_at),
+            "expiresAt": iso(self.expires_at),
+            "bypassed": bypassed,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,25 +73,30 @@ class Tombstone:
     """A recently ended session and the runtime path its end carried."""
 
     runtime_path: RuntimePath | None
-    ended_at: float
+    expires_at: float
+
+
+@dataclass(slots=True)
+class _Until:
     expires_at: float
 
 
 class SessionTracker:
-    """Claims (4 h), ended-session tombstones (30 min) and bypass flags (4 h)."""
+    """Claims (4 h), ended-session tombstones (30 min) and bypass flags (4 h).
+
+    Every method takes a session key as given and normalizes it.
+    """
 
     def __init__(self, clock: Clock) -> None:
         self._now = clock
         self._claims: dict[str, Claim] = {}
         self._ended: dict[str, Tombstone] = {}
-        self._bypass: dict[str, float] = {}
+        self._bypass: dict[str, _Until] = {}
         self._warned: set[str] = set()
 
     def _live(self, key: str) -> Claim | None:
         claim = self._claims.get(key)
-        if claim is None:
-            return None
-        if self._now() > claim.expires_at:
+        if claim is not None and self._now() > claim.expires_at:
             self._evict(key)
             return None
         return claim
@@ -80,89 +106,74 @@ class SessionTracker:
         self._bypass.pop(key, None)
         self._warned.discard(key)
 
-    def claim(self, session_key: str, path: RuntimePath, agent_id: str) -> ClaimResult:
-        """Claim for ``path``; a same-path claim refreshes, an expired one is evicted.
+    def claim(self, session_key: str, path: RuntimePath, agent_id: str) -> RuntimePath | None:
+        """``claimSession`` for ``path``: ``None`` when claimed, else the path holding the key.
 
-        Any claim attempt deletes the ended-session tombstone, which is why the
-        next turn after a per-turn "end" works.
+        A same-path claim refreshes, an expired one is evicted. Any claim
+        attempt deletes the ended-session tombstone, which is why the next
+        turn after a per-turn "end" works.
         """
-        key = normalize_session_key(session_key)
-        now = self._now()
+        key, now = _norm(session_key), self._now()
         self._ended.pop(key, None)
         existing = self._claims.get(key)
+        if existing is not None and existing.runtime_path == path:
+            existing.expires_at = now + CLAIM_TTL  # refreshed even when it had expired
+            return None
         if existing is not None:
-            if existing.runtime_path == path:
-                existing.expires_at = now + CLAIM_TTL
-                return ClaimResult(True)
             if now <= existing.expires_at:
-                return ClaimResult(False, existing.runtime_path)
+                return existing.runtime_path
             self._evict(key)
         self._claims[key] = Claim(key, agent_id, path, now, now + CLAIM_TTL)
-        return ClaimResult(True)
+        return None
 
     def owner(self, session_key: str) -> RuntimePath | None:
         """``getSessionPath``: the live claim's path, if any."""
-        claim = self._live(normalize_session_key(session_key))
+        claim = self._live(_norm(session_key))
         return claim.runtime_path if claim else None
 
     def has(self, session_key: str) -> bool:
         """``hasSession``: whether a live claim exists."""
-        return self._live(normalize_session_key(session_key)) is not None
+        return self._live(_norm(session_key)) is not None
 
     def release(self, session_key: str) -> None:
         """Drop the claim and the bypass flag (no tombstone)."""
-        self._evict(normalize_session_key(session_key))
+        self._evict(_norm(session_key))
 
     def mark_ended(self, session_key: str, path: RuntimePath | None) -> None:
         """Release the claim and leave a 30-minute tombstone naming the end's path."""
-        key = normalize_session_key(session_key)
+        key = _norm(session_key)
         self._evict(key)
-        now = self._now()
-        self._ended[key] = Tombstone(path, now, now + TOMBSTONE_TTL)
+        self._ended[key] = Tombstone(path, self._now() + TOMBSTONE_TTL)
 
     def ended(self, session_key: str) -> Tombstone | None:
         """The unexpired tombstone for a key."""
-        key = normalize_session_key(session_key)
-        stone = self._ended.get(key)
-        if stone is None:
-            return None
-        if self._now() > stone.expires_at:
-            del self._ended[key]
-            return None
-        return stone
+        return _unexpired(self._ended, _norm(session_key), self._now())
 
     def bypass(self, session_key: str, *, allow_unknown: bool) -> bool:
         """Turn bypass on; refuses a key without a live claim unless allowed."""
-        key = normalize_session_key(session_key)
+        key = _norm(session_key)
         if self._live(key) is None and not allow_unknown:
             return False
-        self._bypass[key] = self._now() + BYPASS_TTL
+        self._bypass[key] = _Until(self._now() + BYPASS_TTL)
         return True
 
     def unbypass(self, session_key: str) -> None:
         """Turn bypass off (always succeeds)."""
-        self._bypass.pop(normalize_session_key(session_key), None)
+        self._bypass.pop(_norm(session_key), None)
 
     def is_bypassed(self, session_key: str) -> bool:
         """Whether hooks for this key answer with no-op bodies."""
-        key = normalize_session_key(session_key)
-        until = self._bypass.get(key)
-        if until is None:
-            return False
-        if self._now() > until:
-            del self._bypass[key]
-            return False
-        return True
+        return _unexpired(self._bypass, _norm(session_key), self._now()) is not None
 
     def renew(self, session_key: str) -> float | None:
         """Extend a live claim by 4 h (and its bypass with it); the new expiry."""
-        key = normalize_session_key(session_key)
+        key = _norm(session_key)
         claim = self._live(key)
         if claim is None:
             return None
         claim.expires_at = self._now() + CLAIM_TTL
         if key in self._bypass:
-            self._bypass[key] = claim.expires_at
+            self._bypass[key] = _Until(claim.expires_at)
         self._warned.discard(key)
         return claim.expires_at
 
@@ -172,11 +183,9 @@ class SessionTracker:
 
     def expiry_warning(self, session_key: str) -> str | None:
         """The once-per-session "expires soon" warning, or the "expired" one."""
-        key = normalize_session_key(session_key)
-        if self.is_bypassed(key):
-            return None
+        key = _norm(session_key)
         claim = self._claims.get(key)
-        if claim is None:
+        if self.is_bypassed(key) or claim is None:
             return None
         remaining = claim.expires_at - self._now()
         if remaining <= 0:
@@ -200,6 +209,11 @@ class Presence:
     started_at: float
     last_seen_at: float
 
+    @property
+    def expires_at(self) -> float:
+        """A row nobody touched for 4 hours is stale."""
+        return self.last_seen_at + PRESENCE_TTL
+
 
 class PresenceBoard:
     """Presence rows keyed by normalized session key; stale after 4 h untouched."""
@@ -208,50 +222,31 @@ class PresenceBoard:
         self._now = clock
         self._rows: dict[str, Presence] = {}
 
-    def upsert(
-        self,
-        session_key: str,
-        *,
-        agent_id: str,
-        harness: str,
-        project: str | None,
-        runtime_path: RuntimePath | None,
-    ) -> None:
-        """Create or refresh a row; the start time of an existing row is kept."""
-        key = normalize_session_key(session_key)
-        now = self._now()
-        row = self._rows.get(key)
-        if row is None:
-            self._rows[key] = Presence(key, agent_id, harness, project, runtime_path, now, now)
-            return
-        row.agent_id = agent_id
-        row.harness = harness
-        row.project = project
-        row.runtime_path = runtime_path
-        row.last_seen_at = now
+    def upsert(self, session_key: str, body: dict[str, Any], path: RuntimePath | None) -> None:
+        """Create or refresh a hook body's row; an existing row keeps its start time.
+
+        The row names ``body.agentId ?? "default"``, the harness and the project.
+        """
+        key, now = _norm(session_key), self._now()
+        agent_id = opt_str(body.get("agentId")) or "default"
+        harness, project = str(body["harness"]), opt_str(body.get("project"))
+        started = row.started_at if (row := self._rows.get(key)) else now
+        self._rows[key] = Presence(key, agent_id, harness, project, path, started, now)
 
     def touch(self, session_key: str) -> bool:
         """Refresh ``last_seen``; ``False`` when there is no live row."""
         row = self.get(session_key)
-        if row is None:
-            return False
-        row.last_seen_at = self._now()
-        return True
+        if row is not None:
+            row.last_seen_at = self._now()
+        return row is not None
 
-    def remove(self, session_key: str) -> bool:
+    def remove(self, session_key: str) -> None:
         """Delete a row (session-end)."""
-        return self._rows.pop(normalize_session_key(session_key), None) is not None
+        self._rows.pop(_norm(session_key), None)
 
     def get(self, session_key: str) -> Presence | None:
         """The live row for a key."""
-        key = normalize_session_key(session_key)
-        row = self._rows.get(key)
-        if row is None:
-            return None
-        if self._now() - row.last_seen_at > PRESENCE_TTL:
-            del self._rows[key]
-            return None
-        return row
+        return _unexpired(self._rows, _norm(session_key), self._now())
 
     def live(self) -> list[Presence]:
         """Every row seen within the last 4 hours."""
@@ -270,33 +265,26 @@ class HookMemory:
     started: set[str] = field(default_factory=set)
     recent_injections: dict[str, deque[frozenset[str]]] = field(default_factory=dict)
 
+    def start(self, session_key: str) -> bool:
+        """Mark a session started; ``False`` when it already was."""
+        key = _norm(session_key)
+        first = key not in self.started
+        self.started.add(key)
+        return first
+
     def recently_injected(self, session_key: str) -> frozenset[str]:
         """Ids injected in this session's last five turns."""
-        turns = self.recent_injections.get(normalize_session_key(session_key))
+        turns = self.recent_injections.get(_norm(session_key))
         return frozenset().union(*turns) if turns else frozenset()
 
     def record_turn(self, session_key: str, ids: frozenset[str]) -> None:
         """Remember one turn's injected ids (the oldest of six turns drops out)."""
-        key = normalize_session_key(session_key)
+        key = _norm(session_key)
         turns = self.recent_injections.setdefault(key, deque(maxlen=PROMPT_DEDUPE_TURNS))
         turns.append(ids)
 
-    def reset_prompts(self, session_key: str) -> None:
-        """Forget the injection window (compaction-complete, session-end)."""
-        self.recent_injections.pop(normalize_session_key(session_key), None)
-
-    def reset_start(self, session_key: str) -> None:
-        """Let the next session-start for this key inject again."""
-        self.started.discard(normalize_session_key(session_key))
-
-
-def claim_record(claim: Claim, bypassed: bool) -> dict[str, object]:
-    """A claim as a ``GET /api/sessions`` row (the tracker's record, ``agentId`` included)."""
-    return {
-        "key": claim.key,
-        "agentId": claim.agent_id,
-        "runtimePath": claim.runtime_path,
-        "claimedAt": iso(claim.claimed_at),
-        "expiresAt": iso(claim.expires_at),
-        "bypassed": bypassed,
-    }
+    def reset(self, session_key: str, *, start: bool = False) -> None:
+        """Forget the injection window (and with ``start``, let session-start inject again)."""
+        self.recent_injections.pop(_norm(session_key), None)
+        if start:
+            self.started.discard(_norm(session_key))

@@ -30,7 +30,35 @@ PUBLIC_MEMORY_COLUMNS = (
     "extraction_status, embedding_model, version, created_at, updated_at, updated_by"
 )
 
-_SCHEMA = """
+#: The columns of a ``session_summaries`` row, in table order.
+SUMMARY_COLUMNS = (
+    "id, project, depth, kind, content, token_count, earliest_at, latest_at, session_key, "
+    "harness, agent_id, source_type, source_ref, meta_json, created_at"
+)
+
+
+def _fts(table: str, trigger: str) -> str:
+    """An external-content FTS5 index over ``table.content``, kept in step by triggers."""
+    fts, drop = f"{table}_fts", f"INSERT INTO {table}_fts({table}_fts, rowid, content)"
+    return f"""
+CREATE VIRTUAL TABLE IF NOT EXISTS {fts} USING fts5(
+    content, content='{table}', content_rowid='rid', tokenize='unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER IF NOT EXISTS {trigger}_fts_ai AFTER INSERT ON {table} BEGIN
+    INSERT INTO {fts}(rowid, content) VALUES (new.rid, new.content);
+END;
+CREATE TRIGGER IF NOT EXISTS {trigger}_fts_ad AFTER DELETE ON {table} BEGIN
+    {drop} VALUES ('delete', old.rid, old.content);
+END;
+CREATE TRIGGER IF NOT EXISTS {trigger}_fts_au AFTER UPDATE OF content ON {table} BEGIN
+    {drop} VALUES ('delete', old.rid, old.content);
+    INSERT INTO {fts}(rowid, content) VALUES (new.rid, new.content);
+END;
+"""
+
+
+_SCHEMA = (
+    """
 CREATE TABLE IF NOT EXISTS memories (
     rid INTEGER PRIMARY KEY,
     id TEXT NOT NULL UNIQUE,
@@ -67,19 +95,6 @@ CREATE INDEX IF NOT EXISTS idx_memories_source ON memories(source_type, source_i
 CREATE INDEX IF NOT EXISTS idx_memories_top
     ON memories(agent_id, is_deleted, pinned DESC, importance DESC, created_at DESC);
 CREATE INDEX IF NOT EXISTS idx_memories_recent ON memories(agent_id, is_deleted, created_at DESC);
-CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(
-    content, content='memories', content_rowid='rid', tokenize='unicode61 remove_diacritics 2'
-);
-CREATE TRIGGER IF NOT EXISTS memories_fts_ai AFTER INSERT ON memories BEGIN
-    INSERT INTO memories_fts(rowid, content) VALUES (new.rid, new.content);
-END;
-CREATE TRIGGER IF NOT EXISTS memories_fts_ad AFTER DELETE ON memories BEGIN
-    INSERT INTO memories_fts(memories_fts, rowid, content) VALUES ('delete', old.rid, old.content);
-END;
-CREATE TRIGGER IF NOT EXISTS memories_fts_au AFTER UPDATE OF content ON memories BEGIN
-    INSERT INTO memories_fts(memories_fts, rowid, content) VALUES ('delete', old.rid, old.content);
-    INSERT INTO memories_fts(rowid, content) VALUES (new.rid, new.content);
-END;
 
 CREATE TABLE IF NOT EXISTS memory_history (
     id TEXT PRIMARY KEY,
@@ -105,22 +120,6 @@ CREATE TABLE IF NOT EXISTS session_transcripts (
     updated_at TEXT NOT NULL,
     UNIQUE(session_key, agent_id)
 );
-CREATE VIRTUAL TABLE IF NOT EXISTS session_transcripts_fts USING fts5(
-    content, content='session_transcripts', content_rowid='rid',
-    tokenize='unicode61 remove_diacritics 2'
-);
-CREATE TRIGGER IF NOT EXISTS transcripts_fts_ai AFTER INSERT ON session_transcripts BEGIN
-    INSERT INTO session_transcripts_fts(rowid, content) VALUES (new.rid, new.content);
-END;
-CREATE TRIGGER IF NOT EXISTS transcripts_fts_ad AFTER DELETE ON session_transcripts BEGIN
-    INSERT INTO session_transcripts_fts(session_transcripts_fts, rowid, content)
-        VALUES ('delete', old.rid, old.content);
-END;
-CREATE TRIGGER IF NOT EXISTS transcripts_fts_au AFTER UPDATE OF content ON session_transcripts BEGIN
-    INSERT INTO session_transcripts_fts(session_transcripts_fts, rowid, content)
-        VALUES ('delete', old.rid, old.content);
-    INSERT INTO session_transcripts_fts(rowid, content) VALUES (new.rid, new.content);
-END;
 
 CREATE TABLE IF NOT EXISTS session_extract_cursors (
     session_key TEXT NOT NULL,
@@ -161,11 +160,6 @@ CREATE TABLE IF NOT EXISTS session_summaries (
     created_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS idx_summaries_agent ON session_summaries(agent_id, latest_at DESC);
-CREATE TABLE IF NOT EXISTS session_summary_children (
-    parent_id TEXT NOT NULL,
-    child_id TEXT NOT NULL,
-    PRIMARY KEY (parent_id, child_id)
-);
 CREATE TABLE IF NOT EXISTS session_summary_memories (
     summary_id TEXT NOT NULL,
     memory_id TEXT NOT NULL,
@@ -178,6 +172,27 @@ CREATE TABLE IF NOT EXISTS memory_md (
     updated_at TEXT NOT NULL
 );
 """
+    + _fts("memories", "memories")
+    + _fts("session_transcripts", "transcripts")
+)
+
+#: Columns a new memory takes as given, ``NULL`` when absent.
+_OPTIONAL_COLUMNS = ("tags", "source_id", "project", "session_id", "scope")
+_KEY = "session_key = ? AND agent_id = ?"
+
+
+def _escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def where(base: Iterable[str], optional: Iterable[tuple[str, Any]]) -> tuple[str, list[Any]]:
+    """``base`` clauses ANDed with each ``(clause, value)`` whose value is given (truthy)."""
+    parts, args = list(base), []
+    for clause, value in optional:
+        if value:
+            parts.append(clause)
+            args.append(value)
+    return " AND ".join(parts), args
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,13 +217,9 @@ class MemoryFilters:
 
     def sql(self) -> tuple[str, list[Any]]:
         """The ``AND …`` clause and its arguments, over alias ``m``."""
-        parts = ["m.is_deleted = 0"]
-        args: list[Any] = []
-        if self.scope_given and self.scope is not None:
-            parts.append("m.scope = ?")
-            args.append(self.scope)
-        else:
-            parts.append("m.scope IS NULL")
+        scoped = self.scope_given and self.scope is not None
+        parts = ["m.is_deleted = 0", "m.scope = ?" if scoped else "m.scope IS NULL"]
+        args: list[Any] = [self.scope] if scoped else []
         if self.agent_id is not None:
             parts.append("m.agent_id = ? AND m.visibility != 'archived'")
             args.append(self.agent_id)
@@ -222,31 +233,17 @@ class MemoryFilters:
         if self.importance_min is not None:
             parts.append("m.importance >= ?")
             args.append(self.importance_min)
-        for clause, value in (
-            ("m.type = ?", self.type),
-            ("m.who = ?", self.who),
-            ("m.created_at >= ?", self.since),
-            ("m.created_at <= ?", self.until),
-            ("m.project = ?", self.project),
-        ):
-            if value:
-                parts.append(clause)
-                args.append(value)
-        return " AND ".join(parts), args
-
-
-#: The columns of a ``session_summaries`` row, in table order.
-SUMMARY_COLUMNS = (
-    "id, project, depth, kind, content, token_count, earliest_at, latest_at, session_key, "
-    "harness, agent_id, source_type, source_ref, meta_json, created_at"
-)
-
-#: Columns a new memory takes as given, ``NULL`` when absent.
-_OPTIONAL_COLUMNS = ("tags", "source_id", "project", "session_id", "scope")
-
-
-def _escape_like(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        clause, more = where(
+            parts,
+            [
+                ("m.type = ?", self.type),
+                ("m.who = ?", self.who),
+                ("m.created_at >= ?", self.since),
+                ("m.created_at <= ?", self.until),
+                ("m.project = ?", self.project),
+            ],
+        )
+        return clause, args + more
 
 
 class MemoryStore:
@@ -287,9 +284,17 @@ class MemoryStore:
             return [dict(r) for r in self._conn.execute(sql, args).fetchall()]
 
     def _one(self, sql: str, args: Sequence[Any] = ()) -> dict[str, Any] | None:
-        with self._lock:
-            row = self._conn.execute(sql, args).fetchone()
-        return dict(row) if row is not None else None
+        rows = self._all(sql, args)
+        return rows[0] if rows else None
+
+    def _write(self, sql: str, args: Sequence[Any] = ()) -> None:
+        with self._tx() as db:
+            db.execute(sql, args)
+
+    def _insert(self, table: str, row: Mapping[str, Any], verb: str = "INSERT") -> None:
+        names = ", ".join(row)
+        marks = ", ".join("?" for _ in row)
+        self._write(f"{verb} INTO {table} ({names}) VALUES ({marks})", list(row.values()))
 
     def _now_iso(self) -> str:
         return iso(self._now())
@@ -420,67 +425,53 @@ class MemoryStore:
                         f"WHERE memories_fts MATCH ? AND {clause} ORDER BY _score LIMIT ?",
                         [match, *args, limit],
                     ).fetchall()
-        out: list[tuple[dict[str, Any], float]] = []
-        for r in rows:
-            d = dict(r)
-            score = float(d.pop("_score"))
-            out.append((d, score))
-        return out
+        return [(row, float(row.pop("_score"))) for row in map(dict, rows)]
 
-    def top_memories(self, agent_id: str, limit: int) -> list[dict[str, Any]]:
-        """What session-start injects: pinned first, then importance, then recency."""
+    def top_memories(
+        self, agent_id: str, limit: int, *, newest: bool = False
+    ) -> list[dict[str, Any]]:
+        """What session-start injects: pinned first, then importance, then recency.
+
+        ``newest`` orders by recency alone (pre-compaction's summary prompt),
+        archived memories included.
+        """
+        order = "pinned DESC, importance DESC, created_at DESC"
+        archived = "" if newest else "AND visibility != 'archived' "
         return self._all(
             "SELECT * FROM memories WHERE agent_id = ? AND is_deleted = 0 AND scope IS NULL "
-            "AND visibility != 'archived' "
-            "ORDER BY pinned DESC, importance DESC, created_at DESC, rid DESC LIMIT ?",
-            (agent_id, limit),
-        )
-
-    def recent_memories(self, agent_id: str, limit: int) -> list[dict[str, Any]]:
-        """The newest memories of an agent (pre-compaction's summary prompt)."""
-        return self._all(
-            "SELECT * FROM memories WHERE agent_id = ? AND is_deleted = 0 AND scope IS NULL "
-            "ORDER BY created_at DESC, rid DESC LIMIT ?",
+            f"{archived}ORDER BY {'created_at DESC' if newest else order}, rid DESC LIMIT ?",
             (agent_id, limit),
         )
 
     def update_memory(
-        self,
-        memory_id: str,
-        changes: Mapping[str, Any],
-        *,
-        changed_by: str,
-        actor_type: str,
-        reason: str,
+        self, memory_id: str, changes: Mapping[str, Any], *, changed_by: str, **audit: str
     ) -> int:
-        """Apply a modify patch, bump the version, write history; the new version."""
+        """Apply a modify patch, bump the version, write history; the new version.
+
+        ``audit`` carries the history row's ``actor_type`` and ``reason``.
+        """
         sets = dict(changes)
         if "content" in sets:
             storage, normalized, digest = normalize_content(str(sets["content"]))
             sets.update(content=storage, normalized_content=normalized, content_hash=digest)
-        return self._mutate(memory_id, "updated", sets, changed_by, actor_type, reason)
+        return self._mutate(memory_id, "updated", sets, changed_by, audit)
 
-    def soft_delete(self, memory_id: str, *, changed_by: str, actor_type: str, reason: str) -> int:
+    def soft_delete(self, memory_id: str, *, changed_by: str, **audit: str) -> int:
         """Mark a memory deleted (kept for recovery); the new version."""
-        return self._mutate(memory_id, "deleted", {"is_deleted": 1}, changed_by, actor_type, reason)
+        return self._mutate(memory_id, "deleted", {"is_deleted": 1}, changed_by, audit)
 
     def _mutate(
-        self,
-        memory_id: str,
-        event: str,
-        sets: dict[str, Any],
-        changed_by: str,
-        actor_type: str,
-        reason: str,
+        self, memory_id: str, event: str, sets: dict[str, Any], by: str, audit: Mapping[str, str]
     ) -> int:
         """Write ``sets`` with a bumped version and one history row; the new version."""
         now = self._now_iso()
+        audit_row = (audit["actor_type"], audit["reason"], now)
         with self._tx() as db:
             old = db.execute(
                 "SELECT content, version FROM memories WHERE id = ?", (memory_id,)
             ).fetchone()
             version = int(old["version"]) + 1
-            sets.update(version=version, updated_at=now, updated_by=changed_by)
+            sets.update(version=version, updated_at=now, updated_by=by)
             if event == "deleted":
                 sets["deleted_at"] = now
             cols = ", ".join(f"{k} = ?" for k in sets)
@@ -488,17 +479,7 @@ class MemoryStore:
             new_content = sets.get("content", old["content"]) if event == "updated" else None
             db.execute(
                 "INSERT INTO memory_history VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    str(uuid.uuid4()),
-                    memory_id,
-                    event,
-                    old["content"],
-                    new_content,
-                    changed_by,
-                    actor_type,
-                    reason,
-                    now,
-                ),
+                (str(uuid.uuid4()), memory_id, event, old["content"], new_content, by, *audit_row),
             )
         return version
 
@@ -509,53 +490,42 @@ class MemoryStore:
             (memory_id,),
         )
 
-    def forget_candidates_by_filter(
-        self,
-        *,
-        match: str | None,
-        type: str | None,
-        tags: Sequence[str],
-        who: str | None,
-        source_type: str | None,
-        since: str | None,
-        until: str | None,
-        scope: str | None,
-        limit: int,
+    def forget_candidates(
+        self, match: str | None, scope: str | None, limit: int, **fields: Any
     ) -> list[dict[str, Any]]:
-        """Batch-forget selection: FTS when a query is given, else importance order."""
-        parts = ["m.is_deleted = 0", "m.scope IS ?"]
-        args: list[Any] = [scope]
-        for tag in tags:
-            parts.append("m.tags LIKE ? ESCAPE '\\'")
-            args.append(f"%{_escape_like(tag)}%")
-        for condition, value in (
-            ("m.type = ?", type),
-            ("m.who = ?", who),
-            ("m.source_type = ?", source_type),
-            ("m.created_at >= ?", since),
-            ("m.created_at <= ?", until),
-        ):
-            if value:
-                parts.append(condition)
-                args.append(value)
-        clause = " AND ".join(parts)
+        """Batch-forget selection: FTS when ``match`` is given, else importance order.
+
+        ``fields`` are the optional filters ``type``, ``tags`` (a list, each
+        a substring of the tag list), ``who``, ``source_type``, ``since`` and
+        ``until``.
+        """
+        tags = [("m.tags LIKE ? ESCAPE '\\'", f"%{_escape_like(t)}%") for t in fields["tags"]]
+        clause, args = where(
+            ["m.is_deleted = 0", "m.scope IS ?"],
+            [
+                *tags,
+                ("m.type = ?", fields["type"]),
+                ("m.who = ?", fields["who"]),
+                ("m.source_type = ?", fields["source_type"]),
+                ("m.created_at >= ?", fields["since"]),
+                ("m.created_at <= ?", fields["until"]),
+            ],
+        )
         if match is not None:
             return self._all(
                 "SELECT m.id, m.pinned, m.version, bm25(memories_fts) AS raw_score "
                 "FROM memories_fts CROSS JOIN memories m ON m.rid = memories_fts.rowid "
                 f"WHERE memories_fts MATCH ? AND {clause} ORDER BY raw_score LIMIT ?",
-                [match, *args, limit],
+                [match, scope, *args, limit],
             )
         return self._all(
             f"SELECT m.id, m.pinned, m.version, 0.0 AS raw_score FROM memories m WHERE {clause} "
             "ORDER BY m.pinned DESC, m.importance DESC, m.updated_at DESC, m.rid DESC LIMIT ?",
-            [*args, limit],
+            [scope, *args, limit],
         )
 
     def live_rows_by_id(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         """Live memories among ``ids``, keyed by id."""
-        if not ids:
-            return {}
         marks = ", ".join("?" for _ in ids)
         rows = self._all(
             f"SELECT id, pinned, version FROM memories WHERE is_deleted = 0 AND id IN ({marks})",
@@ -566,26 +536,18 @@ class MemoryStore:
     def count_memories(self, *, include_deleted: bool = False) -> int:
         """How many memory rows exist."""
         extra = "" if include_deleted else " WHERE is_deleted = 0"
-        row = self._one(f"SELECT COUNT(*) AS n FROM memories{extra}")
-        return int(row["n"]) if row else 0
+        return int(self._all(f"SELECT COUNT(*) AS n FROM memories{extra}")[0]["n"])
 
     # -- transcripts ---------------------------------------------------------
 
     def upsert_transcript(
-        self,
-        session_key: str,
-        agent_id: str,
-        content: str,
-        *,
-        harness: str | None,
-        project: str | None,
-    ) -> bool:
-        """Store a transcript unless a longer one is already stored; whether it was."""
+        self, session_key: str, agent_id: str, content: str, harness: Any, project: str | None
+    ) -> None:
+        """Store a transcript unless a longer one is already stored."""
         now = self._now_iso()
         with self._tx() as db:
             old = db.execute(
-                "SELECT content FROM session_transcripts WHERE session_key = ? AND agent_id = ?",
-                (session_key, agent_id),
+                f"SELECT content FROM session_transcripts WHERE {_KEY}", (session_key, agent_id)
             ).fetchone()
             if old is None:
                 db.execute(
@@ -594,59 +556,39 @@ class MemoryStore:
                     "VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (session_key, agent_id, content, harness, project, now, now),
                 )
-                return True
-            if len(content) < len(old["content"]):
-                return False
-            db.execute(
-                "UPDATE session_transcripts SET content = ?, harness = COALESCE(?, harness), "
-                "project = COALESCE(?, project), updated_at = ? "
-                "WHERE session_key = ? AND agent_id = ?",
-                (content, harness, project, now, session_key, agent_id),
-            )
-            return True
+            elif len(content) >= len(old["content"]):
+                db.execute(
+                    "UPDATE session_transcripts SET content = ?, harness = COALESCE(?, harness), "
+                    f"project = COALESCE(?, project), updated_at = ? WHERE {_KEY}",
+                    (content, harness, project, now, session_key, agent_id),
+                )
 
     def get_transcript(self, session_key: str, agent_id: str) -> dict[str, Any] | None:
         """The stored transcript row for ``(sessionKey, agentId)``."""
-        return self._one(
-            "SELECT * FROM session_transcripts WHERE session_key = ? AND agent_id = ?",
-            (session_key, agent_id),
-        )
+        return self._one(f"SELECT * FROM session_transcripts WHERE {_KEY}", (session_key, agent_id))
 
     def delete_transcript(self, session_key: str, agent_id: str) -> None:
         """Forget a stored transcript and its extraction cursor (compaction)."""
         with self._tx() as db:
-            db.execute(
-                "DELETE FROM session_transcripts WHERE session_key = ? AND agent_id = ?",
-                (session_key, agent_id),
-            )
-            db.execute(
-                "DELETE FROM session_extract_cursors WHERE session_key = ? AND agent_id = ?",
-                (session_key, agent_id),
-            )
+            for table in ("session_transcripts", "session_extract_cursors"):
+                db.execute(f"DELETE FROM {table} WHERE {_KEY}", (session_key, agent_id))
 
     def search_transcripts(
-        self,
-        match: str,
-        *,
-        agent_id: str,
-        project: str | None,
-        session_key: str | None,
-        exclude_key: str | None,
-        limit: int,
+        self, match: str, agent_id: str, limit: int, **fields: str | None
     ) -> list[dict[str, Any]]:
-        """FTS over stored transcripts, with a highlighted excerpt per hit."""
-        parts = ["t.agent_id = ?"]
-        args: list[Any] = [agent_id]
-        if project:
-            parts.append("t.project = ?")
-            args.append(project)
-        if session_key:
-            parts.append("t.session_key = ?")
-            args.append(session_key)
-        if exclude_key:
-            parts.append("t.session_key != ?")
-            args.append(exclude_key)
-        clause = " AND ".join(parts)
+        """FTS over stored transcripts, with a highlighted excerpt per hit.
+
+        ``fields``: ``project`` and ``session_key`` narrow the search,
+        ``exclude_key`` leaves one session out.
+        """
+        clause, args = where(
+            ["t.agent_id = ?"],
+            [
+                ("t.project = ?", fields["project"]),
+                ("t.session_key = ?", fields["session_key"]),
+                ("t.session_key != ?", fields["exclude_key"]),
+            ],
+        )
         return self._all(
             "SELECT t.session_key, t.project, t.updated_at, "
             "snippet(session_transcripts_fts, 0, '', '', '…', 24) AS excerpt, "
@@ -654,60 +596,30 @@ class MemoryStore:
             "FROM session_transcripts_fts CROSS JOIN session_transcripts t "
             "ON t.rid = session_transcripts_fts.rowid "
             f"WHERE session_transcripts_fts MATCH ? AND {clause} ORDER BY rank LIMIT ?",
-            [match, *args, limit],
+            [match, agent_id, *args, limit],
         )
 
     def get_cursor(self, session_key: str, agent_id: str) -> int:
         """The checkpoint-extract byte cursor (0 when none)."""
-        row = self._one(
-            "SELECT byte_offset FROM session_extract_cursors "
-            "WHERE session_key = ? AND agent_id = ?",
-            (session_key, agent_id),
-        )
+        sql = f"SELECT byte_offset FROM session_extract_cursors WHERE {_KEY}"
+        row = self._one(sql, (session_key, agent_id))
         return int(row["byte_offset"]) if row else 0
 
     def set_cursor(self, session_key: str, agent_id: str, offset: int) -> None:
         """Advance (or reset) the byte cursor."""
-        with self._tx() as db:
-            db.execute(
-                "INSERT INTO session_extract_cursors VALUES (?, ?, ?, ?) "
-                "ON CONFLICT(session_key, agent_id) DO UPDATE SET "
-                "byte_offset = excluded.byte_offset, updated_at = excluded.updated_at",
-                (session_key, agent_id, offset, self._now_iso()),
-            )
+        row = (session_key, agent_id, offset, self._now_iso())
+        self._write("INSERT OR REPLACE INTO session_extract_cursors VALUES (?, ?, ?, ?)", row)
 
     # -- jobs, summaries, MEMORY.md -------------------------------------------
 
-    def add_job(
-        self,
-        *,
-        kind: str,
-        session_key: str | None,
-        session_id: str | None,
-        agent_id: str,
-        harness: str | None,
-        project: str | None,
-        transcript: str,
-    ) -> str:
-        """Record a queued summary job (the mock never runs it); its id."""
+    def add_job(self, **job: Any) -> str:
+        """Record a queued summary job (the mock never runs it); its id.
+
+        ``job`` holds the ``summary_jobs`` columns ``kind``, ``session_key``,
+        ``session_id``, ``agent_id``, ``harness``, ``project`` and ``transcript``.
+        """
         job_id = str(uuid.uuid4())
-        with self._tx() as db:
-            db.execute(
-                "INSERT INTO summary_jobs "
-                "(id, kind, session_key, session_id, agent_id, harness, project, transcript, "
-                "status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
-                (
-                    job_id,
-                    kind,
-                    session_key,
-                    session_id,
-                    agent_id,
-                    harness,
-                    project,
-                    transcript,
-                    self._now_iso(),
-                ),
-            )
+        self._insert("summary_jobs", {"id": job_id, **job, "created_at": self._now_iso()})
         return job_id
 
     def jobs(self) -> list[dict[str, Any]]:
@@ -716,67 +628,37 @@ class MemoryStore:
 
     def add_summary_node(self, node: Mapping[str, Any], memory_ids: Sequence[str] = ()) -> None:
         """Insert (or replace) a temporal summary node and link memories to it."""
-        with self._tx() as db:
-            db.execute(
-                f"INSERT OR REPLACE INTO session_summaries ({SUMMARY_COLUMNS}) "
-                f"VALUES ({', '.join('?' for _ in SUMMARY_COLUMNS.split(', '))})",
-                [node.get(c) for c in SUMMARY_COLUMNS.split(", ")],
-            )
-            db.executemany(
-                "INSERT OR IGNORE INTO session_summary_memories VALUES (?, ?)",
-                [(node["id"], m) for m in memory_ids],
-            )
-
-    def link_summary_child(self, parent_id: str, child_id: str) -> None:
-        """Record that ``child_id`` is condensed into ``parent_id``."""
-        with self._tx() as db:
-            db.execute(
-                "INSERT OR IGNORE INTO session_summary_children VALUES (?, ?)",
-                (parent_id, child_id),
-            )
+        columns = SUMMARY_COLUMNS.split(", ")
+        self._insert("session_summaries", {c: node.get(c) for c in columns}, "INSERT OR REPLACE")
+        for memory_id in memory_ids:
+            link = {"summary_id": node["id"], "memory_id": memory_id}
+            self._insert("session_summary_memories", link, "INSERT OR IGNORE")
 
     def list_summaries(
-        self, agent_id: str, *, project: str | None, depth: int | None, limit: int, offset: int
+        self, agent_id: str, project: str | None, depth: int | None, limit: int, offset: int
     ) -> tuple[list[dict[str, Any]], int]:
-        """Summary rows (newest ``latest_at`` first) with ``childCount``, and the total."""
-        parts = ["agent_id = ?"]
-        args: list[Any] = [agent_id]
-        if project:
-            parts.append("project = ?")
-            args.append(project)
+        """Summary rows (newest ``latest_at`` first) and the total.
+
+        The mock never condenses summaries into parents, so ``childCount`` is 0.
+        """
+        where_sql, args = where(["agent_id = ?"], [("project = ?", project)])
         if depth is not None:
-            parts.append("depth = ?")
+            where_sql += " AND depth = ?"
             args.append(depth)
-        where = " AND ".join(parts)
-        total_row = self._one(f"SELECT COUNT(*) AS n FROM session_summaries WHERE {where}", args)
+        args.insert(0, agent_id)
+        total = self._all(f"SELECT COUNT(*) AS n FROM session_summaries WHERE {where_sql}", args)
         rows = self._all(
-            f"SELECT {SUMMARY_COLUMNS}, "
-            "(SELECT COUNT(*) FROM session_summary_children c WHERE c.parent_id = s.id) "
-            "AS childCount "
-            f"FROM session_summaries s WHERE {where} ORDER BY s.latest_at DESC LIMIT ? OFFSET ?",
+            f"SELECT {SUMMARY_COLUMNS}, 0 AS childCount FROM session_summaries "
+            f"WHERE {where_sql} ORDER BY latest_at DESC LIMIT ? OFFSET ?",
             [*args, limit, offset],
         )
-        return rows, int(total_row["n"]) if total_row else 0
+        return rows, int(total[0]["n"])
 
     def get_summary_node(self, node_id: str, agent_id: str) -> dict[str, Any] | None:
         """One summary node of an agent."""
         return self._one(
             "SELECT * FROM session_summaries WHERE id = ? AND agent_id = ?", (node_id, agent_id)
         )
-
-    def summary_relatives(self, node_id: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """``(parents, children)`` of a node."""
-        parents = self._all(
-            "SELECT s.* FROM session_summaries s JOIN session_summary_children c "
-            "ON c.parent_id = s.id WHERE c.child_id = ? ORDER BY s.latest_at DESC",
-            (node_id,),
-        )
-        children = self._all(
-            "SELECT s.* FROM session_summaries s JOIN session_summary_children c "
-            "ON c.child_id = s.id WHERE c.parent_id = ? ORDER BY s.latest_at DESC",
-            (node_id,),
-        )
-        return parents, children
 
     def summary_memories(self, node_id: str, limit: int) -> list[dict[str, Any]]:
         """Memories linked to a node (deleted ones too, flagged)."""
@@ -789,12 +671,8 @@ class MemoryStore:
 
     def set_memory_md(self, agent_id: str, content: str) -> None:
         """Store an agent's synthesized MEMORY.md."""
-        with self._tx() as db:
-            db.execute(
-                "INSERT INTO memory_md VALUES (?, ?, ?) ON CONFLICT(agent_id) DO UPDATE SET "
-                "content = excluded.content, updated_at = excluded.updated_at",
-                (agent_id, content, self._now_iso()),
-            )
+        row = (agent_id, content, self._now_iso())
+        self._write("INSERT OR REPLACE INTO memory_md VALUES (?, ?, ?)", row)
 
     def get_memory_md(self, agent_id: str) -> str | None:
         """An agent's MEMORY.md, if one was saved."""

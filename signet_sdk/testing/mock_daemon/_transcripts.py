@@ -15,6 +15,8 @@ from typing import Any
 TRANSCRIPT_ROOT = "/tmp/signet"
 MAX_TRANSCRIPT_BYTES = 400_000
 JOB_TRANSCRIPT_CHARS = 100_000
+_OUTSIDE = "transcript_path outside allowed workspace roots"
+_TOO_BIG = f"transcript_path exceeds {MAX_TRANSCRIPT_BYTES} byte limit"
 
 
 class TranscriptRejected(Exception):
@@ -26,10 +28,6 @@ class TranscriptRejected(Exception):
         self.error = error
 
 
-def _under(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-
-
 def read_transcript_path(path: Any, root: str = TRANSCRIPT_ROOT) -> str | None:
     """Read a staged transcript file, or ``None`` when there is no such file.
 
@@ -39,64 +37,58 @@ def read_transcript_path(path: Any, root: str = TRANSCRIPT_ROOT) -> str | None:
     """
     if not isinstance(path, str) or not path:
         return None
-    real = os.path.realpath(path)
-    if not _under(real, os.path.realpath(root)):
-        raise TranscriptRejected(403, "transcript_path outside allowed workspace roots")
+    real, base = os.path.realpath(path), os.path.realpath(root)
+    if real != base and not real.startswith(base.rstrip(os.sep) + os.sep):
+        raise TranscriptRejected(403, _OUTSIDE)
     if not os.path.lexists(real):
         return None
     if not os.path.isfile(real):
-        raise TranscriptRejected(403, "transcript_path outside allowed workspace roots")
-    if os.path.getsize(real) > MAX_TRANSCRIPT_BYTES:
-        raise TranscriptRejected(413, f"transcript_path exceeds {MAX_TRANSCRIPT_BYTES} byte limit")
+        raise TranscriptRejected(403, _OUTSIDE)
     with open(real, "rb") as fh:
         data = fh.read(MAX_TRANSCRIPT_BYTES + 1)
     if len(data) > MAX_TRANSCRIPT_BYTES:
-        raise TranscriptRejected(413, f"transcript_path exceeds {MAX_TRANSCRIPT_BYTES} byte limit")
+        raise TranscriptRejected(413, _TOO_BIG)
     return data.decode("utf-8", errors="replace")
+
+
+def read_transcript(body: dict[str, Any], *, prefer_inline: bool) -> str | None:
+    """The transcript a hook was given (inline or by path), normalized; ``None`` if none."""
+    inline = body.get("transcript")
+    inline_text = inline if isinstance(inline, str) and inline.strip() else None
+    if prefer_inline and inline_text is not None:
+        return normalize_transcript(inline_text)
+    from_file = read_transcript_path(body.get("transcriptPath"))
+    if from_file is not None and from_file.strip():
+        return normalize_transcript(from_file)
+    return normalize_transcript(inline_text) if inline_text is not None else None
 
 
 def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
-    if isinstance(content, list):
-        parts = []
-        for block in content:
-            if isinstance(block, str):
-                parts.append(block)
-            elif isinstance(block, dict) and isinstance(block.get("text"), str):
-                parts.append(block["text"])
-        return "\n".join(p for p in parts if p)
-    return ""
-
-
-def _turn(obj: dict[str, Any]) -> tuple[str, str] | None:
-    message = obj.get("message") if isinstance(obj.get("message"), dict) else obj
-    assert isinstance(message, dict)
-    role = message.get("role") or obj.get("role") or obj.get("type")
-    text = _text_of(message.get("content"))
-    if not text:
-        text = _text_of(obj.get("text"))
-    if not isinstance(role, str) or not text.strip():
-        return None
-    return role, text.strip()
+    if not isinstance(content, list):
+        return ""
+    parts = [
+        b if isinstance(b, str) else b.get("text") if isinstance(b, dict) else None for b in content
+    ]
+    return "\n".join(p for p in parts if isinstance(p, str) and p)
 
 
 def normalize_transcript(raw: str) -> str:
     """Reduce a JSON-lines conversation to ``role: text`` turns; keep other text raw."""
-    lines = [ln for ln in raw.splitlines() if ln.strip()]
-    if not lines:
-        return raw.strip()
     turns: list[str] = []
-    for line in lines:
+    for line in (ln for ln in raw.splitlines() if ln.strip()):
         try:
             obj = json.loads(line)
         except ValueError:
             return raw.strip()
         if not isinstance(obj, dict):
             return raw.strip()
-        turn = _turn(obj)
-        if turn is not None:
-            turns.append(f"{turn[0]}: {turn[1]}")
+        message = obj["message"] if isinstance(obj.get("message"), dict) else obj
+        role = message.get("role") or obj.get("role") or obj.get("type")
+        text = _text_of(message.get("content")) or _text_of(obj.get("text"))
+        if isinstance(role, str) and text.strip():
+            turns.append(f"{role}: {text.strip()}")
     return "\n".join(turns) if turns else raw.strip()
 
 

@@ -30,8 +30,6 @@ if TYPE_CHECKING:
 Handler = Callable[["Context", Request], Any]
 RouteSpec = tuple[str, str, Handler, "str | None"]
 
-TEXT_TYPE = "text/plain; charset=UTF-8"
-
 _log = logging.getLogger("signet_sdk.testing.mock_daemon")
 
 
@@ -57,9 +55,12 @@ def body_json(req: Request) -> Any:
     return value
 
 
-def optional_json_object(req: Request) -> dict[str, Any] | None:
-    """``readOptionalJsonObject``: blank body is ``{}``; bad or non-object is ``None``."""
-    if not req.state.body.strip():
+def json_object(req: Request, *, blank: bool = False) -> dict[str, Any] | None:
+    """The body when it is a JSON object, else ``None`` (the route's ``Invalid JSON body``).
+
+    With ``blank`` an empty body reads as ``{}`` (``readOptionalJsonObject``).
+    """
+    if blank and not req.state.body.strip():
         return {}
     try:
         value = body_json(req)
@@ -80,9 +81,14 @@ def json_response(
     return JSONResponse(data, status, headers)
 
 
+def error(message: str, status: int = 400, **extra: Any) -> JSONResponse:
+    """``c.json({error: message, ...}, status)``: the daemon's error body."""
+    return JSONResponse({"error": message, **extra}, status)
+
+
 def text_response(text: str, status: int) -> Response:
     """``c.text(text, status)``, as Hono's default 404 and 500 use."""
-    return Response(text, status, media_type=TEXT_TYPE)
+    return Response(text, status, media_type="text/plain; charset=UTF-8")
 
 
 NOT_FOUND = text_response("404 Not Found", 404)
@@ -97,10 +103,8 @@ class DaemonRoute(Route):
 
     def matches(self, scope: Scope) -> tuple[Match, Scope]:
         match, child = super().matches(scope)
-        if match is not Match.FULL:
-            return Match.NONE, {}
-        params = {name: unquote(value) for name, value in child["path_params"].items()}
-        if params.get("key") == "summaries":
+        params = {name: unquote(value) for name, value in child.get("path_params", {}).items()}
+        if match is not Match.FULL or params.get("key") == "summaries":
             return Match.NONE, {}
         return match, {**child, "path_params": params}
 
@@ -113,7 +117,7 @@ def daemon_route(ctx: Context, spec: RouteSpec) -> DaemonRoute:
         if permission is not None:
             denied = ctx.auth.require(permission, req.state.role, req.state.loopback)
             if denied is not None:
-                return json_response({"error": denied}, 403)
+                return error(denied, 403)
         try:
             with ctx.lock:
                 result = handler(ctx, req)
