@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from signet_sdk.testing.mock_daemon import MockDaemon
-from signet_sdk.testing.mock_daemon._routes_secrets import split_command
+from signet_sdk.testing.mock_daemon._routes_ops import split_command
 
 pytestmark = pytest.mark.anyio
 

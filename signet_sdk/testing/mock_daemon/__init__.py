@@ -21,9 +21,8 @@ when a server is started.
 from __future__ import annotations
 
 from ._app import MockDaemon, RecordedRequest
-from ._recall import RecallParams, recall
 from ._serve import ServerHandle
-from ._store import MemoryFilters, MemoryStore
+from ._store import MemoryFilters, MemoryStore, RecallParams, recall
 
 __all__ = [
     "MemoryFilters",

@@ -18,13 +18,18 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, quote
 
-from ._auth import AuthPolicy
-from ._context import DAEMON_VERSION, SYNTHESIS_PROVIDERS, Context, parse_version
-from ._logs import LogBook
+from ._context import (
+    DAEMON_VERSION,
+    SYNTHESIS_PROVIDERS,
+    AuthMode,
+    AuthPolicy,
+    Context,
+    LogBook,
+    parse_version,
+)
 from ._state import HookMemory, PresenceBoard, SessionTracker
 from ._store import MemoryStore
 
@@ -93,7 +98,7 @@ class MockDaemon:
         self,
         *,
         db_path: str | os.PathLike[str] | None = None,
-        auth_mode: Literal["local", "team", "hybrid"] = "local",
+        auth_mode: AuthMode = "local",
         tokens: Mapping[str, str] | None = None,
         body_limit: int = DEFAULT_BODY_LIMIT,
         clock: Callable[[], float] = time.time,
@@ -105,7 +110,11 @@ class MockDaemon:
     ) -> None:
         from starlette.routing import Router
 
-        from . import _routes_hooks, _routes_memory, _routes_ops, _routes_secrets, _routes_sessions
+        from ._routes_hooks import routes as hooks
+        from ._routes_memory import routes as memory
+        from ._routes_ops import routes as ops
+        from ._routes_ops import secret_routes
+        from ._routes_sessions import routes as sessions
         from ._web import NOT_FOUND, daemon_route
 
         if synthesis_provider not in SYNTHESIS_PROVIDERS:
@@ -116,7 +125,7 @@ class MockDaemon:
         self.body_limit = body_limit
         self._requests: list[RecordedRequest] = []
         auth = AuthPolicy(auth_mode, tokens)  # validate before opening the database
-        self._ctx = Context(
+        self._ctx = ctx = Context(
             store=MemoryStore(db_path, self.now),
             tracker=SessionTracker(self.now),
             presence=PresenceBoard(self.now),
@@ -130,11 +139,11 @@ class MockDaemon:
             synthesis_provider=synthesis_provider,
             agent_id_env=agent_id_env,
             secrets=dict(secrets or {}),
+            started_at=self.now(),
         )
-        self._ctx.started_at = self.now()
         # TS 0.109's registration order: health, memory, hooks, secrets, sessions.
-        modules = (_routes_ops, _routes_memory, _routes_hooks, _routes_secrets, _routes_sessions)
-        routes = [daemon_route(self._ctx, spec) for m in modules for spec in m.routes(self._ctx)]
+        groups = (ops, memory, hooks, secret_routes, sessions)
+        routes = [daemon_route(ctx, spec) for group in groups for spec in group(ctx)]
         self._router = Router(
             routes, redirect_slashes=False, default=NOT_FOUND, lifespan=self._lifespan
         )
@@ -162,28 +171,23 @@ class MockDaemon:
         if declared.isdigit() and int(declared) > self.body_limit:
             return None
         chunks: list[bytes] = []
-        size = 0
-        while True:
+        size, more = 0, True
+        while more:
             message = await receive()
-            if message["type"] == "http.disconnect":
-                break
-            chunk = message.get("body", b"")
-            size += len(chunk)
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
             if size > self.body_limit:
                 return None
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
+            more = message["type"] != "http.disconnect" and message.get("more_body", False)
         return b"".join(chunks)
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         from starlette.datastructures import Headers
 
-        from ._web import json_response
+        from ._web import error
 
         started = time.perf_counter()
-        method = str(scope["method"]).upper()
-        path = str(scope["path"])
+        method, path = str(scope["method"]).upper(), str(scope["path"])
         raw = scope.get("raw_path")
         raw_path = raw.decode("latin-1").split("?", 1)[0] if raw else quote(path)
         query: dict[str, str] = {}
@@ -191,10 +195,8 @@ class MockDaemon:
             query.setdefault(name, value)
         headers = Headers(scope=scope)
         header_map = {name: ", ".join(headers.getlist(name)) for name in headers}
-        client = scope.get("client")
-        client_host = str(client[0]) if client else None
+        client_host = str(scope["client"][0]) if scope.get("client") else None
         body = await self._read_body(receive, headers.get("content-length", ""))
-
         status = 0
         answer: list[bytes] | None = None  # the JSON body as it is sent; None for others
 
@@ -224,22 +226,25 @@ class MockDaemon:
 
         response: Response | None = None
         if body is None:
-            response = json_response({"error": "payload too large"}, 413, {"connection": "close"})
+            response = error("payload too large", 413)
+            response.headers["connection"] = "close"
         elif method == "OPTIONS" and "access-control-request-method" in headers:
             response = self._preflight(headers)
         else:
-            outcome = self._ctx.auth.authenticate(headers.get("authorization"), client_host)
-            if outcome.error is not None:
-                challenge = {"www-authenticate": "Bearer"}
-                response = json_response({"error": outcome.error}, 401, challenge)
-            state: dict[str, Any] = {"body": body, "query": query, "path": path}
-            state.update(role=outcome.role, loopback=outcome.loopback)
+            denied, role, loopback = self._ctx.auth.authenticate(
+                headers.get("authorization"), client_host
+            )
+            if denied is not None:
+                response = error(denied, 401)
+                response.headers["www-authenticate"] = "Bearer"
+            state = {"body": body, "query": query, "path": path, "role": role, "loopback": loopback}
             scope = {**scope, "path": raw_path, "state": state}
-        if response is not None:
-            await response(scope, receive, capture)
-        else:
-            await self._router(scope, receive, capture)
-        self._log_request(client_host, method, path, status, time.perf_counter() - started)
+        await (response or self._router)(scope, receive, capture)
+        level = "error" if status >= 500 else "warn" if status >= 400 else "info"
+        millis = (time.perf_counter() - started) * 1000
+        data = {"method": method, "path": path, "status": status}
+        self._ctx.logs.log(level, "http", f"{method} {path} {status}", data, duration=millis)
+        _log.info('%s "%s %s" %d %.1fms', client_host or "-", method, path, status, millis)
 
     def _preflight(self, headers: Mapping[str, str]) -> Response:
         from ._web import text_response
@@ -255,15 +260,6 @@ class MockDaemon:
         if wanted:
             response.headers["access-control-allow-headers"] = wanted
         return response
-
-    def _log_request(
-        self, client: str | None, method: str, path: str, status: int, seconds: float
-    ) -> None:
-        level = "error" if status >= 500 else "warn" if status >= 400 else "info"
-        millis = seconds * 1000
-        data = {"method": method, "path": path, "status": status}
-        self._ctx.logs.log(level, "http", f"{method} {path} {status}", data, duration=millis)
-        _log.info('%s "%s %s" %d %.1fms', client or "-", method, path, status, millis)
 
     # -- test and demo helpers ------------------------------------------------
 
@@ -284,11 +280,8 @@ class MockDaemon:
 
     def requests_to(self, path: str, method: str | None = None) -> list[RecordedRequest]:
         """The recorded requests for one path (and method, if given)."""
-        return [
-            r
-            for r in self.requests
-            if r.path == path and (method is None or r.method == method.upper())
-        ]
+        wanted = {method.upper()} if method else {r.method for r in self.requests}
+        return [r for r in self.requests if r.path == path and r.method in wanted]
 
     def clear_requests(self) -> None:
         """Forget the recorded requests (state is kept)."""
@@ -313,10 +306,6 @@ class MockDaemon:
     def summary_jobs(self) -> list[dict[str, Any]]:
         """The summary jobs session-end and checkpoint-extract queued."""
         return self._ctx.store.jobs()
-
-    def log_entries(self) -> list[dict[str, Any]]:
-        """Every LogEntry still in the buffer, oldest first."""
-        return self._ctx.logs.recent(limit=1_000_000)
 
     @property
     def open_log_streams(self) -> int:
@@ -345,11 +334,8 @@ class MockDaemon:
         """
         from ._serve import start_server
 
-        handle = start_server(self, host, port)
-        try:
+        with start_server(self, host, port) as handle:
             yield handle
-        finally:
-            handle.stop()
 
     def close(self) -> None:
         """Close log streams and the database."""
@@ -359,10 +345,5 @@ class MockDaemon:
     def __enter__(self) -> MockDaemon:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()

@@ -1,23 +1,36 @@
-"""Everything a route handler may touch, in one object.
+"""Everything a route handler may touch, in one object, and the auth rules it applies.
 
 Handlers are plain functions ``(ctx, request) -> response``; the daemon owns
 one :class:`Context` and passes it in. Keeping the state in one explicit
 place (rather than module globals, as the real daemon does) lets tests run
 many independent mock daemons in one process.
+
+The real daemon verifies HMAC-signed tokens. The mock keeps a plain table of
+token -> role instead: the SDK treats tokens as opaque strings, so what it
+needs from a mock is the same statuses, bodies and headers for a missing,
+unknown or under-privileged token, in the same order.
+
+The log is a ring buffer of LogEntry dicts and live SSE subscribers: the
+real daemon serves ``/api/logs`` from its log files and streams new entries
+over ``/api/logs/stream``; the mock logs what it does (one ``http`` entry per
+request plus a few domain events) so both routes have real content.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import threading
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-from ._auth import AuthPolicy
-from ._logs import LogBook
-from ._rules import resolve_agent_id
+from ._rules import iso, parse_iso, resolve_agent_id
 from ._state import HookMemory, PresenceBoard, SessionTracker
 from ._store import MemoryStore
+
+AuthMode = Literal["local", "team", "hybrid"]
 
 #: The daemon release line the mock imitates unless told otherwise.
 DAEMON_VERSION = "0.109"
@@ -25,6 +38,15 @@ DAEMON_VERSION = "0.109"
 SYNTHESIS_PROVIDERS = frozenset(
     {"none", "llama-cpp", "ollama", "claude-code", "codex", "opencode", "anthropic", "openrouter"}
 )
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "::ffff:127.0.0.1"})
+
+_ALL = "remember recall modify forget recover admin documents connectors diagnostics analytics"
+ROLE_PERMISSIONS: Mapping[str, frozenset[str]] = {
+    "admin": frozenset(_ALL.split()),
+    "operator": frozenset(_ALL.split()) - {"admin"},
+    "agent": frozenset({"remember", "recall", "modify", "forget", "recover", "documents"}),
+    "readonly": frozenset({"recall"}),
+}
 
 
 def parse_version(text: str) -> tuple[int, int, int]:
@@ -34,6 +56,67 @@ def parse_version(text: str) -> tuple[int, int, int]:
         raise ValueError(f"version must look like 0.109 or 0.109.0, not {text!r}")
     major, minor, patch = (int(p) for p in [*parts, "0"][:3])
     return major, minor, patch
+
+
+def check_role(role: str, token: str = "") -> str:
+    """``role`` when it is a known one (``ValueError`` naming the token otherwise)."""
+    if role not in ROLE_PERMISSIONS:
+        known = ", ".join(sorted(ROLE_PERMISSIONS))
+        raise ValueError(f"token {token[:4]}…: unknown role {role!r}; known: {known}")
+    return role
+
+
+def parse_bearer(header: str | None) -> str | None:
+    """The token of ``Authorization: Bearer <token>``; anything else is "no token".
+
+    The daemon splits on a single space and wants exactly two parts with a
+    case-sensitive ``Bearer``: ``bearer x`` or ``Bearer  x`` count as absent.
+    """
+    parts = (header or "").split(" ")
+    return parts[1] if len(parts) == 2 and parts[0] == "Bearer" and parts[1] else None
+
+
+class AuthPolicy:
+    """The global auth middleware plus ``requirePermission`` for one mode."""
+
+    def __init__(self, mode: AuthMode, tokens: Mapping[str, str] | None) -> None:
+        if mode not in ("local", "team", "hybrid"):
+            raise ValueError(f"auth_mode must be local, team or hybrid, not {mode!r}")
+        self.mode: AuthMode = mode
+        self._tokens = {token: check_role(role, token) for token, role in (tokens or {}).items()}
+
+    def add_token(self, token: str, role: str) -> None:
+        """Accept one more token (tests mint tokens as they go)."""
+        self._tokens[token] = check_role(role, token)
+
+    def authenticate(
+        self, authorization: str | None, client_host: str | None
+    ) -> tuple[str | None, str | None, bool]:
+        """Run the global middleware for one request (every path, ``/health`` too).
+
+        Returns ``(401 message or None, the caller's role, loopback)``.
+        """
+        loopback = client_host in LOOPBACK_HOSTS
+        if self.mode == "local":
+            return None, None, loopback
+        token = parse_bearer(authorization)
+        role = self._tokens.get(token) if token else None
+        if self.mode == "hybrid" and loopback:
+            # Loopback callers may omit the token; a bad one is ignored, not refused.
+            return None, role, loopback
+        if token is None:
+            return "authentication required", None, loopback
+        return None if role else "invalid signature", role, loopback
+
+    def require(self, permission: str, role: str | None, loopback: bool) -> str | None:
+        """``requirePermission(p)``: ``None`` when allowed, else the 403 message."""
+        if self.mode == "local" or (role is None and self.mode == "hybrid" and loopback):
+            return None
+        if role is None:
+            return "authentication required"
+        if permission in ROLE_PERMISSIONS[role]:
+            return None
+        return f"role '{role}' lacks '{permission}' permission"
 
 
 @dataclass(eq=False)
@@ -69,3 +152,99 @@ class Context:
     def agent(self, agent_id: Any, session_key: Any) -> str:
         """``resolveAgentId`` with this daemon's ``SIGNET_AGENT_ID``."""
         return resolve_agent_id(agent_id, session_key, self.agent_id_env)
+
+
+LEVELS = ("debug", "info", "warn", "error")
+
+#: A subscriber: the event loop serving a stream, and its queue (``None`` ends it).
+Subscriber = tuple[asyncio.AbstractEventLoop, "asyncio.Queue[dict[str, Any] | None]"]
+
+
+class LogBook:
+    """The newest ``capacity`` log entries, and everyone streaming new ones."""
+
+    def __init__(self, clock: Callable[[], float], capacity: int = 2000) -> None:
+        self._now = clock
+        self._lock = threading.Lock()
+        self._entries: deque[dict[str, Any]] = deque(maxlen=capacity)
+        self._subscribers: list[Subscriber] = []
+
+    def _push(self, entry: dict[str, Any] | None) -> None:
+        """Hand an entry (or the end of stream) to every open stream, from any thread."""
+        with self._lock:
+            subscribers = list(self._subscribers)
+        for loop, queue in subscribers:
+            # A closed loop means the stream is gone already.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(queue.put_nowait, entry)
+
+    def log(
+        self,
+        level: str,
+        category: str,
+        message: str,
+        data: dict[str, Any] | None = None,
+        *,
+        duration: float | None = None,
+        error: BaseException | None = None,
+    ) -> None:
+        """Append an entry (and push it to every open stream)."""
+        entry: dict[str, Any] = {
+            "timestamp": iso(self._now()),
+            "level": level,
+            "category": category,
+            "message": message,
+        }
+        if data:
+            entry["data"] = data
+        if duration is not None:
+            entry["duration"] = round(duration, 3)
+        if error is not None:
+            entry["error"] = {"name": type(error).__name__, "message": str(error)}
+        with self._lock:
+            self._entries.append(entry)
+        self._push(entry)
+
+    def recent(
+        self,
+        limit: int = 100,
+        level: str | None = None,
+        category: str | None = None,
+        since: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """``logger.getRecent``: the newest matching entries, oldest first."""
+        floor = LEVELS.index(level) if level in LEVELS else 0
+        since_ts = parse_iso(since) if since else None
+        with self._lock:
+            entries = list(self._entries)
+        out = []
+        for entry in entries:
+            ts = parse_iso(entry["timestamp"]) if since_ts is not None else None
+            if LEVELS.index(entry["level"]) < floor or (category and entry["category"] != category):
+                continue
+            if ts is None or since_ts is None or ts >= since_ts:
+                out.append(entry)
+        return out[-limit:] if limit > 0 else []
+
+    def subscribe(self) -> Subscriber:
+        """Open a stream on the running event loop."""
+        sub: Subscriber = (asyncio.get_running_loop(), asyncio.Queue())
+        with self._lock:
+            self._subscribers.append(sub)
+        return sub
+
+    def unsubscribe(self, sub: Subscriber) -> None:
+        """Close a stream's subscription (idempotent)."""
+        with self._lock:
+            if sub in self._subscribers:
+                self._subscribers.remove(sub)
+
+    @property
+    def subscriber_count(self) -> int:
+        """How many log streams are open right now."""
+        with self._lock:
+            return len(self._subscribers)
+
+    def close_streams(self) -> None:
+        """End every open stream (server shutdown, or a test that is done)."""
+        self._push(None)

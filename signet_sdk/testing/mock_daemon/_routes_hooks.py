@@ -21,12 +21,26 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ._context import Context
-from ._recall import RecallParams, empty_hook_recall, hook_recall_payload, query_terms, recall
 from ._routes_memory import JsTypeError, recall_params, remember_memory
-from ._rules import is_noise_session, iso, js_truthy, normalize_session_key, opt_str
+from ._rules import (
+    TranscriptRejected,
+    is_noise_session,
+    iso,
+    js_truthy,
+    normalize_session_key,
+    opt_str,
+    read_transcript,
+    truncate_for_job,
+)
 from ._state import RuntimePath
-from ._store import MemoryFilters
-from ._transcripts import TranscriptRejected, read_transcript, truncate_for_job
+from ._store import (
+    MemoryFilters,
+    RecallParams,
+    empty_hook_recall,
+    hook_recall_payload,
+    query_terms,
+    recall,
+)
 from ._web import BadJson, RouteSpec, body_json, error, json_response, text_response
 
 PROMPT_RECALL_LIMIT = 10

@@ -19,7 +19,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ._context import Context
-from ._recall import RecallParams, fts_query, recall
 from ._rules import (
     INVALID,
     TAGS_ERROR,
@@ -35,7 +34,7 @@ from ._rules import (
     parse_prefixes,
     parse_tags_mutation,
 )
-from ._store import PUBLIC_MEMORY_COLUMNS, MemoryFilters
+from ._store import PUBLIC_MEMORY_COLUMNS, MemoryFilters, RecallParams, fts_query, recall
 from ._web import BadJson, RouteSpec, body_json, error, json_object, json_response, query_arg
 
 MAX_MUTATION_BATCH = 200

@@ -4,23 +4,32 @@ The stream follows TS 0.109: a ``connected`` frame, then one ``data:`` frame
 per new log entry, no ``event:``/``id:`` fields, no keep-alive comments. It
 ends when the client disconnects or when the daemon closes its streams
 (server shutdown, or a test calling ``MockDaemon.close_log_streams``).
+
+``POST /api/secrets/exec`` runs a command with secrets in its environment. Like
+the daemon, the mock never uses a shell: a command containing shell
+metacharacters is refused with a 200 ``code:1`` body, the rest is split on
+whitespace (quotes group words) and executed directly. Secret values longer
+than three characters are redacted from the output, so a test can prove a
+secret reached the process without the secret reaching the caller.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
-from collections.abc import AsyncIterator
+import re
+import subprocess
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from ._context import Context
-from ._logs import LEVELS, Subscriber
+from ._context import Context, Subscriber
 from ._rules import parse_leading_int
-from ._web import RouteSpec, json_response, query_arg
+from ._web import BadJson, RouteSpec, body_json, error, json_response, query_arg
 
 
 def _resources() -> dict[str, Any]:
@@ -60,12 +69,9 @@ def _health_route(ctx: Context, req: Request) -> Response:
 
 def _logs_route(ctx: Context, req: Request) -> Response:
     limit = parse_leading_int(query_arg(req, "limit") or "100")
-    level = query_arg(req, "level")
+    category, since = (query_arg(req, name) or None for name in ("category", "since"))
     logs = ctx.logs.recent(
-        limit=100 if limit is None else limit,
-        level=level if level in LEVELS else None,
-        category=query_arg(req, "category") or None,
-        since=query_arg(req, "since") or None,
+        100 if limit is None else limit, query_arg(req, "level"), category, since
     )
     return json_response({"logs": logs, "count": len(logs)})
 
@@ -77,7 +83,7 @@ def _frame(data: Any) -> bytes:
 async def _frames(sub: Subscriber) -> AsyncIterator[bytes]:
     """Forward entries until the stream is closed (Starlette ends it when the client leaves)."""
     yield _frame({"type": "connected"})
-    while not Subscriber.is_close(entry := await sub.queue.get()):
+    while (entry := await sub[1].get()) is not None:
         yield _frame(entry)
 
 
@@ -94,6 +100,98 @@ def _stream_route(ctx: Context, req: Request) -> Response:
     return StreamingResponse(_frames(sub), headers=head, background=done)
 
 
+#: Characters that would need a shell: ; & | ` $ ( ) { } [ ] < > ! and backslash.
+SHELL_META = re.compile(r"[;&|`$(){}\[\]<>!\\]")
+_SECRET_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+REDACTED = "[REDACTED]"
+
+
+def split_command(command: str) -> list[str]:
+    """Split on whitespace; single or double quotes group words (no escapes)."""
+    args: list[str] = []
+    word: list[str] | None = None  # None between words; [] is an empty quoted word
+    quote: str | None = None
+    for ch in command:
+        if quote is None and ch.isspace():
+            if word is not None:
+                args.append("".join(word))
+            word = None
+            continue
+        word = word if word is not None else []
+        if quote is None and ch in ("'", '"'):
+            quote = ch
+        elif ch == quote:
+            quote = None
+        else:
+            word.append(ch)
+    return args if word is None else [*args, "".join(word)]
+
+
+class SecretError(Exception):
+    """A reference that cannot be resolved: the route's 500 message."""
+
+
+def _resolve(ref: object, store: Mapping[str, str]) -> str:
+    if not isinstance(ref, str):
+        raise SecretError("secret reference must be a string")
+    if ref.startswith("op://"):
+        raise SecretError("1Password is not configured (OP_SERVICE_ACCOUNT_TOKEN is not set)")
+    name = ref[len("local://") :] if ref.startswith("local://") else ref
+    if not _SECRET_NAME.match(name):
+        raise SecretError(f"Invalid secret name '{name}'")
+    if name not in store:
+        raise SecretError(f"Secret '{name}' not found")
+    return store[name]
+
+
+def _redact(text: str, injected: Mapping[str, str]) -> str:
+    for value in sorted(injected.values(), key=len, reverse=True):
+        if len(value) > 3:
+            text = text.replace(value, REDACTED)
+    return text
+
+
+async def _exec_route(ctx: Context, req: Request) -> Response:
+    try:
+        body = body_json(req)
+    except BadJson as exc:
+        return error(f"JSON Parse error: {exc}", 500)
+    if body is None:
+        return error("Cannot read properties of null (reading 'command')", 500)
+    body = body if isinstance(body, dict) else {}
+    command, refs = body.get("command"), body.get("secrets")
+    if not isinstance(command, str) or not command:
+        return error("command is required")
+    if not isinstance(refs, dict) or not refs:
+        return error("secrets map is required")
+    if SHELL_META.search(command):
+        return json_response(
+            {"stdout": "", "stderr": "command contains disallowed shell metacharacters", "code": 1}
+        )
+    with ctx.lock:
+        store = dict(ctx.secrets)
+    try:
+        injected = {str(var): _resolve(ref, store) for var, ref in refs.items()}
+    except SecretError as exc:
+        return error(str(exc), 500)
+    argv = split_command(command)
+    if not argv:
+        return error("spawn  ENOENT", 500)
+    env = {**os.environ, **injected}
+    try:
+        done = await asyncio.to_thread(
+            subprocess.run, argv, env=env, capture_output=True, stdin=subprocess.DEVNULL
+        )
+    except OSError as exc:
+        kind = {FileNotFoundError: "ENOENT", PermissionError: "EACCES"}.get(type(exc))
+        return error(f"spawn {argv[0]} {kind or f'failed: {exc.strerror}'}", 500)
+    ctx.logs.log("info", "secrets", "Command executed with secrets", {"code": done.returncode})
+    out, err = (
+        _redact(b.decode("utf-8", errors="replace"), injected) for b in (done.stdout, done.stderr)
+    )
+    return json_response({"stdout": out, "stderr": err, "code": done.returncode})
+
+
 def routes(ctx: Context) -> list[RouteSpec]:
     """Health and log routes."""
     return [
@@ -101,3 +199,8 @@ def routes(ctx: Context) -> list[RouteSpec]:
         ("GET", "/api/logs", _logs_route, None),
         ("GET", "/api/logs/stream", _stream_route, None),
     ]
+
+
+def secret_routes(ctx: Context) -> list[RouteSpec]:
+    """The secrets route, registered after the hooks (``/api/secrets/*`` needs admin)."""
+    return [("POST", "/api/secrets/exec", _exec_route, "admin")]

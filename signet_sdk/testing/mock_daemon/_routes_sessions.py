@@ -17,9 +17,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ._context import Context
-from ._recall import fts_query
 from ._rules import iso, normalize_session_key, parse_leading_int
-from ._store import SUMMARY_COLUMNS
+from ._store import SUMMARY_COLUMNS, fts_query
 from ._web import RouteSpec, error, json_object, json_response, query_arg
 
 

@@ -10,6 +10,7 @@ report the port it got.
 from __future__ import annotations
 
 import errno
+import ipaddress
 import logging
 import os
 import signal
@@ -21,20 +22,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._auth import ROLE_PERMISSIONS
+from ._context import ROLE_PERMISSIONS
 
 if TYPE_CHECKING:
     from ._app import MockDaemon
 
 PROG = "signet-sdk dev-daemon"
-_INSTALL_HINT = "install the server extra: pip install 'signet-sdk[server]'"
 
 
 def _uvicorn() -> Any:
     try:
         import uvicorn
     except ImportError as exc:
-        raise RuntimeError(f"uvicorn is not installed; {_INSTALL_HINT}") from exc
+        hint = "install the server extra: pip install 'signet-sdk[server]'"
+        raise RuntimeError(f"uvicorn is not installed; {hint}") from exc
     return uvicorn
 
 
@@ -58,7 +59,7 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _make_server(daemon: MockDaemon, *, log_level: str) -> Any:
+def _make_server(daemon: MockDaemon) -> Any:
     uvicorn = _uvicorn()
 
     class _Server(uvicorn.Server):  # type: ignore[misc, name-defined]
@@ -68,14 +69,19 @@ def _make_server(daemon: MockDaemon, *, log_level: str) -> Any:
             daemon.close_log_streams()
             await super().shutdown(sockets=sockets)
 
-    config = uvicorn.Config(
-        daemon,
-        lifespan="on",
-        log_level=log_level,
-        access_log=False,
-        timeout_graceful_shutdown=3,
+    return _Server(
+        uvicorn.Config(
+            daemon,
+            lifespan="on",
+            log_level="warning",
+            access_log=False,
+            timeout_graceful_shutdown=3,
+        )
     )
-    return _Server(config)
+
+
+def _url(host: str, port: int) -> str:
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
 @dataclass
@@ -113,9 +119,8 @@ def start_server(
 ) -> ServerHandle:
     """Serve ``daemon`` from a background thread; returns once connections are accepted."""
     sock = _bind(host, port)
-    actual = int(sock.getsockname()[1])
-    server = _make_server(daemon, log_level="warning")
-    daemon.port = actual
+    daemon.port = actual = int(sock.getsockname()[1])
+    server = _make_server(daemon)
     thread = threading.Thread(
         target=server.run, kwargs={"sockets": [sock]}, name=f"mock-daemon-{actual}", daemon=True
     )
@@ -131,15 +136,12 @@ def start_server(
             sock.close()
             raise TimeoutError(f"mock daemon did not start within {timeout} s")
         time.sleep(0.005)
-    shown = f"[{host}]" if ":" in host else host
-    return ServerHandle(f"http://{shown}:{actual}", host, actual, daemon, server, thread, sock)
+    return ServerHandle(_url(host, actual), host, actual, daemon, server, thread, sock)
 
 
 def default_db_path() -> Path:
     """``$XDG_DATA_HOME/signet-sdk/dev-daemon.sqlite3`` (or under ``~/.local/share``)."""
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(
-        os.path.expanduser("~"), ".local", "share"
-    )
+    base = os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share")
     return Path(base) / "signet-sdk" / "dev-daemon.sqlite3"
 
 
@@ -148,23 +150,31 @@ def _tokens(values: list[str]) -> dict[str, str]:
     for value in values:
         token, sep, role = value.partition("=")
         if not sep or not token or role not in ROLE_PERMISSIONS:
-            raise ValueError(
-                f"--token {value!r}: expected TOKEN=ROLE with ROLE one of "
-                f"{', '.join(sorted(ROLE_PERMISSIONS))}"
-            )
+            roles = ", ".join(sorted(ROLE_PERMISSIONS))
+            raise ValueError(f"--token {value!r}: expected TOKEN=ROLE with ROLE one of {roles}")
         tokens[token] = role
     return tokens
 
 
 def _loopback(host: str) -> bool:
-    import ipaddress
-
-    if host == "localhost":
-        return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def _refusal(args: Any, tokens: dict[str, str]) -> tuple[int, str] | None:
+    """Why ``dev-daemon`` must not start, as ``(exit code, message)``; ``None`` if it may."""
+    if not _loopback(args.host) and (args.auth_mode == "local" or not tokens):
+        return 2, (
+            f"refusing to listen on {args.host} without --auth-mode team and a --token "
+            "(anyone who can reach it could read and write the memories)"
+        )
+    try:
+        _uvicorn()
+    except RuntimeError as exc:
+        return 1, str(exc)
+    return None
 
 
 def serve_from_args(args: Any) -> int:
@@ -173,62 +183,52 @@ def serve_from_args(args: Any) -> int:
     ``args`` carries ``host``, ``port``, ``db``, ``auth_mode`` and ``token``
     (a list of ``TOKEN=ROLE``), as the CLI parses them.
     """
+
+    def fail(code: int, message: str) -> int:
+        sys.stderr.write(f"{PROG}: {message}\n")
+        return code
+
     try:
         tokens = _tokens(list(args.token))
     except ValueError as exc:
-        sys.stderr.write(f"{PROG}: {exc}\n")
-        return 2
-    if not _loopback(args.host) and (args.auth_mode == "local" or not tokens):
-        sys.stderr.write(
-            f"{PROG}: refusing to listen on {args.host} without --auth-mode team and a --token "
-            "(anyone who can reach it could read and write the memories)\n"
-        )
-        return 2
-    try:
-        _uvicorn()
-    except RuntimeError as exc:
-        sys.stderr.write(f"{PROG}: {exc}\n")
-        return 1
+        return fail(2, str(exc))
+    refusal = _refusal(args, tokens)
+    if refusal is not None:
+        return fail(*refusal)
     db_path: Path = Path(args.db) if args.db else default_db_path()
     try:
         db_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     except OSError as exc:
-        sys.stderr.write(f"{PROG}: cannot create {db_path.parent}: {exc.strerror}\n")
-        return 2
+        return fail(2, f"cannot create {db_path.parent}: {exc.strerror}")
     try:
         sock = _bind(args.host, args.port)
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
-            sys.stderr.write(
-                f"{PROG}: port {args.port} on {args.host} is already in use "
-                "(is a Signet daemon running? pick another with --port)\n"
+            return fail(
+                2,
+                f"port {args.port} on {args.host} is already in use "
+                "(is a Signet daemon running? pick another with --port)",
             )
-        else:
-            sys.stderr.write(f"{PROG}: cannot listen on {args.host}:{args.port}: {exc.strerror}\n")
-        return 2
+        return fail(2, f"cannot listen on {args.host}:{args.port}: {exc.strerror}")
 
     from ._app import MockDaemon
 
     if args.auth_mode != "local" and not tokens:
-        sys.stderr.write(f"{PROG}: warning: --auth-mode {args.auth_mode} without any --token\n")
+        fail(0, f"warning: --auth-mode {args.auth_mode} without any --token")
     daemon = MockDaemon(db_path=db_path, auth_mode=args.auth_mode, tokens=tokens)
-    port = int(sock.getsockname()[1])
-    daemon.port = port
-
+    daemon.port = port = int(sock.getsockname()[1])
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
     request_log = logging.getLogger("signet_sdk.testing.mock_daemon")
     request_log.addHandler(handler)
     request_log.setLevel(logging.INFO)
     request_log.propagate = False
-
-    shown = f"[{args.host}]" if ":" in args.host else args.host
     sys.stdout.write(
-        f"{PROG}: listening on http://{shown}:{port} "
+        f"{PROG}: listening on {_url(args.host, port)} "
         f"(auth: {args.auth_mode}, db: {db_path}); Ctrl-C to stop\n"
     )
     sys.stdout.flush()
-    server = _make_server(daemon, log_level="warning")
+    server = _make_server(daemon)
     if threading.current_thread() is threading.main_thread():
         # uvicorn re-raises the signal that stopped it once it has shut down;
         # turning SIGTERM into KeyboardInterrupt lets both end here cleanly.
@@ -241,8 +241,7 @@ def serve_from_args(args: Any) -> int:
         request_log.removeHandler(handler)
         sock.close()
         daemon.close()
-    sys.stderr.write(f"{PROG}: stopped\n")
-    return 0
+    return fail(0, "stopped")
 
 
 def _interrupt(signum: int, frame: object) -> None:
