@@ -356,10 +356,9 @@ def _session_end(ctx: Context, req: Request, body: Body) -> Response:
     if key and path:
         ended = ctx.tracker.ended(key)
         skip = {"memoriesSaved": 0, "skipped": True}
-        if ended is not None and ended.runtime_path:
+        if ended is not None and ended[1]:
             ctx.logs.log("info", "hooks", "Duplicate session-end skipped", {"sessionKey": key})
-            by = ended.runtime_path
-            return json_response({**skip, "duplicateSessionEnd": True, "endedBy": by})
+            return json_response({**skip, "duplicateSessionEnd": True, "endedBy": ended[1]})
         owner = ctx.tracker.owner(key) if ended is None else None
         if owner and owner != path:
             return json_response({**skip, "duplicateRuntimePath": True, "claimedBy": owner})

@@ -158,8 +158,9 @@ def remember_memory(ctx: Context, body: Any, session_key_header: str | None) -> 
     if not storage:
         return error("content is required")
 
-    existing = ctx.store.find_by_source(source_type, source_id, scope) if source_id else None
-    existing = existing or ctx.store.find_by_hash(digest, scope)
+    by_source = {"source_type": source_type, "source_id": source_id}
+    existing = ctx.store.find_live(scope, **by_source) if source_id else None
+    existing = existing or ctx.store.find_live(scope, content_hash=digest)
     if existing is not None:
         same = {k: existing[k] for k in ("id", "type")}
         return json_response(
@@ -360,7 +361,7 @@ def modify_tx(
     content_changed = "content" in changes
     if content_changed:
         _, _, digest = normalize_content(changes["content"])
-        duplicate = ctx.store.find_by_hash(digest, row["scope"], exclude_id=memory_id)
+        duplicate = ctx.store.find_live(row["scope"], memory_id, content_hash=digest)
         if duplicate is not None:
             refused = {"id": memory_id, "status": "duplicate_content_hash"}
             return {**refused, "currentVersion": version, "duplicateMemoryId": duplicate["id"]}

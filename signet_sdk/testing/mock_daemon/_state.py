@@ -4,7 +4,7 @@ TS 0.109 keeps all of this in process memory, so a daemon restart forgets it
 (that is what ``sessionKnown:false`` reveals). The mock does the same: none
 of it is written to SQLite. Every lifetime is measured on the daemon's
 injectable clock, so tests move time with ``MockDaemon.advance`` instead of
-sleeping.
+sleeping. Every method takes a session key as given and normalizes it.
 """
 
 from __future__ import annotations
@@ -12,38 +12,27 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Literal, TypeVar
 
 from ._rules import iso, opt_str
 from ._rules import normalize_session_key as _norm
 
 RuntimePath = Literal["plugin", "legacy"]
 
-CLAIM_TTL = 4 * 60 * 60.0
-TOMBSTONE_TTL = 30 * 60.0
-BYPASS_TTL = CLAIM_TTL
-PRESENCE_TTL = 4 * 60 * 60.0
-WARN_BEFORE = 30 * 60.0
+CLAIM_TTL = BYPASS_TTL = PRESENCE_TTL = 4 * 60 * 60.0
+TOMBSTONE_TTL = WARN_BEFORE = 30 * 60.0
 PROMPT_DEDUPE_TURNS = 5
 
-Clock = Callable[[], float]
+_T = TypeVar("_T")
 
 
-class _Expiring(Protocol):
-    @property
-    def expires_at(self) -> float: ...
-
-
-_E = TypeVar("_E", bound=_Expiring)
-
-
-def _unexpired(table: dict[str, _E], key: str, now: float) -> _E | None:
-    """The entry for ``key`` unless it expired (an expired one is dropped)."""
-    entry = table.get(key)
-    if entry is not None and now > entry.expires_at:
+def _unexpired(table: dict[str, tuple[float, _T]], key: str, now: float) -> _T | None:
+    """The value stored for ``key`` until its deadline (an expired one is dropped)."""
+    deadline, value = table.get(key, (now, None))
+    if now > deadline:
         del table[key]
         return None
-    return entry
+    return value
 
 
 @dataclass(slots=True)
@@ -68,30 +57,14 @@ class Claim:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Tombstone:
-    """A recently ended session and the runtime path its end carried."""
-
-    runtime_path: RuntimePath | None
-    expires_at: float
-
-
-@dataclass(slots=True)
-class _Until:
-    expires_at: float
-
-
 class SessionTracker:
-    """Claims (4 h), ended-session tombstones (30 min) and bypass flags (4 h).
+    """Claims (4 h), ended-session tombstones (30 min) and bypass flags (4 h)."""
 
-    Every method takes a session key as given and normalizes it.
-    """
-
-    def __init__(self, clock: Clock) -> None:
+    def __init__(self, clock: Callable[[], float]) -> None:
         self._now = clock
         self._claims: dict[str, Claim] = {}
-        self._ended: dict[str, Tombstone] = {}
-        self._bypass: dict[str, _Until] = {}
+        self._ended: dict[str, tuple[float, RuntimePath | None]] = {}
+        self._bypass: dict[str, tuple[float, bool]] = {}
         self._warned: set[str] = set()
 
     def _live(self, key: str) -> Claim | None:
@@ -141,20 +114,24 @@ class SessionTracker:
 
     def mark_ended(self, session_key: str, path: RuntimePath | None) -> None:
         """Release the claim and leave a 30-minute tombstone naming the end's path."""
-        key = _norm(session_key)
-        self._evict(key)
-        self._ended[key] = Tombstone(path, self._now() + TOMBSTONE_TTL)
+        self.release(session_key)
+        self._ended[_norm(session_key)] = (self._now() + TOMBSTONE_TTL, path)
 
-    def ended(self, session_key: str) -> Tombstone | None:
-        """The unexpired tombstone for a key."""
-        return _unexpired(self._ended, _norm(session_key), self._now())
+    def ended(self, session_key: str) -> tuple[float, RuntimePath | None] | None:
+        """The unexpired tombstone for a key: ``(expiry, the runtime path its end carried)``."""
+        key = _norm(session_key)
+        stone = self._ended.get(key)
+        if stone is not None and self._now() > stone[0]:
+            del self._ended[key]
+            return None
+        return stone
 
     def bypass(self, session_key: str, *, allow_unknown: bool) -> bool:
         """Turn bypass on; refuses a key without a live claim unless allowed."""
         key = _norm(session_key)
         if self._live(key) is None and not allow_unknown:
             return False
-        self._bypass[key] = _Until(self._now() + BYPASS_TTL)
+        self._bypass[key] = (self._now() + BYPASS_TTL, True)
         return True
 
     def unbypass(self, session_key: str) -> None:
@@ -173,13 +150,13 @@ class SessionTracker:
             return None
         claim.expires_at = self._now() + CLAIM_TTL
         if key in self._bypass:
-            self._bypass[key] = _Until(claim.expires_at)
+            self._bypass[key] = (claim.expires_at, True)
         self._warned.discard(key)
         return claim.expires_at
 
     def active(self) -> list[Claim]:
         """Every live claim (expired ones are evicted on the way)."""
-        return [c for c in (self._live(k) for k in list(self._claims)) if c is not None]
+        return [c for c in map(self._live, list(self._claims)) if c is not None]
 
     def expiry_warning(self, session_key: str) -> str | None:
         """The once-per-session "expires soon" warning, or the "expired" one."""
@@ -199,7 +176,7 @@ class SessionTracker:
 
 @dataclass(slots=True)
 class Presence:
-    """A cross-agent presence row: who is in which session, seen when."""
+    """A cross-agent presence row: who is in which session, since when."""
 
     key: str
     agent_id: str
@@ -207,37 +184,31 @@ class Presence:
     project: str | None
     runtime_path: RuntimePath | None
     started_at: float
-    last_seen_at: float
-
-    @property
-    def expires_at(self) -> float:
-        """A row nobody touched for 4 hours is stale."""
-        return self.last_seen_at + PRESENCE_TTL
 
 
 class PresenceBoard:
     """Presence rows keyed by normalized session key; stale after 4 h untouched."""
 
-    def __init__(self, clock: Clock) -> None:
+    def __init__(self, clock: Callable[[], float]) -> None:
         self._now = clock
-        self._rows: dict[str, Presence] = {}
+        self._rows: dict[str, tuple[float, Presence]] = {}
 
     def upsert(self, session_key: str, body: dict[str, Any], path: RuntimePath | None) -> None:
-        """Create or refresh a hook body's row; an existing row keeps its start time.
-
-        The row names ``body.agentId ?? "default"``, the harness and the project.
-        """
+        """Create or refresh a hook body's row (``agentId ?? "default"``, harness, project);
+        an existing row keeps its start time."""
         key, now = _norm(session_key), self._now()
+        started = self._rows[key][1].started_at if key in self._rows else now
         agent_id = opt_str(body.get("agentId")) or "default"
-        harness, project = str(body["harness"]), opt_str(body.get("project"))
-        started = row.started_at if (row := self._rows.get(key)) else now
-        self._rows[key] = Presence(key, agent_id, harness, project, path, started, now)
+        row = Presence(
+            key, agent_id, str(body["harness"]), opt_str(body.get("project")), path, started
+        )
+        self._rows[key] = (now + PRESENCE_TTL, row)
 
     def touch(self, session_key: str) -> bool:
         """Refresh ``last_seen``; ``False`` when there is no live row."""
         row = self.get(session_key)
         if row is not None:
-            row.last_seen_at = self._now()
+            self._rows[row.key] = (self._now() + PRESENCE_TTL, row)
         return row is not None
 
     def remove(self, session_key: str) -> None:
@@ -250,7 +221,7 @@ class PresenceBoard:
 
     def live(self) -> list[Presence]:
         """Every row seen within the last 4 hours."""
-        return [r for r in (self.get(k) for k in list(self._rows)) if r is not None]
+        return [r for r in map(self.get, list(self._rows)) if r is not None]
 
 
 @dataclass(slots=True)
@@ -274,14 +245,12 @@ class HookMemory:
 
     def recently_injected(self, session_key: str) -> frozenset[str]:
         """Ids injected in this session's last five turns."""
-        turns = self.recent_injections.get(_norm(session_key))
-        return frozenset().union(*turns) if turns else frozenset()
+        return frozenset().union(*self.recent_injections.get(_norm(session_key), ()))
 
     def record_turn(self, session_key: str, ids: frozenset[str]) -> None:
         """Remember one turn's injected ids (the oldest of six turns drops out)."""
-        key = _norm(session_key)
-        turns = self.recent_injections.setdefault(key, deque(maxlen=PROMPT_DEDUPE_TURNS))
-        turns.append(ids)
+        turns = deque[frozenset[str]](maxlen=PROMPT_DEDUPE_TURNS)
+        self.recent_injections.setdefault(_norm(session_key), turns).append(ids)
 
     def reset(self, session_key: str, *, start: bool = False) -> None:
         """Forget the injection window (and with ``start``, let session-start inject again)."""

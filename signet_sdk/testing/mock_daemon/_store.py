@@ -1,16 +1,11 @@
 # long module: the SQLite schema and every query over it, so the SQL reads as one store
-"""SQLite persistence: memories (with FTS5), transcripts, cursors, jobs, summaries.
+"""SQLite persistence (memories with FTS5, transcripts, cursors, jobs, summaries) and recall.
 
 What the real daemon keeps on disk the mock keeps in SQLite too, so the dev
 daemon remembers across restarts while claims and bypass flags (memory-only
-in TS 0.109) do not. Full-text search uses FTS5 with bm25 ranking and a
-``LIMIT``: a recall reads only the rows whose terms match, never the table.
-
-Recall goes through :func:`recall` for ``POST /api/memory/recall``, ``POST
-/api/hooks/recall`` and the prompt-submit inject, as all three go through
-``hybridRecall`` in the real daemon. The mock has no embeddings, so
-"hybrid" here is keyword search with bm25 ranking; the response shape is
-the hybrid one.
+in TS 0.109) do not. Every recall (memory, hook and prompt-submit, as all go
+through ``hybridRecall`` in the daemon) is FTS5 keyword search with bm25
+ranking and a ``LIMIT``: it reads only the rows whose terms match.
 """
 
 from __future__ import annotations
@@ -317,20 +312,12 @@ class MemoryStore:
     def add_memory(self, content: str, **fields: Any) -> str:
         """Insert one memory row as-is (no prefix parsing, no de-duplication).
 
-        ``fields`` are columns: ``agent_id``, ``type`` (inferred when absent),
-        ``importance``, ``tags``, ``pinned``, ``who``, ``project``,
-        ``source_type`` (``"manual"``), ``source_id``, ``session_id``,
-        ``scope``, ``visibility``, ``created_at``, ``extraction_status`` and
-        ``updated_by``.
+        ``fields`` are ``memories`` columns; ``type`` is inferred when absent.
         """
         return self.add_memories([{**fields, "content": content}])[0]
 
     def add_memories(self, rows: Iterable[Mapping[str, Any]]) -> list[str]:
-        """Insert many memories in one transaction (fast seeding for tests and benches).
-
-        Each mapping takes the field names of :meth:`add_memory` plus
-        ``content``, the one required key.
-        """
+        """Insert many memories (``content`` plus columns) in one transaction: fast seeding."""
         now = self._now_iso()
         params: list[dict[str, Any]] = []
         for row in rows:
@@ -367,24 +354,16 @@ class MemoryStore:
             )
         return [p["id"] for p in params]
 
-    def find_by_source(
-        self, source_type: str, source_id: str, scope: str | None
+    def find_live(
+        self, scope: str | None, exclude_id: str | None = None, **equal: Any
     ) -> dict[str, Any] | None:
-        """A live memory with this ``(sourceType, sourceId)`` in this scope."""
+        """A live memory in ``scope`` (other than ``exclude_id``) whose columns equal ``equal``
+        (``content_hash``, or ``source_type`` and ``source_id``)."""
+        same = "".join(f"{column} = ? AND " for column in equal)
         return self._one(
-            "SELECT * FROM memories WHERE source_type = ? AND source_id = ? AND scope IS ? "
-            "AND is_deleted = 0 LIMIT 1",
-            (source_type, source_id, scope),
-        )
-
-    def find_by_hash(
-        self, content_hash: str, scope: str | None, *, exclude_id: str | None = None
-    ) -> dict[str, Any] | None:
-        """A live memory with this normalized-content hash in this scope."""
-        return self._one(
-            "SELECT * FROM memories WHERE content_hash = ? AND scope IS ? AND is_deleted = 0 "
-            "AND id IS NOT ? LIMIT 1",
-            (content_hash, scope, exclude_id),
+            f"SELECT * FROM memories WHERE {same}scope IS ? AND is_deleted = 0 AND id IS NOT ? "
+            "LIMIT 1",
+            [*equal.values(), scope, exclude_id],
         )
 
     def get_memory(
@@ -438,11 +417,8 @@ class MemoryStore:
     def top_memories(
         self, agent_id: str, limit: int, *, newest: bool = False
     ) -> list[dict[str, Any]]:
-        """What session-start injects: pinned first, then importance, then recency.
-
-        ``newest`` orders by recency alone (pre-compaction's summary prompt),
-        archived memories included.
-        """
+        """What session-start injects: pinned first, then importance, then recency;
+        ``newest``: recency alone, archived ones too (pre-compaction's prompt)."""
         order = "pinned DESC, importance DESC, created_at DESC"
         archived = "" if newest else "AND visibility != 'archived' "
         return self._all(
@@ -454,10 +430,7 @@ class MemoryStore:
     def update_memory(
         self, memory_id: str, changes: Mapping[str, Any], *, changed_by: str, **audit: str
     ) -> int:
-        """Apply a modify patch, bump the version, write history; the new version.
-
-        ``audit`` carries the history row's ``actor_type`` and ``reason``.
-        """
+        """Apply a modify patch (``audit``: ``actor_type``, ``reason``); the new version."""
         sets = dict(changes)
         if "content" in sets:
             storage, normalized, digest = normalize_content(str(sets["content"]))
@@ -503,9 +476,8 @@ class MemoryStore:
     ) -> list[dict[str, Any]]:
         """Batch-forget selection: FTS when ``match`` is given, else importance order.
 
-        ``fields`` are the optional filters ``type``, ``tags`` (a list, each
-        a substring of the tag list), ``who``, ``source_type``, ``since`` and
-        ``until``.
+        ``fields``: ``type``, ``who``, ``source_type``, ``since``, ``until``
+        and ``tags`` (each a substring of the tag list).
         """
         tags = [("m.tags LIKE ? ESCAPE '\\'", f"%{_escape_like(t)}%") for t in fields["tags"]]
         clause, args = where(
@@ -584,11 +556,8 @@ class MemoryStore:
     def search_transcripts(
         self, match: str, agent_id: str, limit: int, **fields: str | None
     ) -> list[dict[str, Any]]:
-        """FTS over stored transcripts, with a highlighted excerpt per hit.
-
-        ``fields``: ``project`` and ``session_key`` narrow the search,
-        ``exclude_key`` leaves one session out.
-        """
+        """FTS over stored transcripts, with an excerpt per hit; ``fields``:
+        ``project`` and ``session_key`` narrow it, ``exclude_key`` leaves one out."""
         clause, args = where(
             ["t.agent_id = ?"],
             [
@@ -621,11 +590,7 @@ class MemoryStore:
     # -- jobs, summaries, MEMORY.md -------------------------------------------
 
     def add_job(self, **job: Any) -> str:
-        """Record a queued summary job (the mock never runs it); its id.
-
-        ``job`` holds the ``summary_jobs`` columns ``kind``, ``session_key``,
-        ``session_id``, ``agent_id``, ``harness``, ``project`` and ``transcript``.
-        """
+        """Record a queued summary job (``summary_jobs`` columns; never run); its id."""
         job_id = str(uuid.uuid4())
         self._insert("summary_jobs", {"id": job_id, **job, "created_at": self._now_iso()})
         return job_id
@@ -645,10 +610,7 @@ class MemoryStore:
     def list_summaries(
         self, agent_id: str, project: str | None, depth: int | None, limit: int, offset: int
     ) -> tuple[list[dict[str, Any]], int]:
-        """Summary rows (newest ``latest_at`` first) and the total.
-
-        The mock never condenses summaries into parents, so ``childCount`` is 0.
-        """
+        """Summary rows (newest first) and the total (never condensed: ``childCount`` 0)."""
         where_sql, args = where(["agent_id = ?"], [("project = ?", project)])
         if depth is not None:
             where_sql += " AND depth = ?"
@@ -753,20 +715,12 @@ def _result(row: dict[str, Any], score: float, expand: bool) -> dict[str, Any]:
         "score": round(score, 4),
         "source": "hybrid",
     }
-    if row.get("source_id"):
-        out["source_id"] = row["source_id"]
-    if row.get("session_id"):
-        out["session_id"] = row["session_id"]
-    out.update(
-        type=row["type"],
-        tags=row["tags"],
-        pinned=bool(row["pinned"]),
-        importance=row["importance"],
-        who=row["who"],
-        project=row["project"],
-        created_at=row["created_at"],
-    )
+    out.update({k: row[k] for k in ("source_id", "session_id") if row.get(k)})
+    out.update({k: row[k] for k in _RESULT_COLUMNS}, pinned=bool(row["pinned"]))
     return out
+
+
+_RESULT_COLUMNS = ("type", "tags", "pinned", "importance", "who", "project", "created_at")
 
 
 def recall(store: MemoryStore, params: RecallParams) -> dict[str, Any]:
@@ -789,31 +743,19 @@ def recall(store: MemoryStore, params: RecallParams) -> dict[str, Any]:
             rows = rows[: params.limit]
     top = max((abs(s) for _, s in rows), default=0.0) or 1.0
     results = [_result(row, abs(score) / top, params.expand) for row, score in rows]
-    return {
-        "results": results,
-        "query": params.query,
-        "method": "hybrid",
-        "meta": {
-            "totalReturned": len(results),
-            "hasSupplementary": False,
-            "noHits": not results,
-        },
-    }
+    meta = {"totalReturned": len(results), "hasSupplementary": False, "noHits": not results}
+    return {"results": results, "query": params.query, "method": "hybrid", "meta": meta}
 
 
 def hook_recall_payload(result: dict[str, Any]) -> dict[str, Any]:
     """``withHookRecallCompat``: add ``memories``, ``count`` and ``message``."""
     results: list[dict[str, Any]] = result["results"]
-    out = dict(result)
-    out["memories"] = results
-    out["count"] = len(results)
-    if not results:
-        out["message"] = "No matching memories found."
-    else:
+    message = "No matching memories found."
+    if results:
         first = " ".join(str(results[0]["content"]).split())
         snippet = first if len(first) <= 80 else first[:77] + "..."
-        out["message"] = f"Found {len(results)} memories ({result['method']}). Top: {snippet}"
-    return out
+        message = f"Found {len(results)} memories ({result['method']}). Top: {snippet}"
+    return {**result, "memories": results, "count": len(results), "message": message}
 
 
 def empty_hook_recall(query: Any, **flag: bool) -> dict[str, Any]:
