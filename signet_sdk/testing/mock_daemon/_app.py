@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
@@ -27,10 +26,8 @@ from ._context import (
     AuthMode,
     AuthPolicy,
     Context,
-    LogBook,
     parse_version,
 )
-from ._state import HookMemory, PresenceBoard, SessionTracker
 from ._store import MemoryStore
 
 if TYPE_CHECKING:
@@ -43,14 +40,10 @@ DEFAULT_BODY_LIMIT = 10 * 1024 * 1024
 
 _log = logging.getLogger("signet_sdk.testing.mock_daemon")
 
+#: The dashboard's origins (port 3850, and 5173 for its dev server) and the desktop app.
 _CORS_ORIGINS = frozenset(
-    {
-        "http://localhost:3850",
-        "http://127.0.0.1:3850",
-        "http://localhost:5173",
-        "http://127.0.0.1:5173",
-        "app://signet",
-    }
+    [f"http://{host}:{port}" for host in ("localhost", "127.0.0.1") for port in (3850, 5173)]
+    + ["app://signet"]
 )
 
 
@@ -121,26 +114,14 @@ class MockDaemon:
             raise ValueError(f"unknown synthesis provider {synthesis_provider!r}")
         self._clock = clock
         self._offset = 0.0
-        self._lock = threading.RLock()
         self.body_limit = body_limit
         self._requests: list[RecordedRequest] = []
         auth = AuthPolicy(auth_mode, tokens)  # validate before opening the database
         self._ctx = ctx = Context(
-            store=MemoryStore(db_path, self.now),
-            tracker=SessionTracker(self.now),
-            presence=PresenceBoard(self.now),
-            hooks=HookMemory(),
-            logs=LogBook(self.now),
-            auth=auth,
-            now=self.now,
-            lock=self._lock,
-            pipeline_enabled=pipeline_enabled,
-            version=parse_version(version),
-            synthesis_provider=synthesis_provider,
-            agent_id_env=agent_id_env,
-            secrets=dict(secrets or {}),
-            started_at=self.now(),
+            self.now, auth, db_path, pipeline_enabled, parse_version(version), synthesis_provider
         )
+        ctx.agent_id_env, ctx.secrets = agent_id_env, dict(secrets or {})
+        self._lock = ctx.lock
         # TS 0.109's registration order: health, memory, hooks, secrets, sessions.
         groups = (ops, memory, hooks, secret_routes, sessions)
         routes = [daemon_route(ctx, spec) for group in groups for spec in group(ctx)]
@@ -310,7 +291,7 @@ class MockDaemon:
     @property
     def open_log_streams(self) -> int:
         """How many ``/api/logs/stream`` clients are connected."""
-        return self._ctx.logs.subscriber_count
+        return len(self._ctx.logs.subscribers)
 
     def close_log_streams(self) -> None:
         """End every open log stream cleanly (new streams can still open)."""

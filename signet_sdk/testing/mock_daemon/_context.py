@@ -1,25 +1,19 @@
-"""Everything a route handler may touch, in one object, and the auth rules it applies.
+"""Everything a route handler may touch (one :class:`Context`), auth, and the log book.
 
-Handlers are plain functions ``(ctx, request) -> response``; the daemon owns
-one :class:`Context` and passes it in. Keeping the state in one explicit
-place (rather than module globals, as the real daemon does) lets tests run
-many independent mock daemons in one process.
-
-The real daemon verifies HMAC-signed tokens. The mock keeps a plain table of
-token -> role instead: the SDK treats tokens as opaque strings, so what it
-needs from a mock is the same statuses, bodies and headers for a missing,
-unknown or under-privileged token, in the same order.
-
-The log is a ring buffer of LogEntry dicts and live SSE subscribers: the
-real daemon serves ``/api/logs`` from its log files and streams new entries
-over ``/api/logs/stream``; the mock logs what it does (one ``http`` entry per
-request plus a few domain events) so both routes have real content.
+Handlers are plain functions ``(ctx, request) -> response``. Keeping the
+state in one explicit object (not module globals, as the real daemon does)
+lets tests run many independent mock daemons in one process. The daemon's
+HMAC-signed tokens become a plain token -> role table: the SDK treats tokens
+as opaque, so what it needs is the same statuses and bodies for a missing,
+unknown or under-privileged token. The log book keeps the newest entries for
+``/api/logs`` and feeds ``/api/logs/stream``, so both have real content.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import threading
 from collections import deque
 from collections.abc import Callable, Mapping
@@ -47,6 +41,7 @@ ROLE_PERMISSIONS: Mapping[str, frozenset[str]] = {
     "agent": frozenset({"remember", "recall", "modify", "forget", "recover", "documents"}),
     "readonly": frozenset({"recall"}),
 }
+LEVELS = ("debug", "info", "warn", "error")
 
 
 def parse_version(text: str) -> tuple[int, int, int]:
@@ -66,16 +61,6 @@ def check_role(role: str, token: str = "") -> str:
     return role
 
 
-def parse_bearer(header: str | None) -> str | None:
-    """The token of ``Authorization: Bearer <token>``; anything else is "no token".
-
-    The daemon splits on a single space and wants exactly two parts with a
-    case-sensitive ``Bearer``: ``bearer x`` or ``Bearer  x`` count as absent.
-    """
-    parts = (header or "").split(" ")
-    return parts[1] if len(parts) == 2 and parts[0] == "Bearer" and parts[1] else None
-
-
 class AuthPolicy:
     """The global auth middleware plus ``requirePermission`` for one mode."""
 
@@ -92,14 +77,16 @@ class AuthPolicy:
     def authenticate(
         self, authorization: str | None, client_host: str | None
     ) -> tuple[str | None, str | None, bool]:
-        """Run the global middleware for one request (every path, ``/health`` too).
+        """The global middleware: ``(401 message or None, the caller's role, loopback)``.
 
-        Returns ``(401 message or None, the caller's role, loopback)``.
+        The bearer token needs exactly ``Bearer <token>`` (one space, case
+        sensitive); anything else counts as no token.
         """
         loopback = client_host in LOOPBACK_HOSTS
         if self.mode == "local":
             return None, None, loopback
-        token = parse_bearer(authorization)
+        parts = (authorization or "").split(" ")
+        token = parts[1] if len(parts) == 2 and parts[0] == "Bearer" and parts[1] else None
         role = self._tokens.get(token) if token else None
         if self.mode == "hybrid" and loopback:
             # Loopback callers may omit the token; a bad one is ignored, not refused.
@@ -119,44 +106,7 @@ class AuthPolicy:
         return f"role '{role}' lacks '{permission}' permission"
 
 
-@dataclass(eq=False)
-class Context:
-    """The mock daemon's state and configuration, shared by all routes."""
-
-    store: MemoryStore
-    tracker: SessionTracker
-    presence: PresenceBoard
-    hooks: HookMemory
-    logs: LogBook
-    auth: AuthPolicy
-    now: Callable[[], float]
-    lock: threading.RLock
-    pipeline_enabled: bool = True
-    version: tuple[int, int, int] = (0, 109, 0)
-    synthesis_provider: str = "none"
-    agent_id_env: str | None = None
-    secrets: dict[str, str] = field(default_factory=dict)
-    started_at: float = 0.0
-    port: int | None = None
-
-    @property
-    def newer_routes(self) -> bool:
-        """Whether routes added after TS 0.109 are served (session transcript and search)."""
-        return self.version[:2] > (0, 109)
-
-    @property
-    def synthesis_worker(self) -> bool:
-        """A synthesis worker runs when the pipeline runs and synthesis has a provider."""
-        return self.pipeline_enabled and self.synthesis_provider != "none"
-
-    def agent(self, agent_id: Any, session_key: Any) -> str:
-        """``resolveAgentId`` with this daemon's ``SIGNET_AGENT_ID``."""
-        return resolve_agent_id(agent_id, session_key, self.agent_id_env)
-
-
-LEVELS = ("debug", "info", "warn", "error")
-
-#: A subscriber: the event loop serving a stream, and its queue (``None`` ends it).
+#: A log stream: the event loop serving it, and its queue (``None`` ends it).
 Subscriber = tuple[asyncio.AbstractEventLoop, "asyncio.Queue[dict[str, Any] | None]"]
 
 
@@ -167,15 +117,14 @@ class LogBook:
         self._now = clock
         self._lock = threading.Lock()
         self._entries: deque[dict[str, Any]] = deque(maxlen=capacity)
-        self._subscribers: list[Subscriber] = []
+        self.subscribers: list[Subscriber] = []
 
     def _push(self, entry: dict[str, Any] | None) -> None:
         """Hand an entry (or the end of stream) to every open stream, from any thread."""
         with self._lock:
-            subscribers = list(self._subscribers)
+            subscribers = list(self.subscribers)
         for loop, queue in subscribers:
-            # A closed loop means the stream is gone already.
-            with contextlib.suppress(RuntimeError):
+            with contextlib.suppress(RuntimeError):  # a closed loop: the stream is gone
                 loop.call_soon_threadsafe(queue.put_nowait, entry)
 
     def log(
@@ -189,12 +138,8 @@ class LogBook:
         error: BaseException | None = None,
     ) -> None:
         """Append an entry (and push it to every open stream)."""
-        entry: dict[str, Any] = {
-            "timestamp": iso(self._now()),
-            "level": level,
-            "category": category,
-            "message": message,
-        }
+        entry: dict[str, Any] = {"timestamp": iso(self._now()), "level": level}
+        entry.update(category=category, message=message)
         if data:
             entry["data"] = data
         if duration is not None:
@@ -206,11 +151,7 @@ class LogBook:
         self._push(entry)
 
     def recent(
-        self,
-        limit: int = 100,
-        level: str | None = None,
-        category: str | None = None,
-        since: str | None = None,
+        self, limit: int, level: str | None, category: str | None, since: str | None
     ) -> list[dict[str, Any]]:
         """``logger.getRecent``: the newest matching entries, oldest first."""
         floor = LEVELS.index(level) if level in LEVELS else 0
@@ -230,21 +171,52 @@ class LogBook:
         """Open a stream on the running event loop."""
         sub: Subscriber = (asyncio.get_running_loop(), asyncio.Queue())
         with self._lock:
-            self._subscribers.append(sub)
+            self.subscribers.append(sub)
         return sub
 
     def unsubscribe(self, sub: Subscriber) -> None:
         """Close a stream's subscription (idempotent)."""
-        with self._lock:
-            if sub in self._subscribers:
-                self._subscribers.remove(sub)
-
-    @property
-    def subscriber_count(self) -> int:
-        """How many log streams are open right now."""
-        with self._lock:
-            return len(self._subscribers)
+        with self._lock, contextlib.suppress(ValueError):
+            self.subscribers.remove(sub)
 
     def close_streams(self) -> None:
         """End every open stream (server shutdown, or a test that is done)."""
         self._push(None)
+
+
+@dataclass(eq=False)
+class Context:
+    """The mock daemon's configuration; it makes the state all routes share."""
+
+    now: Callable[[], float]
+    auth: AuthPolicy
+    db_path: str | os.PathLike[str] | None = None
+    pipeline_enabled: bool = True
+    version: tuple[int, int, int] = (0, 109, 0)
+    synthesis_provider: str = "none"
+    agent_id_env: str | None = None
+    secrets: dict[str, str] = field(default_factory=dict)
+    port: int | None = None
+    lock: threading.RLock = field(default_factory=threading.RLock)
+
+    def __post_init__(self) -> None:
+        self.store = MemoryStore(self.db_path, self.now)
+        self.tracker = SessionTracker(self.now)
+        self.presence = PresenceBoard(self.now)
+        self.hooks = HookMemory()
+        self.logs = LogBook(self.now)
+        self.started_at = self.now()
+
+    @property
+    def newer_routes(self) -> bool:
+        """Whether routes added after TS 0.109 are served (session transcript and search)."""
+        return self.version[:2] > (0, 109)
+
+    @property
+    def synthesis_worker(self) -> bool:
+        """A synthesis worker runs when the pipeline runs and synthesis has a provider."""
+        return self.pipeline_enabled and self.synthesis_provider != "none"
+
+    def agent(self, agent_id: Any, session_key: Any) -> str:
+        """``resolveAgentId`` with this daemon's ``SIGNET_AGENT_ID``."""
+        return resolve_agent_id(agent_id, session_key, self.agent_id_env)
