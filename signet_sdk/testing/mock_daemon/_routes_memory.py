@@ -9,11 +9,12 @@ against the mock exactly as against the daemon.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -51,48 +52,38 @@ class JsTypeError(TypeError):
     """
 
 
-def _finite(value: Any) -> bool:
+def _finite(value: Any) -> TypeGuard[float]:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-_TEXT_FILTERS = ("type", "tags", "who", "since", "until", "project")
-
-
-def _filters_from(body: dict[str, Any], agent_id: str, *, with_extras: bool) -> MemoryFilters:
-    """Recall filters from a request body (hook recall passes fewer of them)."""
-    text: dict[str, Any] = {
-        n: str(body[n]) if js_truthy(body.get(n)) else None for n in _TEXT_FILTERS
-    }
-    tags = tuple(t.strip() for t in (text.pop("tags") or "").split(",") if t.strip())
-    if not with_extras:
-        return MemoryFilters(agent_id=agent_id, tags=tags, **text)
-    importance: Any = body.get("importance_min")
-    scope = body.get("scope")
-    return MemoryFilters(
-        agent_id=agent_id,
-        tags=tags,
-        pinned=js_truthy(body.get("pinned")),
-        importance_min=float(importance) if _finite(importance) else None,
-        scope=None if scope is None else str(scope),
-        scope_given="scope" in body,
-        **text,
-    )
-
-
-def recall_limit(value: Any) -> int:
-    """``limit`` as the daemon passes it to SQL: default 10, not clamped."""
-    number = None if isinstance(value, bool) else parse_optional_number(value)
-    return int(value) if _finite(value) else int(number) if number is not None else 10
+_TEXT = ("type", "tags", "who", "since", "until", "project")
 
 
 def recall_params(body: dict[str, Any], agent_id: str, *, with_extras: bool) -> RecallParams:
-    """Everything a recall route reads from its body."""
-    keyword = body.get("keywordQuery")
+    """Everything a recall route reads from its body (hook recall reads fewer filters).
+
+    ``limit`` goes to SQL as the daemon passes it: default 10, not clamped.
+    """
+    text: dict[str, Any] = {n: str(body[n]) if js_truthy(body.get(n)) else None for n in _TEXT}
+    filters = MemoryFilters(
+        agent_id, tags=tuple(t.strip() for t in (text.pop("tags") or "").split(",") if t.strip())
+    )
+    if with_extras:
+        importance, scope = body.get("importance_min"), body.get("scope")
+        filters = dataclasses.replace(
+            filters,
+            pinned=js_truthy(body.get("pinned")),
+            importance_min=float(importance) if _finite(importance) else None,
+            scope=None if scope is None else str(scope),
+            scope_given="scope" in body,
+        )
+    keyword, limit = body.get("keywordQuery"), body.get("limit")
+    number = None if isinstance(limit, bool) else parse_optional_number(limit)
     return RecallParams(
         query=str(body.get("query", "")).strip(),
         keyword_query=keyword if isinstance(keyword, str) and keyword.strip() else None,
-        limit=recall_limit(body.get("limit")),
-        filters=_filters_from(body, agent_id, with_extras=with_extras),
+        limit=int(limit) if _finite(limit) else int(number) if number is not None else 10,
+        filters=dataclasses.replace(filters, **text),
         expand=js_truthy(body.get("expand")),
     )
 
@@ -162,18 +153,9 @@ def remember_memory(ctx: Context, body: Any, session_key_header: str | None) -> 
     existing = ctx.store.find_live(scope, **by_source) if source_id else None
     existing = existing or ctx.store.find_live(scope, content_hash=digest)
     if existing is not None:
-        same = {k: existing[k] for k in ("id", "type")}
-        return json_response(
-            {
-                **same,
-                "tags": existing["tags"] or "",
-                "pinned": bool(existing["pinned"]),
-                "importance": existing["importance"],
-                "content": existing["content"],
-                "embedded": True,
-                "deduped": True,
-            }
-        )
+        saved = {k: existing[k] for k in ("id", "type", "tags", "pinned", "importance", "content")}
+        saved.update(tags=existing["tags"] or "", pinned=bool(existing["pinned"]))
+        return json_response({**saved, "embedded": True, "deduped": True})
     mem_type = infer_type(parsed.content)
     mem_id = ctx.store.add_memory(
         storage,
@@ -194,8 +176,9 @@ def remember_memory(ctx: Context, body: Any, session_key_header: str | None) -> 
     transcript = body.get("transcript")
     if isinstance(transcript, str) and transcript and source_id:
         ctx.store.upsert_transcript(source_id, agent_id, transcript, source_type, project)
-    data = {"id": mem_id, "type": mem_type, "pinned": pinned}
-    ctx.logs.log("info", "memory", "Memory saved", data)
+    ctx.logs.log(
+        "info", "memory", "Memory saved", {"id": mem_id, "type": mem_type, "pinned": pinned}
+    )
     return json_response(
         {
             "id": mem_id,

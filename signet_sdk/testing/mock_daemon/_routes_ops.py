@@ -127,20 +127,17 @@ def split_command(command: str) -> list[str]:
     return args if word is None else [*args, "".join(word)]
 
 
-class SecretError(Exception):
-    """A reference that cannot be resolved: the route's 500 message."""
-
-
 def _resolve(ref: object, store: Mapping[str, str]) -> str:
+    """A secret reference's value (``LookupError`` with the route's 500 message)."""
     if not isinstance(ref, str):
-        raise SecretError("secret reference must be a string")
+        raise LookupError("secret reference must be a string")
     if ref.startswith("op://"):
-        raise SecretError("1Password is not configured (OP_SERVICE_ACCOUNT_TOKEN is not set)")
-    name = ref[len("local://") :] if ref.startswith("local://") else ref
+        raise LookupError("1Password is not configured (OP_SERVICE_ACCOUNT_TOKEN is not set)")
+    name = ref.removeprefix("local://")
     if not _SECRET_NAME.match(name):
-        raise SecretError(f"Invalid secret name '{name}'")
+        raise LookupError(f"Invalid secret name '{name}'")
     if name not in store:
-        raise SecretError(f"Secret '{name}' not found")
+        raise LookupError(f"Secret '{name}' not found")
     return store[name]
 
 
@@ -172,8 +169,8 @@ async def _exec_route(ctx: Context, req: Request) -> Response:
         store = dict(ctx.secrets)
     try:
         injected = {str(var): _resolve(ref, store) for var, ref in refs.items()}
-    except SecretError as exc:
-        return error(str(exc), 500)
+    except LookupError as exc:
+        return error(str(exc.args[0]), 500)
     argv = split_command(command)
     if not argv:
         return error("spawn  ENOENT", 500)

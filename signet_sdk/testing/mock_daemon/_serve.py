@@ -69,15 +69,8 @@ def _make_server(daemon: MockDaemon) -> Any:
             daemon.close_log_streams()
             await super().shutdown(sockets=sockets)
 
-    return _Server(
-        uvicorn.Config(
-            daemon,
-            lifespan="on",
-            log_level="warning",
-            access_log=False,
-            timeout_graceful_shutdown=3,
-        )
-    )
+    settings = {"lifespan": "on", "log_level": "warning", "access_log": False}
+    return _Server(uvicorn.Config(daemon, timeout_graceful_shutdown=3, **settings))
 
 
 def _url(host: str, port: int) -> str:
@@ -163,20 +156,6 @@ def _loopback(host: str) -> bool:
         return False
 
 
-def _refusal(args: Any, tokens: dict[str, str]) -> tuple[int, str] | None:
-    """Why ``dev-daemon`` must not start, as ``(exit code, message)``; ``None`` if it may."""
-    if not _loopback(args.host) and (args.auth_mode == "local" or not tokens):
-        return 2, (
-            f"refusing to listen on {args.host} without --auth-mode team and a --token "
-            "(anyone who can reach it could read and write the memories)"
-        )
-    try:
-        _uvicorn()
-    except RuntimeError as exc:
-        return 1, str(exc)
-    return None
-
-
 def serve_from_args(args: Any) -> int:
     """``signet-sdk dev-daemon``: serve until interrupted; 2 when the port is taken.
 
@@ -192,9 +171,16 @@ def serve_from_args(args: Any) -> int:
         tokens = _tokens(list(args.token))
     except ValueError as exc:
         return fail(2, str(exc))
-    refusal = _refusal(args, tokens)
-    if refusal is not None:
-        return fail(*refusal)
+    if not _loopback(args.host) and (args.auth_mode == "local" or not tokens):
+        return fail(
+            2,
+            f"refusing to listen on {args.host} without --auth-mode team and a --token "
+            "(anyone who can reach it could read and write the memories)",
+        )
+    try:
+        _uvicorn()
+    except RuntimeError as exc:
+        return fail(1, str(exc))
     db_path: Path = Path(args.db) if args.db else default_db_path()
     try:
         db_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -222,7 +208,7 @@ def serve_from_args(args: Any) -> int:
     request_log = logging.getLogger("signet_sdk.testing.mock_daemon")
     request_log.addHandler(handler)
     request_log.setLevel(logging.INFO)
-    request_log.propagate = False
+    request_log.propagate = False  # one line per request on stderr, nowhere else
     sys.stdout.write(
         f"{PROG}: listening on {_url(args.host, port)} "
         f"(auth: {args.auth_mode}, db: {db_path}); Ctrl-C to stop\n"
