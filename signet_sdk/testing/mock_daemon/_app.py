@@ -103,11 +103,10 @@ class MockDaemon:
     ) -> None:
         from starlette.routing import Router
 
-        from ._routes_hooks import routes as hooks
-        from ._routes_memory import routes as memory
-        from ._routes_ops import routes as ops
-        from ._routes_ops import secret_routes
-        from ._routes_sessions import routes as sessions
+        from . import _routes_hooks as hooks
+        from . import _routes_memory as memory
+        from . import _routes_ops as ops
+        from . import _routes_sessions as sessions
         from ._web import NOT_FOUND, daemon_route
 
         if synthesis_provider not in SYNTHESIS_PROVIDERS:
@@ -123,8 +122,9 @@ class MockDaemon:
         ctx.agent_id_env, ctx.secrets = agent_id_env, dict(secrets or {})
         self._lock = ctx.lock
         # TS 0.109's registration order: health, memory, hooks, secrets, sessions.
-        groups = (ops, memory, hooks, secret_routes, sessions)
-        routes = [daemon_route(ctx, spec) for group in groups for spec in group(ctx)]
+        newer = sessions.NEWER_ROUTES if ctx.newer_routes else []
+        specs = [*ops.ROUTES, *memory.ROUTES, *hooks.ROUTES, *ops.SECRET_ROUTES]
+        routes = [daemon_route(ctx, spec) for spec in [*specs, *sessions.ROUTES, *newer]]
         self._router = Router(
             routes, redirect_slashes=False, default=NOT_FOUND, lifespan=self._lifespan
         )

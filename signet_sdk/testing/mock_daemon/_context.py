@@ -206,16 +206,10 @@ class Context:
         self.hooks = HookMemory()
         self.logs = LogBook(self.now)
         self.started_at = self.now()
-
-    @property
-    def newer_routes(self) -> bool:
-        """Whether routes added after TS 0.109 are served (session transcript and search)."""
-        return self.version[:2] > (0, 109)
-
-    @property
-    def synthesis_worker(self) -> bool:
-        """A synthesis worker runs when the pipeline runs and synthesis has a provider."""
-        return self.pipeline_enabled and self.synthesis_provider != "none"
+        # Routes added after TS 0.109 (session transcript and search) are served.
+        self.newer_routes = self.version[:2] > (0, 109)
+        # A synthesis worker runs when the pipeline runs and synthesis has a provider.
+        self.synthesis_worker = self.pipeline_enabled and self.synthesis_provider != "none"
 
     def agent(self, agent_id: Any, session_key: Any) -> str:
         """``resolveAgentId`` with this daemon's ``SIGNET_AGENT_ID``."""

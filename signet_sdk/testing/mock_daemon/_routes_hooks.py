@@ -41,7 +41,7 @@ from ._store import (
     query_terms,
     recall,
 )
-from ._web import BadJson, RouteSpec, body_json, error, json_response, text_response
+from ._web import BadJson, Routes, body_json, error, json_response, text_response
 
 PROMPT_RECALL_LIMIT = 10
 PROMPT_INJECT_CHARS = 500
@@ -70,6 +70,8 @@ SYNTHESIS_CONFIG: dict[str, Any] = {
 }
 
 _log = logging.getLogger("signet_sdk.testing.mock_daemon")
+#: Hook routes, in TS 0.109's registration order.
+ROUTES = Routes()
 
 Body = dict[str, Any]
 HookFn = Callable[[Context, Request, Body], Response]
@@ -143,35 +145,38 @@ def _conflict(ctx: Context, req: Request, body: Body) -> Response | None:
 
 def _hook(
     path: str,
-    fn: HookFn,
     required: tuple[str, ...] = ("harness",),
     internal: Body | None = None,
     message: str = "Hook execution failed",
-) -> RouteSpec:
-    """A hook route: the ``x-signet-no-hooks`` no-op, the body, its required fields,
-    and the try/catch that turns every failure into ``500 {"error": message}``."""
+) -> Callable[[HookFn], HookFn]:
+    """Register a hook route: the ``x-signet-no-hooks`` no-op, the body, its required
+    fields, and the try/catch that turns every failure into ``500 {"error": message}``."""
 
-    def handler(ctx: Context, req: Request) -> Response:
-        if internal is not None and req.headers.get("x-signet-no-hooks") == "1":
-            return json_response(internal)
-        try:
-            body = body_json(req)
-            if body is None:
-                raise HookFailure("Cannot read properties of null")
-            body = body if isinstance(body, dict) else {}  # a non-object lacks every field
-            if not all(js_truthy(body.get(name)) for name in required):
-                verb = "is" if len(required) == 1 else "are"
-                return error(f"{' and '.join(required)} {verb} required")
-            return fn(ctx, req, body)
-        except TranscriptRejected as exc:
-            return error(exc.error, exc.status)
-        except Exception as exc:  # a bug in the mock still answers like the daemon
-            ctx.logs.log("error", "hooks", message, {"path": req.state.path}, error=exc)
-            if not isinstance(exc, BadJson | HookFailure | JsTypeError):
-                _log.exception("hook %s failed", req.state.path)
-            return error(message, 500)
+    def register(fn: HookFn) -> HookFn:
+        def handler(ctx: Context, req: Request) -> Response:
+            if internal is not None and req.headers.get("x-signet-no-hooks") == "1":
+                return json_response(internal)
+            try:
+                body = body_json(req)
+                if body is None:
+                    raise HookFailure("Cannot read properties of null")
+                body = body if isinstance(body, dict) else {}  # a non-object lacks every field
+                if not all(js_truthy(body.get(name)) for name in required):
+                    verb = "is" if len(required) == 1 else "are"
+                    return error(f"{' and '.join(required)} {verb} required")
+                return fn(ctx, req, body)
+            except TranscriptRejected as exc:
+                return error(exc.error, exc.status)
+            except Exception as exc:  # a bug in the mock still answers like the daemon
+                ctx.logs.log("error", "hooks", message, {"path": req.state.path}, error=exc)
+                if not isinstance(exc, BadJson | HookFailure | JsTypeError):
+                    _log.exception("hook %s failed", req.state.path)
+                return error(message, 500)
 
-    return ("POST", f"/api/hooks/{path}", handler, None)
+        ROUTES.append(("POST", f"/api/hooks/{path}", handler, None))
+        return fn
+
+    return register
 
 
 def _date_header(ts: float) -> str:
@@ -213,13 +218,14 @@ def _session_start_result(ctx: Context, body: Body, key: str | None) -> Body:
                 {k: row[k] for k in ("id", "content", "type", "importance", "created_at")}
             )
     result: Body = {"identity": identity, "memories": memories}
-    memory_md = ctx.store.get_memory_md(agent_id)
+    memory_md = ctx.store.memory_md(agent_id)
     if memory_md:
         result["recentContext"] = memory_md[:10_000]
         lines += ["", "# Recent Context", memory_md[:10_000]]
     return {**result, "inject": "\n".join(lines) + "\n", **warnings}
 
 
+@_hook("session-start", internal={"inject": "", "memories": []})
 def _session_start(ctx: Context, req: Request, body: Body) -> Response:
     path = _runtime_path(req, body)
     key = _key(body.get("sessionKey"))
@@ -293,6 +299,7 @@ def _prompt_result(ctx: Context, body: Body, key: str | None, message: str) -> B
     return result
 
 
+@_hook("user-prompt-submit", (), {"inject": "", "memoryCount": 0})
 def _prompt(ctx: Context, req: Request, body: Body) -> Response:
     given = [body.get(n) for n in ("userMessage", "userPrompt")]
     message = next((m for m in given if isinstance(m, str) and m.strip()), None)
@@ -300,7 +307,7 @@ def _prompt(ctx: Context, req: Request, body: Body) -> Response:
         return error("harness and userMessage or userPrompt are required")
     path = _runtime_path(req, body)
     key = opt_str(body.get("sessionKey"))
-    known = ctx.tracker.has(key) if key else False
+    known = ctx.tracker.owner(key) is not None if key else False
     noop = {"inject": "", "memoryCount": 0, "sessionKnown": known}
     duplicate = _claim_or_skip(ctx, key, path, _agent(body), "user-prompt-submit", **noop)
     if duplicate is not None:
@@ -350,6 +357,7 @@ def _session_end_result(ctx: Context, body: Body, key: str | None) -> Body:
     return {"memoriesSaved": 0, "queued": True, "jobId": job_id}
 
 
+@_hook("session-end", internal={"memoriesSaved": 0})
 def _session_end(ctx: Context, req: Request, body: Body) -> Response:
     path = _runtime_path(req, body)
     key = _key(body.get("sessionKey")) or _key(body.get("sessionId"))
@@ -401,11 +409,11 @@ def _checkpoint_result(ctx: Context, body: Body, key: str) -> Body:
     if not text:
         return {"skipped": True}
     data = text.encode("utf-8")
-    cursor = ctx.store.get_cursor(norm, agent_id)
+    cursor = ctx.store.cursor(norm, agent_id)
     delta = data if from_inline or cursor > len(data) else data[cursor:]
     if len(delta) < MIN_CHECKPOINT_BYTES:
         return {"skipped": True}
-    ctx.store.set_cursor(norm, agent_id, len(data))
+    ctx.store.cursor(norm, agent_id, move_to=len(data))
     job_id = ctx.store.add_job(
         kind="checkpoint_extract",
         session_key=norm,
@@ -418,6 +426,7 @@ def _checkpoint_result(ctx: Context, body: Body, key: str) -> Body:
     return {"queued": True, "jobId": job_id}
 
 
+@_hook("session-checkpoint-extract", ("harness", "sessionKey"), {"skipped": True})
 def _checkpoint(ctx: Context, req: Request, body: Body) -> Response:
     key = _key(body.get("sessionKey"))
     assert key is not None
@@ -435,6 +444,7 @@ def _checkpoint(ctx: Context, req: Request, body: Body) -> Response:
 # -- remember and recall -----------------------------------------------------------------
 
 
+@_hook("remember", ("harness", "content"), {"success": True, "memories": []})
 def _remember(ctx: Context, req: Request, body: Body) -> Response:
     conflict = _conflict(ctx, req, body)
     if conflict is not None:
@@ -454,6 +464,7 @@ def _remember(ctx: Context, req: Request, body: Body) -> Response:
         return text_response("Internal Server Error", 500)
 
 
+@_hook("recall", ("harness", "query"), empty_hook_recall("", internal=True))
 def _recall(ctx: Context, req: Request, body: Body) -> Response:
     conflict = _conflict(ctx, req, body)
     if conflict is not None:
@@ -471,6 +482,7 @@ def _recall(ctx: Context, req: Request, body: Body) -> Response:
 # -- compaction ----------------------------------------------------------------------------
 
 
+@_hook("pre-compaction")
 def _pre_compaction(ctx: Context, req: Request, body: Body) -> Response:
     noop = {"guidelines": "", "instructions": "", "summaryPrompt": ""}
     skip = _gate(ctx, req, body, "pre-compaction", {"instructions": ""}, **noop)
@@ -495,6 +507,7 @@ def _pre_compaction(ctx: Context, req: Request, body: Body) -> Response:
     return json_response({"summaryPrompt": prompt, "guidelines": PRE_COMPACTION_GUIDELINES})
 
 
+@_hook("compaction-complete", ("harness", "summary"), message="Failed to save summary")
 def _compaction_complete(ctx: Context, req: Request, body: Body) -> Response:
     skip = _gate(ctx, req, body, "compaction-complete", {"success": True}, success=True)
     if skip is not None:
@@ -562,11 +575,13 @@ def _synthesis_agent(ctx: Context, req: Request, body: Body) -> str:
     )
 
 
+@ROUTES.add("GET", "/api/hooks/synthesis/config")
 def _synthesis_config(ctx: Context, req: Request) -> Response:
     provider = ctx.synthesis_provider
     return json_response({"enabled": provider != "none", "provider": provider, **SYNTHESIS_CONFIG})
 
 
+@_hook("synthesis", (), message="Synthesis request failed")
 def _synthesis(ctx: Context, req: Request, body: Body) -> Response:
     agent_id = _synthesis_agent(ctx, req, body)
     rows = ctx.store.top_memories(agent_id, 100)
@@ -581,43 +596,11 @@ def _synthesis(ctx: Context, req: Request, body: Body) -> Response:
     )
 
 
+@_hook("synthesis/complete", ("content",), message="Failed to save MEMORY.md")
 def _synthesis_complete(ctx: Context, req: Request, body: Body) -> Response:
     if not ctx.synthesis_worker:
         return error("Synthesis worker not running", 503)
     agent_id = _synthesis_agent(ctx, req, body)
-    ctx.store.set_memory_md(agent_id, str(body["content"]))
+    ctx.store.memory_md(agent_id, str(body["content"]))
     ctx.logs.log("info", "hooks", "MEMORY.md synthesized", {"agentId": agent_id})
     return json_response({"success": True})
-
-
-def routes(ctx: Context) -> list[RouteSpec]:
-    """Hook routes, in TS 0.109's registration order."""
-    return [
-        _hook("session-start", _session_start, internal={"inject": "", "memories": []}),
-        _hook("user-prompt-submit", _prompt, (), {"inject": "", "memoryCount": 0}),
-        _hook("session-end", _session_end, internal={"memoriesSaved": 0}),
-        _hook(
-            "session-checkpoint-extract",
-            _checkpoint,
-            ("harness", "sessionKey"),
-            {"skipped": True},
-        ),
-        _hook("remember", _remember, ("harness", "content"), {"success": True, "memories": []}),
-        _hook("recall", _recall, ("harness", "query"), empty_hook_recall("", internal=True)),
-        _hook("pre-compaction", _pre_compaction),
-        _hook(
-            "compaction-complete",
-            _compaction_complete,
-            ("harness", "summary"),
-            message="Failed to save summary",
-        ),
-        ("GET", "/api/hooks/synthesis/config", _synthesis_config, None),
-        _hook("synthesis", _synthesis, (), message="Synthesis request failed"),
-        _hook(
-            "synthesis/complete",
-            _synthesis_complete,
-            ("content",),
-            None,
-            "Failed to save MEMORY.md",
-        ),
-    ]

@@ -36,13 +36,16 @@ from ._rules import (
     parse_tags_mutation,
 )
 from ._store import PUBLIC_MEMORY_COLUMNS, MemoryFilters, RecallParams, fts_query, recall
-from ._web import BadJson, RouteSpec, body_json, error, json_object, json_response, query_arg
+from ._web import BadJson, Routes, body_json, error, json_object, json_response, query_arg
 
 MAX_MUTATION_BATCH = 200
 FORGET_CONFIRM_THRESHOLD = 25
 _ACTOR_TYPES = frozenset({"operator", "pipeline", "harness", "sdk", "daemon"})
 _BAD_JSON = "Invalid JSON body"
 _BAD_VERSION = "if_version must be a positive integer"
+#: Memory routes (TS 0.109 registers remember, :id, forget, modify, recall).
+ROUTES = Routes()
+ByIdFn = Callable[[Context, Request, str, dict[str, Any]], Response]
 
 
 class JsTypeError(TypeError):
@@ -195,6 +198,7 @@ def remember_memory(ctx: Context, body: Any, session_key_header: str | None) -> 
     )
 
 
+@ROUTES.add("POST", "/api/memory/remember", "remember")
 def _remember_route(ctx: Context, req: Request) -> Response:
     try:
         body = body_json(req)
@@ -206,6 +210,7 @@ def _remember_route(ctx: Context, req: Request) -> Response:
 # -- recall and get ------------------------------------------------------------
 
 
+@ROUTES.add("POST", "/api/memory/recall", "recall")
 def _recall_route(ctx: Context, req: Request) -> Response:
     try:
         body = _object_or_throw(body_json(req), "query")
@@ -222,23 +227,26 @@ def _recall_route(ctx: Context, req: Request) -> Response:
     return json_response(result)
 
 
-def _with_memory_id(
-    fn: Callable[[Context, Request, str, dict[str, Any]], Response], blank: bool = False
-) -> Callable[[Context, Request], Response]:
-    """A ``/api/memory/:id`` handler: its JSON object body (unless GET), then the id."""
+def _by_id(method: str, permission: str, *, blank: bool = False) -> Callable[[ByIdFn], ByIdFn]:
+    """Register a ``/api/memory/:id`` handler: its JSON object body (unless GET), then the id."""
 
-    def handler(ctx: Context, req: Request) -> Response:
-        payload = {} if req.method == "GET" else json_object(req, blank=blank)
-        if payload is None:
-            return error(_BAD_JSON)
-        memory_id = req.path_params.get("id", "").strip()
-        if not memory_id:
-            return error("memory id is required")
-        return fn(ctx, req, memory_id, payload)
+    def register(fn: ByIdFn) -> ByIdFn:
+        @ROUTES.add(method, "/api/memory/{id}", permission)
+        def handler(ctx: Context, req: Request) -> Response:
+            payload = {} if req.method == "GET" else json_object(req, blank=blank)
+            if payload is None:
+                return error(_BAD_JSON)
+            memory_id = req.path_params.get("id", "").strip()
+            if not memory_id:
+                return error("memory id is required")
+            return fn(ctx, req, memory_id, payload)
 
-    return handler
+        return fn
+
+    return register
 
 
+@_by_id("GET", "recall")
 def _get(ctx: Context, req: Request, memory_id: str, _: dict[str, Any]) -> Response:
     out = ctx.store.get_memory(memory_id, columns=PUBLIC_MEMORY_COLUMNS)
     if out is None:
@@ -387,6 +395,7 @@ def _answer(result: dict[str, Any], errors: dict[str, tuple[int, str | None]]) -
     return json_response(result if message is None else {**result, "error": message}, code)
 
 
+@_by_id("PATCH", "modify")
 def _patch(ctx: Context, req: Request, memory_id: str, payload: dict[str, Any]) -> Response:
     read = _read_modify(payload, None)
     if isinstance(read, str):
@@ -396,6 +405,7 @@ def _patch(ctx: Context, req: Request, memory_id: str, payload: dict[str, Any]) 
     return _answer(modify_tx(ctx, memory_id, patch, if_version, actor, reason), _MODIFY_ERRORS)
 
 
+@ROUTES.add("POST", "/api/memory/modify", "modify")
 def _batch_modify_route(ctx: Context, req: Request) -> Response:
     payload = json_object(req)
     if payload is None:
@@ -458,6 +468,7 @@ _FORGET_ERRORS: dict[str, tuple[int, str | None]] = {
 }
 
 
+@_by_id("DELETE", "forget", blank=True)
 def _delete(ctx: Context, req: Request, memory_id: str, payload: dict[str, Any]) -> Response:
     reason = opt_str(payload.get("reason")) or opt_str(query_arg(req, "reason"))
     if not reason:
@@ -513,6 +524,7 @@ def _forget_candidates(
     return [{**r, "score": 1 / (1 + abs(r["raw_score"])) if match else 0.0} for r in rows]
 
 
+@ROUTES.add("POST", "/api/memory/forget", "forget")
 def _batch_forget_route(ctx: Context, req: Request) -> Response:
     payload = json_object(req)
     if payload is None:
@@ -570,16 +582,3 @@ def _batch_forget_route(ctx: Context, req: Request) -> Response:
     deleted = sum(1 for r in results if r["status"] == "deleted")
     executed = {"mode": "execute", "requested": len(candidate_ids), "deleted": deleted}
     return json_response({**executed, "results": results})
-
-
-def routes(ctx: Context) -> list[RouteSpec]:
-    """Memory routes, in TS 0.109's registration order (``:id`` before ``search``)."""
-    return [
-        ("POST", "/api/memory/remember", _remember_route, "remember"),
-        ("GET", "/api/memory/{id}", _with_memory_id(_get), "recall"),
-        ("PATCH", "/api/memory/{id}", _with_memory_id(_patch), "modify"),
-        ("DELETE", "/api/memory/{id}", _with_memory_id(_delete, blank=True), "forget"),
-        ("POST", "/api/memory/forget", _batch_forget_route, "forget"),
-        ("POST", "/api/memory/modify", _batch_modify_route, "modify"),
-        ("POST", "/api/memory/recall", _recall_route, "recall"),
-    ]

@@ -29,7 +29,10 @@ from starlette.responses import Response, StreamingResponse
 
 from ._context import Context, Subscriber
 from ._rules import parse_leading_int
-from ._web import BadJson, RouteSpec, body_json, error, json_response, query_arg
+from ._web import BadJson, Routes, body_json, error, json_response, query_arg
+
+#: Health and log routes; the secrets route is registered after the hooks.
+ROUTES, SECRET_ROUTES = Routes(), Routes()
 
 
 def _resources() -> dict[str, Any]:
@@ -41,6 +44,7 @@ def _resources() -> dict[str, Any]:
     return {"maxRssKb": usage.ru_maxrss, "userCpuSeconds": round(usage.ru_utime, 3)}
 
 
+@ROUTES.add("GET", "/health")
 def _health_route(ctx: Context, req: Request) -> Response:
     pending = sum(1 for job in ctx.store.jobs() if job["status"] == "pending")
     db_path = ctx.store.path
@@ -67,6 +71,7 @@ def _health_route(ctx: Context, req: Request) -> Response:
     )
 
 
+@ROUTES.add("GET", "/api/logs")
 def _logs_route(ctx: Context, req: Request) -> Response:
     limit = parse_leading_int(query_arg(req, "limit") or "100")
     category, since = (query_arg(req, name) or None for name in ("category", "since"))
@@ -87,6 +92,7 @@ async def _frames(sub: Subscriber) -> AsyncIterator[bytes]:
         yield _frame(entry)
 
 
+@ROUTES.add("GET", "/api/logs/stream")
 def _stream_route(ctx: Context, req: Request) -> Response:
     # The content type goes in as a header: Starlette would add a charset.
     head = {"content-type": "text/event-stream", "cache-control": "no-cache"}
@@ -148,6 +154,7 @@ def _redact(text: str, injected: Mapping[str, str]) -> str:
     return text
 
 
+@SECRET_ROUTES.add("POST", "/api/secrets/exec", "admin")
 async def _exec_route(ctx: Context, req: Request) -> Response:
     try:
         body = body_json(req)
@@ -187,17 +194,3 @@ async def _exec_route(ctx: Context, req: Request) -> Response:
         _redact(b.decode("utf-8", errors="replace"), injected) for b in (done.stdout, done.stderr)
     )
     return json_response({"stdout": out, "stderr": err, "code": done.returncode})
-
-
-def routes(ctx: Context) -> list[RouteSpec]:
-    """Health and log routes."""
-    return [
-        ("GET", "/health", _health_route, None),
-        ("GET", "/api/logs", _logs_route, None),
-        ("GET", "/api/logs/stream", _stream_route, None),
-    ]
-
-
-def secret_routes(ctx: Context) -> list[RouteSpec]:
-    """The secrets route, registered after the hooks (``/api/secrets/*`` needs admin)."""
-    return [("POST", "/api/secrets/exec", _exec_route, "admin")]

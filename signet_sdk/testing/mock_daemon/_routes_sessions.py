@@ -19,7 +19,10 @@ from starlette.responses import Response
 from ._context import Context
 from ._rules import iso, normalize_session_key, parse_leading_int
 from ._store import SUMMARY_COLUMNS, fts_query
-from ._web import RouteSpec, error, json_object, json_response, query_arg
+from ._web import Routes, error, json_object, json_response, query_arg
+
+#: Session routes; a version after 0.109 adds ``NEWER_ROUTES`` (search, transcripts).
+ROUTES, NEWER_ROUTES = Routes(), Routes()
 
 
 def list_live_sessions(ctx: Context, agent_id: str) -> list[dict[str, Any]]:
@@ -41,6 +44,7 @@ def list_live_sessions(ctx: Context, agent_id: str) -> list[dict[str, Any]]:
     return sorted(by_key.values(), key=lambda s: str(s["claimedAt"]), reverse=True)
 
 
+@ROUTES.add("GET", "/api/sessions")
 def _list_route(ctx: Context, req: Request) -> Response:
     sessions = list_live_sessions(ctx, query_arg(req, "agent_id") or "default")
     return json_response({"sessions": sessions, "count": len(sessions)})
@@ -49,33 +53,39 @@ def _list_route(ctx: Context, req: Request) -> Response:
 SessionFn = Callable[[Context, Request, str, dict[str, Any]], Response]
 
 
-def _live_session(fn: SessionFn) -> Callable[[Context, Request], Response]:
-    """A ``/api/sessions/:key`` handler for a live session of ``?agent_id`` (else a 404)."""
+def _live(method: str, suffix: str = "") -> Callable[[SessionFn], SessionFn]:
+    """Register a ``/api/sessions/:key`` handler for a live session of ``?agent_id``
+    (else the 404)."""
 
-    def handler(ctx: Context, req: Request) -> Response:
-        key = normalize_session_key(req.path_params["key"])
-        agent_id = query_arg(req, "agent_id") or "default"
-        found = [s for s in list_live_sessions(ctx, agent_id) if s["key"] == key]
-        return fn(ctx, req, key, found[0]) if found else error("Session not found", 404)
+    def register(fn: SessionFn) -> SessionFn:
+        @ROUTES.add(method, "/api/sessions/{key}" + suffix)
+        def handler(ctx: Context, req: Request) -> Response:
+            key = normalize_session_key(req.path_params["key"])
+            agent_id = query_arg(req, "agent_id") or "default"
+            found = [s for s in list_live_sessions(ctx, agent_id) if s["key"] == key]
+            return fn(ctx, req, key, found[0]) if found else error("Session not found", 404)
 
-    return handler
+        return fn
+
+    return register
 
 
+@_live("GET")
 def _get(ctx: Context, req: Request, key: str, session: dict[str, Any]) -> Response:
     return json_response(session)
 
 
+@_live("POST", "/bypass")
 def _bypass(ctx: Context, req: Request, key: str, session: dict[str, Any]) -> Response:
     enabled = (json_object(req, blank=True) or {}).get("enabled")
     if not isinstance(enabled, bool):
         return error("enabled (boolean) is required")
-    if not enabled:
-        ctx.tracker.unbypass(key)
-    elif not ctx.tracker.bypass(key, allow_unknown=session["expiresAt"] is None):
+    if not ctx.tracker.set_bypass(key, enabled, allow_unknown=session["expiresAt"] is None):
         return error("Session not found or already released", 404)
     return json_response({"key": key, "bypassed": enabled})
 
 
+@_live("POST", "/renew")
 def _renew(ctx: Context, req: Request, key: str, session: dict[str, Any]) -> Response:
     if session["expiresAt"] is None:
         ctx.presence.touch(key)
@@ -86,6 +96,7 @@ def _renew(ctx: Context, req: Request, key: str, session: dict[str, Any]) -> Res
     return json_response({"key": key, "renewed": True, "expiresAt": iso(expires)})
 
 
+@NEWER_ROUTES.add("GET", "/api/sessions/{key}/transcript", "recall")
 def _transcript_route(ctx: Context, req: Request) -> Response:
     key = normalize_session_key(req.path_params["key"])
     agent_id = ctx.agent(query_arg(req, "agent_id") or req.headers.get("x-signet-agent-id"), key)
@@ -99,6 +110,7 @@ def _str_field(body: dict[str, Any], *names: str) -> str | None:
     return next((v for n in names if isinstance(v := body.get(n), str)), None)
 
 
+@NEWER_ROUTES.add("POST", "/api/sessions/search", "recall")
 def _search_route(ctx: Context, req: Request) -> Response:
     body = json_object(req, blank=True)
     if body is None:
@@ -133,6 +145,7 @@ def _search_route(ctx: Context, req: Request) -> Response:
     return json_response({"query": query, "hits": hits, "count": len(hits)})
 
 
+@ROUTES.add("GET", "/api/sessions/summaries", "recall")
 def _summaries_route(ctx: Context, req: Request) -> Response:
     agent_id = ctx.agent(
         query_arg(req, "agentId") or req.headers.get("x-signet-agent-id"),
@@ -170,6 +183,7 @@ def _node(row: dict[str, Any], columns: str = SUMMARY_COLUMNS) -> dict[str, Any]
 _HIT_COLUMNS = "session_key, project, updated_at, excerpt, rank"
 
 
+@ROUTES.add("POST", "/api/sessions/summaries/expand")
 def _expand_route(ctx: Context, req: Request) -> Response:
     body = json_object(req) or {}
     node_id = body["id"].strip() if isinstance(body.get("id"), str) else ""
@@ -209,20 +223,3 @@ def _expand_route(ctx: Context, req: Request) -> Response:
             head = _node(stored, "session_key, harness, project, updated_at")
             result["transcript"] = {**head, "excerpt": excerpt}
     return json_response(result)
-
-
-def routes(ctx: Context) -> list[RouteSpec]:
-    """Session routes (a version after 0.109 adds search and transcripts)."""
-    newer: list[RouteSpec] = [
-        ("POST", "/api/sessions/search", _search_route, "recall"),
-        ("GET", "/api/sessions/{key}/transcript", _transcript_route, "recall"),
-    ]
-    return [
-        ("GET", "/api/sessions", _list_route, None),
-        *(newer if ctx.newer_routes else []),
-        ("GET", "/api/sessions/{key}", _live_session(_get), None),
-        ("POST", "/api/sessions/{key}/bypass", _live_session(_bypass), None),
-        ("POST", "/api/sessions/{key}/renew", _live_session(_renew), None),
-        ("GET", "/api/sessions/summaries", _summaries_route, "recall"),
-        ("POST", "/api/sessions/summaries/expand", _expand_route, None),
-    ]

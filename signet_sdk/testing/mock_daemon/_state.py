@@ -104,10 +104,6 @@ class SessionTracker:
         claim = self._live(_norm(session_key))
         return claim.runtime_path if claim else None
 
-    def has(self, session_key: str) -> bool:
-        """``hasSession``: whether a live claim exists."""
-        return self._live(_norm(session_key)) is not None
-
     def release(self, session_key: str) -> None:
         """Drop the claim and the bypass flag (no tombstone)."""
         self._evict(_norm(session_key))
@@ -126,17 +122,17 @@ class SessionTracker:
             return None
         return stone
 
-    def bypass(self, session_key: str, *, allow_unknown: bool) -> bool:
-        """Turn bypass on; refuses a key without a live claim unless allowed."""
+    def set_bypass(self, session_key: str, enabled: bool, *, allow_unknown: bool) -> bool:
+        """Turn bypass off (always works) or on (not for a key without a live claim
+        unless ``allow_unknown``); whether it was set."""
         key = _norm(session_key)
-        if self._live(key) is None and not allow_unknown:
+        if not enabled:
+            self._bypass.pop(key, None)
+        elif self._live(key) is None and not allow_unknown:
             return False
-        self._bypass[key] = (self._now() + BYPASS_TTL, True)
+        else:
+            self._bypass[key] = (self._now() + BYPASS_TTL, True)
         return True
-
-    def unbypass(self, session_key: str) -> None:
-        """Turn bypass off (always succeeds)."""
-        self._bypass.pop(_norm(session_key), None)
 
     def is_bypassed(self, session_key: str) -> bool:
         """Whether hooks for this key answer with no-op bodies."""

@@ -576,16 +576,14 @@ class MemoryStore:
             [match, agent_id, *args, limit],
         )
 
-    def get_cursor(self, session_key: str, agent_id: str) -> int:
-        """The checkpoint-extract byte cursor (0 when none)."""
+    def cursor(self, session_key: str, agent_id: str, move_to: int | None = None) -> int:
+        """The checkpoint-extract byte cursor (0 when none), after moving it ``move_to``."""
+        if move_to is not None:
+            row = (session_key, agent_id, move_to, self._now_iso())
+            self._write("INSERT OR REPLACE INTO session_extract_cursors VALUES (?, ?, ?, ?)", row)
         sql = f"SELECT byte_offset FROM session_extract_cursors WHERE {_KEY}"
-        row = self._one(sql, (session_key, agent_id))
-        return int(row["byte_offset"]) if row else 0
-
-    def set_cursor(self, session_key: str, agent_id: str, offset: int) -> None:
-        """Advance (or reset) the byte cursor."""
-        row = (session_key, agent_id, offset, self._now_iso())
-        self._write("INSERT OR REPLACE INTO session_extract_cursors VALUES (?, ?, ?, ?)", row)
+        found = self._one(sql, (session_key, agent_id))
+        return int(found["byte_offset"]) if found else 0
 
     # -- jobs, summaries, MEMORY.md -------------------------------------------
 
@@ -639,13 +637,13 @@ class MemoryStore:
             (node_id, limit),
         )
 
-    def set_memory_md(self, agent_id: str, content: str) -> None:
-        """Store an agent's synthesized MEMORY.md."""
-        row = (agent_id, content, self._now_iso())
-        self._write("INSERT OR REPLACE INTO memory_md VALUES (?, ?, ?)", row)
-
-    def get_memory_md(self, agent_id: str) -> str | None:
-        """An agent's MEMORY.md, if one was saved."""
+    def memory_md(self, agent_id: str, content: str | None = None) -> str | None:
+        """An agent's synthesized MEMORY.md (after storing ``content``), if one was saved."""
+        if content is not None:
+            self._write(
+                "INSERT OR REPLACE INTO memory_md VALUES (?, ?, ?)",
+                (agent_id, content, self._now_iso()),
+            )
         row = self._one("SELECT content FROM memory_md WHERE agent_id = ?", (agent_id,))
         return str(row["content"]) if row else None
 

@@ -15,7 +15,7 @@ import json
 import logging
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import unquote
 
 from starlette.requests import Request
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 #: ``(method, path, handler, permission)``; ``{name}`` marks a path parameter.
 Handler = Callable[["Context", Request], Any]
 RouteSpec = tuple[str, str, Handler, "str | None"]
+H = TypeVar("H", bound=Handler)
 
 _log = logging.getLogger("signet_sdk.testing.mock_daemon")
 
@@ -92,6 +93,23 @@ def text_response(text: str, status: int) -> Response:
 
 
 NOT_FOUND = text_response("404 Not Found", 404)
+
+
+class Routes(list[RouteSpec]):
+    """A module's routes, registered by decorating their handlers.
+
+    No two routes match one method and path (``DaemonRoute`` answers no
+    partial matches), so the order only mirrors TS 0.109's registration.
+    """
+
+    def add(self, method: str, path: str, permission: str | None = None) -> Callable[[H], H]:
+        """Register the decorated handler for ``method`` and ``path``."""
+
+        def register(handler: H) -> H:
+            self.append((method, path, handler, permission))
+            return handler
+
+        return register
 
 
 class DaemonRoute(Route):
