@@ -41,7 +41,7 @@ from ._store import (
     query_terms,
     recall,
 )
-from ._web import BadJson, Routes, body_json, error, json_response, text_response
+from ._web import BadJson, Reply, Routes, body_json, error, json_response, require, text_response
 
 PROMPT_RECALL_LIMIT = 10
 PROMPT_INJECT_CHARS = 500
@@ -96,11 +96,13 @@ def _runtime_path(req: Request, body: Body) -> RuntimePath | None:
     return "plugin" if value == "plugin" else "legacy" if value == "legacy" else None
 
 
-def _bypassed(ctx: Context, body: Body) -> bool:
-    """``checkBypass``: ``sessionKey ?? sessionId`` names the session."""
+def _unless_bypassed(ctx: Context, body: Body, **noop: Any) -> None:
+    """``checkBypass`` (``sessionKey ?? sessionId`` names the session): a bypassed
+    session gets the hook's no-op body with ``bypassed:true``."""
     raw = body.get("sessionKey")
     key = _key(body.get("sessionId") if raw is None else raw)
-    return key is not None and ctx.tracker.is_bypassed(key)
+    if key is not None and ctx.tracker.is_bypassed(key):
+        raise Reply(json_response({**noop, "bypassed": True}))
 
 
 def _agent(body: Body) -> str:
@@ -110,37 +112,23 @@ def _agent(body: Body) -> str:
 
 def _claim_or_skip(
     ctx: Context, key: str | None, path: RuntimePath | None, agent_id: str, hook: str, **noop: Any
-) -> Response | None:
+) -> None:
     """``claimAutomaticSessionOrSkip``: claim, or answer the hook's no-op body with the skip."""
-    if not key or not path:
-        return None
-    claimed_by = ctx.tracker.claim(key, path, agent_id)
-    if claimed_by is None:
-        return None
-    data = {"hook": hook, "sessionKey": key, "runtimePath": path, "claimedBy": claimed_by}
-    ctx.logs.log("info", "hooks", "Duplicate runtime hook skipped", data)
-    return json_response(
-        {**noop, "skipped": True, "duplicateRuntimePath": True, "claimedBy": claimed_by}
-    )
+    claimed_by = ctx.tracker.claim(key, path, agent_id) if key and path else None
+    if claimed_by is not None:
+        data = {"hook": hook, "sessionKey": key, "runtimePath": path, "claimedBy": claimed_by}
+        ctx.logs.log("info", "hooks", "Duplicate runtime hook skipped", data)
+        skip = {"skipped": True, "duplicateRuntimePath": True, "claimedBy": claimed_by}
+        raise Reply(json_response({**noop, **skip}))
 
 
-def _gate(
-    ctx: Context, req: Request, body: Body, hook: str, bypass: Body, **noop: Any
-) -> Response | None:
-    """The claim (or duplicate skip) and then the bypass no-op, for most hooks."""
-    key = _key(body.get("sessionKey"))
-    agent_id = ctx.agent(None, key) if hook == "pre-compaction" else _agent(body)
-    skip = _claim_or_skip(ctx, key, _runtime_path(req, body), agent_id, hook, **noop)
-    if skip is None and _bypassed(ctx, body):
-        return json_response({**bypass, "bypassed": True})
-    return skip
-
-
-def _conflict(ctx: Context, req: Request, body: Body) -> Response | None:
-    """``checkSessionClaim``: the 409 for remember and recall (check only, no claim)."""
+def _conflict(ctx: Context, req: Request, body: Body, **bypass: Any) -> None:
+    """``checkSessionClaim`` (check only, no claim: remember and recall answer the 409),
+    then the bypass no-op."""
     key, path = _key(body.get("sessionKey")), _runtime_path(req, body)
     owner = ctx.tracker.owner(key) if key and path else None
-    return error(f"session claimed by {owner} path", 409) if owner and owner != path else None
+    require(not owner or owner == path, f"session claimed by {owner} path", 409)
+    _unless_bypassed(ctx, body, **bypass)
 
 
 def _hook(
@@ -161,10 +149,12 @@ def _hook(
                 if body is None:
                     raise HookFailure("Cannot read properties of null")
                 body = body if isinstance(body, dict) else {}  # a non-object lacks every field
-                if not all(js_truthy(body.get(name)) for name in required):
-                    verb = "is" if len(required) == 1 else "are"
-                    return error(f"{' and '.join(required)} {verb} required")
+                verb = "is" if len(required) == 1 else "are"
+                given = all(js_truthy(body.get(name)) for name in required)
+                require(given, f"{' and '.join(required)} {verb} required")
                 return fn(ctx, req, body)
+            except Reply:
+                raise
             except TranscriptRejected as exc:
                 return error(exc.error, exc.status)
             except Exception as exc:  # a bug in the mock still answers like the daemon
@@ -231,13 +221,11 @@ def _session_start(ctx: Context, req: Request, body: Body) -> Response:
     key = _key(body.get("sessionKey"))
     if key and path:
         claimed_by = ctx.tracker.claim(key, path, ctx.agent(body.get("agentId"), key))
-        if claimed_by is not None:
-            return error(f"session claimed by {claimed_by} path", 409)
+        require(claimed_by is None, f"session claimed by {claimed_by} path", 409)
     presence_key = opt_str(body.get("sessionKey"))
     if presence_key:
         ctx.presence.upsert(presence_key, body, path)
-    if _bypassed(ctx, body):
-        return json_response({"inject": "", "memories": [], "bypassed": True})
+    _unless_bypassed(ctx, body, inject="", memories=[])
     return json_response(_session_start_result(ctx, body, key))
 
 
@@ -302,20 +290,17 @@ def _prompt_result(ctx: Context, body: Body, key: str | None, message: str) -> B
 @_hook("user-prompt-submit", (), {"inject": "", "memoryCount": 0})
 def _prompt(ctx: Context, req: Request, body: Body) -> Response:
     given = [body.get(n) for n in ("userMessage", "userPrompt")]
-    message = next((m for m in given if isinstance(m, str) and m.strip()), None)
-    if not js_truthy(body.get("harness")) or message is None:
-        return error("harness and userMessage or userPrompt are required")
+    message = next((m for m in given if isinstance(m, str) and m.strip()), "")
+    ok = js_truthy(body.get("harness")) and message
+    require(ok, "harness and userMessage or userPrompt are required")
     path = _runtime_path(req, body)
     key = opt_str(body.get("sessionKey"))
     known = ctx.tracker.owner(key) is not None if key else False
     noop = {"inject": "", "memoryCount": 0, "sessionKnown": known}
-    duplicate = _claim_or_skip(ctx, key, path, _agent(body), "user-prompt-submit", **noop)
-    if duplicate is not None:
-        return duplicate
+    _claim_or_skip(ctx, key, path, _agent(body), "user-prompt-submit", **noop)
     if key and not ctx.presence.touch(key):
         ctx.presence.upsert(key, body, path)
-    if _bypassed(ctx, body):
-        return json_response({"inject": "", "memoryCount": 0, "bypassed": True})
+    _unless_bypassed(ctx, body, inject="", memoryCount=0)
     return json_response({**_prompt_result(ctx, body, key, message), "sessionKnown": known})
 
 
@@ -370,9 +355,7 @@ def _session_end(ctx: Context, req: Request, body: Body) -> Response:
         owner = ctx.tracker.owner(key) if ended is None else None
         if owner and owner != path:
             return json_response({**skip, "duplicateRuntimePath": True, "claimedBy": owner})
-    duplicate = _claim_or_skip(ctx, key, path, _agent(body), "session-end", memoriesSaved=0)
-    if duplicate is not None:
-        return duplicate
+    _claim_or_skip(ctx, key, path, _agent(body), "session-end", memoriesSaved=0)
     if key and ctx.tracker.is_bypassed(key):
         result: Body = {"memoriesSaved": 0, "bypassed": True}
     else:
@@ -432,9 +415,7 @@ def _checkpoint(ctx: Context, req: Request, body: Body) -> Response:
     assert key is not None
     hook = "session-checkpoint-extract"
     path = _runtime_path(req, body)
-    duplicate = _claim_or_skip(ctx, key, path, _agent(body), hook, skipped=True)
-    if duplicate is not None:
-        return duplicate
+    _claim_or_skip(ctx, key, path, _agent(body), hook, skipped=True)
     if ctx.tracker.is_bypassed(key):
         return json_response({"skipped": True})
     ctx.tracker.renew(key)
@@ -446,17 +427,12 @@ def _checkpoint(ctx: Context, req: Request, body: Body) -> Response:
 
 @_hook("remember", ("harness", "content"), {"success": True, "memories": []})
 def _remember(ctx: Context, req: Request, body: Body) -> Response:
-    conflict = _conflict(ctx, req, body)
-    if conflict is not None:
-        return conflict
-    if _bypassed(ctx, body):
-        return json_response({"success": True, "memories": [], "bypassed": True})
+    _conflict(ctx, req, body, success=True, memories=[])
     # The daemon re-posts the body to /api/memory/remember from loopback,
     # forwarding only Authorization: that call's remember guard sees the
     # caller's token (if any) as a loopback caller.
     denied = ctx.auth.require("remember", req.state.role, True)
-    if denied is not None:
-        return error(denied, 403)
+    require(denied is None, str(denied), 403)
     try:
         return remember_memory(ctx, body, None)
     except JsTypeError:
@@ -466,11 +442,7 @@ def _remember(ctx: Context, req: Request, body: Body) -> Response:
 
 @_hook("recall", ("harness", "query"), empty_hook_recall("", internal=True))
 def _recall(ctx: Context, req: Request, body: Body) -> Response:
-    conflict = _conflict(ctx, req, body)
-    if conflict is not None:
-        return conflict
-    if _bypassed(ctx, body):
-        return json_response(empty_hook_recall(body.get("query"), bypassed=True))
+    _conflict(ctx, req, body, **empty_hook_recall(body.get("query")))
     if not isinstance(body["query"], str):
         raise HookFailure("query.trim is not a function")
     agent_id = ctx.agent(req.headers.get("x-signet-agent-id"), body.get("sessionKey"))
@@ -484,11 +456,13 @@ def _recall(ctx: Context, req: Request, body: Body) -> Response:
 
 @_hook("pre-compaction")
 def _pre_compaction(ctx: Context, req: Request, body: Body) -> Response:
+    key = _key(body.get("sessionKey"))
     noop = {"guidelines": "", "instructions": "", "summaryPrompt": ""}
-    skip = _gate(ctx, req, body, "pre-compaction", {"instructions": ""}, **noop)
-    if skip is not None:
-        return skip
-    agent_id = ctx.agent(body.get("agentId"), _key(body.get("sessionKey")))
+    _claim_or_skip(
+        ctx, key, _runtime_path(req, body), ctx.agent(None, key), "pre-compaction", **noop
+    )
+    _unless_bypassed(ctx, body, instructions="")
+    agent_id = ctx.agent(body.get("agentId"), key)
     lines = [
         "## Memory flush before compaction",
         "",
@@ -509,12 +483,12 @@ def _pre_compaction(ctx: Context, req: Request, body: Body) -> Response:
 
 @_hook("compaction-complete", ("harness", "summary"), message="Failed to save summary")
 def _compaction_complete(ctx: Context, req: Request, body: Body) -> Response:
-    skip = _gate(ctx, req, body, "compaction-complete", {"success": True}, success=True)
-    if skip is not None:
-        return skip
+    key = _key(body.get("sessionKey"))
+    path, agent = _runtime_path(req, body), _agent(body)
+    _claim_or_skip(ctx, key, path, agent, "compaction-complete", success=True)
+    _unless_bypassed(ctx, body, success=True)
     now = ctx.now()
     stamp = iso(now)
-    key = _key(body.get("sessionKey"))
     agent_id = ctx.agent(body.get("agentId"), key)
     harness = str(body["harness"])
     summary = body["summary"] if isinstance(body["summary"], str) else str(body["summary"])
@@ -598,8 +572,7 @@ def _synthesis(ctx: Context, req: Request, body: Body) -> Response:
 
 @_hook("synthesis/complete", ("content",), message="Failed to save MEMORY.md")
 def _synthesis_complete(ctx: Context, req: Request, body: Body) -> Response:
-    if not ctx.synthesis_worker:
-        return error("Synthesis worker not running", 503)
+    require(ctx.synthesis_worker, "Synthesis worker not running", 503)
     agent_id = _synthesis_agent(ctx, req, body)
     ctx.store.memory_md(agent_id, str(body["content"]))
     ctx.logs.log("info", "hooks", "MEMORY.md synthesized", {"agentId": agent_id})

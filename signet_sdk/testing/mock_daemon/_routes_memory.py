@@ -36,12 +36,21 @@ from ._rules import (
     parse_tags_mutation,
 )
 from ._store import PUBLIC_MEMORY_COLUMNS, MemoryFilters, RecallParams, fts_query, recall
-from ._web import BadJson, Routes, body_json, error, json_object, json_response, query_arg
+from ._web import (
+    BadJson,
+    Reply,
+    Routes,
+    body_json,
+    error,
+    json_object,
+    json_response,
+    query_arg,
+    require,
+)
 
 MAX_MUTATION_BATCH = 200
 FORGET_CONFIRM_THRESHOLD = 25
 _ACTOR_TYPES = frozenset({"operator", "pipeline", "harness", "sdk", "daemon"})
-_BAD_JSON = "Invalid JSON body"
 _BAD_VERSION = "if_version must be a positive integer"
 #: Memory routes (TS 0.109 registers remember, :id, forget, modify, recall).
 ROUTES = Routes()
@@ -124,20 +133,17 @@ def remember_memory(ctx: Context, body: Any, session_key_header: str | None) -> 
     split it into sentence chunks (``chunked:true``), which the mock skips.
     """
     body = _object_or_throw(body, "content")
-    raw = _trimmed(body, "content")
-    if not raw:
-        return error("content is required")
+    raw = _trimmed(body, "content") or ""
+    require(raw, "content is required")
     created_at: str | None = None
     if "createdAt" in body:
         ts = parse_iso(body["createdAt"])
-        if ts is None:
-            return error("createdAt must be a valid ISO timestamp")
-        created_at = iso(ts)
+        require(ts is not None, "createdAt must be a valid ISO timestamp")
+        created_at = iso(ts or 0)
     scope = None if body.get("scope") is None else str(body["scope"])
     agent_id = ctx.agent(body.get("agentId"), session_key_header)
     body_tags = parse_tags_mutation(body.get("tags"))
-    if body_tags is INVALID:
-        return error(TAGS_ERROR)
+    require(body_tags is not INVALID, TAGS_ERROR)
     who = "daemon" if body.get("who") is None else str(body["who"])
     project = None if body.get("project") is None else str(body["project"])
     source_type = _trimmed(body, "sourceType") or "manual"
@@ -149,8 +155,7 @@ def remember_memory(ctx: Context, body: Any, session_key_header: str | None) -> 
     pinned = js_truthy(parsed.pinned if body.get("pinned") is None else body["pinned"])
     tags = body_tags if "tags" in body else parsed.tags
     storage, _normalized, digest = normalize_content(parsed.content)
-    if not storage:
-        return error("content is required")
+    require(storage, "content is required")
 
     by_source = {"source_type": source_type, "source_id": source_id}
     existing = ctx.store.find_live(scope, **by_source) if source_id else None
@@ -198,13 +203,17 @@ def remember_memory(ctx: Context, body: Any, session_key_header: str | None) -> 
     )
 
 
+def _parse(req: Request) -> Any:
+    """The parsed body; malformed JSON is the 400 ``Invalid JSON body`` on these routes."""
+    try:
+        return body_json(req)
+    except BadJson:
+        raise Reply(error("Invalid JSON body")) from None
+
+
 @ROUTES.add("POST", "/api/memory/remember", "remember")
 def _remember_route(ctx: Context, req: Request) -> Response:
-    try:
-        body = body_json(req)
-    except BadJson:
-        return error(_BAD_JSON)
-    return remember_memory(ctx, body, req.headers.get("x-signet-session-key"))
+    return remember_memory(ctx, _parse(req), req.headers.get("x-signet-session-key"))
 
 
 # -- recall and get ------------------------------------------------------------
@@ -212,12 +221,8 @@ def _remember_route(ctx: Context, req: Request) -> Response:
 
 @ROUTES.add("POST", "/api/memory/recall", "recall")
 def _recall_route(ctx: Context, req: Request) -> Response:
-    try:
-        body = _object_or_throw(body_json(req), "query")
-    except BadJson:
-        return error(_BAD_JSON)
-    if not _trimmed(body, "query"):
-        return error("query is required")
+    body = _object_or_throw(_parse(req), "query")
+    require(_trimmed(body, "query"), "query is required")
     agent_id = ctx.agent(body.get("agentId"), req.headers.get("x-signet-session-key"))
     try:
         result = recall(ctx.store, recall_params(body, agent_id, with_extras=True))
@@ -234,11 +239,8 @@ def _by_id(method: str, permission: str, *, blank: bool = False) -> Callable[[By
         @ROUTES.add(method, "/api/memory/{id}", permission)
         def handler(ctx: Context, req: Request) -> Response:
             payload = {} if req.method == "GET" else json_object(req, blank=blank)
-            if payload is None:
-                return error(_BAD_JSON)
             memory_id = req.path_params.get("id", "").strip()
-            if not memory_id:
-                return error("memory id is required")
+            require(memory_id, "memory id is required")
             return fn(ctx, req, memory_id, payload)
 
         return fn
@@ -248,9 +250,8 @@ def _by_id(method: str, permission: str, *, blank: bool = False) -> Callable[[By
 
 @_by_id("GET", "recall")
 def _get(ctx: Context, req: Request, memory_id: str, _: dict[str, Any]) -> Response:
-    out = ctx.store.get_memory(memory_id, columns=PUBLIC_MEMORY_COLUMNS)
-    if out is None:
-        return error("not found", 404)
+    out = ctx.store.get_memory(memory_id, columns=PUBLIC_MEMORY_COLUMNS) or {}
+    require(out, "not found", 404)
     session_id = out["session_id"]
     if not isinstance(session_id, str) and str(out["source_type"] or "").startswith("session"):
         session_id = out["source_id"]
@@ -399,7 +400,7 @@ def _answer(result: dict[str, Any], errors: dict[str, tuple[int, str | None]]) -
 def _patch(ctx: Context, req: Request, memory_id: str, payload: dict[str, Any]) -> Response:
     read = _read_modify(payload, None)
     if isinstance(read, str):
-        return error(read)
+        raise Reply(error(read))
     reason, if_version, patch = read
     actor = resolve_actor(req, payload.get("changed_by"))
     return _answer(modify_tx(ctx, memory_id, patch, if_version, actor, reason), _MODIFY_ERRORS)
@@ -408,13 +409,10 @@ def _patch(ctx: Context, req: Request, memory_id: str, payload: dict[str, Any]) 
 @ROUTES.add("POST", "/api/memory/modify", "modify")
 def _batch_modify_route(ctx: Context, req: Request) -> Response:
     payload = json_object(req)
-    if payload is None:
-        return error(_BAD_JSON)
-    patches = payload.get("patches")
-    if not isinstance(patches, list) or not patches:
-        return error("patches[] is required")
-    if len(patches) > MAX_MUTATION_BATCH:
-        return error(f"patches[] exceeds maximum batch size ({MAX_MUTATION_BATCH})")
+    patches = payload.get("patches") or []
+    require(isinstance(patches, list) and patches, "patches[] is required")
+    limit = MAX_MUTATION_BATCH
+    require(len(patches) <= limit, f"patches[] exceeds maximum batch size ({limit})")
     actor = resolve_actor(req, payload.get("changed_by"))
     results: list[dict[str, Any]] = []
     for item in patches:
@@ -470,21 +468,17 @@ _FORGET_ERRORS: dict[str, tuple[int, str | None]] = {
 
 @_by_id("DELETE", "forget", blank=True)
 def _delete(ctx: Context, req: Request, memory_id: str, payload: dict[str, Any]) -> Response:
-    reason = opt_str(payload.get("reason")) or opt_str(query_arg(req, "reason"))
-    if not reason:
-        return error("reason is required")
+    reason = opt_str(payload.get("reason")) or opt_str(query_arg(req, "reason")) or ""
+    require(reason, "reason is required")
     force = parse_optional_bool(payload.get("force"))
-    if "force" in payload and force is None:
-        return error("force must be a boolean")
+    require(force is not None or "force" not in payload, "force must be a boolean")
     if force is None:
         force = bool(parse_optional_bool(query_arg(req, "force")))
     if_version = parse_optional_int(payload.get("if_version"))
-    if "if_version" in payload and if_version is None:
-        return error(_BAD_VERSION)
+    require(if_version is not None or "if_version" not in payload, _BAD_VERSION)
     raw_query = query_arg(req, "if_version")
     query_version = parse_optional_int(raw_query)
-    if raw_query is not None and query_version is None:
-        return error(_BAD_VERSION)
+    require(query_version is not None or raw_query is None, _BAD_VERSION)
     if_version = if_version if if_version is not None else query_version
     actor = resolve_actor(req, payload.get("changed_by"))
     result = forget_tx(
@@ -504,14 +498,16 @@ _FORGET_FIELDS = ("type", "tags", "who", "source_type", "since", "until")
 
 def _forget_candidates(
     ctx: Context, payload: dict[str, Any], ids: list[str], limit: int
-) -> list[dict[str, Any]] | Response:
+) -> list[dict[str, Any]]:
     """The memories a batch forget selects (by ids, or by query and filters), scored."""
     query = opt_str(payload.get("query")) or ""
     fields = {name: opt_str(payload.get(name)) for name in _FORGET_FIELDS}
     scope = opt_str(payload.get("scope"))
-    if not ids and not query and not any(fields.values()) and scope is None:
-        filters = "/".join(_FORGET_FIELDS)
-        return error(f"query, ids, or at least one filter ({filters}) is required")
+    filters = "/".join(_FORGET_FIELDS)
+    require(
+        ids or query or any(fields.values()) or scope is not None,
+        f"query, ids, or at least one filter ({filters}) is required",
+    )
     if ids:
         wanted = list(dict.fromkeys(ids))[:limit]
         live = ctx.store.live_rows_by_id(wanted)
@@ -527,23 +523,16 @@ def _forget_candidates(
 @ROUTES.add("POST", "/api/memory/forget", "forget")
 def _batch_forget_route(ctx: Context, req: Request) -> Response:
     payload = json_object(req)
-    if payload is None:
-        return error(_BAD_JSON)
     mode = opt_str(payload.get("mode")) or "preview"
-    if mode not in ("preview", "execute"):
-        return error("mode must be preview or execute")
+    require(mode in ("preview", "execute"), "mode must be preview or execute")
     parsed_limit = parse_optional_int(payload.get("limit"))
-    if "limit" in payload and parsed_limit is None:
-        return error("limit must be a positive integer")
+    require(parsed_limit or "limit" not in payload, "limit must be a positive integer")
     raw_ids = payload.get("ids", [])
-    if not isinstance(raw_ids, list):
-        return error("ids must be an array of strings")
-    if not all(isinstance(v, str) and v.strip() for v in raw_ids):
-        return error("ids must contain non-empty strings")
+    require(isinstance(raw_ids, list), "ids must be an array of strings")
+    valid = all(isinstance(v, str) and v.strip() for v in raw_ids)
+    require(valid, "ids must contain non-empty strings")
     limit = max(1, min(parsed_limit or 20, MAX_MUTATION_BATCH))
     candidates = _forget_candidates(ctx, payload, [v.strip() for v in raw_ids], limit)
-    if isinstance(candidates, Response):
-        return candidates
     candidate_ids = [c["id"] for c in candidates]
     token = confirm_token(candidate_ids)
     requires_confirm = len(candidate_ids) > FORGET_CONFIRM_THRESHOLD
@@ -560,20 +549,18 @@ def _batch_forget_route(ctx: Context, req: Request) -> Response:
         ]
         preview = {"mode": "preview", "count": len(candidates), **counted}
         return json_response({**preview, "candidates": listed})
-    reason = opt_str(payload.get("reason"))
-    if not reason:
-        return error("reason is required for execute mode")
+    reason = opt_str(payload.get("reason")) or ""
+    require(reason, "reason is required for execute mode")
     force = parse_optional_bool(payload.get("force"))
-    if "force" in payload and force is None:
-        return error("force must be a boolean")
-    if "if_version" in payload:
-        return error(
-            "if_version is not supported for batch forget; "
-            "use DELETE /api/memory/:id for version-guarded deletes"
-        )
-    if requires_confirm and opt_str(payload.get("confirm_token")) != token:
-        message = "confirm_token is required for large forget operations; run preview first"
-        return error(message, **counted, count=len(candidates))
+    require(force is not None or "force" not in payload, "force must be a boolean")
+    require(
+        "if_version" not in payload,
+        "if_version is not supported for batch forget; "
+        "use DELETE /api/memory/:id for version-guarded deletes",
+    )
+    confirmed = not requires_confirm or opt_str(payload.get("confirm_token")) == token
+    message = "confirm_token is required for large forget operations; run preview first"
+    require(confirmed, message, **counted, count=len(candidates))
     actor = resolve_actor(req, payload.get("changed_by"))
     results = [
         forget_tx(ctx, mid, force=bool(force), if_version=None, actor=actor, reason=reason)

@@ -29,7 +29,7 @@ from starlette.responses import Response, StreamingResponse
 
 from ._context import Context, Subscriber
 from ._rules import parse_leading_int
-from ._web import BadJson, Routes, body_json, error, json_response, query_arg
+from ._web import BadJson, Routes, body_json, error, json_response, query_arg, require
 
 #: Health and log routes; the secrets route is registered after the hooks.
 ROUTES, SECRET_ROUTES = Routes(), Routes()
@@ -164,10 +164,9 @@ async def _exec_route(ctx: Context, req: Request) -> Response:
         return error("Cannot read properties of null (reading 'command')", 500)
     body = body if isinstance(body, dict) else {}
     command, refs = body.get("command"), body.get("secrets")
-    if not isinstance(command, str) or not command:
-        return error("command is required")
-    if not isinstance(refs, dict) or not refs:
-        return error("secrets map is required")
+    require(isinstance(command, str) and command, "command is required")
+    require(isinstance(refs, dict) and refs, "secrets map is required")
+    assert isinstance(command, str) and isinstance(refs, dict)
     if SHELL_META.search(command):
         return json_response(
             {"stdout": "", "stderr": "command contains disallowed shell metacharacters", "code": 1}
@@ -179,8 +178,7 @@ async def _exec_route(ctx: Context, req: Request) -> Response:
     except LookupError as exc:
         return error(str(exc.args[0]), 500)
     argv = split_command(command)
-    if not argv:
-        return error("spawn  ENOENT", 500)
+    require(argv, "spawn  ENOENT", 500)
     env = {**os.environ, **injected}
     try:
         done = await asyncio.to_thread(

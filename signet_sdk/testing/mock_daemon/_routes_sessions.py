@@ -19,7 +19,7 @@ from starlette.responses import Response
 from ._context import Context
 from ._rules import iso, normalize_session_key, parse_leading_int
 from ._store import SUMMARY_COLUMNS, fts_query
-from ._web import Routes, error, json_object, json_response, query_arg
+from ._web import Routes, error, json_object, json_response, query_arg, require
 
 #: Session routes; a version after 0.109 adds ``NEWER_ROUTES`` (search, transcripts).
 ROUTES, NEWER_ROUTES = Routes(), Routes()
@@ -77,11 +77,10 @@ def _get(ctx: Context, req: Request, key: str, session: dict[str, Any]) -> Respo
 
 @_live("POST", "/bypass")
 def _bypass(ctx: Context, req: Request, key: str, session: dict[str, Any]) -> Response:
-    enabled = (json_object(req, blank=True) or {}).get("enabled")
-    if not isinstance(enabled, bool):
-        return error("enabled (boolean) is required")
-    if not ctx.tracker.set_bypass(key, enabled, allow_unknown=session["expiresAt"] is None):
-        return error("Session not found or already released", 404)
+    enabled = json_object(req, blank=True, fallback={}).get("enabled")
+    require(isinstance(enabled, bool), "enabled (boolean) is required")
+    done = ctx.tracker.set_bypass(key, bool(enabled), allow_unknown=session["expiresAt"] is None)
+    require(done, "Session not found or already released", 404)
     return json_response({"key": key, "bypassed": enabled})
 
 
@@ -91,9 +90,8 @@ def _renew(ctx: Context, req: Request, key: str, session: dict[str, Any]) -> Res
         ctx.presence.touch(key)
         return json_response({"key": key, "renewed": True})
     expires = ctx.tracker.renew(key)
-    if expires is None:
-        return error("Session not found or expired", 404)
-    return json_response({"key": key, "renewed": True, "expiresAt": iso(expires)})
+    require(expires is not None, "Session not found or expired", 404)
+    return json_response({"key": key, "renewed": True, "expiresAt": iso(expires or 0)})
 
 
 @NEWER_ROUTES.add("GET", "/api/sessions/{key}/transcript", "recall")
@@ -101,8 +99,8 @@ def _transcript_route(ctx: Context, req: Request) -> Response:
     key = normalize_session_key(req.path_params["key"])
     agent_id = ctx.agent(query_arg(req, "agent_id") or req.headers.get("x-signet-agent-id"), key)
     row = ctx.store.get_transcript(key, agent_id)
-    if row is None or not row["content"]:
-        return error("Transcript not found", 404)
+    require(row and row["content"], "Transcript not found", 404)
+    assert row is not None
     return json_response({"sessionKey": key, "agentId": agent_id, "content": row["content"]})
 
 
@@ -113,11 +111,8 @@ def _str_field(body: dict[str, Any], *names: str) -> str | None:
 @NEWER_ROUTES.add("POST", "/api/sessions/search", "recall")
 def _search_route(ctx: Context, req: Request) -> Response:
     body = json_object(req, blank=True)
-    if body is None:
-        return error("Invalid JSON body")
     query = (_str_field(body, "query") or "").strip()
-    if not query:
-        return error("query is required")
+    require(query, "query is required")
     current = _str_field(body, "currentSessionKey", "current_session_key")
     session_key = _str_field(body, "sessionKey", "session_key")
     agent_id = ctx.agent(
@@ -158,8 +153,8 @@ def _summaries_route(ctx: Context, req: Request) -> Response:
             depth_num = float(depth_raw) if depth_raw.strip() else float("nan")
         except ValueError:
             depth_num = float("nan")
-        if depth_num != depth_num or not depth_num.is_integer() or depth_num < 0:
-            return error("depth must be a non-negative integer")
+        valid = depth_num == depth_num and depth_num.is_integer() and depth_num >= 0
+        require(valid, "depth must be a non-negative integer")
         depth = int(depth_num)
     limit_parsed = parse_leading_int(query_arg(req, "limit") or "50")
     offset_parsed = parse_leading_int(query_arg(req, "offset") or "0")
@@ -185,10 +180,9 @@ _HIT_COLUMNS = "session_key, project, updated_at, excerpt, rank"
 
 @ROUTES.add("POST", "/api/sessions/summaries/expand")
 def _expand_route(ctx: Context, req: Request) -> Response:
-    body = json_object(req) or {}
+    body = json_object(req, fallback={})
     node_id = body["id"].strip() if isinstance(body.get("id"), str) else ""
-    if not node_id:
-        return error("id is required")
+    require(node_id, "id is required")
     include = body.get("includeTranscript")
     include_transcript = include if isinstance(include, bool) else True
     raw_limit = body.get("transcriptCharLimit")
@@ -202,9 +196,8 @@ def _expand_route(ctx: Context, req: Request) -> Response:
         agent_raw if isinstance(agent_raw, str) else req.headers.get("x-signet-agent-id"),
         key_raw if isinstance(key_raw, str) else req.headers.get("x-signet-session-key"),
     )
-    row = ctx.store.get_summary_node(node_id, agent_id)
-    if row is None:
-        return error("summary node not found", 404)
+    row = ctx.store.get_summary_node(node_id, agent_id) or {}
+    require(row, "summary node not found", 404)
     linked = [
         {**_node(m, "id, content, type, created_at"), "deleted": bool(m["is_deleted"])}
         for m in ctx.store.summary_memories(node_id, 25)

@@ -56,8 +56,24 @@ def body_json(req: Request) -> Any:
     return value
 
 
-def json_object(req: Request, *, blank: bool = False) -> dict[str, Any] | None:
-    """The body when it is a JSON object, else ``None`` (the route's ``Invalid JSON body``).
+class Reply(Exception):
+    """An answer decided deep inside a handler; ``daemon_route`` sends it."""
+
+    def __init__(self, response: Response) -> None:
+        super().__init__(response.status_code)
+        self.response = response
+
+
+def require(ok: object, message: str, status: int = 400, **extra: Any) -> None:
+    """The daemon's ``if (!ok) return c.json({error: message, ...extra}, status)``."""
+    if not ok:
+        raise Reply(error(message, status, **extra))
+
+
+def json_object(
+    req: Request, *, blank: bool = False, fallback: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The body when it is a JSON object, else ``fallback`` or the 400 ``Invalid JSON body``.
 
     With ``blank`` an empty body reads as ``{}`` (``readOptionalJsonObject``).
     """
@@ -66,8 +82,10 @@ def json_object(req: Request, *, blank: bool = False) -> dict[str, Any] | None:
     try:
         value = body_json(req)
     except BadJson:
-        return None
-    return value if isinstance(value, dict) else None
+        value = None
+    if not isinstance(value, dict) and fallback is None:
+        raise Reply(error("Invalid JSON body"))
+    return value if isinstance(value, dict) else fallback or {}
 
 
 def query_arg(req: Request, name: str) -> str | None:
@@ -141,6 +159,8 @@ def daemon_route(ctx: Context, spec: RouteSpec) -> DaemonRoute:
                 result = handler(ctx, req)
             if inspect.isawaitable(result):
                 result = await result
+        except Reply as reply:
+            return reply.response
         except Exception as exc:
             # Hono's default onError: plain text, no JSON.
             _log.debug("unhandled error in %s %s", req.method, req.state.path, exc_info=True)
