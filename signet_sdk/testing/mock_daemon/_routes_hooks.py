@@ -177,14 +177,25 @@ def _date_header(ts: float) -> str:
 # -- session-start -------------------------------------------------------------
 
 
-def _session_start_result(ctx: Context, body: Body, key: str | None) -> Body:
+@_hook("session-start", internal={"inject": "", "memories": []})
+def _session_start(ctx: Context, req: Request, body: Body) -> Response:
+    path = _runtime_path(req, body)
+    key = _key(body.get("sessionKey"))
+    if key and path:
+        claimed_by = ctx.tracker.claim(key, path, ctx.agent(body.get("agentId"), key))
+        require(claimed_by is None, f"session claimed by {claimed_by} path", 409)
+    presence_key = opt_str(body.get("sessionKey"))
+    if presence_key:
+        ctx.presence.upsert(presence_key, body, path)
+    _unless_bypassed(ctx, body, inject="", memories=[])
     agent_id = ctx.agent(body.get("agentId"), key)
     warning = ctx.tracker.expiry_warning(key) if key else None
     warnings = {"warnings": [warning]} if warning else {}
     header = _date_header(ctx.now())
     if key and not ctx.hooks.start(key):
         inject = f"{_BANNER}\n{header}\n"
-        return {"identity": {"name": "Agent"}, "memories": [], "inject": inject, **warnings}
+        stub = {"identity": {"name": "Agent"}, "memories": [], "inject": inject}
+        return json_response({**stub, **warnings})
     project = opt_str(body.get("project"))
     rows = ctx.store.top_memories(agent_id, START_MEMORY_LIMIT)
     # Same-project memories first, pinned ones before everything (stable sort).
@@ -212,28 +223,41 @@ def _session_start_result(ctx: Context, body: Body, key: str | None) -> Body:
     if memory_md:
         result["recentContext"] = memory_md[:10_000]
         lines += ["", "# Recent Context", memory_md[:10_000]]
-    return {**result, "inject": "\n".join(lines) + "\n", **warnings}
-
-
-@_hook("session-start", internal={"inject": "", "memories": []})
-def _session_start(ctx: Context, req: Request, body: Body) -> Response:
-    path = _runtime_path(req, body)
-    key = _key(body.get("sessionKey"))
-    if key and path:
-        claimed_by = ctx.tracker.claim(key, path, ctx.agent(body.get("agentId"), key))
-        require(claimed_by is None, f"session claimed by {claimed_by} path", 409)
-    presence_key = opt_str(body.get("sessionKey"))
-    if presence_key:
-        ctx.presence.upsert(presence_key, body, path)
-    _unless_bypassed(ctx, body, inject="", memories=[])
-    return json_response(_session_start_result(ctx, body, key))
+    return json_response({**result, "inject": "\n".join(lines) + "\n", **warnings})
 
 
 # -- user-prompt-submit -----------------------------------------------------------
 
 
-def _pick(found: list[Body]) -> list[Body]:
-    """The best hit is always injected (cut to the budget); others while they fit."""
+@_hook("user-prompt-submit", (), {"inject": "", "memoryCount": 0})
+def _prompt(ctx: Context, req: Request, body: Body) -> Response:
+    given = [body.get(n) for n in ("userMessage", "userPrompt")]
+    message = next((m for m in given if isinstance(m, str) and m.strip()), "")
+    ok = js_truthy(body.get("harness")) and message
+    require(ok, "harness and userMessage or userPrompt are required")
+    path = _runtime_path(req, body)
+    key = opt_str(body.get("sessionKey"))
+    known = ctx.tracker.owner(key) is not None if key else False
+    noop = {"inject": "", "memoryCount": 0, "sessionKnown": known}
+    _claim_or_skip(ctx, key, path, _agent(body), "user-prompt-submit", **noop)
+    if key and not ctx.presence.touch(key):
+        ctx.presence.upsert(key, body, path)
+    _unless_bypassed(ctx, body, inject="", memoryCount=0)
+    agent_id = ctx.agent(body.get("agentId"), body.get("sessionKey"))
+    transcript = read_transcript(body, prefer_inline=False) if key else None
+    if key and transcript:
+        project, harness = opt_str(body.get("project")), str(body.get("harness"))
+        ctx.store.upsert_transcript(
+            normalize_session_key(key), agent_id, transcript, harness, project
+        )
+    warning = ctx.tracker.expiry_warning(key) if key else None
+    exclude = ctx.hooks.recently_injected(key) if key else frozenset()
+    # The daemon also matches by meaning (embeddings); without them, any
+    # shared word is the closest stand-in.
+    filters = MemoryFilters(agent_id=agent_id)
+    params = RecallParams(message, limit=PROMPT_RECALL_LIMIT, filters=filters, match_any=True)
+    found = recall(ctx.store, dataclasses.replace(params, exclude_ids=exclude))["results"]
+    # The best hit is always injected (cut to the budget); others while they fit.
     picked: list[Body] = []
     budget = PROMPT_INJECT_CHARS
     for item in found:
@@ -244,25 +268,6 @@ def _pick(found: list[Body]) -> list[Body]:
             break
         picked.append({**item, "content": text})
         budget -= len(text)
-    return picked
-
-
-def _prompt_result(ctx: Context, body: Body, key: str | None, message: str) -> Body:
-    agent_id = ctx.agent(body.get("agentId"), body.get("sessionKey"))
-    if key:
-        transcript = read_transcript(body, prefer_inline=False)
-        if transcript:
-            norm = normalize_session_key(key)
-            project = opt_str(body.get("project"))
-            harness = str(body.get("harness"))
-            ctx.store.upsert_transcript(norm, agent_id, transcript, harness, project)
-    warning = ctx.tracker.expiry_warning(key) if key else None
-    exclude = ctx.hooks.recently_injected(key) if key else frozenset()
-    # The daemon also matches by meaning (embeddings); without them, any
-    # shared word is the closest stand-in.
-    filters = MemoryFilters(agent_id=agent_id)
-    params = RecallParams(message, limit=PROMPT_RECALL_LIMIT, filters=filters, match_any=True)
-    picked = _pick(recall(ctx.store, dataclasses.replace(params, exclude_ids=exclude))["results"])
     terms = " ".join(query_terms(message))[:80]
     header = _date_header(ctx.now())
     if picked:
@@ -284,24 +289,7 @@ def _prompt_result(ctx: Context, body: Body, key: str | None, message: str) -> B
         ctx.hooks.record_turn(key, frozenset(p["id"] for p in picked))
     if warning:
         result["warnings"] = [warning]
-    return result
-
-
-@_hook("user-prompt-submit", (), {"inject": "", "memoryCount": 0})
-def _prompt(ctx: Context, req: Request, body: Body) -> Response:
-    given = [body.get(n) for n in ("userMessage", "userPrompt")]
-    message = next((m for m in given if isinstance(m, str) and m.strip()), "")
-    ok = js_truthy(body.get("harness")) and message
-    require(ok, "harness and userMessage or userPrompt are required")
-    path = _runtime_path(req, body)
-    key = opt_str(body.get("sessionKey"))
-    known = ctx.tracker.owner(key) is not None if key else False
-    noop = {"inject": "", "memoryCount": 0, "sessionKnown": known}
-    _claim_or_skip(ctx, key, path, _agent(body), "user-prompt-submit", **noop)
-    if key and not ctx.presence.touch(key):
-        ctx.presence.upsert(key, body, path)
-    _unless_bypassed(ctx, body, inject="", memoryCount=0)
-    return json_response({**_prompt_result(ctx, body, key, message), "sessionKnown": known})
+    return json_response({**result, "sessionKnown": known})
 
 
 # -- session-end ----------------------------------------------------------------------
@@ -375,9 +363,17 @@ def _session_end(ctx: Context, req: Request, body: Body) -> Response:
 # -- session-checkpoint-extract ------------------------------------------------------
 
 
-def _checkpoint_result(ctx: Context, body: Body, key: str) -> Body:
+@_hook("session-checkpoint-extract", ("harness", "sessionKey"), {"skipped": True})
+def _checkpoint(ctx: Context, req: Request, body: Body) -> Response:
+    key = _key(body.get("sessionKey")) or ""
+    path = _runtime_path(req, body)
+    _claim_or_skip(ctx, key, path, _agent(body), "session-checkpoint-extract", skipped=True)
+    skip = json_response({"skipped": True})
+    if ctx.tracker.is_bypassed(key):
+        return skip
+    ctx.tracker.renew(key)
     if not ctx.pipeline_enabled:
-        return {"skipped": True}
+        return skip
     agent_id = ctx.agent(body.get("agentId"), key)
     norm = normalize_session_key(key)
     inline = body.get("transcript")
@@ -390,12 +386,12 @@ def _checkpoint_result(ctx: Context, body: Body, key: str) -> Body:
         stored = ctx.store.get_transcript(norm, agent_id)
         text = str(stored["content"]) if stored else None
     if not text:
-        return {"skipped": True}
+        return skip
     data = text.encode("utf-8")
     cursor = ctx.store.cursor(norm, agent_id)
     delta = data if from_inline or cursor > len(data) else data[cursor:]
     if len(delta) < MIN_CHECKPOINT_BYTES:
-        return {"skipped": True}
+        return skip
     ctx.store.cursor(norm, agent_id, move_to=len(data))
     job_id = ctx.store.add_job(
         kind="checkpoint_extract",
@@ -406,20 +402,7 @@ def _checkpoint_result(ctx: Context, body: Body, key: str) -> Body:
         project=project,
         transcript=truncate_for_job(delta.decode("utf-8", errors="ignore")),
     )
-    return {"queued": True, "jobId": job_id}
-
-
-@_hook("session-checkpoint-extract", ("harness", "sessionKey"), {"skipped": True})
-def _checkpoint(ctx: Context, req: Request, body: Body) -> Response:
-    key = _key(body.get("sessionKey"))
-    assert key is not None
-    hook = "session-checkpoint-extract"
-    path = _runtime_path(req, body)
-    _claim_or_skip(ctx, key, path, _agent(body), hook, skipped=True)
-    if ctx.tracker.is_bypassed(key):
-        return json_response({"skipped": True})
-    ctx.tracker.renew(key)
-    return json_response(_checkpoint_result(ctx, body, key))
+    return json_response({"queued": True, "jobId": job_id})
 
 
 # -- remember and recall -----------------------------------------------------------------
