@@ -129,8 +129,6 @@ class MockDaemon:
             routes, redirect_slashes=False, default=NOT_FOUND, lifespan=self._lifespan
         )
 
-    # -- ASGI ----------------------------------------------------------------
-
     @property
     def app(self) -> Callable[[Scope, Receive, Send], Any]:
         """The ASGI 3 callable (the instance itself is one too)."""
@@ -241,8 +239,6 @@ class MockDaemon:
         if wanted:
             response.headers["access-control-allow-headers"] = wanted
         return response
-
-    # -- test and demo helpers ------------------------------------------------
 
     def now(self) -> float:
         """The daemon's current time: the clock plus everything advanced."""

@@ -174,9 +174,6 @@ def _date_header(ts: float) -> str:
     return f"# Current Date & Time\n{dt:%A, %B} {dt.day}, {dt:%Y, %H:%M} UTC"
 
 
-# -- session-start -------------------------------------------------------------
-
-
 @_hook("session-start", internal={"inject": "", "memories": []})
 def _session_start(ctx: Context, req: Request, body: Body) -> Response:
     path = _runtime_path(req, body)
@@ -224,9 +221,6 @@ def _session_start(ctx: Context, req: Request, body: Body) -> Response:
         result["recentContext"] = memory_md[:10_000]
         lines += ["", "# Recent Context", memory_md[:10_000]]
     return json_response({**result, "inject": "\n".join(lines) + "\n", **warnings})
-
-
-# -- user-prompt-submit -----------------------------------------------------------
 
 
 @_hook("user-prompt-submit", (), {"inject": "", "memoryCount": 0})
@@ -290,9 +284,6 @@ def _prompt(ctx: Context, req: Request, body: Body) -> Response:
     if warning:
         result["warnings"] = [warning]
     return json_response({**result, "sessionKnown": known})
-
-
-# -- session-end ----------------------------------------------------------------------
 
 
 def _session_end_result(ctx: Context, body: Body, key: str | None) -> Body:
@@ -360,9 +351,6 @@ def _session_end(ctx: Context, req: Request, body: Body) -> Response:
     return json_response(result)
 
 
-# -- session-checkpoint-extract ------------------------------------------------------
-
-
 @_hook("session-checkpoint-extract", ("harness", "sessionKey"), {"skipped": True})
 def _checkpoint(ctx: Context, req: Request, body: Body) -> Response:
     key = _key(body.get("sessionKey")) or ""
@@ -405,9 +393,6 @@ def _checkpoint(ctx: Context, req: Request, body: Body) -> Response:
     return json_response({"queued": True, "jobId": job_id})
 
 
-# -- remember and recall -----------------------------------------------------------------
-
-
 @_hook("remember", ("harness", "content"), {"success": True, "memories": []})
 def _remember(ctx: Context, req: Request, body: Body) -> Response:
     _conflict(ctx, req, body, success=True, memories=[])
@@ -432,9 +417,6 @@ def _recall(ctx: Context, req: Request, body: Body) -> Response:
     params = recall_params(body, agent_id, with_extras=False)
     params = dataclasses.replace(params, query=body["query"])
     return json_response(hook_recall_payload(recall(ctx.store, params)))
-
-
-# -- compaction ----------------------------------------------------------------------------
 
 
 @_hook("pre-compaction")
@@ -519,9 +501,6 @@ def _compaction_complete(ctx: Context, req: Request, body: Body) -> Response:
         ctx.hooks.reset(key)
         ctx.store.delete_transcript(norm, agent_id)
     return json_response({"success": True, "memoryId": memory_id})
-
-
-# -- synthesis ------------------------------------------------------------------------------
 
 
 def _synthesis_agent(ctx: Context, req: Request, body: Body) -> str:

@@ -100,9 +100,6 @@ def recall_params(body: dict[str, Any], agent_id: str, *, with_extras: bool) -> 
     )
 
 
-# -- remember ------------------------------------------------------------------
-
-
 def _trimmed(body: dict[str, Any], name: str) -> str | None:
     """``body.x?.trim() || null``; a non-string value throws in JavaScript."""
     value = body.get(name)
@@ -216,9 +213,6 @@ def _remember_route(ctx: Context, req: Request) -> Response:
     return remember_memory(ctx, _parse(req), req.headers.get("x-signet-session-key"))
 
 
-# -- recall and get ------------------------------------------------------------
-
-
 @ROUTES.add("POST", "/api/memory/recall", "recall")
 def _recall_route(ctx: Context, req: Request) -> Response:
     body = _object_or_throw(_parse(req), "query")
@@ -258,9 +252,6 @@ def _get(ctx: Context, req: Request, memory_id: str, _: dict[str, Any]) -> Respo
     if isinstance(session_id, str):
         out["sessionId"] = session_id
     return json_response(out)
-
-
-# -- modify --------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -430,9 +421,6 @@ def _batch_modify_route(ctx: Context, req: Request) -> Response:
         results.append(modify_tx(ctx, memory_id, patch, if_version, actor, reason))
     updated = sum(1 for r in results if r["status"] == "updated")
     return json_response({"total": len(results), "updated": updated, "results": results})
-
-
-# -- forget ----------------------------------------------------------------------
 
 
 def forget_tx(

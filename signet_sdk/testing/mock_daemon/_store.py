@@ -269,8 +269,6 @@ class MemoryStore:
             self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.executescript(_SCHEMA)
 
-    # -- plumbing ----------------------------------------------------------
-
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
@@ -306,8 +304,6 @@ class MemoryStore:
         """Close the connection (the in-memory database is gone afterwards)."""
         with self._lock:
             self._conn.close()
-
-    # -- memories ------------------------------------------------------------
 
     def add_memory(self, content: str, **fields: Any) -> str:
         """Insert one memory row as-is (no prefix parsing, no de-duplication).
@@ -518,8 +514,6 @@ class MemoryStore:
         extra = "" if include_deleted else " WHERE is_deleted = 0"
         return int(self._all(f"SELECT COUNT(*) AS n FROM memories{extra}")[0]["n"])
 
-    # -- transcripts ---------------------------------------------------------
-
     def upsert_transcript(
         self, session_key: str, agent_id: str, content: str, harness: Any, project: str | None
     ) -> None:
@@ -584,8 +578,6 @@ class MemoryStore:
         sql = f"SELECT byte_offset FROM session_extract_cursors WHERE {_KEY}"
         found = self._one(sql, (session_key, agent_id))
         return int(found["byte_offset"]) if found else 0
-
-    # -- jobs, summaries, MEMORY.md -------------------------------------------
 
     def add_job(self, **job: Any) -> str:
         """Record a queued summary job (``summary_jobs`` columns; never run); its id."""
