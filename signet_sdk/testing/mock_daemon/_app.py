@@ -49,12 +49,8 @@ _CORS_ORIGINS = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class RecordedRequest:
-    """One request as the mock received it, and the status it answered.
-
-    ``headers`` has lower-cased names; ``json`` is the parsed body, or
-    ``None`` when the body was empty or not JSON; ``response_json`` is the
-    parsed answer (``None`` for text and streamed answers).
-    """
+    """One request as the mock received it (lower-cased header names, ``json`` ``None``
+    for an empty or non-JSON body) and its answer (``response_json`` ``None`` for text)."""
 
     method: str
     path: str
@@ -304,11 +300,8 @@ class MockDaemon:
 
     @contextmanager
     def serve(self, host: str = "127.0.0.1", port: int = 0) -> Iterator[ServerHandle]:
-        """Run on a real socket in a background thread (``port=0`` picks a free one).
-
-        Blocks until the server accepts connections and always stops it on
-        exit, closing log streams first so shutdown never waits on them.
-        """
+        """Run on a real socket in a background thread (``port=0`` picks a free one) until
+        the block ends; log streams close first, so shutdown never waits on them."""
         from ._serve import start_server
 
         with start_server(self, host, port) as handle:

@@ -1,12 +1,9 @@
 """Everything a route handler may touch (one :class:`Context`), auth, and the log book.
 
-Handlers are plain functions ``(ctx, request) -> response``. Keeping the
-state in one explicit object (not module globals, as the real daemon does)
-lets tests run many independent mock daemons in one process. The daemon's
-HMAC-signed tokens become a plain token -> role table: the SDK treats tokens
-as opaque, so what it needs is the same statuses and bodies for a missing,
-unknown or under-privileged token. The log book keeps the newest entries for
-``/api/logs`` and feeds ``/api/logs/stream``, so both have real content.
+State lives in one object, not module globals as in the real daemon, so tests
+can run many mock daemons in one process. Signed tokens become a plain token
+-> role table: the SDK treats tokens as opaque and needs only the same answers
+for a missing, unknown or under-privileged one.
 """
 
 from __future__ import annotations
@@ -77,11 +74,8 @@ class AuthPolicy:
     def authenticate(
         self, authorization: str | None, client_host: str | None
     ) -> tuple[str | None, str | None, bool]:
-        """The global middleware: ``(401 message or None, the caller's role, loopback)``.
-
-        The bearer token needs exactly ``Bearer <token>`` (one space, case
-        sensitive); anything else counts as no token.
-        """
+        """The global middleware: ``(401 message or None, the caller's role, loopback)``;
+        only exactly ``Bearer <token>`` (one space, case sensitive) carries a token."""
         loopback = client_host in LOOPBACK_HOSTS
         if self.mode == "local":
             return None, None, loopback

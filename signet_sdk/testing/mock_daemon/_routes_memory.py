@@ -58,10 +58,7 @@ ByIdFn = Callable[[Context, Request, str, dict[str, Any]], Response]
 
 
 class JsTypeError(TypeError):
-    """What JavaScript would throw (``null.content``, ``(5).trim()``).
-
-    Outside a handler's own try/catch it becomes Hono's plain-text 500.
-    """
+    """What JavaScript would throw (``null.content``, ``(5).trim()``): uncaught, Hono's 500."""
 
 
 def _finite(value: Any) -> TypeGuard[float]:
@@ -72,10 +69,8 @@ _TEXT = ("type", "tags", "who", "since", "until", "project")
 
 
 def recall_params(body: dict[str, Any], agent_id: str, *, with_extras: bool) -> RecallParams:
-    """Everything a recall route reads from its body (hook recall reads fewer filters).
-
-    ``limit`` goes to SQL as the daemon passes it: default 10, not clamped.
-    """
+    """Everything a recall route reads from its body (hook recall reads fewer filters);
+    ``limit`` goes to SQL as the daemon passes it: default 10, not clamped."""
     text: dict[str, Any] = {n: str(body[n]) if js_truthy(body.get(n)) else None for n in _TEXT}
     filters = MemoryFilters(
         agent_id, tags=tuple(t.strip() for t in (text.pop("tags") or "").split(",") if t.strip())
@@ -124,11 +119,8 @@ def _hints_written(body: dict[str, Any]) -> int:
 
 
 def remember_memory(ctx: Context, body: Any, session_key_header: str | None) -> Response:
-    """``POST /api/memory/remember`` after JSON parsing (the hook proxies here).
-
-    Content longer than 800 characters is stored whole; the daemon would
-    split it into sentence chunks (``chunked:true``), which the mock skips.
-    """
+    """``POST /api/memory/remember`` after JSON parsing (the hook proxies here). Content
+    over 800 characters is stored whole, not split into chunks as the daemon would."""
     body = _object_or_throw(body, "content")
     raw = _trimmed(body, "content") or ""
     require(raw, "content is required")

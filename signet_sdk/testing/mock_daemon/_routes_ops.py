@@ -1,16 +1,10 @@
-"""Operational routes: ``/health``, ``/api/logs`` and the ``/api/logs/stream`` SSE.
+"""Operational routes: ``/health``, ``/api/logs``, the log stream and ``/api/secrets/exec``.
 
 The stream follows TS 0.109: a ``connected`` frame, then one ``data:`` frame
-per new log entry, no ``event:``/``id:`` fields, no keep-alive comments. It
-ends when the client disconnects or when the daemon closes its streams
-(server shutdown, or a test calling ``MockDaemon.close_log_streams``).
-
-``POST /api/secrets/exec`` runs a command with secrets in its environment. Like
-the daemon, the mock never uses a shell: a command containing shell
-metacharacters is refused with a 200 ``code:1`` body, the rest is split on
-whitespace (quotes group words) and executed directly. Secret values longer
-than three characters are redacted from the output, so a test can prove a
-secret reached the process without the secret reaching the caller.
+per entry, no ``event:``/``id:`` fields or keep-alives, until the client
+leaves or the daemon closes its streams. Secrets exec never uses a shell (shell
+metacharacters get a 200 ``code:1`` body) and redacts secret values longer
+than three characters, so a test can prove a secret reached the process only.
 """
 
 from __future__ import annotations

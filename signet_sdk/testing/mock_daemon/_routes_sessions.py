@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ._context import Context
-from ._rules import iso, normalize_session_key, parse_leading_int
+from ._rules import iso, js_number, normalize_session_key, parse_leading_int
 from ._store import SUMMARY_COLUMNS, fts_query
 from ._web import Routes, error, json_object, json_response, query_arg, require
 
@@ -120,22 +120,16 @@ def _search_route(ctx: Context, req: Request) -> Response:
         current or session_key,
     )
     project = _str_field(body, "project") or query_arg(req, "project")
-    raw_limit = body.get("limit")
-    if isinstance(raw_limit, int | float) and not isinstance(raw_limit, bool):
-        limit = max(1, min(20, int(raw_limit)))
-    else:
-        parsed = parse_leading_int(query_arg(req, "limit"))
-        limit = max(1, min(20, parsed)) if parsed is not None else 10
+    raw_limit = js_number(body.get("limit"))
+    parsed = parse_leading_int(query_arg(req, "limit")) if raw_limit is None else int(raw_limit)
+    limit = max(1, min(20, parsed)) if parsed is not None else 10
     match = fts_query(query)
     keys = {
+        "project": project,
         "session_key": normalize_session_key(session_key) if session_key else None,
         "exclude_key": normalize_session_key(current) if current else None,
     }
-    rows = (
-        ctx.store.search_transcripts(match, agent_id, limit, project=project, **keys)
-        if match
-        else []
-    )
+    rows = ctx.store.search_transcripts(match, agent_id, limit, **keys) if match else []
     hits = [_node(r, _HIT_COLUMNS) for r in rows]
     return json_response({"query": query, "hits": hits, "count": len(hits)})
 
@@ -185,11 +179,9 @@ def _expand_route(ctx: Context, req: Request) -> Response:
     require(node_id, "id is required")
     include = body.get("includeTranscript")
     include_transcript = include if isinstance(include, bool) else True
-    raw_limit = body.get("transcriptCharLimit")
-    route_limit: int | None = None
-    if isinstance(raw_limit, int | float) and not isinstance(raw_limit, bool):
-        route_limit = max(200, min(12_000, int(raw_limit)))
-    char_limit = max(400, min(route_limit if route_limit is not None else 2000, 12_000))
+    raw_limit = js_number(body.get("transcriptCharLimit"))
+    route_limit = 2000 if raw_limit is None else max(200, min(12_000, int(raw_limit)))
+    char_limit = max(400, min(route_limit, 12_000))
     agent_raw = body.get("agentId")
     key_raw = body.get("sessionKey")
     agent_id = ctx.agent(

@@ -1,16 +1,10 @@
-"""Small wire rules the TypeScript daemon applies everywhere, as pure functions.
+"""The daemon's input rules as pure functions, so every route agrees as the real ones do.
 
-The daemon is written in JavaScript, so many of its checks are JavaScript
-truthiness tests and ``parseOptional*`` helpers with their own edge cases
-(``0`` is "missing", ``"1"`` is a boolean, ``null`` survives ``??``). Keeping
-those rules in one place means every route of the mock agrees with the others
-the way the real routes do.
-
-Transcript intake follows the portable ``transcriptPath`` rule: TS 0.109
-reads any readable path, but the Rust daemon and the published docs accept
-only regular files under ``/tmp/signet`` up to 400 000 bytes. The SDK must
-satisfy both, so the mock enforces the stricter rule with the Rust daemon's
-answers: a client that passes against the mock passes against both.
+Many checks are JavaScript truthiness and ``parseOptional*`` helpers with
+their own edge cases (``0`` is "missing", ``"1"`` is a boolean). Transcript
+paths follow the portable rule (regular files under ``/tmp/signet``, at most
+400 000 bytes, with the Rust daemon's answers) rather than TS 0.109's "any
+readable path": a client that passes against the mock passes against both.
 """
 
 from __future__ import annotations
@@ -27,16 +21,18 @@ NOISE_KEY_PREFIXES = ("test-", "spec-", "fixture-", "synthetic-", "tmp-")
 
 
 def js_truthy(value: Any) -> bool:
-    """JavaScript truthiness: the daemon's ``if (!body.x)`` checks use it.
-
-    ``0``, ``""``, ``false``, ``null``, ``undefined`` and ``NaN`` are falsy;
-    every object and array (even an empty one) is truthy.
-    """
+    """JavaScript truthiness (the daemon's ``if (!body.x)``): ``0``, ``""``, ``false``,
+    ``null`` and ``NaN`` are falsy; every object and array, even empty, is truthy."""
     if value is None or isinstance(value, bool | str):
         return bool(value)
     if isinstance(value, int | float):
         return not (value == 0 or math.isnan(value))
     return True
+
+
+def js_number(value: Any) -> float | None:
+    """The value when it is a JSON number (``typeof x === "number"``), else ``None``."""
+    return None if isinstance(value, bool) or not isinstance(value, int | float) else value
 
 
 def opt_str(value: Any) -> str | None:
@@ -151,12 +147,8 @@ def infer_type(content: str) -> str:
 
 
 def normalize_content(text: str) -> tuple[str, str, str]:
-    """``(storage, normalized, hash)`` for a memory's text.
-
-    Storage keeps the author's text (trimmed, line endings unified); the hash
-    is taken over a lower-cased, whitespace-collapsed form so that trivially
-    different spellings of one fact de-duplicate.
-    """
+    """``(storage, normalized, hash)``: the author's text trimmed with unified line
+    endings, and a hash of its lower-cased, whitespace-collapsed form (for dedupe)."""
     storage = text.replace("\r\n", "\n").strip()
     normalized = " ".join(storage.lower().split())
     digest = hashlib.sha256(normalized.encode("utf-8")).hexdigest()
@@ -182,11 +174,8 @@ def resolve_agent_id(agent_id: Any, session_key: Any, env_agent: str | None) -> 
 def is_noise_session(
     project: str | None, session_key: str | None, session_id: str | None, harness: str | None
 ) -> bool:
-    """Sessions whose data the daemon does not persist (throwaway test runs).
-
-    A project under ``/tmp/`` decides alone; without a project the session
-    key or id prefix, or the ``test`` harness, marks the session as noise.
-    """
+    """Sessions the daemon does not persist (test runs): a project under ``/tmp/``
+    decides alone, else a key or id prefix, or the ``test`` harness."""
     if project:
         return project.startswith("/tmp/") or project.startswith("/private/tmp/")
     for key in (session_key, session_id):
@@ -202,11 +191,8 @@ def iso(ts: float) -> str:
 
 
 def parse_iso(raw: Any) -> float | None:
-    """Parse an ISO-8601 timestamp the way ``new Date(raw)`` would accept it.
-
-    Values without an offset are read as UTC so the mock is deterministic.
-    Returns epoch seconds, or ``None`` when the value is not a timestamp.
-    """
+    """Epoch seconds of an ISO-8601 timestamp ``new Date(raw)`` accepts (``None`` if not
+    one); a value without an offset is read as UTC, so the mock is deterministic."""
     if not isinstance(raw, str):
         return None
     text = raw.strip()
@@ -240,12 +226,8 @@ class TranscriptRejected(Exception):
 
 
 def read_transcript_path(path: Any, root: str = TRANSCRIPT_ROOT) -> str | None:
-    """Read a staged transcript file, or ``None`` when there is no such file.
-
-    Outside the staging root, or not a regular file: 403. Over 400 000 bytes:
-    413. A missing file is ignored (the inline transcript, if any, is used),
-    as TS 0.109 ignores unreadable paths.
-    """
+    """A staged transcript file's text: 403 outside the root or not a regular file, 413
+    over 400 000 bytes; ``None`` when missing (TS 0.109 ignores unreadable paths)."""
     if not isinstance(path, str) or not path:
         return None
     real, base = os.path.realpath(path), os.path.realpath(root)

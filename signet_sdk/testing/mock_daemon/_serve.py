@@ -157,11 +157,8 @@ def _loopback(host: str) -> bool:
 
 
 def serve_from_args(args: Any) -> int:
-    """``signet-sdk dev-daemon``: serve until interrupted; 2 when the port is taken.
-
-    ``args`` carries ``host``, ``port``, ``db``, ``auth_mode`` and ``token``
-    (a list of ``TOKEN=ROLE``), as the CLI parses them.
-    """
+    """``signet-sdk dev-daemon`` (``args``: ``host``, ``port``, ``db``, ``auth_mode``,
+    ``token`` list of ``TOKEN=ROLE``): serve until interrupted; 2 when the port is taken."""
 
     def fail(code: int, message: str) -> int:
         sys.stderr.write(f"{PROG}: {message}\n")

@@ -80,12 +80,9 @@ class SessionTracker:
         self._warned.discard(key)
 
     def claim(self, session_key: str, path: RuntimePath, agent_id: str) -> RuntimePath | None:
-        """``claimSession`` for ``path``: ``None`` when claimed, else the path holding the key.
-
-        A same-path claim refreshes, an expired one is evicted. Any claim
-        attempt deletes the ended-session tombstone, which is why the next
-        turn after a per-turn "end" works.
-        """
+        """``claimSession``: ``None`` when claimed (a same-path claim refreshes, an expired
+        one is evicted), else the path holding the key. Any attempt deletes the ended
+        session's tombstone, which is why the next turn after a per-turn "end" works."""
         key, now = _norm(session_key), self._now()
         self._ended.pop(key, None)
         existing = self._claims.get(key)
@@ -222,12 +219,9 @@ class PresenceBoard:
 
 @dataclass(slots=True)
 class HookMemory:
-    """Per-session hook bookkeeping that session-end and compaction reset.
-
-    ``started`` holds keys whose session-start already injected (repeats get
-    the stub); ``recent_injections`` holds the memory ids injected in each of
-    the last five prompt turns, so a memory is not injected twice in a row.
-    """
+    """Per-session hook bookkeeping that session-end and compaction reset: sessions whose
+    start already injected (repeats get the stub), and the memory ids each of the last
+    five prompt turns injected (so a memory is not injected twice in a row)."""
 
     started: set[str] = field(default_factory=set)
     recent_injections: dict[str, deque[frozenset[str]]] = field(default_factory=dict)

@@ -200,11 +200,8 @@ def where(base: Iterable[str], optional: Iterable[tuple[str, Any]]) -> tuple[str
 
 @dataclass(frozen=True, slots=True)
 class MemoryFilters:
-    """Recall filters, already validated: each ``None`` means "not filtered".
-
-    ``scope`` is special: the daemon excludes scoped memories unless a scope
-    is asked for, so ``scope_given=False`` means ``scope IS NULL``.
-    """
+    """Recall filters, validated; ``None`` is "not filtered", except that the daemon
+    excludes scoped memories unless asked: ``scope_given=False`` is ``scope IS NULL``."""
 
     agent_id: str | None = None
     type: str | None = None
@@ -250,12 +247,8 @@ class MemoryFilters:
 
 
 class MemoryStore:
-    """The mock daemon's SQLite database.
-
-    One connection shared across threads behind a lock: the ASGI app runs on
-    an event loop thread while tests seed data or read jobs from their own.
-    ``path=None`` keeps everything in memory.
-    """
+    """The mock daemon's SQLite database (``path=None``: in memory), one connection behind
+    a lock: the app runs on an event loop thread, tests seed and read from their own."""
 
     def __init__(self, path: str | os.PathLike[str] | None, clock: Callable[[], float]) -> None:
         self._now = clock
@@ -306,10 +299,7 @@ class MemoryStore:
             self._conn.close()
 
     def add_memory(self, content: str, **fields: Any) -> str:
-        """Insert one memory row as-is (no prefix parsing, no de-duplication).
-
-        ``fields`` are ``memories`` columns; ``type`` is inferred when absent.
-        """
+        """Insert one memory as-is (no prefixes, no dedupe); ``fields`` are columns."""
         return self.add_memories([{**fields, "content": content}])[0]
 
     def add_memories(self, rows: Iterable[Mapping[str, Any]]) -> list[str]:
@@ -470,11 +460,8 @@ class MemoryStore:
     def forget_candidates(
         self, match: str | None, scope: str | None, limit: int, **fields: Any
     ) -> list[dict[str, Any]]:
-        """Batch-forget selection: FTS when ``match`` is given, else importance order.
-
-        ``fields``: ``type``, ``who``, ``source_type``, ``since``, ``until``
-        and ``tags`` (each a substring of the tag list).
-        """
+        """Batch-forget selection, by FTS ``match`` or else importance, filtered by
+        ``fields`` (``type who source_type since until``, ``tags`` as substrings)."""
         tags = [("m.tags LIKE ? ESCAPE '\\'", f"%{_escape_like(t)}%") for t in fields["tags"]]
         clause, args = where(
             ["m.is_deleted = 0", "m.scope IS ?"],
@@ -669,12 +656,8 @@ def query_terms(raw: str) -> list[str]:
 
 
 def fts_query(raw: str, *, match_any: bool = False) -> str:
-    """An FTS5 ``MATCH`` string that cannot be a syntax error.
-
-    Every term is quoted as a literal. Up to three terms must all match (for
-    precision); longer queries match any term and let bm25's IDF rank them,
-    as the daemon's sanitizer does. ``match_any`` always ORs the terms.
-    """
+    """An FTS5 ``MATCH`` of quoted terms (never a syntax error): up to three must all match,
+    longer queries (or ``match_any``) match any and let bm25 rank, as the daemon does."""
     terms = [f'"{t}"' for t in query_terms(raw)]
     if not terms:
         return ""
@@ -714,11 +697,8 @@ _RESULT_COLUMNS = ("type", "tags", "pinned", "importance", "who", "project", "cr
 
 
 def recall(store: MemoryStore, params: RecallParams) -> dict[str, Any]:
-    """Run a recall and shape the ``RecallResponse``.
-
-    Scores are bm25 magnitudes min-max normalized within the batch (the best
-    hit scores 1.0), as the daemon normalizes its keyword channel.
-    """
+    """Run a recall and shape the ``RecallResponse``; scores are bm25 magnitudes scaled
+    so the best hit is 1.0, as the daemon normalizes its keyword channel."""
     match = fts_query(params.keyword_query or params.query, match_any=params.match_any)
     rows: list[tuple[dict[str, Any], float]] = []
     if match and params.limit != 0:

@@ -73,10 +73,8 @@ def require(ok: object, message: str, status: int = 400, **extra: Any) -> None:
 def json_object(
     req: Request, *, blank: bool = False, fallback: dict[str, Any] | None = None
 ) -> dict[str, Any]:
-    """The body when it is a JSON object, else ``fallback`` or the 400 ``Invalid JSON body``.
-
-    With ``blank`` an empty body reads as ``{}`` (``readOptionalJsonObject``).
-    """
+    """The body when it is a JSON object, else ``fallback`` or the 400 ``Invalid JSON body``;
+    with ``blank``, an empty body reads as ``{}`` (``readOptionalJsonObject``)."""
     if blank and not req.state.body.strip():
         return {}
     try:
@@ -114,11 +112,8 @@ NOT_FOUND = text_response("404 Not Found", 404)
 
 
 class Routes(list[RouteSpec]):
-    """A module's routes, registered by decorating their handlers.
-
-    No two routes match one method and path (``DaemonRoute`` answers no
-    partial matches), so the order only mirrors TS 0.109's registration.
-    """
+    """A module's routes, registered by decorating their handlers (no two match one
+    method and path, so the order only mirrors TS 0.109's registration)."""
 
     def add(self, method: str, path: str, permission: str | None = None) -> Callable[[H], H]:
         """Register the decorated handler for ``method`` and ``path``."""
@@ -131,11 +126,8 @@ class Routes(list[RouteSpec]):
 
 
 class DaemonRoute(Route):
-    """A route that answers a wrong method with the 404 and decodes raw parameters.
-
-    ``:key`` in the session routes never matches the literal ``summaries``
-    (TS 0.109's ``(?!summaries$)`` pattern).
-    """
+    """A route that answers a wrong method with the 404 and decodes raw parameters; ``:key``
+    never matches the literal ``summaries`` (TS 0.109's ``(?!summaries$)``)."""
 
     def matches(self, scope: Scope) -> tuple[Match, Scope]:
         match, child = super().matches(scope)
