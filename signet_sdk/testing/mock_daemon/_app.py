@@ -257,12 +257,10 @@ class MockDaemon:
         return [r for r in self.requests if r.path == path and r.method in wanted]
 
     def clear_requests(self) -> None:
-        """Forget the recorded requests (state is kept)."""
         with self._lock:
             self._requests.clear()
 
     def set_secret(self, name: str, value: str) -> None:
-        """Store a secret for ``/api/secrets/exec``."""
         with self._lock:
             self._ctx.secrets[name] = value
 
@@ -308,7 +306,6 @@ class MockDaemon:
             yield handle
 
     def close(self) -> None:
-        """Close log streams and the database."""
         self.close_log_streams()
         self._ctx.store.close()
 

@@ -131,7 +131,6 @@ class LogBook:
         duration: float | None = None,
         error: BaseException | None = None,
     ) -> None:
-        """Append an entry (and push it to every open stream)."""
         entry: dict[str, Any] = {"timestamp": iso(self._now()), "level": level}
         entry.update(category=category, message=message)
         if data:
@@ -162,14 +161,12 @@ class LogBook:
         return out[-limit:] if limit > 0 else []
 
     def subscribe(self) -> Subscriber:
-        """Open a stream on the running event loop."""
         sub: Subscriber = (asyncio.get_running_loop(), asyncio.Queue())
         with self._lock:
             self.subscribers.append(sub)
         return sub
 
     def unsubscribe(self, sub: Subscriber) -> None:
-        """Close a stream's subscription (idempotent)."""
         with self._lock, contextlib.suppress(ValueError):
             self.subscribers.remove(sub)
 

@@ -467,14 +467,12 @@ def _compaction_complete(ctx: Context, req: Request, body: Body) -> Response:
             summary,
             agent_id=agent_id,
             type="session_summary",
-            importance=0.8,
             tags=f"session,summary,{harness}",
             who="system",
             project=project,
             source_type=harness,
             source_id=key,
             created_at=stamp,
-            updated_by="system",
         )
         node = {
             "id": f"{key}:compaction:{int(now * 1000)}" if key else str(uuid.uuid4()),

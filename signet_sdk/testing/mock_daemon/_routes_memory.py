@@ -137,13 +137,13 @@ def remember_memory(ctx: Context, body: Any, session_key_header: str | None) -> 
     project = None if body.get("project") is None else str(body["project"])
     source_type = _trimmed(body, "sourceType") or "manual"
     source_id = _trimmed(body, "sourceId")
-    parsed = parse_prefixes(raw)
+    content, prefix_tags, prefix_pinned, prefix_importance = parse_prefixes(raw)
     importance = body.get("importance")
     if not isinstance(importance, int | float) or isinstance(importance, bool):
-        importance = parsed.importance
-    pinned = js_truthy(parsed.pinned if body.get("pinned") is None else body["pinned"])
-    tags = body_tags if "tags" in body else parsed.tags
-    storage, _normalized, digest = normalize_content(parsed.content)
+        importance = prefix_importance
+    pinned = js_truthy(prefix_pinned if body.get("pinned") is None else body["pinned"])
+    tags = body_tags if "tags" in body else prefix_tags
+    storage, _normalized, digest = normalize_content(content)
     require(storage, "content is required")
 
     by_source = {"source_type": source_type, "source_id": source_id}
@@ -153,7 +153,7 @@ def remember_memory(ctx: Context, body: Any, session_key_header: str | None) -> 
         saved = {k: existing[k] for k in ("id", "type", "tags", "pinned", "importance", "content")}
         saved.update(tags=existing["tags"] or "", pinned=bool(existing["pinned"]))
         return json_response({**saved, "embedded": True, "deduped": True})
-    mem_type = infer_type(parsed.content)
+    mem_type = infer_type(content)
     mem_id = ctx.store.add_memory(
         storage,
         agent_id=agent_id,
@@ -306,17 +306,11 @@ def _guard(
     row = ctx.store.get_memory(memory_id, include_deleted=True)
     if row is None:
         return {}, {"id": memory_id, "status": "not_found"}
-    refusal = {"id": memory_id, "currentVersion": int(row["version"])}
-    if row["is_deleted"]:
-        return row, {**refusal, "status": deleted}
-    if if_version is not None and if_version != int(row["version"]):
-        return row, {**refusal, "status": "version_conflict"}
-    return row, None
-
-
-def _status_first(result: dict[str, Any]) -> dict[str, Any]:
-    """``{id, status, …}``, the key order of the daemon's results."""
-    return {"id": result["id"], "status": result["status"], **result}
+    conflict = if_version is not None and if_version != int(row["version"])
+    status = deleted if row["is_deleted"] else "version_conflict" if conflict else None
+    if status is None:
+        return row, None
+    return row, {"id": memory_id, "status": status, "currentVersion": row["version"]}
 
 
 def modify_tx(
@@ -330,7 +324,7 @@ def modify_tx(
     """``txModifyMemory``: the mutation result with its ``status``."""
     row, refusal = _guard(ctx, memory_id, if_version, "deleted")
     if refusal is not None:
-        return _status_first(refusal)
+        return refusal
     version = int(row["version"])
     changes = {k: v for k, v in patch.items() if row[k] != v}
     content_changed = "content" in changes
@@ -421,7 +415,7 @@ def forget_tx(
     """``txForgetMemory``: soft-delete one memory, or say why not."""
     row, refusal = _guard(ctx, memory_id, if_version, "already_deleted")
     if refusal is not None:
-        return _status_first(refusal)
+        return refusal
     version = int(row["version"])
     status = None
     if row["pinned"] and not force:

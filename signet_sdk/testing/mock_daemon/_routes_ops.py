@@ -75,15 +75,12 @@ def _logs_route(ctx: Context, req: Request) -> Response:
     return json_response({"logs": logs, "count": len(logs)})
 
 
-def _frame(data: Any) -> bytes:
-    return f"data: {json.dumps(data, separators=(',', ':'), ensure_ascii=False)}\n\n".encode()
-
-
 async def _frames(sub: Subscriber) -> AsyncIterator[bytes]:
     """Forward entries until the stream is closed (Starlette ends it when the client leaves)."""
-    yield _frame({"type": "connected"})
-    while (entry := await sub[1].get()) is not None:
-        yield _frame(entry)
+    entry: dict[str, Any] | None = {"type": "connected"}
+    while entry is not None:
+        yield f"data: {json.dumps(entry, separators=(',', ':'), ensure_ascii=False)}\n\n".encode()
+        entry = await sub[1].get()
 
 
 @ROUTES.add("GET", "/api/logs/stream")

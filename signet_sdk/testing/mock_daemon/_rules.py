@@ -15,7 +15,7 @@ import math
 import os
 import re
 from datetime import UTC, datetime
-from typing import Any, NamedTuple
+from typing import Any
 
 NOISE_KEY_PREFIXES = ("test-", "spec-", "fixture-", "synthetic-", "tmp-")
 
@@ -98,20 +98,12 @@ def parse_tags_mutation(value: Any) -> Any:
     return ",".join(t.strip() for t in items if t.strip()) or None
 
 
-class ParsedPrefixes(NamedTuple):
-    """What ``critical:`` and ``[tag,tag]:`` prefixes say about a memory."""
-
-    content: str
-    tags: str | None
-    pinned: bool
-    importance: float
-
-
 _TAG_PREFIX = re.compile(r"^\[([^\]]+)\]:\s*(.+)$", re.DOTALL)
 
 
-def parse_prefixes(raw: str) -> ParsedPrefixes:
-    """Read the remember prefixes: ``critical:`` pins at 1.0, ``[a,b]:`` tags."""
+def parse_prefixes(raw: str) -> tuple[str, str | None, bool, float]:
+    """The remember prefixes, as ``(content, tags, pinned, importance)``: ``critical:``
+    pins at 1.0, ``[a,b]:`` tags."""
     content = raw.strip()
     pinned = False
     importance = 0.8
@@ -124,7 +116,7 @@ def parse_prefixes(raw: str) -> ParsedPrefixes:
     if match:
         tags = ",".join(t.strip().lower() for t in match.group(1).split(",") if t.strip())
         content = match.group(2).strip()
-    return ParsedPrefixes(content, tags, pinned, importance)
+    return content, tags, pinned, importance
 
 
 # Checked in order; the first kind with a hint in the lower-cased text decides.

@@ -149,13 +149,6 @@ def _tokens(values: list[str]) -> dict[str, str]:
     return tokens
 
 
-def _loopback(host: str) -> bool:
-    try:
-        return host == "localhost" or ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def serve_from_args(args: Any) -> int:
     """``signet-sdk dev-daemon`` (``args``: ``host``, ``port``, ``db``, ``auth_mode``,
     ``token`` list of ``TOKEN=ROLE``): serve until interrupted; 2 when the port is taken."""
@@ -168,7 +161,11 @@ def serve_from_args(args: Any) -> int:
         tokens = _tokens(list(args.token))
     except ValueError as exc:
         return fail(2, str(exc))
-    if not _loopback(args.host) and (args.auth_mode == "local" or not tokens):
+    try:
+        loopback = args.host == "localhost" or ipaddress.ip_address(args.host).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback and (args.auth_mode == "local" or not tokens):
         return fail(
             2,
             f"refusing to listen on {args.host} without --auth-mode team and a --token "

@@ -132,7 +132,6 @@ class SessionTracker:
         return True
 
     def is_bypassed(self, session_key: str) -> bool:
-        """Whether hooks for this key answer with no-op bodies."""
         return _unexpired(self._bypass, _norm(session_key), self._now()) is not None
 
     def renew(self, session_key: str) -> float | None:
@@ -148,7 +147,6 @@ class SessionTracker:
         return claim.expires_at
 
     def active(self) -> list[Claim]:
-        """Every live claim (expired ones are evicted on the way)."""
         return [c for c in map(self._live, list(self._claims)) if c is not None]
 
     def expiry_warning(self, session_key: str) -> str | None:
@@ -205,15 +203,12 @@ class PresenceBoard:
         return row is not None
 
     def remove(self, session_key: str) -> None:
-        """Delete a row (session-end)."""
         self._rows.pop(_norm(session_key), None)
 
     def get(self, session_key: str) -> Presence | None:
-        """The live row for a key."""
         return _unexpired(self._rows, _norm(session_key), self._now())
 
     def live(self) -> list[Presence]:
-        """Every row seen within the last 4 hours."""
         return [r for r in map(self.get, list(self._rows)) if r is not None]
 
 
@@ -234,7 +229,6 @@ class HookMemory:
         return first
 
     def recently_injected(self, session_key: str) -> frozenset[str]:
-        """Ids injected in this session's last five turns."""
         return frozenset().union(*self.recent_injections.get(_norm(session_key), ()))
 
     def record_turn(self, session_key: str, ids: frozenset[str]) -> None:

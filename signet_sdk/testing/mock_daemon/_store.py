@@ -294,7 +294,6 @@ class MemoryStore:
         return iso(self._now())
 
     def close(self) -> None:
-        """Close the connection (the in-memory database is gone afterwards)."""
         with self._lock:
             self._conn.close()
 
@@ -451,7 +450,6 @@ class MemoryStore:
         return version
 
     def history(self, memory_id: str) -> list[dict[str, Any]]:
-        """The audit trail of one memory, oldest first."""
         return self._all(
             "SELECT * FROM memory_history WHERE memory_id = ? ORDER BY created_at, rowid",
             (memory_id,),
@@ -488,7 +486,6 @@ class MemoryStore:
         )
 
     def live_rows_by_id(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-        """Live memories among ``ids``, keyed by id."""
         marks = ", ".join("?" for _ in ids)
         rows = self._all(
             f"SELECT id, pinned, version FROM memories WHERE is_deleted = 0 AND id IN ({marks})",
@@ -497,7 +494,6 @@ class MemoryStore:
         return {r["id"]: r for r in rows}
 
     def count_memories(self, *, include_deleted: bool = False) -> int:
-        """How many memory rows exist."""
         extra = "" if include_deleted else " WHERE is_deleted = 0"
         return int(self._all(f"SELECT COUNT(*) AS n FROM memories{extra}")[0]["n"])
 
@@ -525,7 +521,6 @@ class MemoryStore:
                 )
 
     def get_transcript(self, session_key: str, agent_id: str) -> dict[str, Any] | None:
-        """The stored transcript row for ``(sessionKey, agentId)``."""
         return self._one(f"SELECT * FROM session_transcripts WHERE {_KEY}", (session_key, agent_id))
 
     def delete_transcript(self, session_key: str, agent_id: str) -> None:
@@ -573,7 +568,6 @@ class MemoryStore:
         return job_id
 
     def jobs(self) -> list[dict[str, Any]]:
-        """Every recorded summary job, oldest first."""
         return self._all("SELECT * FROM summary_jobs ORDER BY created_at, rowid")
 
     def add_summary_node(self, node: Mapping[str, Any], memory_ids: Sequence[str] = ()) -> None:
@@ -602,7 +596,6 @@ class MemoryStore:
         return rows, int(total[0]["n"])
 
     def get_summary_node(self, node_id: str, agent_id: str) -> dict[str, Any] | None:
-        """One summary node of an agent."""
         return self._one(
             "SELECT * FROM session_summaries WHERE id = ? AND agent_id = ?", (node_id, agent_id)
         )
@@ -666,8 +659,6 @@ def fts_query(raw: str, *, match_any: bool = False) -> str:
 
 @dataclass(frozen=True, slots=True)
 class RecallParams:
-    """One recall request, after the route has read its fields."""
-
     query: str
     keyword_query: str | None = None
     limit: int = 10

@@ -116,7 +116,6 @@ class Routes(list[RouteSpec]):
     method and path, so the order only mirrors TS 0.109's registration)."""
 
     def add(self, method: str, path: str, permission: str | None = None) -> Callable[[H], H]:
-        """Register the decorated handler for ``method`` and ``path``."""
 
         def register(handler: H) -> H:
             self.append((method, path, handler, permission))
