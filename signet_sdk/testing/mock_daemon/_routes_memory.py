@@ -13,8 +13,7 @@ import dataclasses
 import hashlib
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, TypeGuard
+from typing import Any, NamedTuple, TypeGuard
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -246,8 +245,7 @@ def _get(ctx: Context, req: Request, memory_id: str, _: dict[str, Any]) -> Respo
     return json_response(out)
 
 
-@dataclass(frozen=True, slots=True)
-class Actor:
+class Actor(NamedTuple):
     """Who a mutation is attributed to, and as what kind of caller."""
 
     changed_by: str
@@ -336,9 +334,7 @@ def modify_tx(
             return {**refused, "currentVersion": version, "duplicateMemoryId": duplicate["id"]}
     if not changes:
         return {"id": memory_id, "status": "no_changes", "currentVersion": version}
-    new_version = ctx.store.update_memory(
-        memory_id, changes, changed_by=actor.changed_by, actor_type=actor.actor_type, reason=reason
-    )
+    new_version = ctx.store.update_memory(memory_id, changes, *actor, reason)
     done = {"id": memory_id, "status": "updated", "currentVersion": version}
     return {**done, "newVersion": new_version, "contentChanged": content_changed}
 
@@ -424,9 +420,7 @@ def forget_tx(
         status = "autonomous_force_denied"
     if status is not None:
         return {"id": memory_id, "status": status, "currentVersion": version}
-    new_version = ctx.store.soft_delete(
-        memory_id, changed_by=actor.changed_by, actor_type=actor.actor_type, reason=reason
-    )
+    new_version = ctx.store.update_memory(memory_id, {"is_deleted": 1}, *actor, reason)
     done = {"id": memory_id, "status": "deleted", "currentVersion": version}
     return {**done, "newVersion": new_version}
 

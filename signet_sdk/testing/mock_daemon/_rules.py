@@ -57,9 +57,7 @@ def parse_optional_number(value: Any) -> float | None:
 def parse_optional_int(value: Any) -> int | None:
     """``parseOptionalInt``: a positive integer (``0`` and fractions are missing)."""
     parsed = parse_optional_number(value)
-    if parsed is None or not parsed.is_integer() or parsed <= 0:
-        return None
-    return int(parsed)
+    return int(parsed) if parsed is not None and parsed.is_integer() and parsed > 0 else None
 
 
 def parse_optional_bool(value: Any) -> bool | None:
@@ -75,9 +73,7 @@ def parse_optional_bool(value: Any) -> bool | None:
 
 def parse_leading_int(raw: str | None) -> int | None:
     """JavaScript ``Number.parseInt(raw, 10)``: digits at the start, else NaN."""
-    if raw is None:
-        return None
-    match = re.match(r"^\s*([+-]?\d+)", raw)
+    match = re.match(r"^\s*([+-]?\d+)", raw or "")
     return int(match.group(1)) if match else None
 
 
@@ -105,18 +101,13 @@ def parse_prefixes(raw: str) -> tuple[str, str | None, bool, float]:
     """The remember prefixes, as ``(content, tags, pinned, importance)``: ``critical:``
     pins at 1.0, ``[a,b]:`` tags."""
     content = raw.strip()
-    pinned = False
-    importance = 0.8
+    critical = content.lower().startswith("critical:")
+    content = content[len("critical:") :].strip() if critical else content
     tags: str | None = None
-    if content.lower().startswith("critical:"):
-        content = content[len("critical:") :].strip()
-        pinned = True
-        importance = 1.0
-    match = _TAG_PREFIX.match(content)
-    if match:
+    if match := _TAG_PREFIX.match(content):
         tags = ",".join(t.strip().lower() for t in match.group(1).split(",") if t.strip())
         content = match.group(2).strip()
-    return content, tags, pinned, importance
+    return content, tags, critical, 1.0 if critical else 0.8
 
 
 # Checked in order; the first kind with a hint in the lower-cased text decides.
@@ -132,10 +123,7 @@ _TYPE_HINTS = {
 def infer_type(content: str) -> str:
     """The memory type the daemon guesses from the text (the body ``type`` is ignored)."""
     lower = content.lower()
-    for kind, hints in _TYPE_HINTS.items():
-        if any(hint in lower for hint in hints):
-            return kind
-    return "fact"
+    return next((k for k, hints in _TYPE_HINTS.items() if any(h in lower for h in hints)), "fact")
 
 
 def normalize_content(text: str) -> tuple[str, str, str]:

@@ -412,26 +412,15 @@ class MemoryStore:
             (agent_id, limit),
         )
 
-    def update_memory(
-        self, memory_id: str, changes: Mapping[str, Any], *, changed_by: str, **audit: str
-    ) -> int:
-        """Apply a modify patch (``audit``: ``actor_type``, ``reason``); the new version."""
-        sets = dict(changes)
+    def update_memory(self, memory_id: str, changes: Mapping[str, Any], *audit: str) -> int:
+        """Apply a modify patch, or ``{"is_deleted": 1}`` (a soft delete, kept for recovery),
+        with a bumped version and a history row (``audit``: changed by, actor type, reason)."""
+        sets, by, now = dict(changes), audit[0], self._now_iso()
+        event = "deleted" if sets.get("is_deleted") else "updated"
         if "content" in sets:
             storage, normalized, digest = normalize_content(str(sets["content"]))
             sets.update(content=storage, normalized_content=normalized, content_hash=digest)
-        return self._mutate(memory_id, "updated", sets, changed_by, audit)
-
-    def soft_delete(self, memory_id: str, *, changed_by: str, **audit: str) -> int:
-        """Mark a memory deleted (kept for recovery); the new version."""
-        return self._mutate(memory_id, "deleted", {"is_deleted": 1}, changed_by, audit)
-
-    def _mutate(
-        self, memory_id: str, event: str, sets: dict[str, Any], by: str, audit: Mapping[str, str]
-    ) -> int:
-        """Write ``sets`` with a bumped version and one history row; the new version."""
-        now = self._now_iso()
-        audit_row = (audit["actor_type"], audit["reason"], now)
+        audit_row = (*audit[1:], now)
         with self._tx() as db:
             old = db.execute(
                 "SELECT content, version FROM memories WHERE id = ?", (memory_id,)
