@@ -72,15 +72,11 @@ def _loads(data: bytes) -> Any:
 class MockDaemon:
     """A stateful, faithful stand-in for the Signet daemon (TS 0.109 by default).
 
-    Use it in-process as an ASGI app (``httpx.ASGITransport(app=daemon)``),
-    or on a real socket with :meth:`serve`. Time is injectable: claims last
-    4 h, tombstones 30 min, bypass flags 4 h, all measured on ``clock`` plus
-    whatever :meth:`advance` added, so tests never sleep.
-
-    ``version`` is the daemon release to imitate: a version after 0.109
-    also serves the newer session transcript and search routes.
-    ``synthesis_provider`` other than ``"none"`` enables synthesis, and with
-    the pipeline enabled a synthesis worker runs to accept MEMORY.md writes.
+    Use it in-process as an ASGI app or on a real socket with :meth:`serve`.
+    Lifetimes (claims 4 h, tombstones 30 min, bypass 4 h) run on ``clock`` plus
+    :meth:`advance`, so tests never sleep. A ``version`` after 0.109 adds the
+    session transcript and search routes; a ``synthesis_provider`` other than
+    ``"none"`` enables synthesis (with the pipeline, a worker accepts MEMORY.md).
     """
 
     def __init__(
@@ -165,9 +161,8 @@ class MockDaemon:
         method, path = str(scope["method"]).upper(), str(scope["path"])
         raw = scope.get("raw_path")
         raw_path = raw.decode("latin-1").split("?", 1)[0] if raw else quote(path)
-        query: dict[str, str] = {}
-        for name, value in parse_qsl(scope.get("query_string", b"").decode("latin-1"), True):
-            query.setdefault(name, value)
+        pairs = parse_qsl(scope.get("query_string", b"").decode("latin-1"), True)
+        query = dict(reversed(pairs))  # the first value of a repeated name wins
         headers = Headers(scope=scope)
         header_map = {name: ", ".join(headers.getlist(name)) for name in headers}
         client_host = str(scope["client"][0]) if scope.get("client") else None
@@ -227,12 +222,9 @@ class MockDaemon:
         response = text_response("", 204)
         response.headers["access-control-allow-methods"] = "GET,HEAD,PUT,POST,DELETE,PATCH"
         response.headers["access-control-allow-credentials"] = "true"
-        origin = headers.get("origin")
-        if origin in _CORS_ORIGINS:
-            response.headers["access-control-allow-origin"] = origin
-            response.headers["vary"] = "Origin"
-        wanted = headers.get("access-control-request-headers")
-        if wanted:
+        if (origin := headers.get("origin")) in _CORS_ORIGINS:
+            response.headers.update({"access-control-allow-origin": origin, "vary": "Origin"})
+        if wanted := headers.get("access-control-request-headers"):
             response.headers["access-control-allow-headers"] = wanted
         return response
 
