@@ -121,23 +121,15 @@ class LogBook:
             with contextlib.suppress(RuntimeError):  # a closed loop: the stream is gone
                 loop.call_soon_threadsafe(queue.put_nowait, entry)
 
-    def log(
-        self,
-        level: str,
-        category: str,
-        message: str,
-        data: dict[str, Any] | None = None,
-        *,
-        duration: float | None = None,
-        error: BaseException | None = None,
-    ) -> None:
+    def log(self, level: str, category: str, message: str, data: Any = None, **extra: Any) -> None:
+        """Append a LogEntry (``extra``: ``duration`` in ms, an ``error``) and stream it."""
         entry: dict[str, Any] = {"timestamp": iso(self._now()), "level": level}
         entry.update(category=category, message=message)
         if data:
             entry["data"] = data
-        if duration is not None:
-            entry["duration"] = round(duration, 3)
-        if error is not None:
+        if "duration" in extra:
+            entry["duration"] = round(extra["duration"], 3)
+        if error := extra.get("error"):
             entry["error"] = {"name": type(error).__name__, "message": str(error)}
         with self._lock:
             self._entries.append(entry)

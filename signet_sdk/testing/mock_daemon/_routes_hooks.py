@@ -307,15 +307,8 @@ def _session_end_result(ctx: Context, body: Body, key: str | None) -> Body:
         return {"memoriesSaved": 0}
     if noise:
         return {"memoriesSaved": 0, "queued": False}
-    job_id = ctx.store.add_job(
-        kind="session_end",
-        session_key=norm,
-        session_id=session_id or norm,
-        agent_id=agent_id,
-        harness=harness,
-        project=project,
-        transcript=truncate_for_job(text),
-    )
+    job = ("session_end", norm, session_id or norm, agent_id, harness, project)
+    job_id = ctx.store.add_job(*job, truncate_for_job(text))
     data = {"jobId": job_id, "sessionKey": norm}
     ctx.logs.log("info", "hooks", "Session summary job queued", data)
     return {"memoriesSaved": 0, "queued": True, "jobId": job_id}
@@ -381,15 +374,8 @@ def _checkpoint(ctx: Context, req: Request, body: Body) -> Response:
     if len(delta) < MIN_CHECKPOINT_BYTES:
         return skip
     ctx.store.cursor(norm, agent_id, move_to=len(data))
-    job_id = ctx.store.add_job(
-        kind="checkpoint_extract",
-        session_key=norm,
-        session_id=norm,
-        agent_id=agent_id,
-        harness=harness,
-        project=project,
-        transcript=truncate_for_job(delta.decode("utf-8", errors="ignore")),
-    )
+    job = ("checkpoint_extract", norm, norm, agent_id, harness, project)
+    job_id = ctx.store.add_job(*job, truncate_for_job(delta.decode("utf-8", errors="ignore")))
     return json_response({"queued": True, "jobId": job_id})
 
 

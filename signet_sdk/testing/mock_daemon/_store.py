@@ -550,10 +550,12 @@ class MemoryStore:
         found = self._one(sql, (session_key, agent_id))
         return int(found["byte_offset"]) if found else 0
 
-    def add_job(self, **job: Any) -> str:
-        """Record a queued summary job (``summary_jobs`` columns; never run); its id."""
+    def add_job(self, *job: str | None) -> str:
+        """Record a queued summary job (never run); its id. ``job`` is ``kind, session_key,
+        session_id, agent_id, harness, project, transcript``, in table order."""
         job_id = str(uuid.uuid4())
-        self._insert("summary_jobs", {"id": job_id, **job, "created_at": self._now_iso()})
+        row = (job_id, *job, self._now_iso())
+        self._write("INSERT INTO summary_jobs VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)", row)
         return job_id
 
     def jobs(self) -> list[dict[str, Any]]:
