@@ -1,11 +1,9 @@
 """``MockDaemon``: the ASGI application, the daemon's request pipeline and test hooks.
 
-The pipeline mirrors the real daemon's global middleware: body limit
-(counted on the raw stream, before anything else), CORS preflight, auth;
-then the Starlette router (first match wins, unknown routes are the plain
-404) with each route's permission guard. Every request is recorded for
-tests and logged as a LogEntry for ``/api/logs``. Starlette is loaded when a
-daemon is made, never by importing the package.
+The pipeline mirrors the daemon's global middleware: body limit (counted on
+the raw stream, first), CORS preflight, auth; then the router with each
+route's permission guard. Every request is recorded for tests and logged for
+``/api/logs``. Starlette loads when a daemon is made, not on import.
 """
 
 from __future__ import annotations

@@ -1,11 +1,10 @@
 # long module: the daemon's hook routes replicate TS 0.109 handler by handler, byte for byte
 """``/api/hooks/*``: the lifecycle hooks, hook remember/recall and synthesis.
 
-Each hook follows TS 0.109's order of checks exactly, because that order is
-observable: ``x-signet-no-hooks`` before JSON parsing, required fields, then
-the runtime-path claim, presence, the bypass check, and only then the
-handler. Malformed JSON (and any failure inside) is a 500 with the route's
-own message, never a 400.
+Each hook keeps TS 0.109's observable order of checks: ``x-signet-no-hooks``
+before JSON parsing, required fields, the runtime-path claim, presence, the
+bypass check, then the handler. Malformed JSON (any failure inside) is a 500
+with the route's own message, never a 400.
 """
 
 from __future__ import annotations

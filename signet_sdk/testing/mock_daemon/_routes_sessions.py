@@ -1,11 +1,9 @@
 """``/api/sessions/*``: live sessions, bypass and renew, transcripts, summaries.
 
-The live-session list merges tracker claims with presence rows, as TS 0.109
-does, so a session started without a runtime path still shows up (with
-``expiresAt:null``). Lookups are agent-scoped through the ``agent_id`` query
-parameter. The transcript and search routes are the newer upstream ones,
-served only when the daemon imitates a release after 0.109 (TS 0.109
-answers them with the plain 404).
+Live sessions merge tracker claims with presence rows, as TS 0.109 does, so a
+session started without a runtime path shows up too (``expiresAt:null``);
+lookups are scoped by ``?agent_id``. Transcript and search are later routes,
+served only when imitating a release after 0.109 (else the plain 404).
 """
 
 from __future__ import annotations

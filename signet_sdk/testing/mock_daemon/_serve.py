@@ -1,10 +1,8 @@
 """Serving the mock on a real socket: ``MockDaemon.serve`` and ``signet-sdk dev-daemon``.
 
-uvicorn is imported here and only here, lazily: it is the ``server`` extra,
-and importing the mock for in-process tests must not need it. The socket is
-bound before uvicorn starts so that "port already in use" is one clear line
-and exit code 2 rather than a uvicorn traceback, and so that ``port=0`` can
-report the port it got.
+uvicorn (the ``server`` extra) is imported here only, lazily. The socket is
+bound before uvicorn starts, so "port already in use" is one clear line and
+exit code 2 rather than a traceback, and ``port=0`` can report its port.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """In-memory session state: runtime-path claims, tombstones, bypass, presence.
 
-TS 0.109 keeps all of this in process memory, so a daemon restart forgets it
-(that is what ``sessionKnown:false`` reveals). The mock does the same: none
-of it is written to SQLite. Every lifetime is measured on the daemon's
-injectable clock, so tests move time with ``MockDaemon.advance`` instead of
-sleeping. Every method takes a session key as given and normalizes it.
+TS 0.109 keeps all of this in process memory, so a restart forgets it (as
+``sessionKnown:false`` reveals); so does the mock. Lifetimes run on the
+daemon's injectable clock. Methods take session keys as given and normalize.
 """
 
 from __future__ import annotations

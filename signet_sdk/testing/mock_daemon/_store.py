@@ -363,13 +363,10 @@ class MemoryStore:
     ) -> list[tuple[dict[str, Any], float]]:
         """FTS5 search: ``(row, bm25)`` pairs, best first (bm25 is negative; lower wins).
 
-        bm25 costs a few microseconds per matching row, so a query made of
-        very common words would score most of the table. The search first
-        ranks only the newest :data:`SEARCH_CANDIDATE_CAP` matches (FTS5
-        walks rowids newest-first without sorting); only when that window is
-        full *and* the filters leave fewer than ``limit`` rows does it rank
-        every match. Queries with fewer matches than the cap (nearly all of
-        them) are ranked exactly as a plain bm25 ``ORDER BY`` would rank them.
+        bm25 costs microseconds per matching row, so common words would score
+        most of the table: first only the newest :data:`SEARCH_CANDIDATE_CAP`
+        matches are ranked; every match only when that window is full and the
+        filters leave fewer than ``limit`` rows (so small result sets rank exactly).
         """
         clause, args = filters.sql()
         # CROSS JOIN pins the join order: without statistics SQLite may

@@ -1,11 +1,9 @@
 """The mock's HTTP vocabulary on Starlette: routes, JSON bodies, the exact answers.
 
-Starlette routes, builds requests and writes responses. What stays here is
-what the daemon's contract pins and Starlette would do differently: Hono's
-plain-text ``404 Not Found`` (a wrong method too, never a 405), its
-plain-text 500 for an exception no handler caught, and ``c.req.json()``'s
-strictness (``NaN`` and an empty body are errors). Path parameters are
-matched on the raw path, so an encoded ``/`` stays inside its segment.
+What stays here is what the contract pins and Starlette does differently:
+Hono's plain-text 404 (a wrong method too, never a 405) and 500, and
+``c.req.json()``'s strictness (``NaN`` and an empty body are errors). Path
+parameters match on the raw path, so an encoded ``/`` stays in its segment.
 """
 
 from __future__ import annotations
