@@ -320,9 +320,9 @@ def _session_end(ctx: Context, req: Request, body: Body) -> Response:
     if key and path:
         ended = ctx.tracker.ended(key)
         skip = {"memoriesSaved": 0, "skipped": True}
-        if ended is not None and ended[1]:
+        if ended:
             ctx.logs.log("info", "hooks", "Duplicate session-end skipped", {"sessionKey": key})
-            return json_response({**skip, "duplicateSessionEnd": True, "endedBy": ended[1]})
+            return json_response({**skip, "duplicateSessionEnd": True, "endedBy": ended})
         owner = ctx.tracker.owner(key) if ended is None else None
         if owner and owner != path:
             return json_response({**skip, "duplicateRuntimePath": True, "claimedBy": owner})

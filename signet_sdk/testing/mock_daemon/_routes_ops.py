@@ -10,9 +10,11 @@ than three characters, so a test can prove a secret reached the process only.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
+import shlex
 import subprocess
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
@@ -104,24 +106,12 @@ REDACTED = "[REDACTED]"
 
 
 def split_command(command: str) -> list[str]:
-    """Split on whitespace; single or double quotes group words (no escapes)."""
-    args: list[str] = []
-    word: list[str] | None = None  # None between words; [] is an empty quoted word
-    quote: str | None = None
-    for ch in command:
-        if quote is None and ch.isspace():
-            if word is not None:
-                args.append("".join(word))
-            word = None
-            continue
-        word = word if word is not None else []
-        if quote is None and ch in ("'", '"'):
-            quote = ch
-        elif ch == quote:
-            quote = None
-        else:
-            word.append(ch)
-    return args if word is None else [*args, "".join(word)]
+    """Split on whitespace; single or double quotes group words, an unclosed quote runs to
+    the end (backslashes never get here: they are shell metacharacters)."""
+    for tail in ("", "'", '"'):
+        with contextlib.suppress(ValueError):
+            return shlex.split(command + tail)
+    raise AssertionError("unreachable: one of the tails closes the open quote")
 
 
 def _resolve(ref: object, store: Mapping[str, str]) -> str:

@@ -157,11 +157,9 @@ def is_noise_session(
     """Sessions the daemon does not persist (test runs): a project under ``/tmp/``
     decides alone, else a key or id prefix, or the ``test`` harness."""
     if project:
-        return project.startswith("/tmp/") or project.startswith("/private/tmp/")
-    for key in (session_key, session_id):
-        if key and normalize_session_key(key).startswith(NOISE_KEY_PREFIXES):
-            return True
-    return harness == "test"
+        return project.startswith(("/tmp/", "/private/tmp/"))
+    keys = [normalize_session_key(key) for key in (session_key, session_id) if key]
+    return harness == "test" or any(key.startswith(NOISE_KEY_PREFIXES) for key in keys)
 
 
 def iso(ts: float) -> str:
@@ -173,20 +171,14 @@ def iso(ts: float) -> str:
 def parse_iso(raw: Any) -> float | None:
     """Epoch seconds of an ISO-8601 timestamp ``new Date(raw)`` accepts (``None`` if not
     one); a value without an offset is read as UTC, so the mock is deterministic."""
-    if not isinstance(raw, str):
+    text = raw.strip() if isinstance(raw, str) else ""
+    if not re.match(r"^\d{4}-\d{2}-\d{2}", text):
         return None
-    text = raw.strip()
-    if not text or not re.match(r"^\d{4}-\d{2}-\d{2}", text):
-        return None
-    if text.endswith(("Z", "z")):
-        text = text[:-1] + "+00:00"
     try:
-        dt = datetime.fromisoformat(text)
+        dt = datetime.fromisoformat(text[:-1] + "+00:00" if text[-1] in "Zz" else text)
     except ValueError:
         return None
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=UTC)
-    return dt.timestamp()
+    return (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).timestamp()
 
 
 TRANSCRIPT_ROOT = "/tmp/signet"
@@ -239,10 +231,9 @@ def read_transcript(body: dict[str, Any], *, prefer_inline: bool) -> str | None:
 def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
-    if not isinstance(content, list):
-        return ""
     parts = [
-        b if isinstance(b, str) else b.get("text") if isinstance(b, dict) else None for b in content
+        b if isinstance(b, str) else b.get("text") if isinstance(b, dict) else None
+        for b in (content if isinstance(content, list) else [])
     ]
     return "\n".join(p for p in parts if isinstance(p, str) and p)
 

@@ -61,7 +61,7 @@ class SessionTracker:
     def __init__(self, clock: Callable[[], float]) -> None:
         self._now = clock
         self._claims: dict[str, Claim] = {}
-        self._ended: dict[str, tuple[float, RuntimePath | None]] = {}
+        self._ended: dict[str, tuple[float, str]] = {}
         self._bypass: dict[str, tuple[float, bool]] = {}
         self._warned: set[str] = set()
 
@@ -106,16 +106,11 @@ class SessionTracker:
     def mark_ended(self, session_key: str, path: RuntimePath | None) -> None:
         """Release the claim and leave a 30-minute tombstone naming the end's path."""
         self.release(session_key)
-        self._ended[_norm(session_key)] = (self._now() + TOMBSTONE_TTL, path)
+        self._ended[_norm(session_key)] = (self._now() + TOMBSTONE_TTL, path or "")
 
-    def ended(self, session_key: str) -> tuple[float, RuntimePath | None] | None:
-        """The unexpired tombstone for a key: ``(expiry, the runtime path its end carried)``."""
-        key = _norm(session_key)
-        stone = self._ended.get(key)
-        if stone is not None and self._now() > stone[0]:
-            del self._ended[key]
-            return None
-        return stone
+    def ended(self, session_key: str) -> str | None:
+        """The unexpired tombstone for a key: the runtime path its end carried (or ``""``)."""
+        return _unexpired(self._ended, _norm(session_key), self._now())
 
     def set_bypass(self, session_key: str, enabled: bool, *, allow_unknown: bool) -> bool:
         """Turn bypass off (always works) or on (not for a key without a live claim
