@@ -406,19 +406,15 @@ def _batch_modify_route(ctx: Context, req: Request) -> Response:
 
 
 def forget_tx(
-    ctx: Context, memory_id: str, *, force: bool, if_version: int | None, actor: Actor, reason: str
+    ctx: Context, memory_id: str, force: bool, if_version: int | None, actor: Actor, reason: str
 ) -> dict[str, Any]:
     """``txForgetMemory``: soft-delete one memory, or say why not."""
     row, refusal = _guard(ctx, memory_id, if_version, "already_deleted")
     if refusal is not None:
         return refusal
     version = int(row["version"])
-    status = None
-    if row["pinned"] and not force:
-        status = "pinned_requires_force"
-    elif row["pinned"] and actor.actor_type == "pipeline":
-        status = "autonomous_force_denied"
-    if status is not None:
+    if row["pinned"] and (not force or actor.actor_type == "pipeline"):
+        status = "autonomous_force_denied" if force else "pinned_requires_force"
         return {"id": memory_id, "status": status, "currentVersion": version}
     new_version = ctx.store.update_memory(memory_id, {"is_deleted": 1}, *actor, reason)
     done = {"id": memory_id, "status": "deleted", "currentVersion": version}
@@ -449,10 +445,7 @@ def _delete(ctx: Context, req: Request, memory_id: str, payload: dict[str, Any])
     require(query_version is not None or raw_query is None, _BAD_VERSION)
     if_version = if_version if if_version is not None else query_version
     actor = resolve_actor(req, payload.get("changed_by"))
-    result = forget_tx(
-        ctx, memory_id, force=force, if_version=if_version, actor=actor, reason=reason
-    )
-    return _answer(result, _FORGET_ERRORS)
+    return _answer(forget_tx(ctx, memory_id, force, if_version, actor, reason), _FORGET_ERRORS)
 
 
 def confirm_token(ids: Sequence[str]) -> str:
@@ -530,10 +523,7 @@ def _batch_forget_route(ctx: Context, req: Request) -> Response:
     message = "confirm_token is required for large forget operations; run preview first"
     require(confirmed, message, **counted, count=len(candidates))
     actor = resolve_actor(req, payload.get("changed_by"))
-    results = [
-        forget_tx(ctx, mid, force=bool(force), if_version=None, actor=actor, reason=reason)
-        for mid in candidate_ids
-    ]
+    results = [forget_tx(ctx, mid, bool(force), None, actor, reason) for mid in candidate_ids]
     deleted = sum(1 for r in results if r["status"] == "deleted")
     executed = {"mode": "execute", "requested": len(candidate_ids), "deleted": deleted}
     return json_response({**executed, "results": results})

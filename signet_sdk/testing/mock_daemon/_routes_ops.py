@@ -115,16 +115,13 @@ def split_command(command: str) -> list[str]:
 
 
 def _resolve(ref: object, store: Mapping[str, str]) -> str:
-    """A secret reference's value (``LookupError`` with the route's 500 message)."""
-    if not isinstance(ref, str):
-        raise LookupError("secret reference must be a string")
-    if ref.startswith("op://"):
-        raise LookupError("1Password is not configured (OP_SERVICE_ACCOUNT_TOKEN is not set)")
-    name = ref.removeprefix("local://")
-    if not _SECRET_NAME.match(name):
-        raise LookupError(f"Invalid secret name '{name}'")
-    if name not in store:
-        raise LookupError(f"Secret '{name}' not found")
+    """A secret reference's value, or the route's 500 naming what is wrong."""
+    require(isinstance(ref, str), "secret reference must be a string", 500)
+    no_op = "1Password is not configured (OP_SERVICE_ACCOUNT_TOKEN is not set)"
+    require(not str(ref).startswith("op://"), no_op, 500)
+    name = str(ref).removeprefix("local://")
+    require(_SECRET_NAME.match(name), f"Invalid secret name '{name}'", 500)
+    require(name in store, f"Secret '{name}' not found", 500)
     return store[name]
 
 
@@ -141,8 +138,7 @@ async def _exec_route(ctx: Context, req: Request) -> Response:
         body = body_json(req)
     except BadJson as exc:
         return error(f"JSON Parse error: {exc}", 500)
-    if body is None:
-        return error("Cannot read properties of null (reading 'command')", 500)
+    require(body is not None, "Cannot read properties of null (reading 'command')", 500)
     body = body if isinstance(body, dict) else {}
     command, refs = body.get("command"), body.get("secrets")
     require(isinstance(command, str) and command, "command is required")
@@ -154,10 +150,7 @@ async def _exec_route(ctx: Context, req: Request) -> Response:
         )
     with ctx.lock:
         store = dict(ctx.secrets)
-    try:
-        injected = {str(var): _resolve(ref, store) for var, ref in refs.items()}
-    except LookupError as exc:
-        return error(str(exc.args[0]), 500)
+    injected = {str(var): _resolve(ref, store) for var, ref in refs.items()}
     argv = split_command(command)
     require(argv, "spawn  ENOENT", 500)
     env = {**os.environ, **injected}
