@@ -111,6 +111,8 @@ class MockDaemon:
         )
         ctx.agent_id_env, ctx.secrets = agent_id_env, dict(secrets or {})
         self._lock = ctx.lock
+        #: The SQLite store: seed memories directly, inspect what hooks wrote.
+        self.store: MemoryStore = ctx.store
         # TS 0.109's registration order: health, memory, hooks, secrets, sessions.
         newer = sessions.NEWER_ROUTES if ctx.newer_routes else []
         specs = [*ops.ROUTES, *memory.ROUTES, *hooks.ROUTES, *ops.SECRET_ROUTES]
@@ -258,11 +260,6 @@ class MockDaemon:
         """Accept another bearer token (team and hybrid modes)."""
         with self._lock:
             self._ctx.auth.add_token(token, role)
-
-    @property
-    def store(self) -> MemoryStore:
-        """The SQLite store (seed memories directly, inspect what hooks wrote)."""
-        return self._ctx.store
 
     def summary_jobs(self) -> list[dict[str, Any]]:
         """The summary jobs session-end and checkpoint-extract queued."""

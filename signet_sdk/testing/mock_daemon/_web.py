@@ -89,11 +89,9 @@ def query_arg(req: Request, name: str) -> str | None:
     return req.state.query.get(name)  # type: ignore[no-any-return]
 
 
-def json_response(
-    data: Any, status: int = 200, headers: dict[str, str] | None = None
-) -> JSONResponse:
+def json_response(data: Any, status: int = 200) -> JSONResponse:
     """``c.json(data, status)``: compact UTF-8 JSON, as ``JSON.stringify`` writes it."""
-    return JSONResponse(data, status, headers)
+    return JSONResponse(data, status)
 
 
 def error(message: str, status: int = 400, **extra: Any) -> JSONResponse:
@@ -114,7 +112,6 @@ class Routes(list[RouteSpec]):
     method and path, so the order only mirrors TS 0.109's registration)."""
 
     def add(self, method: str, path: str, permission: str | None = None) -> Callable[[H], H]:
-
         def register(handler: H) -> H:
             self.append((method, path, handler, permission))
             return handler
