@@ -640,8 +640,6 @@ def fts_query(raw: str, *, match_any: bool = False) -> str:
     """An FTS5 ``MATCH`` of quoted terms (never a syntax error): up to three must all match,
     longer queries (or ``match_any``) match any and let bm25 rank, as the daemon does."""
     terms = [f'"{t}"' for t in query_terms(raw)]
-    if not terms:
-        return ""
     return " ".join(terms) if len(terms) <= 3 and not match_any else " OR ".join(terms)
 
 
@@ -679,17 +677,11 @@ def recall(store: MemoryStore, params: RecallParams) -> dict[str, Any]:
     """Run a recall and shape the ``RecallResponse``; scores are bm25 magnitudes scaled
     so the best hit is 1.0, as the daemon normalizes its keyword channel."""
     match = fts_query(params.keyword_query or params.query, match_any=params.match_any)
-    rows: list[tuple[dict[str, Any], float]] = []
-    if match and params.limit != 0:
-        # Over-fetch a little when ids must be skipped (prompt-submit dedupe).
-        fetch = params.limit + len(params.exclude_ids) if params.limit > 0 else params.limit
-        rows = [
-            (row, score)
-            for row, score in store.search(match, params.filters, fetch)
-            if row["id"] not in params.exclude_ids
-        ]
-        if params.limit > 0:
-            rows = rows[: params.limit]
+    limit = params.limit if params.limit > 0 else None  # a negative limit: every match
+    # Over-fetch a little when ids must be skipped (prompt-submit dedupe).
+    fetch = params.limit + len(params.exclude_ids) if limit else params.limit
+    found = store.search(match, params.filters, fetch) if match and params.limit != 0 else []
+    rows = [(row, score) for row, score in found if row["id"] not in params.exclude_ids][:limit]
     top = max((abs(s) for _, s in rows), default=0.0) or 1.0
     results = [_result(row, abs(score) / top, params.expand) for row, score in rows]
     meta = {"totalReturned": len(results), "hasSupplementary": False, "noHits": not results}
@@ -709,7 +701,7 @@ def hook_recall_payload(result: dict[str, Any]) -> dict[str, Any]:
 
 def empty_hook_recall(query: Any, **flag: bool) -> dict[str, Any]:
     """``emptyHookRecallResponse``: the no-op recall body plus ``internal``/``bypassed``."""
-    body: dict[str, Any] = {
+    return {
         "results": [],
         "memories": [],
         "count": 0,
@@ -717,6 +709,5 @@ def empty_hook_recall(query: Any, **flag: bool) -> dict[str, Any]:
         "method": "hybrid",
         "meta": {"totalReturned": 0, "hasSupplementary": False, "noHits": True},
         "message": "No matching memories found.",
+        **flag,
     }
-    body.update(flag)
-    return body
