@@ -28,17 +28,20 @@ def list_live_sessions(ctx: Context, agent_id: str) -> list[dict[str, Any]]:
     by_key: dict[str, dict[str, Any]] = {}
     for claim in ctx.tracker.active():
         if claim.agent_id == agent_id:
-            by_key[claim.key] = claim.record(ctx.tracker.is_bypassed(claim.key))
+            by_key[claim.key] = {
+                "key": claim.key,
+                "agentId": agent_id,
+                "runtimePath": claim.runtime_path,
+                "claimedAt": iso(claim.claimed_at),
+                "expiresAt": iso(claim.expires_at),
+            }
     for row in ctx.presence.live():
-        if row.agent_id != agent_id or row.key in by_key:
-            continue
-        by_key[row.key] = {
-            "key": row.key,
-            "runtimePath": row.runtime_path or "unknown",
-            "claimedAt": iso(row.started_at),
-            "expiresAt": None,
-            "bypassed": ctx.tracker.is_bypassed(row.key),
-        }
+        if row.agent_id == agent_id and row.key not in by_key:
+            path, claimed_at = row.runtime_path or "unknown", iso(row.started_at)
+            by_key[row.key] = {"key": row.key, "runtimePath": path, "claimedAt": claimed_at}
+            by_key[row.key]["expiresAt"] = None
+    for session in by_key.values():
+        session["bypassed"] = ctx.tracker.is_bypassed(session["key"])
     return sorted(by_key.values(), key=lambda s: str(s["claimedAt"]), reverse=True)
 
 

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
-from ._rules import iso, opt_str
 from ._rules import normalize_session_key as _norm
+from ._rules import opt_str
 
 RuntimePath = Literal["plugin", "legacy"]
 
@@ -42,17 +42,6 @@ class Claim:
     runtime_path: RuntimePath
     claimed_at: float
     expires_at: float
-
-    def record(self, bypassed: bool) -> dict[str, object]:
-        """This claim as a ``GET /api/sessions`` row (``agentId`` included)."""
-        return {
-            "key": self.key,
-            "agentId": self.agent_id,
-            "runtimePath": self.runtime_path,
-            "claimedAt": iso(self.claimed_at),
-            "expiresAt": iso(self.expires_at),
-            "bypassed": bypassed,
-        }
 
 
 class SessionTracker:
