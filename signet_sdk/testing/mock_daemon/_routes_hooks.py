@@ -76,17 +76,11 @@ Body = dict[str, Any]
 HookFn = Callable[[Context, Request, Body], Response]
 
 
-class HookFailure(Exception):
-    """A failure the hook's try/catch turns into its 500 body."""
-
-
 def _key(value: Any) -> str | None:
     """A session key as the routes use it: truthy string, else absent."""
-    if not js_truthy(value):
-        return None
-    if not isinstance(value, str):
-        raise HookFailure("sessionKey.trim is not a function")
-    return value
+    if js_truthy(value) and not isinstance(value, str):
+        raise JsTypeError("sessionKey.trim is not a function")
+    return value if js_truthy(value) else None
 
 
 def _runtime_path(req: Request, body: Body) -> RuntimePath | None:
@@ -146,7 +140,7 @@ def _hook(
             try:
                 body = body_json(req)
                 if body is None:
-                    raise HookFailure("Cannot read properties of null")
+                    raise JsTypeError("Cannot read properties of null")
                 body = body if isinstance(body, dict) else {}  # a non-object lacks every field
                 verb = "is" if len(required) == 1 else "are"
                 given = all(js_truthy(body.get(name)) for name in required)
@@ -156,9 +150,9 @@ def _hook(
                 raise
             except TranscriptRejected as exc:
                 return error(exc.error, exc.status)
-            except Exception as exc:  # a bug in the mock still answers like the daemon
+            except Exception as exc:  # a bug in the mock answers like the daemon too
                 ctx.logs.log("error", "hooks", message, {"path": req.state.path}, error=exc)
-                if not isinstance(exc, BadJson | HookFailure | JsTypeError):
+                if not isinstance(exc, BadJson | JsTypeError):  # a bug in the mock: say where
                     _log.exception("hook %s failed", req.state.path)
                 return error(message, 500)
 
@@ -196,11 +190,9 @@ def _session_start(ctx: Context, req: Request, body: Body) -> Response:
     rows = ctx.store.top_memories(agent_id, START_MEMORY_LIMIT)
     # Same-project memories first, pinned ones before everything (stable sort).
     rows.sort(key=lambda r: (not r["pinned"], project is None or r["project"] != project))
-    identity = {
-        "name": "Agent",
-        "description": "Signet agent (served by the signet-sdk mock daemon)",
-    }
-    lines = [_BANNER, header, "", "# Identity", f"{identity['name']}: {identity['description']}"]
+    description = "Signet agent (served by the signet-sdk mock daemon)"
+    identity = {"name": "Agent", "description": description}
+    lines = [_BANNER, header, "", "# Identity", f"Agent: {description}"]
     memories = []
     if rows:
         lines += ["", "# Memories"]
@@ -397,7 +389,7 @@ def _remember(ctx: Context, req: Request, body: Body) -> Response:
 def _recall(ctx: Context, req: Request, body: Body) -> Response:
     _conflict(ctx, req, body, **empty_hook_recall(body.get("query")))
     if not isinstance(body["query"], str):
-        raise HookFailure("query.trim is not a function")
+        raise JsTypeError("query.trim is not a function")
     agent_id = ctx.agent(req.headers.get("x-signet-agent-id"), body.get("sessionKey"))
     params = recall_params(body, agent_id, with_extras=False)
     params = dataclasses.replace(params, query=body["query"])

@@ -58,7 +58,6 @@ class Reply(Exception):
     """An answer decided deep inside a handler; ``daemon_route`` sends it."""
 
     def __init__(self, response: Response) -> None:
-        super().__init__(response.status_code)
         self.response = response
 
 
