@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ._rules import iso, parse_iso, resolve_agent_id
-from ._state import HookMemory, PresenceBoard, SessionTracker
+from ._state import PresenceBoard, SessionTracker
 from ._store import MemoryStore
 
 AuthMode = Literal["local", "team", "hybrid"]
@@ -186,7 +186,6 @@ class Context:
         self.store = MemoryStore(self.db_path, self.now)
         self.tracker = SessionTracker(self.now)
         self.presence = PresenceBoard(self.now)
-        self.hooks = HookMemory()
         self.logs = LogBook(self.now)
         self.started_at = self.now()
         # Routes added after TS 0.109 (session transcript and search) are served.

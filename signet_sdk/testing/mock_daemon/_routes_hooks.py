@@ -182,7 +182,7 @@ def _session_start(ctx: Context, req: Request, body: Body) -> Response:
     warning = ctx.tracker.expiry_warning(key) if key else None
     warnings = {"warnings": [warning]} if warning else {}
     header = _date_header(ctx.now())
-    if key and not ctx.hooks.start(key):
+    if key and not ctx.tracker.start(key):
         inject = f"{_BANNER}\n{header}\n"
         stub = {"identity": {"name": "Agent"}, "memories": [], "inject": inject}
         return json_response({**stub, **warnings})
@@ -236,7 +236,7 @@ def _prompt(ctx: Context, req: Request, body: Body) -> Response:
             normalize_session_key(key), agent_id, transcript, harness, project
         )
     warning = ctx.tracker.expiry_warning(key) if key else None
-    exclude = ctx.hooks.recently_injected(key) if key else frozenset()
+    exclude = ctx.tracker.recently_injected(key) if key else frozenset()
     # The daemon also matches by meaning (embeddings); without them, any
     # shared word is the closest stand-in.
     filters = MemoryFilters(agent_id=agent_id)
@@ -271,7 +271,7 @@ def _prompt(ctx: Context, req: Request, body: Body) -> Response:
     if picked:
         result["engine"] = "hybrid"
     if key:
-        ctx.hooks.record_turn(key, frozenset(p["id"] for p in picked))
+        ctx.tracker.record_turn(key, frozenset(p["id"] for p in picked))
     if warning:
         result["warnings"] = [warning]
     return json_response({**result, "sessionKnown": known})
@@ -280,7 +280,7 @@ def _prompt(ctx: Context, req: Request, body: Body) -> Response:
 def _session_end_result(ctx: Context, body: Body, key: str | None) -> Body:
     agent_id = ctx.agent(body.get("agentId"), key)
     if key:
-        ctx.hooks.reset(key, start=True)
+        ctx.tracker.reset(key, start=True)
     if body.get("reason") == "clear":
         return {"memoriesSaved": 0}
     harness = str(body.get("harness"))
@@ -473,7 +473,7 @@ def _compaction_complete(ctx: Context, req: Request, body: Body) -> Response:
     data = {"harness": harness, "memoryId": memory_id or "skipped-temp-session"}
     ctx.logs.log("info", "hooks", f"Compaction summary {message}", data)
     if key and norm:
-        ctx.hooks.reset(key)
+        ctx.tracker.reset(key)
         ctx.store.delete_transcript(norm, agent_id)
     return json_response({"success": True, "memoryId": memory_id})
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 from ._rules import normalize_session_key as _norm
@@ -45,7 +45,7 @@ class Claim:
 
 
 class SessionTracker:
-    """Claims (4 h), ended-session tombstones (30 min) and bypass flags (4 h)."""
+    """Claims (4 h), ended-session tombstones (30 min), bypass flags (4 h), hook bookkeeping."""
 
     def __init__(self, clock: Callable[[], float]) -> None:
         self._now = clock
@@ -53,6 +53,11 @@ class SessionTracker:
         self._ended: dict[str, tuple[float, str]] = {}
         self._bypass: dict[str, tuple[float, bool]] = {}
         self._warned: set[str] = set()
+        # Hook bookkeeping session-end and compaction reset: sessions whose start already
+        # injected (repeats get the stub), and the memory ids each of the last five prompt
+        # turns injected (so a memory is not injected twice in a row).
+        self._started: set[str] = set()
+        self._injections: dict[str, deque[frozenset[str]]] = {}
 
     def _live(self, key: str) -> Claim | None:
         claim = self._claims.get(key)
@@ -131,6 +136,27 @@ class SessionTracker:
     def active(self) -> list[Claim]:
         return [c for c in map(self._live, list(self._claims)) if c is not None]
 
+    def start(self, session_key: str) -> bool:
+        """Mark a session started; ``False`` when it already was."""
+        key = _norm(session_key)
+        first = key not in self._started
+        self._started.add(key)
+        return first
+
+    def recently_injected(self, session_key: str) -> frozenset[str]:
+        return frozenset().union(*self._injections.get(_norm(session_key), ()))
+
+    def record_turn(self, session_key: str, ids: frozenset[str]) -> None:
+        """Remember one turn's injected ids (the oldest of six turns drops out)."""
+        turns = deque[frozenset[str]](maxlen=PROMPT_DEDUPE_TURNS)
+        self._injections.setdefault(_norm(session_key), turns).append(ids)
+
+    def reset(self, session_key: str, *, start: bool = False) -> None:
+        """Forget the injection window (and with ``start``, let session-start inject again)."""
+        self._injections.pop(_norm(session_key), None)
+        if start:
+            self._started.discard(_norm(session_key))
+
     def expiry_warning(self, session_key: str) -> str | None:
         """The once-per-session "expires soon" warning, or the "expired" one."""
         key = _norm(session_key)
@@ -192,34 +218,3 @@ class PresenceBoard:
 
     def live(self) -> list[Presence]:
         return [r for r in map(self.get, list(self._rows)) if r is not None]
-
-
-@dataclass(slots=True)
-class HookMemory:
-    """Per-session hook bookkeeping that session-end and compaction reset: sessions whose
-    start already injected (repeats get the stub), and the memory ids each of the last
-    five prompt turns injected (so a memory is not injected twice in a row)."""
-
-    started: set[str] = field(default_factory=set)
-    recent_injections: dict[str, deque[frozenset[str]]] = field(default_factory=dict)
-
-    def start(self, session_key: str) -> bool:
-        """Mark a session started; ``False`` when it already was."""
-        key = _norm(session_key)
-        first = key not in self.started
-        self.started.add(key)
-        return first
-
-    def recently_injected(self, session_key: str) -> frozenset[str]:
-        return frozenset().union(*self.recent_injections.get(_norm(session_key), ()))
-
-    def record_turn(self, session_key: str, ids: frozenset[str]) -> None:
-        """Remember one turn's injected ids (the oldest of six turns drops out)."""
-        turns = deque[frozenset[str]](maxlen=PROMPT_DEDUPE_TURNS)
-        self.recent_injections.setdefault(_norm(session_key), turns).append(ids)
-
-    def reset(self, session_key: str, *, start: bool = False) -> None:
-        """Forget the injection window (and with ``start``, let session-start inject again)."""
-        self.recent_injections.pop(_norm(session_key), None)
-        if start:
-            self.started.discard(_norm(session_key))
