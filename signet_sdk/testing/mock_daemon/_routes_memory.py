@@ -24,6 +24,7 @@ from ._rules import (
     TAGS_ERROR,
     infer_type,
     iso,
+    js_number,
     js_truthy,
     normalize_content,
     opt_str,
@@ -123,11 +124,9 @@ def remember_memory(ctx: Context, body: Any, session_key_header: str | None) -> 
     body = _object_or_throw(body, "content")
     raw = _trimmed(body, "content") or ""
     require(raw, "content is required")
-    created_at: str | None = None
-    if "createdAt" in body:
-        ts = parse_iso(body["createdAt"])
-        require(ts is not None, "createdAt must be a valid ISO timestamp")
-        created_at = iso(ts or 0)
+    ts = parse_iso(body["createdAt"]) if "createdAt" in body else None
+    require(ts is not None or "createdAt" not in body, "createdAt must be a valid ISO timestamp")
+    created_at = None if ts is None else iso(ts)
     scope = None if body.get("scope") is None else str(body["scope"])
     agent_id = ctx.agent(body.get("agentId"), session_key_header)
     body_tags = parse_tags_mutation(body.get("tags"))
@@ -137,9 +136,8 @@ def remember_memory(ctx: Context, body: Any, session_key_header: str | None) -> 
     source_type = _trimmed(body, "sourceType") or "manual"
     source_id = _trimmed(body, "sourceId")
     content, prefix_tags, prefix_pinned, prefix_importance = parse_prefixes(raw)
-    importance = body.get("importance")
-    if not isinstance(importance, int | float) or isinstance(importance, bool):
-        importance = prefix_importance
+    number = js_number(body.get("importance"))
+    importance = prefix_importance if number is None else float(number)
     pinned = js_truthy(prefix_pinned if body.get("pinned") is None else body["pinned"])
     tags = body_tags if "tags" in body else prefix_tags
     storage, _normalized, digest = normalize_content(content)
@@ -157,7 +155,7 @@ def remember_memory(ctx: Context, body: Any, session_key_header: str | None) -> 
         storage,
         agent_id=agent_id,
         type=mem_type,
-        importance=float(importance),
+        importance=importance,
         tags=tags,
         pinned=pinned,
         who=who,
@@ -181,7 +179,7 @@ def remember_memory(ctx: Context, body: Any, session_key_header: str | None) -> 
             "type": mem_type,
             "tags": tags,
             "pinned": pinned,
-            "importance": float(importance),
+            "importance": importance,
             "content": storage,
             "embedded": False,
             "entities_linked": 0,
