@@ -232,9 +232,8 @@ def _prompt(ctx: Context, req: Request, body: Body) -> Response:
     transcript = read_transcript(body, prefer_inline=False) if key else None
     if key and transcript:
         project, harness = opt_str(body.get("project")), str(body.get("harness"))
-        ctx.store.upsert_transcript(
-            normalize_session_key(key), agent_id, transcript, harness, project
-        )
+        norm = normalize_session_key(key)
+        ctx.store.upsert_transcript(norm, agent_id, transcript, harness, project)
     warning = ctx.tracker.expiry_warning(key) if key else None
     exclude = ctx.tracker.recently_injected(key) if key else frozenset()
     # The daemon also matches by meaning (embeddings); without them, any
@@ -400,9 +399,8 @@ def _recall(ctx: Context, req: Request, body: Body) -> Response:
 def _pre_compaction(ctx: Context, req: Request, body: Body) -> Response:
     key = _key(body.get("sessionKey"))
     noop = {"guidelines": "", "instructions": "", "summaryPrompt": ""}
-    _claim_or_skip(
-        ctx, key, _runtime_path(req, body), ctx.agent(None, key), "pre-compaction", **noop
-    )
+    path = _runtime_path(req, body)
+    _claim_or_skip(ctx, key, path, ctx.agent(None, key), "pre-compaction", **noop)
     _unless_bypassed(ctx, body, instructions="")
     agent_id = ctx.agent(body.get("agentId"), key)
     lines = [

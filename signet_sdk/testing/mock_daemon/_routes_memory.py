@@ -170,9 +170,8 @@ def remember_memory(ctx: Context, body: Any, session_key_header: str | None) -> 
     transcript = body.get("transcript")
     if isinstance(transcript, str) and transcript and source_id:
         ctx.store.upsert_transcript(source_id, agent_id, transcript, source_type, project)
-    ctx.logs.log(
-        "info", "memory", "Memory saved", {"id": mem_id, "type": mem_type, "pinned": pinned}
-    )
+    saved = {"id": mem_id, "type": mem_type, "pinned": pinned}
+    ctx.logs.log("info", "memory", "Memory saved", saved)
     return json_response(
         {
             "id": mem_id,

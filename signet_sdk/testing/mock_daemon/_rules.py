@@ -145,9 +145,8 @@ _AGENT_KEY = re.compile(r"^agent:([^:]+):")
 
 def resolve_agent_id(agent_id: Any, session_key: Any, env_agent: str | None) -> str:
     """``resolveAgentId``: body id, else ``agent:<id>:…`` key, else env, else default."""
-    match = _AGENT_KEY.match(
-        normalize_session_key(session_key if isinstance(session_key, str) else "")
-    )
+    key = session_key if isinstance(session_key, str) else ""
+    match = _AGENT_KEY.match(normalize_session_key(key))
     return opt_str(agent_id) or (match.group(1) if match else None) or env_agent or "default"
 
 

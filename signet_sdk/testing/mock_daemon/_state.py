@@ -197,10 +197,8 @@ class PresenceBoard:
         an existing row keeps its start time."""
         key, now = _norm(session_key), self._now()
         started = self._rows[key][1].started_at if key in self._rows else now
-        agent_id = opt_str(body.get("agentId")) or "default"
-        row = Presence(
-            key, agent_id, str(body["harness"]), opt_str(body.get("project")), path, started
-        )
+        agent_id, project = opt_str(body.get("agentId")) or "default", opt_str(body.get("project"))
+        row = Presence(key, agent_id, str(body["harness"]), project, path, started)
         self._rows[key] = (now + PRESENCE_TTL, row)
 
     def touch(self, session_key: str) -> bool:

@@ -285,11 +285,6 @@ class MemoryStore:
         with self._tx() as db:
             db.execute(sql, args)
 
-    def _insert(self, table: str, row: Mapping[str, Any], verb: str = "INSERT") -> None:
-        names = ", ".join(row)
-        marks = ", ".join("?" for _ in row)
-        self._write(f"{verb} INTO {table} ({names}) VALUES ({marks})", list(row.values()))
-
     def _now_iso(self) -> str:
         return iso(self._now())
 
@@ -561,10 +556,11 @@ class MemoryStore:
     def add_summary_node(self, node: Mapping[str, Any], memory_ids: Sequence[str] = ()) -> None:
         """Insert (or replace) a temporal summary node and link memories to it."""
         columns = SUMMARY_COLUMNS.split(", ")
-        self._insert("session_summaries", {c: node.get(c) for c in columns}, "INSERT OR REPLACE")
-        for memory_id in memory_ids:
-            link = {"summary_id": node["id"], "memory_id": memory_id}
-            self._insert("session_summary_memories", link, "INSERT OR IGNORE")
+        marks, links = ", ".join("?" for _ in columns), [(node["id"], m) for m in memory_ids]
+        with self._tx() as db:
+            sql = f"INSERT OR REPLACE INTO session_summaries VALUES ({marks})"
+            db.execute(sql, [node.get(c) for c in columns])
+            db.executemany("INSERT OR IGNORE INTO session_summary_memories VALUES (?, ?)", links)
 
     def list_summaries(
         self, agent_id: str, project: str | None, depth: int | None, limit: int, offset: int
@@ -584,9 +580,8 @@ class MemoryStore:
         return rows, int(total[0]["n"])
 
     def get_summary_node(self, node_id: str, agent_id: str) -> dict[str, Any] | None:
-        return self._one(
-            "SELECT * FROM session_summaries WHERE id = ? AND agent_id = ?", (node_id, agent_id)
-        )
+        sql = "SELECT * FROM session_summaries WHERE id = ? AND agent_id = ?"
+        return self._one(sql, (node_id, agent_id))
 
     def summary_memories(self, node_id: str, limit: int) -> list[dict[str, Any]]:
         """Memories linked to a node (deleted ones too, flagged)."""
