@@ -49,6 +49,7 @@ START_INJECT_CHARS = 12_000 * 4
 MIN_SUMMARY_CHARS = 500
 MIN_CHECKPOINT_BYTES = 500
 _BANNER = "[memory active | /remember | /recall]"
+_BRIEF = ("id", "content", "type", "importance", "created_at")  # an injected memory's fields
 
 PRE_COMPACTION_GUIDELINES = (
     "Summarize this session so it can continue after compaction:\n"
@@ -203,9 +204,7 @@ def _session_start(ctx: Context, req: Request, body: Body) -> Response:
             if used > START_INJECT_CHARS:
                 break
             lines.append(line)
-            memories.append(
-                {k: row[k] for k in ("id", "content", "type", "importance", "created_at")}
-            )
+            memories.append({k: row[k] for k in _BRIEF})
     result: Body = {"identity": identity, "memories": memories}
     memory_md = ctx.store.memory_md(agent_id)
     if memory_md:

@@ -54,7 +54,8 @@ _ACTOR_TYPES = frozenset({"operator", "pipeline", "harness", "sdk", "daemon"})
 _BAD_VERSION = "if_version must be a positive integer"
 #: Memory routes (TS 0.109 registers remember, :id, forget, modify, recall).
 ROUTES = Routes()
-ByIdFn = Callable[[Context, Request, str, dict[str, Any]], Response]
+Json = dict[str, Any]
+ByIdFn = Callable[[Context, Request, str, Json], Response]
 
 
 class JsTypeError(TypeError):
@@ -68,10 +69,10 @@ def _finite(value: Any) -> TypeGuard[float]:
 _TEXT = ("type", "tags", "who", "since", "until", "project")
 
 
-def recall_params(body: dict[str, Any], agent_id: str, *, with_extras: bool) -> RecallParams:
+def recall_params(body: Json, agent_id: str, *, with_extras: bool) -> RecallParams:
     """Everything a recall route reads from its body (hook recall reads fewer filters);
     ``limit`` goes to SQL as the daemon passes it: default 10, not clamped."""
-    text: dict[str, Any] = {n: str(body[n]) if js_truthy(body.get(n)) else None for n in _TEXT}
+    text: Json = {n: str(body[n]) if js_truthy(body.get(n)) else None for n in _TEXT}
     filters = MemoryFilters(
         agent_id, tags=tuple(t.strip() for t in (text.pop("tags") or "").split(",") if t.strip())
     )
@@ -95,7 +96,7 @@ def recall_params(body: dict[str, Any], agent_id: str, *, with_extras: bool) -> 
     )
 
 
-def _trimmed(body: dict[str, Any], name: str) -> str | None:
+def _trimmed(body: Json, name: str) -> str | None:
     """``body.x?.trim() || null``; a non-string value throws in JavaScript."""
     value = body.get(name)
     if value is not None and not isinstance(value, str):
@@ -103,14 +104,14 @@ def _trimmed(body: dict[str, Any], name: str) -> str | None:
     return value.strip() or None if value is not None else None
 
 
-def _object_or_throw(body: Any, field: str) -> dict[str, Any]:
+def _object_or_throw(body: Any, field: str) -> Json:
     """``body.x`` on a parsed body: ``null`` throws, a non-object has no fields."""
     if body is None:
         raise JsTypeError(f"Cannot read properties of null (reading '{field}')")
     return body if isinstance(body, dict) else {}
 
 
-def _hints_written(body: dict[str, Any]) -> int:
+def _hints_written(body: Json) -> int:
     structured = body.get("structured")
     if not isinstance(structured, dict):
         return 0
@@ -231,7 +232,7 @@ def _by_id(method: str, permission: str, *, blank: bool = False) -> Callable[[By
 
 
 @_by_id("GET", "recall")
-def _get(ctx: Context, req: Request, memory_id: str, _: dict[str, Any]) -> Response:
+def _get(ctx: Context, req: Request, memory_id: str, _: Json) -> Response:
     out = ctx.store.get_memory(memory_id, columns=PUBLIC_MEMORY_COLUMNS) or {}
     require(out, "not found", 404)
     session_id = out["session_id"]
@@ -279,9 +280,9 @@ _PATCH_FIELDS: dict[str, tuple[Callable[[Any], Any], str]] = {
 }
 
 
-def parse_modify_patch(payload: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+def parse_modify_patch(payload: Json) -> tuple[Json | None, str | None]:
     """``parseModifyPatch``: ``(patch, None)`` or ``(None, error message)``."""
-    patch: dict[str, Any] = {}
+    patch: Json = {}
     for name, (parse, message) in _PATCH_FIELDS.items():
         if name in payload:
             patch[name] = parse(payload[name])
@@ -296,7 +297,7 @@ def parse_modify_patch(payload: dict[str, Any]) -> tuple[dict[str, Any] | None, 
 
 def _guard(
     ctx: Context, memory_id: str, if_version: int | None, deleted: str
-) -> tuple[dict[str, Any], dict[str, Any] | None]:
+) -> tuple[Json, Json | None]:
     """The checks modify and forget share: ``(row, None)`` or ``(row, refusal)``."""
     row = ctx.store.get_memory(memory_id, include_deleted=True)
     if row is None:
@@ -311,11 +312,11 @@ def _guard(
 def modify_tx(
     ctx: Context,
     memory_id: str,
-    patch: dict[str, Any],
+    patch: Json,
     if_version: int | None,
     actor: Actor,
     reason: str,
-) -> dict[str, Any]:
+) -> Json:
     """``txModifyMemory``: the mutation result with its ``status``."""
     row, refusal = _guard(ctx, memory_id, if_version, "deleted")
     if refusal is not None:
@@ -344,9 +345,7 @@ _MODIFY_ERRORS: dict[str, tuple[int, str | None]] = {
 }
 
 
-def _read_modify(
-    item: dict[str, Any], reason: str | None
-) -> tuple[str, int | None, dict[str, Any]] | str:
+def _read_modify(item: Json, reason: str | None) -> tuple[str, int | None, Json] | str:
     """One modify request's reason, ``if_version`` and patch, or the error message."""
     reason = opt_str(item.get("reason")) or reason
     if not reason:
@@ -358,7 +357,7 @@ def _read_modify(
     return (reason, if_version, patch) if patch is not None else str(message)
 
 
-def _answer(result: dict[str, Any], errors: dict[str, tuple[int, str | None]]) -> Response:
+def _answer(result: Json, errors: dict[str, tuple[int, str | None]]) -> Response:
     """A single mutation's result, as 200 or as its status's error code (and message)."""
     if result["status"] not in errors:
         return json_response(result)
@@ -367,7 +366,7 @@ def _answer(result: dict[str, Any], errors: dict[str, tuple[int, str | None]]) -
 
 
 @_by_id("PATCH", "modify")
-def _patch(ctx: Context, req: Request, memory_id: str, payload: dict[str, Any]) -> Response:
+def _patch(ctx: Context, req: Request, memory_id: str, payload: Json) -> Response:
     read = _read_modify(payload, None)
     if isinstance(read, str):
         raise Reply(error(read))
@@ -384,11 +383,11 @@ def _batch_modify_route(ctx: Context, req: Request) -> Response:
     limit = MAX_MUTATION_BATCH
     require(len(patches) <= limit, f"patches[] exceeds maximum batch size ({limit})")
     actor = resolve_actor(req, payload.get("changed_by"))
-    results: list[dict[str, Any]] = []
+    results: list[Json] = []
     for item in patches:
         memory_id = opt_str(item.get("id")) if isinstance(item, dict) else None
         if not isinstance(item, dict):
-            read: tuple[str, int | None, dict[str, Any]] | str = "Each patch must be an object"
+            read: tuple[str, int | None, Json] | str = "Each patch must be an object"
         elif memory_id is None:
             read = "Patch id is required"
         else:
@@ -404,7 +403,7 @@ def _batch_modify_route(ctx: Context, req: Request) -> Response:
 
 def forget_tx(
     ctx: Context, memory_id: str, force: bool, if_version: int | None, actor: Actor, reason: str
-) -> dict[str, Any]:
+) -> Json:
     """``txForgetMemory``: soft-delete one memory, or say why not."""
     row, refusal = _guard(ctx, memory_id, if_version, "already_deleted")
     if refusal is not None:
@@ -428,7 +427,7 @@ _FORGET_ERRORS: dict[str, tuple[int, str | None]] = {
 
 
 @_by_id("DELETE", "forget", blank=True)
-def _delete(ctx: Context, req: Request, memory_id: str, payload: dict[str, Any]) -> Response:
+def _delete(ctx: Context, req: Request, memory_id: str, payload: Json) -> Response:
     reason = opt_str(payload.get("reason")) or opt_str(query_arg(req, "reason")) or ""
     require(reason, "reason is required")
     force = parse_optional_bool(payload.get("force"))
@@ -454,9 +453,7 @@ def confirm_token(ids: Sequence[str]) -> str:
 _FORGET_FIELDS = ("type", "tags", "who", "source_type", "since", "until")
 
 
-def _forget_candidates(
-    ctx: Context, payload: dict[str, Any], ids: list[str], limit: int
-) -> list[dict[str, Any]]:
+def _forget_candidates(ctx: Context, payload: Json, ids: list[str], limit: int) -> list[Json]:
     """The memories a batch forget selects (by ids, or by query and filters), scored."""
     query = opt_str(payload.get("query")) or ""
     fields = {name: opt_str(payload.get(name)) for name in _FORGET_FIELDS}
@@ -494,7 +491,7 @@ def _batch_forget_route(ctx: Context, req: Request) -> Response:
     candidate_ids = [c["id"] for c in candidates]
     token = confirm_token(candidate_ids)
     requires_confirm = len(candidate_ids) > FORGET_CONFIRM_THRESHOLD
-    counted: dict[str, Any] = {"requiresConfirm": requires_confirm, "confirmToken": token}
+    counted: Json = {"requiresConfirm": requires_confirm, "confirmToken": token}
     if mode == "preview":
         listed = [
             {

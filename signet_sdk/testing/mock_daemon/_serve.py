@@ -105,9 +105,7 @@ class ServerHandle:
         self.stop()
 
 
-def start_server(
-    daemon: MockDaemon, host: str, port: int, *, timeout: float = 10.0
-) -> ServerHandle:
+def start_server(daemon: MockDaemon, host: str, port: int, timeout: float = 10.0) -> ServerHandle:
     """Serve ``daemon`` from a background thread; returns once connections are accepted."""
     sock = _bind(host, port)
     daemon.port = actual = int(sock.getsockname()[1])

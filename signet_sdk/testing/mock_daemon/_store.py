@@ -182,6 +182,8 @@ CREATE TABLE IF NOT EXISTS memory_md (
 #: Columns a new memory takes as given, ``NULL`` when absent.
 _OPTIONAL_COLUMNS = ("tags", "source_id", "project", "session_id", "scope")
 _KEY = "session_key = ? AND agent_id = ?"
+#: A table row (or a JSON object built from one), column names as keys.
+Row = dict[str, Any]
 
 
 def _escape_like(text: str) -> str:
@@ -273,11 +275,11 @@ class MemoryStore:
                 raise
             self._conn.execute("COMMIT")
 
-    def _all(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
+    def _all(self, sql: str, args: Sequence[Any] = ()) -> list[Row]:
         with self._lock:
             return [dict(r) for r in self._conn.execute(sql, args).fetchall()]
 
-    def _one(self, sql: str, args: Sequence[Any] = ()) -> dict[str, Any] | None:
+    def _one(self, sql: str, args: Sequence[Any] = ()) -> Row | None:
         rows = self._all(sql, args)
         return rows[0] if rows else None
 
@@ -299,7 +301,7 @@ class MemoryStore:
     def add_memories(self, rows: Iterable[Mapping[str, Any]]) -> list[str]:
         """Insert many memories (``content`` plus columns) in one transaction: fast seeding."""
         now = self._now_iso()
-        params: list[dict[str, Any]] = []
+        params: list[Row] = []
         for row in rows:
             storage, normalized, digest = normalize_content(str(row["content"]))
             who, pinned = row.get("who") or "daemon", 1 if row.get("pinned") else 0
@@ -336,7 +338,7 @@ class MemoryStore:
 
     def find_live(
         self, scope: str | None, exclude_id: str | None = None, **equal: Any
-    ) -> dict[str, Any] | None:
+    ) -> Row | None:
         """A live memory in ``scope`` (other than ``exclude_id``) whose columns equal ``equal``
         (``content_hash``, or ``source_type`` and ``source_id``)."""
         same = "".join(f"{column} = ? AND " for column in equal)
@@ -348,14 +350,12 @@ class MemoryStore:
 
     def get_memory(
         self, memory_id: str, *, include_deleted: bool = False, columns: str = "*"
-    ) -> dict[str, Any] | None:
+    ) -> Row | None:
         """One memory's row: every column (internal ones included), or the ones named."""
         extra = "" if include_deleted else " AND is_deleted = 0"
         return self._one(f"SELECT {columns} FROM memories WHERE id = ?{extra}", (memory_id,))
 
-    def search(
-        self, match: str, filters: MemoryFilters, limit: int
-    ) -> list[tuple[dict[str, Any], float]]:
+    def search(self, match: str, filters: MemoryFilters, limit: int) -> list[tuple[Row, float]]:
         """FTS5 search: ``(row, bm25)`` pairs, best first (bm25 is negative; lower wins).
 
         bm25 costs microseconds per matching row, so common words would score
@@ -366,16 +366,14 @@ class MemoryStore:
         clause, args = filters.sql()
         # CROSS JOIN pins the join order: without statistics SQLite may
         # otherwise walk every memory of the agent and probe FTS per row.
-        capped = (
+        sql = (
             "SELECT m.*, c.score AS _score FROM ("
             "SELECT rowid AS rid, bm25(memories_fts) AS score FROM memories_fts "
             "WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?"
             f") c CROSS JOIN memories m ON m.rid = c.rid WHERE {clause} ORDER BY c.score LIMIT ?"
         )
         with self._lock:
-            rows = self._conn.execute(
-                capped, [match, SEARCH_CANDIDATE_CAP, *args, limit]
-            ).fetchall()
+            rows = self._conn.execute(sql, [match, SEARCH_CANDIDATE_CAP, *args, limit]).fetchall()
             if limit < 0 or len(rows) < limit:
                 window = self._conn.execute(
                     "SELECT count(*) FROM (SELECT rowid FROM memories_fts "
@@ -391,9 +389,7 @@ class MemoryStore:
                     ).fetchall()
         return [(row, float(row.pop("_score"))) for row in map(dict, rows)]
 
-    def top_memories(
-        self, agent_id: str, limit: int, *, newest: bool = False
-    ) -> list[dict[str, Any]]:
+    def top_memories(self, agent_id: str, limit: int, *, newest: bool = False) -> list[Row]:
         """What session-start injects: pinned first, then importance, then recency;
         ``newest``: recency alone, archived ones too (pre-compaction's prompt)."""
         order = "pinned DESC, importance DESC, created_at DESC"
@@ -430,7 +426,7 @@ class MemoryStore:
             )
         return version
 
-    def history(self, memory_id: str) -> list[dict[str, Any]]:
+    def history(self, memory_id: str) -> list[Row]:
         return self._all(
             "SELECT * FROM memory_history WHERE memory_id = ? ORDER BY created_at, rowid",
             (memory_id,),
@@ -438,7 +434,7 @@ class MemoryStore:
 
     def forget_candidates(
         self, match: str | None, scope: str | None, limit: int, **fields: Any
-    ) -> list[dict[str, Any]]:
+    ) -> list[Row]:
         """Batch-forget selection, by FTS ``match`` or else importance, filtered by
         ``fields`` (``type who source_type since until``, ``tags`` as substrings)."""
         tags = [("m.tags LIKE ? ESCAPE '\\'", f"%{_escape_like(t)}%") for t in fields["tags"]]
@@ -466,7 +462,7 @@ class MemoryStore:
             [scope, *args, limit],
         )
 
-    def live_rows_by_id(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    def live_rows_by_id(self, ids: Sequence[str]) -> dict[str, Row]:
         marks = ", ".join("?" for _ in ids)
         rows = self._all(
             f"SELECT id, pinned, version FROM memories WHERE is_deleted = 0 AND id IN ({marks})",
@@ -501,7 +497,7 @@ class MemoryStore:
                     (content, harness, project, now, session_key, agent_id),
                 )
 
-    def get_transcript(self, session_key: str, agent_id: str) -> dict[str, Any] | None:
+    def get_transcript(self, session_key: str, agent_id: str) -> Row | None:
         return self._one(f"SELECT * FROM session_transcripts WHERE {_KEY}", (session_key, agent_id))
 
     def delete_transcript(self, session_key: str, agent_id: str) -> None:
@@ -512,7 +508,7 @@ class MemoryStore:
 
     def search_transcripts(
         self, match: str, agent_id: str, limit: int, **fields: str | None
-    ) -> list[dict[str, Any]]:
+    ) -> list[Row]:
         """FTS over stored transcripts, with an excerpt per hit; ``fields``:
         ``project`` and ``session_key`` narrow it, ``exclude_key`` leaves one out."""
         clause, args = where(
@@ -550,7 +546,7 @@ class MemoryStore:
         self._write("INSERT INTO summary_jobs VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)", row)
         return job_id
 
-    def jobs(self) -> list[dict[str, Any]]:
+    def jobs(self) -> list[Row]:
         return self._all("SELECT * FROM summary_jobs ORDER BY created_at, rowid")
 
     def add_summary_node(self, node: Mapping[str, Any], memory_ids: Sequence[str] = ()) -> None:
@@ -564,7 +560,7 @@ class MemoryStore:
 
     def list_summaries(
         self, agent_id: str, project: str | None, depth: int | None, limit: int, offset: int
-    ) -> tuple[list[dict[str, Any]], int]:
+    ) -> tuple[list[Row], int]:
         """Summary rows (newest first) and the total (never condensed: ``childCount`` 0)."""
         where_sql, args = where(["agent_id = ?"], [("project = ?", project)])
         if depth is not None:
@@ -579,11 +575,11 @@ class MemoryStore:
         )
         return rows, int(total[0]["n"])
 
-    def get_summary_node(self, node_id: str, agent_id: str) -> dict[str, Any] | None:
+    def get_summary_node(self, node_id: str, agent_id: str) -> Row | None:
         sql = "SELECT * FROM session_summaries WHERE id = ? AND agent_id = ?"
         return self._one(sql, (node_id, agent_id))
 
-    def summary_memories(self, node_id: str, limit: int) -> list[dict[str, Any]]:
+    def summary_memories(self, node_id: str, limit: int) -> list[Row]:
         """Memories linked to a node (deleted ones too, flagged)."""
         return self._all(
             "SELECT m.id, m.content, m.type, m.created_at, m.is_deleted "
@@ -595,12 +591,10 @@ class MemoryStore:
     def memory_md(self, agent_id: str, content: str | None = None) -> str | None:
         """An agent's synthesized MEMORY.md (after storing ``content``), if one was saved."""
         if content is not None:
-            self._write(
-                "INSERT OR REPLACE INTO memory_md VALUES (?, ?, ?)",
-                (agent_id, content, self._now_iso()),
-            )
-        row = self._one("SELECT content FROM memory_md WHERE agent_id = ?", (agent_id,))
-        return str(row["content"]) if row else None
+            row = (agent_id, content, self._now_iso())
+            self._write("INSERT OR REPLACE INTO memory_md VALUES (?, ?, ?)", row)
+        found = self._one("SELECT content FROM memory_md WHERE agent_id = ?", (agent_id,))
+        return str(found["content"]) if found else None
 
 
 #: Results show at most this many characters unless ``expand`` is set.
@@ -649,10 +643,10 @@ class RecallParams:
     match_any: bool = False
 
 
-def _result(row: dict[str, Any], score: float, expand: bool) -> dict[str, Any]:
+def _result(row: Row, score: float, expand: bool) -> Row:
     content = str(row["content"])
     truncated = not expand and len(content) > CONTENT_PREVIEW_CHARS
-    out: dict[str, Any] = {
+    out: Row = {
         "id": row["id"],
         "content": content[:CONTENT_PREVIEW_CHARS] if truncated else content,
         "content_length": len(content),
@@ -668,7 +662,7 @@ def _result(row: dict[str, Any], score: float, expand: bool) -> dict[str, Any]:
 _RESULT_COLUMNS = ("type", "tags", "pinned", "importance", "who", "project", "created_at")
 
 
-def recall(store: MemoryStore, params: RecallParams) -> dict[str, Any]:
+def recall(store: MemoryStore, params: RecallParams) -> Row:
     """Run a recall and shape the ``RecallResponse``; scores are bm25 magnitudes scaled
     so the best hit is 1.0, as the daemon normalizes its keyword channel."""
     match = fts_query(params.keyword_query or params.query, match_any=params.match_any)
@@ -683,9 +677,9 @@ def recall(store: MemoryStore, params: RecallParams) -> dict[str, Any]:
     return {"results": results, "query": params.query, "method": "hybrid", "meta": meta}
 
 
-def hook_recall_payload(result: dict[str, Any]) -> dict[str, Any]:
+def hook_recall_payload(result: Row) -> Row:
     """``withHookRecallCompat``: add ``memories``, ``count`` and ``message``."""
-    results: list[dict[str, Any]] = result["results"]
+    results: list[Row] = result["results"]
     message = "No matching memories found."
     if results:
         first = " ".join(str(results[0]["content"]).split())
@@ -694,7 +688,7 @@ def hook_recall_payload(result: dict[str, Any]) -> dict[str, Any]:
     return {**result, "memories": results, "count": len(results), "message": message}
 
 
-def empty_hook_recall(query: Any, **flag: bool) -> dict[str, Any]:
+def empty_hook_recall(query: Any, **flag: bool) -> Row:
     """``emptyHookRecallResponse``: the no-op recall body plus ``internal``/``bypassed``."""
     return {
         "results": [],
