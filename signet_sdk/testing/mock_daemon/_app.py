@@ -164,32 +164,30 @@ class MockDaemon:
         pairs = parse_qsl(scope.get("query_string", b"").decode("latin-1"), True)
         query = dict(reversed(pairs))  # the first value of a repeated name wins
         headers = Headers(scope=scope)
-        header_map = {name: ", ".join(headers.getlist(name)) for name in headers}
+        heads = {name: ", ".join(headers.getlist(name)) for name in headers}
         client_host = str(scope["client"][0]) if scope.get("client") else None
         body = await self._read_body(receive, headers.get("content-length", ""))
         status = 0
-        answer: list[bytes] | None = None  # the JSON body as it is sent; None for others
+        sent: list[bytes] | None = None  # the JSON body as it is sent; None for others
 
-        def record(response_json: Any) -> None:
+        def record(answer: Any) -> None:
             data = body or b""
-            entry = RecordedRequest(
-                method, path, query, header_map, data, _loads(data), status, response_json
-            )
+            entry = RecordedRequest(method, path, query, heads, data, _loads(data), status, answer)
             with self._lock:
                 self._requests.append(entry)
 
         async def capture(message: Message) -> None:
-            nonlocal status, answer
+            nonlocal status, sent
             if message["type"] == "http.response.start":
                 status = message["status"]
                 if (b"content-type", b"application/json") in message["headers"]:
-                    answer = []
+                    sent = []
                 else:
                     record(None)
-            elif answer is not None:
-                answer.append(message.get("body", b""))
+            elif sent is not None:
+                sent.append(message.get("body", b""))
                 if not message.get("more_body", False):
-                    record(_loads(b"".join(answer)))
+                    record(_loads(b"".join(sent)))
             if method == "HEAD" and message["type"] == "http.response.body":
                 message = {**message, "body": b""}  # HEAD is GET without the body
             await send(message)
@@ -201,9 +199,8 @@ class MockDaemon:
         elif method == "OPTIONS" and "access-control-request-method" in headers:
             response = self._preflight(headers)
         else:
-            denied, role, loopback = self._ctx.auth.authenticate(
-                headers.get("authorization"), client_host
-            )
+            auth = self._ctx.auth
+            denied, role, loopback = auth.authenticate(headers.get("authorization"), client_host)
             if denied is not None:
                 response = error(denied, 401)
                 response.headers["www-authenticate"] = "Bearer"

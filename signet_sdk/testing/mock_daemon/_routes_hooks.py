@@ -498,10 +498,8 @@ def _synthesis(ctx: Context, req: Request, body: Body) -> Response:
         group = [f"- {r['content']}" for r in rows if bool(r["pinned"]) is pinned]
         if group:
             lines += ["", f"## {title}", *group]
-    prompt = "\n".join(lines) + "\n"
-    return json_response(
-        {"harness": "daemon", "model": "projection", "prompt": prompt, "fileCount": 1}
-    )
+    answer = {"harness": "daemon", "model": "projection", "prompt": "\n".join(lines) + "\n"}
+    return json_response({**answer, "fileCount": 1})
 
 
 @_hook("synthesis/complete", ("content",), message="Failed to save MEMORY.md")

@@ -70,10 +70,9 @@ def _health_route(ctx: Context, req: Request) -> Response:
 @ROUTES.add("GET", "/api/logs")
 def _logs_route(ctx: Context, req: Request) -> Response:
     limit = parse_leading_int(query_arg(req, "limit") or "100")
-    category, since = (query_arg(req, name) or None for name in ("category", "since"))
-    logs = ctx.logs.recent(
-        100 if limit is None else limit, query_arg(req, "level"), category, since
-    )
+    names = ("level", "category", "since")
+    level, category, since = (query_arg(req, name) or None for name in names)
+    logs = ctx.logs.recent(100 if limit is None else limit, level, category, since)
     return json_response({"logs": logs, "count": len(logs)})
 
 
@@ -162,7 +161,5 @@ async def _exec_route(ctx: Context, req: Request) -> Response:
         kind = {FileNotFoundError: "ENOENT", PermissionError: "EACCES"}.get(type(exc))
         return error(f"spawn {argv[0]} {kind or f'failed: {exc.strerror}'}", 500)
     ctx.logs.log("info", "secrets", "Command executed with secrets", {"code": done.returncode})
-    out, err = (
-        _redact(b.decode("utf-8", errors="replace"), injected) for b in (done.stdout, done.stderr)
-    )
+    out, err = (_redact(b.decode(errors="replace"), injected) for b in (done.stdout, done.stderr))
     return json_response({"stdout": out, "stderr": err, "code": done.returncode})

@@ -410,9 +410,8 @@ class MemoryStore:
             sets.update(content=storage, normalized_content=normalized, content_hash=digest)
         audit_row = (*audit[1:], now)
         with self._tx() as db:
-            old = db.execute(
-                "SELECT content, version FROM memories WHERE id = ?", (memory_id,)
-            ).fetchone()
+            sql = "SELECT content, version FROM memories WHERE id = ?"
+            old = db.execute(sql, (memory_id,)).fetchone()
             version = int(old["version"]) + 1
             sets.update(version=version, updated_at=now, updated_by=by)
             if event == "deleted":
