@@ -310,12 +310,7 @@ def _guard(
 
 
 def modify_tx(
-    ctx: Context,
-    memory_id: str,
-    patch: Json,
-    if_version: int | None,
-    actor: Actor,
-    reason: str,
+    ctx: Context, memory_id: str, patch: Json, if_version: int | None, actor: Actor, reason: str
 ) -> Json:
     """``txModifyMemory``: the mutation result with its ``status``."""
     row, refusal = _guard(ctx, memory_id, if_version, "deleted")

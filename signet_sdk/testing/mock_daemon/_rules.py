@@ -41,17 +41,12 @@ def opt_str(value: Any) -> str | None:
 
 
 def parse_optional_number(value: Any) -> float | None:
-    """``parseOptionalNumber``: finite numbers and numeric strings."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        return float(value) if math.isfinite(value) else None
-    if isinstance(value, str) and value.strip():
+    """``parseOptionalNumber``: finite numbers and numeric strings (a numeric prefix)."""
+    if isinstance(value, str):
         match = re.match(r"^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", value)
-        if match:
-            parsed = float(match.group(0))
-            return parsed if math.isfinite(parsed) else None
-    return None
+        value = float(match.group(0)) if match else None
+    number = js_number(value)
+    return float(number) if number is not None and math.isfinite(number) else None
 
 
 def parse_optional_int(value: Any) -> int | None:

@@ -336,16 +336,14 @@ class MemoryStore:
             )
         return [p["id"] for p in params]
 
-    def find_live(
-        self, scope: str | None, exclude_id: str | None = None, **equal: Any
-    ) -> Row | None:
-        """A live memory in ``scope`` (other than ``exclude_id``) whose columns equal ``equal``
+    def find_live(self, scope: str | None, exclude: str | None = None, **equal: Any) -> Row | None:
+        """A live memory in ``scope`` (other than ``exclude``) whose columns equal ``equal``
         (``content_hash``, or ``source_type`` and ``source_id``)."""
         same = "".join(f"{column} = ? AND " for column in equal)
         return self._one(
             f"SELECT * FROM memories WHERE {same}scope IS ? AND is_deleted = 0 AND id IS NOT ? "
             "LIMIT 1",
-            [*equal.values(), scope, exclude_id],
+            [*equal.values(), scope, exclude],
         )
 
     def get_memory(
