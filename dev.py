@@ -62,6 +62,8 @@ SYNC_NAMES = {
     "AsyncAdapterClient": "AdapterClient",
     "AsyncRuntimeAdapter": "RuntimeAdapter",
     "AsyncClient": "Client",
+    "AsyncHTTPClient": "HTTPClient",
+    "async_io_for": "io_for",
     "aclose": "close",
     "aread": "read",
     "aiter_lines": "iter_lines",

@@ -430,6 +430,7 @@ class AsyncVariant:
     name: str
     call: Callable[[], Awaitable[object]]
     rates: list[float] = field(default_factory=list)
+    latencies: list[float] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
 
 
@@ -438,15 +439,15 @@ async def bench_async(
 ) -> tuple[list[AsyncVariant], dict[str, str]]:
     import aiohttp
     import httpx
-    from httpx_aiohttp import AiohttpTransport as MaintainedTransport
 
     from signet_sdk import AsyncAdapterClient, UserPromptSubmitParams, UserPromptSubmitResult
     from signet_sdk.client.aiohttp_transport import AiohttpTransport
+    from signet_sdk.client.io import SAME_AS_HTTPX
 
     params = UserPromptSubmitParams(session_key="s", user_message="hello")
     # Idle connections must outlive the other variants' turns (rotation), or
-    # every round would start by reconnecting; the SDK default pool keeps its
-    # own settings because those are what is being measured.
+    # every round would start by reconnecting; the SDK default keeps its own
+    # settings because those are what is being measured.
     idle = 300.0
     limits = httpx.Limits(
         max_connections=concurrency, max_keepalive_connections=concurrency, keepalive_expiry=idle
@@ -456,46 +457,14 @@ async def bench_async(
     sdk_httpx = AsyncAdapterClient(
         "bench", daemon.url, http_client=httpx.AsyncClient(limits=limits)
     )
-    sdk_default = AsyncAdapterClient("bench", daemon.url)  # the SDK's own pool settings
-    raw_over_aiohttp = httpx.AsyncClient(
+    sdk_default = AsyncAdapterClient("bench", daemon.url)  # aiohttp, the SDK's own pool
+    over_transport = httpx.AsyncClient(
         transport=AiohttpTransport(limit=concurrency, keepalive_timeout=idle)
     )
-    sdk_aiohttp = AsyncAdapterClient(
-        "bench",
-        daemon.url,
-        http_client=httpx.AsyncClient(
-            transport=AiohttpTransport(limit=concurrency, keepalive_timeout=idle)
-        ),
-    )
-    # The maintained httpx-aiohttp package's transport, for the same comparison.
-    raw_over_maintained = httpx.AsyncClient(
-        transport=MaintainedTransport(
-            client=lambda: aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(limit=concurrency, keepalive_timeout=idle)
-            )
-        )
-    )
-    sdk_maintained = AsyncAdapterClient(
-        "bench",
-        daemon.url,
-        http_client=httpx.AsyncClient(
-            transport=MaintainedTransport(
-                client=lambda: aiohttp.ClientSession(
-                    connector=aiohttp.TCPConnector(limit=concurrency, keepalive_timeout=idle)
-                )
-            )
-        ),
-    )
-    # Raw aiohttp gets exactly the headers httpx would send, so that its
-    # request is byte-for-byte the others' (aiohttp adds Host and Length).
+    sdk_transport = AsyncAdapterClient("bench", daemon.url, http_client=over_transport)
+    # Raw aiohttp gets exactly the headers the SDK sends, so that its request is
+    # byte-for-byte the others' (aiohttp adds Host and Content-Length).
     req = sdk_httpx._plan("user_prompt_submit", UserPromptSubmitResult, params).request
-    wire_headers = [
-        (k, v)
-        for k, v in raw_httpx.build_request(
-            req.method, req.url, headers=req.headers
-        ).headers.multi_items()
-        if k not in ("host", "content-length")
-    ]
     session = aiohttp.ClientSession(
         connector=aiohttp.TCPConnector(limit=concurrency, keepalive_timeout=idle),
         skip_auto_headers=("User-Agent", "Accept", "Accept-Encoding", "Content-Type"),
@@ -507,59 +476,34 @@ async def bench_async(
         )
         return json.loads(resp.content)
 
+    wire_headers = {**req.headers, **SAME_AS_HTTPX}
+
     async def raw_aiohttp_call() -> object:
         async with session.request(
             req.method, req.url, headers=wire_headers, data=req.content
         ) as resp:
             return json.loads(await resp.read())
 
-    async def raw_over_aiohttp_call() -> object:
-        resp = await raw_over_aiohttp.request(
-            req.method, req.url, headers=req.headers, content=req.content
-        )
-        return json.loads(resp.content)
-
-    async def raw_over_maintained_call() -> object:
-        resp = await raw_over_maintained.request(
-            req.method, req.url, headers=req.headers, content=req.content
-        )
-        return json.loads(resp.content)
-
     variants = [
+        AsyncVariant(f"raw aiohttp (limit {concurrency})", raw_aiohttp_call),
+        AsyncVariant("SDK default (aiohttp)", lambda: sdk_default.on_user_prompt_submit(params)),
+        AsyncVariant(
+            f"SDK over httpx+AiohttpTransport ({concurrency})",
+            lambda: sdk_transport.on_user_prompt_submit(params),
+        ),
         AsyncVariant(f"raw httpx.AsyncClient (pool {concurrency})", raw_httpx_call),
         AsyncVariant(
             f"SDK over httpx (pool {concurrency})",
             lambda: sdk_httpx.on_user_prompt_submit(params),
         ),
-        AsyncVariant(
-            "SDK over httpx (SDK default pool)",
-            lambda: sdk_default.on_user_prompt_submit(params),
-        ),
-        AsyncVariant(f"raw aiohttp (limit {concurrency})", raw_aiohttp_call),
-        AsyncVariant(
-            f"raw httpx over AiohttpTransport ({concurrency})",
-            raw_over_aiohttp_call,
-        ),
-        AsyncVariant(
-            f"SDK over AiohttpTransport ({concurrency})",
-            lambda: sdk_aiohttp.on_user_prompt_submit(params),
-        ),
-        AsyncVariant(
-            f"raw httpx over httpx-aiohttp ({concurrency})",
-            raw_over_maintained_call,
-        ),
-        AsyncVariant(
-            f"SDK over httpx-aiohttp ({concurrency})",
-            lambda: sdk_maintained.on_user_prompt_submit(params),
-        ),
     ]
 
-    async def burst(call: Callable[[], Awaitable[object]], each: int) -> None:
+    async def burst(call: Callable[[], Awaitable[object]], tasks: int, each: int) -> None:
         async def worker() -> None:
             for _ in range(each):
                 await call()
 
-        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        await asyncio.gather(*(worker() for _ in range(tasks)))
 
     wire: dict[str, str] = {}
     try:
@@ -569,23 +513,26 @@ async def bench_async(
             await v.call()
             wire[v.name] = same_wire(v.name, reference, daemon.stats()["last"])
         for v in variants:
-            await burst(v.call, 3)  # open every connection before timing
+            await burst(v.call, concurrency, 3)  # open every connection before timing
         for r in range(rounds):
             order = variants[r % len(variants) :] + variants[: r % len(variants)]
             for v in order:
                 gc.collect()
                 with Meter(daemon) as meter:
-                    await burst(v.call, per_task)
+                    await burst(v.call, concurrency, per_task)
                 v.rates.append(concurrency * per_task / meter.usage.wall)
                 v.usage.add(meter.usage)
+        # One call at a time: the latency each adds, interleaved call by call.
+        for _ in range(rounds * 25):
+            for v in variants:
+                started = time.perf_counter()
+                await v.call()
+                v.latencies.append(time.perf_counter() - started)
     finally:
         await raw_httpx.aclose()
-        await sdk_httpx._http.aclose()
+        await sdk_httpx._io.client.aclose()
         await sdk_default.aclose()
-        await raw_over_aiohttp.aclose()
-        await sdk_aiohttp._http.aclose()
-        await raw_over_maintained.aclose()
-        await sdk_maintained._http.aclose()
+        await over_transport.aclose()
         await session.close()
     return variants, wire
 
@@ -634,10 +581,14 @@ def report_async(
             f"  {v.name:<40}{m:>9.0f}{spread:>13}{m / med[0]:>8.2f}"
             f"{conns:>7}{u.client_busy:>8.0%}{u.server_busy:>8.0%}"
         )
-    print(f"  SDK over httpx / raw httpx:     {med[1] / med[0]:.3f}  (target >= 0.85)")
-    print(f"  SDK default pool / raw httpx:   {med[2] / med[0]:.3f}")
-    print(f"  SDK over aiohttp / raw httpx:   {med[5] / med[0]:.3f}")
-    print(f"  SDK over aiohttp / raw aiohttp: {med[5] / med[3]:.3f}")
+    print(f"  SDK default / raw aiohttp:      {med[1] / med[0]:.3f}  (target >= 0.85)")
+    print(f"  SDK over httpx / raw httpx:     {med[4] / med[3]:.3f}")
+    lat = [statistics.median(v.latencies) * 1e6 for v in variants]
+    print(f"\nASYNC latency, 1 call at a time, {len(variants[0].latencies)} calls each")
+    print(f"  {'variant':<40}{'median µs':>11}{'added µs':>10}")
+    for v, m in zip(variants, lat, strict=True):
+        print(f"  {v.name:<40}{m:>11.1f}{m - lat[0]:>+10.1f}")
+    print(f"  SDK default added over raw aiohttp: {lat[1] - lat[0]:+.1f} µs  (target <= 15)")
     print("  conns = TCP connections the daemon accepted while timed (0 = all reused)")
     different = [verdict for verdict in wire.values() if verdict != "identical"]
     for verdict in different:

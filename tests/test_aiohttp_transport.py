@@ -194,7 +194,7 @@ async def test_the_daemon_receives_exactly_the_request_httpx_built(
         "runtimePath": "plugin",
         "agentId": "agent-7",
     }
-    await client._http.aclose()
+    await client._io.client.aclose()
 
 
 async def test_same_bytes_as_the_default_httpx_transport(
@@ -206,8 +206,8 @@ async def test_same_bytes_as_the_default_httpx_transport(
     a, h = daemon.requests
     assert (a.method, a.path, a.body) == (h.method, h.path, h.body)
     assert sorted(a.headers) == sorted(h.headers)  # aiohttp added nothing, dropped nothing
-    await via_aiohttp._http.aclose()
-    await via_httpcore._http.aclose()
+    await via_aiohttp._io.client.aclose()
+    await via_httpcore._io.client.aclose()
 
 
 async def test_aiohttp_adds_no_headers_httpx_left_out(
@@ -229,7 +229,7 @@ async def test_query_strings_and_escaped_path_segments_arrive_unchanged(
         await client.get_session("a:b/c d", agent_id="x y")
     assert daemon.requests[-1].path == "/api/sessions/a%3Ab%2Fc%20d?agent_id=x+y"
     assert daemon.requests[-1].body == b""
-    await client._http.aclose()
+    await client._io.client.aclose()
 
 
 async def test_the_answer_is_mapped_status_headers_and_body(
@@ -351,7 +351,7 @@ async def test_connections_are_reused_and_closed_with_the_transport(daemon: Loca
     assert len({r.client_port for r in daemon.requests}) == 1  # one kept-alive connection
     session = transport._session
     assert session is not None
-    await client._http.aclose()  # the client owns its transport
+    await client._io.client.aclose()  # the client owns its transport
     assert session.closed and transport._session is None
     await transport.aclose()  # closing twice is harmless
 

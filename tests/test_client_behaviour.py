@@ -207,7 +207,10 @@ async def test_async_log_stream() -> None:
     )
     with respx.mock:
         respx.get(f"{BASE}/api/logs/stream").respond(200, text=sse)
-        async with AsyncAdapterClient("pi", BASE) as client:
+        async with (
+            httpx.AsyncClient() as http,
+            AsyncAdapterClient("pi", BASE, http_client=http) as client,
+        ):
             got = [e.message async for e in client.stream_logs()]
     assert got == ["m"]
 
@@ -218,7 +221,10 @@ async def test_async_retry_and_conflict_outcome() -> None:
         route = respx.post(f"{BASE}/api/hooks/recall").mock(
             side_effect=[httpx.ConnectError("x"), httpx.Response(409, json=CLAIMED)]
         )
-        async with AsyncAdapterClient("pi", BASE) as client:
+        async with (
+            httpx.AsyncClient() as http,
+            AsyncAdapterClient("pi", BASE, http_client=http) as client,
+        ):
             slept: list[float] = []
 
             async def fake_sleep(seconds: float) -> None:

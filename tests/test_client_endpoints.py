@@ -390,7 +390,10 @@ def test_sync_endpoint(row: Row) -> None:
 async def test_async_endpoint(row: Row) -> None:
     with respx.mock(base_url=BASE, assert_all_called=True) as mock:
         route = mock.route(method=row.http, path=unquote(row.path)).respond(200, json=row.answer)
-        async with AsyncAdapterClient("openclaw", BASE, **client_kwargs()) as client:
+        async with (
+            httpx.AsyncClient() as http,
+            AsyncAdapterClient("openclaw", BASE, http_client=http, **client_kwargs()) as client,
+        ):
             args, kwargs = call_args(row)
             result = await getattr(client, row.method)(*args, **kwargs)
         req = route.calls[0].request

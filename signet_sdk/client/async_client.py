@@ -16,12 +16,11 @@ from collections.abc import AsyncIterator, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
-import httpx
 from pydantic import BaseModel
 
-from signet_sdk.client.base import POOL_LIMITS as _POOL_LIMITS
 from signet_sdk.client.base import BaseAdapterClient, Plan, SSEDecoder
 from signet_sdk.client.contract import AsyncRuntimeAdapter
+from signet_sdk.client.io import async_io_for
 from signet_sdk.client.waits import async_wait
 from signet_sdk.models import (
     BatchForgetRequest,
@@ -74,13 +73,14 @@ from signet_sdk.models import (
     UserPromptSubmitParams,
     UserPromptSubmitResult,
 )
-from signet_sdk.wire.errors import ConflictError, SignetError
+from signet_sdk.wire.errors import APIResponseValidationError, ConflictError, SignetError
 from signet_sdk.wire.lifecycle import LifecycleCall
 from signet_sdk.wire.retry import CallBudget
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
+    from signet_sdk.client.io import AsyncHTTPClient
     from signet_sdk.wire.config import ClientOptions
 
 __all__ = ["AsyncAdapterClient"]
@@ -92,10 +92,12 @@ class AsyncAdapterClient(BaseAdapterClient, AsyncRuntimeAdapter):
     """Talks to one Signet daemon on behalf of one harness.
 
     Settings come from the arguments, then the environment
-    (``SIGNET_DAEMON_URL`` ...), then defaults. Pass ``http_client`` (an
-    httpx client, for example one with an ASGI or aiohttp transport) to share
-    a pool or choose how bytes travel. Use it as a context manager, or close
-    it, to release connections.
+    (``SIGNET_DAEMON_URL`` ...), then defaults. The async client sends with
+    aiohttp; pass ``http_client`` (an ``aiohttp.ClientSession``, or an
+    ``httpx.AsyncClient``, for example one on an ASGI app or mocked by respx)
+    to share a pool or choose how bytes travel: the requests and the errors
+    are the same either way. Use it as a context manager, or close it, to
+    release connections (a client never closes a pool it was given).
     """
 
     _sleep = staticmethod(async_wait)
@@ -105,16 +107,14 @@ class AsyncAdapterClient(BaseAdapterClient, AsyncRuntimeAdapter):
         harness: str,
         daemon_url: str | None = None,
         *,
-        http_client: httpx.AsyncClient | None = None,
+        http_client: AsyncHTTPClient | None = None,
         **options: Unpack[ClientOptions],
     ) -> None:
         super().__init__(harness, daemon_url, **options)
-        self._owns_http = http_client is None
-        self._http = http_client or httpx.AsyncClient(limits=_POOL_LIMITS)
+        self._io = async_io_for(http_client)
 
     async def aclose(self) -> None:
-        if self._owns_http:
-            await self._http.aclose()
+        await self._io.aclose()
 
     async def __aenter__(self) -> Self:
         return self
@@ -129,31 +129,20 @@ class AsyncAdapterClient(BaseAdapterClient, AsyncRuntimeAdapter):
 
     # -- the one send loop -------------------------------------------------
 
-    async def _send_once(self, plan: Plan, timeout: float | None) -> Any:
-        req = plan.request
-        try:
-            resp = await self._http.request(
-                req.method,
-                req.url,
-                headers=req.headers,
-                content=req.content,
-                timeout=self._httpx_timeout(timeout),
-            )
-        except httpx.HTTPError as exc:
-            raise self._transport_error(req, exc) from exc
-        return self._judge(req, resp.status_code, resp.headers, resp.content)
-
     async def _run(self, plan: Plan) -> Any:
         budget = CallBudget(self._policy, plan.request.timeout, time.monotonic)
         while True:
             try:
-                data = await self._send_once(plan, budget.attempt_timeout())
-                break
+                status, headers, content = await self._io.send(
+                    plan.request, budget.attempt_timeout()
+                )
+                return self._result(plan, status, headers, content)
             except ConflictError as exc:
                 return self._conflict_outcome(plan.request.endpoint, plan.model, exc)
+            except APIResponseValidationError:
+                raise  # the daemon answered: asking again gets the same answer
             except SignetError as exc:
                 await self._sleep(budget.next_delay(plan.request.endpoint, exc))
-        return self._validate(plan, data)
 
     async def _call(
         self,
@@ -332,16 +321,11 @@ class AsyncAdapterClient(BaseAdapterClient, AsyncRuntimeAdapter):
         plan = self._plan("logs_stream", LogEntry)
         req = plan.request
         decoder = SSEDecoder()
-        try:
-            async with self._http.stream(
-                req.method, req.url, headers=req.headers, timeout=self._stream_timeout()
-            ) as resp:
-                if resp.status_code >= 300:
-                    await resp.aread()
-                    self._judge(req, resp.status_code, resp.headers, resp.content)
-                async for line in resp.aiter_lines():
-                    frame = decoder.feed(line)
-                    if frame is not None:
-                        yield self._validate(plan, frame)
-        except httpx.HTTPError as exc:
-            raise self._transport_error(req, exc) from exc
+
+        def refuse(status: int, headers: Mapping[str, str], content: bytes) -> None:
+            self._judge(req, status, headers, content)
+
+        async for line in self._io.lines(req, self._stream_timeout(), refuse):
+            frame = decoder.feed(line)
+            if frame is not None:
+                yield self._validate(plan, frame)

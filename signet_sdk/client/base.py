@@ -1,9 +1,10 @@
 """What the sync and async clients share: every decision, none of the I/O.
 
-The two clients differ only in how they send a prepared request and how
-they sleep between attempts; building requests, mapping transport failures
-to the error tree, validating answers and turning runtime-path conflicts
-into typed outcomes all live here once.
+The two clients differ only in which I/O object sends a prepared request
+(:mod:`signet_sdk.client.io`, which also maps its library's failures onto
+the error tree) and how they sleep between attempts; building requests,
+judging and validating answers and turning runtime-path conflicts into
+typed outcomes all live here once.
 """
 
 from __future__ import annotations
@@ -12,19 +13,11 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import httpx
 from pydantic import BaseModel, ValidationError
 
 from signet_sdk.wire.config import ClientConfig, resolve_config
 from signet_sdk.wire.endpoints import Endpoint, endpoint
-from signet_sdk.wire.errors import (
-    APIConnectionError,
-    APIResponseValidationError,
-    APITimeoutError,
-    ConflictError,
-    NotSentError,
-    PayloadError,
-)
+from signet_sdk.wire.errors import APIResponseValidationError, ConflictError, PayloadError
 from signet_sdk.wire.lifecycle import LIFECYCLE, LifecycleCall
 from signet_sdk.wire.request import PreparedRequest, build_request, judge_response
 from signet_sdk.wire.retry import RetryPolicy
@@ -35,14 +28,6 @@ if TYPE_CHECKING:
     from signet_sdk.wire.config import ClientOptions
 
 __all__ = ["BaseAdapterClient", "Plan", "SSEDecoder"]
-
-#: Keep-alive for as many connections as may be open: httpcore closes any idle
-#: connection while more than ``max_keepalive_connections`` exist, so a lower
-#: keep-alive cap turns every concurrent burst into fresh TCP connections.
-POOL_LIMITS = httpx.Limits(
-    max_connections=100, max_keepalive_connections=100, keepalive_expiry=30.0
-)
-
 
 #: Lifecycle calls whose runtime-path 409 is an outcome, not a failure: the
 #: other path owns the session and does the work. ``remember`` stays an error,
@@ -77,6 +62,7 @@ class BaseAdapterClient:
             raise ConfigError("harness", "must be a non-empty string such as 'openclaw'")
         self._config = config or resolve_config(daemon_url, harness=harness, **options)
         self._policy = RetryPolicy(max_retries=self._config.max_retries)
+        self._header_cache: dict[tuple[str, bool], dict[str, str]] = {}
 
     @property
     def harness(self) -> str:
@@ -104,7 +90,12 @@ class BaseAdapterClient:
     ) -> Plan:
         wire = body.to_wire() if isinstance(body, BaseModel) else body  # type: ignore[attr-defined]
         request = build_request(
-            self._config, endpoint(name), body=wire, path_params=path_params, query=query
+            self._config,
+            endpoint(name),
+            body=wire,
+            path_params=path_params,
+            query=query,
+            header_cache=self._header_cache,
         )
         return Plan(request, model)
 
@@ -146,9 +137,9 @@ class BaseAdapterClient:
             "offset": offset,
         }
 
-    def _stream_timeout(self) -> httpx.Timeout:
-        connect = self._config.timeouts.default
-        return httpx.Timeout(None, connect=connect)
+    def _stream_timeout(self) -> float | None:
+        """A stream has no deadline; connecting to the daemon has the default one."""
+        return self._config.timeouts.default
 
     # -- answers ----------------------------------------------------------
 
@@ -157,6 +148,23 @@ class BaseAdapterClient:
         request: PreparedRequest, status: int, headers: Mapping[str, str], content: bytes
     ) -> Any:
         return judge_response(request, status, headers, content)
+
+    @classmethod
+    def _result(cls, plan: Plan, status: int, headers: Mapping[str, str], content: bytes) -> Any:
+        """The typed result of an answer, or the error it stands for.
+
+        A 2xx JSON object goes from bytes to model in one step (pydantic
+        parses and validates together, the per-call cost that matters at
+        thousands of calls a second); whatever that does not accept takes the
+        long way (judge, decode, validate), which gives the same result or
+        names the exact problem.
+        """
+        if 200 <= status < 300 and content[:1] == b"{":
+            try:
+                return plan.model.model_validate_json(content)
+            except ValidationError:
+                pass
+        return cls._validate(plan, cls._judge(plan.request, status, headers, content))
 
     @staticmethod
     def _validate(plan: Plan, data: Any) -> Any:
@@ -182,21 +190,6 @@ class BaseAdapterClient:
         return model.model_validate(
             {"skipped": True, "duplicateRuntimePath": True, "claimedBy": exc.claimed_by}
         )
-
-    @staticmethod
-    def _transport_error(request: PreparedRequest, exc: httpx.HTTPError) -> APIConnectionError:
-        """Map an httpx failure onto the error tree; raw httpx never escapes."""
-        where = f"{request.method} {request.url}"
-        kw = {"method": request.method, "url": request.url}
-        if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout):
-            return NotSentError(f"cannot connect to the Signet daemon: {where}: {exc}", **kw)
-        if isinstance(exc, httpx.TimeoutException):
-            return APITimeoutError(f"no answer within the deadline: {where}", **kw)
-        return APIConnectionError(f"connection failed: {where}: {exc}", **kw)
-
-    @staticmethod
-    def _httpx_timeout(seconds: float | None) -> httpx.Timeout:
-        return httpx.Timeout(seconds)
 
 
 class SSEDecoder:

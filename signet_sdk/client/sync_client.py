@@ -18,12 +18,11 @@ from collections.abc import Iterator, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
-import httpx
 from pydantic import BaseModel
 
-from signet_sdk.client.base import POOL_LIMITS as _POOL_LIMITS
 from signet_sdk.client.base import BaseAdapterClient, Plan, SSEDecoder
 from signet_sdk.client.contract import RuntimeAdapter
+from signet_sdk.client.io import io_for
 from signet_sdk.client.waits import wait
 from signet_sdk.models import (
     BatchForgetRequest,
@@ -76,13 +75,14 @@ from signet_sdk.models import (
     UserPromptSubmitParams,
     UserPromptSubmitResult,
 )
-from signet_sdk.wire.errors import ConflictError, SignetError
+from signet_sdk.wire.errors import APIResponseValidationError, ConflictError, SignetError
 from signet_sdk.wire.lifecycle import LifecycleCall
 from signet_sdk.wire.retry import CallBudget
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
+    from signet_sdk.client.io import HTTPClient
     from signet_sdk.wire.config import ClientOptions
 
 __all__ = ["AdapterClient"]
@@ -94,10 +94,12 @@ class AdapterClient(BaseAdapterClient, RuntimeAdapter):
     """Talks to one Signet daemon on behalf of one harness.
 
     Settings come from the arguments, then the environment
-    (``SIGNET_DAEMON_URL`` ...), then defaults. Pass ``http_client`` (an
-    httpx client, for example one with an ASGI or aiohttp transport) to share
-    a pool or choose how bytes travel. Use it as a context manager, or close
-    it, to release connections.
+    (``SIGNET_DAEMON_URL`` ...), then defaults. The async client sends with
+    aiohttp; pass ``http_client`` (an ``aiohttp.ClientSession``, or an
+    ``httpx.AsyncClient``, for example one on an ASGI app or mocked by respx)
+    to share a pool or choose how bytes travel: the requests and the errors
+    are the same either way. Use it as a context manager, or close it, to
+    release connections (a client never closes a pool it was given).
     """
 
     _sleep = staticmethod(wait)
@@ -107,16 +109,14 @@ class AdapterClient(BaseAdapterClient, RuntimeAdapter):
         harness: str,
         daemon_url: str | None = None,
         *,
-        http_client: httpx.Client | None = None,
+        http_client: HTTPClient | None = None,
         **options: Unpack[ClientOptions],
     ) -> None:
         super().__init__(harness, daemon_url, **options)
-        self._owns_http = http_client is None
-        self._http = http_client or httpx.Client(limits=_POOL_LIMITS)
+        self._io = io_for(http_client)
 
     def close(self) -> None:
-        if self._owns_http:
-            self._http.close()
+        self._io.close()
 
     def __enter__(self) -> Self:
         return self
@@ -131,31 +131,18 @@ class AdapterClient(BaseAdapterClient, RuntimeAdapter):
 
     # -- the one send loop -------------------------------------------------
 
-    def _send_once(self, plan: Plan, timeout: float | None) -> Any:
-        req = plan.request
-        try:
-            resp = self._http.request(
-                req.method,
-                req.url,
-                headers=req.headers,
-                content=req.content,
-                timeout=self._httpx_timeout(timeout),
-            )
-        except httpx.HTTPError as exc:
-            raise self._transport_error(req, exc) from exc
-        return self._judge(req, resp.status_code, resp.headers, resp.content)
-
     def _run(self, plan: Plan) -> Any:
         budget = CallBudget(self._policy, plan.request.timeout, time.monotonic)
         while True:
             try:
-                data = self._send_once(plan, budget.attempt_timeout())
-                break
+                status, headers, content = self._io.send(plan.request, budget.attempt_timeout())
+                return self._result(plan, status, headers, content)
             except ConflictError as exc:
                 return self._conflict_outcome(plan.request.endpoint, plan.model, exc)
+            except APIResponseValidationError:
+                raise  # the daemon answered: asking again gets the same answer
             except SignetError as exc:
                 self._sleep(budget.next_delay(plan.request.endpoint, exc))
-        return self._validate(plan, data)
 
     def _call(
         self,
@@ -324,16 +311,11 @@ class AdapterClient(BaseAdapterClient, RuntimeAdapter):
         plan = self._plan("logs_stream", LogEntry)
         req = plan.request
         decoder = SSEDecoder()
-        try:
-            with self._http.stream(
-                req.method, req.url, headers=req.headers, timeout=self._stream_timeout()
-            ) as resp:
-                if resp.status_code >= 300:
-                    resp.read()
-                    self._judge(req, resp.status_code, resp.headers, resp.content)
-                for line in resp.iter_lines():
-                    frame = decoder.feed(line)
-                    if frame is not None:
-                        yield self._validate(plan, frame)
-        except httpx.HTTPError as exc:
-            raise self._transport_error(req, exc) from exc
+
+        def refuse(status: int, headers: Mapping[str, str], content: bytes) -> None:
+            self._judge(req, status, headers, content)
+
+        for line in self._io.lines(req, self._stream_timeout(), refuse):
+            frame = decoder.feed(line)
+            if frame is not None:
+                yield self._validate(plan, frame)

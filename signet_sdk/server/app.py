@@ -12,8 +12,9 @@ Routes (JSON; OpenAPI at ``/openapi.json``, docs at ``/docs``):
   the neutral output and ``degraded``) within the event's deadline.
 * ``GET /v1/tools`` and ``POST /v1/tools/{name}``: the memory tool set.
 
-One daemon pool (an ``httpx.AsyncClient``, over aiohttp when it is
-installed) serves every harness's client and is closed on shutdown.
+One daemon pool (an ``aiohttp.ClientSession`` on asyncio, else an
+``httpx.AsyncClient``) serves every harness's client and is closed on
+shutdown; pass ``http_client`` to use your own.
 :class:`~signet_sdk.server.security.Gate` wraps the app.
 """
 
@@ -25,9 +26,8 @@ import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import asynccontextmanager
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import httpx
 from fastapi import Body, FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -41,11 +41,14 @@ from signet_sdk.runtime.plugin import HarnessPlugin
 from signet_sdk.runtime.registry import find_plugin, installed_adapters
 from signet_sdk.server.errors import daemon_error, error, wire_field
 from signet_sdk.server.events import EventRunner, Handoff, default_outbox_dir, output_wire
-from signet_sdk.server.pool import daemon_pool
+from signet_sdk.server.pool import close_pool, daemon_pool
 from signet_sdk.server.security import Gate
 from signet_sdk.wire.errors import SignetError
 from signet_sdk.wire.lifecycle import LIFECYCLE, LifecycleAction
 from signet_sdk.wire.log import logger as log
+
+if TYPE_CHECKING:
+    from signet_sdk.client.io import AsyncHTTPClient
 
 __all__ = ["DEFAULT_BODY_LIMIT", "RuntimeAdapterServer"]
 
@@ -105,7 +108,7 @@ class RuntimeAdapterServer:
         body_limit: int = DEFAULT_BODY_LIMIT,
         env: Mapping[str, str] | None = None,
         outbox_dir: str | None = None,
-        http_client: httpx.AsyncClient | None = None,
+        http_client: AsyncHTTPClient | None = None,
         allow_exec: bool = False,
         **options: Any,
     ) -> None:
@@ -116,7 +119,7 @@ class RuntimeAdapterServer:
         self.outbox = Outbox(outbox_dir or default_outbox_dir(self.env))
         self.handoff = Handoff(self.outbox, self._sender_env())
         self._given_http = http_client
-        self._http: httpx.AsyncClient | None = http_client
+        self._http: AsyncHTTPClient | None = http_client
         self._clients = _Bounded()
         self._plugins = _Bounded()
         self._runners = _Bounded()
@@ -209,7 +212,7 @@ class RuntimeAdapterServer:
         if self._warming is not None:
             self._warming.cancel()
         if self._http is not None and self._given_http is None:
-            await self._http.aclose()
+            await close_pool(self._http)
         self._http = self._given_http
         self._clients.clear()
         self._runners.clear()

@@ -52,15 +52,16 @@ class PreparedRequest(Record):
         content: bytes | None,
         timeout: float | None,
     ) -> None:
-        self._init(
-            endpoint=endpoint,
-            method=method,
-            url=url,
-            target=target,
-            headers=headers,
-            content=content,
-            timeout=timeout,
-        )
+        # Set one by one rather than through ``_init(**values)``: a request is
+        # built for every call, and this is the cheaper way.
+        setattr_ = object.__setattr__
+        setattr_(self, "endpoint", endpoint)
+        setattr_(self, "method", method)
+        setattr_(self, "url", url)
+        setattr_(self, "target", target)
+        setattr_(self, "headers", headers)
+        setattr_(self, "content", content)
+        setattr_(self, "timeout", timeout)
 
 
 def hook_body(config: ClientConfig, ep: Endpoint, body: Mapping[str, Any]) -> dict[str, Any]:
@@ -122,11 +123,15 @@ def build_request(
     path_params: Mapping[str, str] | None = None,
     query: Mapping[str, Any] | None = None,
     timeout: float | None = None,
+    header_cache: dict[tuple[str, bool], dict[str, str]] | None = None,
 ) -> PreparedRequest:
     """Decide method, URL, headers and body bytes for one call to ``ep``.
 
     POSTs always carry a JSON object (``{}`` at minimum): an empty body on a
-    hook route is a 500 in TS 0.109. GETs carry none.
+    hook route is a 500 in TS 0.109. GETs carry none. ``header_cache`` (owned
+    by a client, whose config never changes) keeps each endpoint's headers,
+    which depend only on the config and the endpoint; they are shared, so no
+    transport may change them in place.
     """
     target = _path(ep, path_params)
     pairs = [(k, _query_value(v)) for k, v in (query or {}).items() if v is not None]
@@ -137,12 +142,19 @@ def build_request(
         data = hook_body(config, ep, body or {}) if ep.hook else dict(body or {})
         content = jsonfast.dumps(data).encode("utf-8")
     deadline = timeout if timeout is not None else config.timeouts.for_class(ep.timeout)
+    if header_cache is None:
+        headers = _headers(config, ep, content is not None)
+    else:
+        key = (ep.name, content is not None)
+        headers = header_cache.get(key) or header_cache.setdefault(
+            key, _headers(config, ep, content is not None)
+        )
     return PreparedRequest(
         endpoint=ep,
         method=ep.method,
         url=config.base_url + target,
         target=target,
-        headers=_headers(config, ep, content is not None),
+        headers=headers,
         content=content,
         timeout=deadline,
     )

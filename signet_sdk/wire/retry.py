@@ -124,8 +124,15 @@ class CallBudget:
         return self.deadline - (self.clock() - self.started)
 
     def attempt_timeout(self) -> float | None:
-        """The time this attempt may take: what is left of the whole budget."""
+        """The time this attempt may take: what is left of the whole budget.
+
+        The first attempt starts as the budget does and gets the deadline as
+        given (the microseconds in between are not worth a clock read, and a
+        repeated value lets a transport reuse its timeout object).
+        """
         self.attempt += 1
+        if self.attempt == 1:
+            return None if self.deadline is None else max(self.deadline, 0.001)
         left = self.remaining()
         return None if left is None else max(left, 0.001)
 

@@ -1,13 +1,16 @@
-"""The server's daemon pool: aiohttp under httpx's interface, failures as httpx's exceptions."""
+"""The server's daemon pool: one aiohttp session on asyncio, shared by every client."""
 
 from __future__ import annotations
 
+import aiohttp
 import httpx
 import pytest
 from server_support import make_client, stand_in_daemon
 
+from signet_sdk import AsyncAdapterClient, UserPromptSubmitParams
 from signet_sdk.server import RuntimeAdapterServer
-from signet_sdk.server.pool import _AiohttpPool, daemon_pool
+from signet_sdk.server.pool import close_pool, daemon_pool
+from signet_sdk.wire.errors import APITimeoutError, NotSentError
 
 pytestmark = pytest.mark.anyio
 
@@ -17,26 +20,43 @@ def test_outside_an_event_loop_the_pool_is_plain_httpx() -> None:
     assert type(pool) is httpx.AsyncClient
 
 
-async def test_plain_requests_travel_over_aiohttp_and_failures_stay_httpx_errors() -> None:
+async def test_clients_share_the_aiohttp_session_and_failures_are_the_sdk_errors() -> None:
     pool = daemon_pool()
-    assert isinstance(pool, _AiohttpPool)
+    assert isinstance(pool, aiohttp.ClientSession)
     try:
         with stand_in_daemon() as daemon:
-            answer = await pool.request(
-                "POST",
-                f"{daemon.url}/api/hooks/recall",
-                headers={"content-type": "application/json", "x-test": "1"},
-                content=b"{}",
-                timeout=httpx.Timeout(5.0),
+            one = AsyncAdapterClient("a", daemon.url, http_client=pool, max_retries=0)
+            two = AsyncAdapterClient("b", daemon.url, http_client=pool, max_retries=0)
+            assert (
+                await one.on_user_prompt_submit(
+                    UserPromptSubmitParams(session_key="s", user_message="q")
+                )
+            ).memory_count == 1
+            assert (
+                await two.on_user_prompt_submit(
+                    UserPromptSubmitParams(session_key="s", user_message="q")
+                )
+            ).memory_count == 1
+            await one.aclose()  # a client never closes a pool it was given
+            assert not pool.closed
+            assert (
+                await two.on_user_prompt_submit(
+                    UserPromptSubmitParams(session_key="s", user_message="q")
+                )
+            ).memory_count == 1
+        with pytest.raises(NotSentError):
+            await two.on_user_prompt_submit(
+                UserPromptSubmitParams(session_key="s", user_message="q")
             )
-            assert answer.status_code == 200 and answer.json()["memoryCount"] == 1
-            refused_url = daemon.url
-        with pytest.raises(httpx.ConnectError):
-            await pool.request("POST", refused_url, content=b"{}", timeout=httpx.Timeout(2.0))
-        with stand_in_daemon(delay=1.0) as slow, pytest.raises(httpx.ReadTimeout):
-            await pool.request("POST", slow.url, content=b"{}", timeout=httpx.Timeout(0.2))
+        with stand_in_daemon(delay=1.0) as slow:
+            late = AsyncAdapterClient("c", slow.url, http_client=pool, max_retries=0, timeout=0.2)
+            with pytest.raises(APITimeoutError):
+                await late.on_user_prompt_submit(
+                    UserPromptSubmitParams(session_key="s", user_message="q")
+                )
     finally:
-        await pool.aclose()
+        await close_pool(pool)
+    assert pool.closed
 
 
 async def test_a_daemon_slower_than_the_timeout_is_a_504_on_lifecycle_routes() -> None:

@@ -1,0 +1,351 @@
+"""How the clients move bytes: one small I/O object per HTTP library.
+
+The clients plan every request and judge every answer themselves
+(:mod:`signet_sdk.client.base`); an I/O object only sends a
+:class:`~signet_sdk.wire.request.PreparedRequest` and gives back the status,
+headers and body, turning its library's failures into the SDK's error tree.
+So the bytes on the wire and the errors raised are the same whichever
+library carries them:
+
+* :class:`AiohttpIO`: the async default. aiohttp straight, no httpx in
+  between: a call costs a few microseconds more than raw aiohttp, where
+  httpx's request and response objects and httpcore's pool cost several
+  times the call itself (``bench/bench_client.py``). Its deadline covers the
+  whole call, so an answer that trickles in cannot hold a call past it.
+* :class:`AsyncHttpxIO`: an ``httpx.AsyncClient`` the caller passes (to share
+  a pool, use an ASGI app or mock with respx).
+* :class:`HttpxIO`: the sync client's, on ``httpx.Client``.
+
+``import signet_sdk`` does not import aiohttp: :class:`AiohttpIO` loads it
+when the first async client is made.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from signet_sdk.wire.errors import APIConnectionError, APITimeoutError, NotSentError
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    import aiohttp
+    import httpx
+
+    from signet_sdk.wire.request import PreparedRequest
+
+    #: What an async client can be given to send with (a pool it shares).
+    AsyncHTTPClient: TypeAlias = httpx.AsyncClient | aiohttp.ClientSession
+    #: What a sync client can be given to send with.
+    HTTPClient: TypeAlias = httpx.Client
+
+__all__ = [
+    "KEEPALIVE_SECONDS",
+    "MAX_CONNECTIONS",
+    "AiohttpIO",
+    "AsyncHttpxIO",
+    "HttpxIO",
+    "aiohttp_session",
+    "async_io_for",
+    "io_for",
+]
+
+#: Connections a client keeps open at most, and how long an idle one stays.
+#: Keep-alive covers every connection that may be open: a pool that closes
+#: idle connections beyond a lower cap turns each concurrent burst into new
+#: TCP connections.
+MAX_CONNECTIONS = 100
+KEEPALIVE_SECONDS = 30.0
+
+#: Headers httpx adds to every request on its own; the aiohttp I/O sends them
+#: too, so that the sync and async clients put the same request on the wire.
+SAME_AS_HTTPX = {"accept-encoding": "gzip, deflate", "connection": "keep-alive"}
+#: What an I/O object gives back: status, headers, body.
+Answer = tuple[int, Mapping[str, str], bytes]
+#: Called with a non-2xx answer of a stream; raises its error.
+OnError = Callable[[int, Mapping[str, str], bytes], Any]
+
+
+def _where(request: PreparedRequest) -> tuple[str, dict[str, str]]:
+    return f"{request.method} {request.url}", {"method": request.method, "url": request.url}
+
+
+def not_sent(request: PreparedRequest, exc: BaseException) -> NotSentError:
+    where, kw = _where(request)
+    return NotSentError(f"cannot connect to the Signet daemon: {where}: {exc}", **kw)
+
+
+def timed_out(request: PreparedRequest) -> APITimeoutError:
+    where, kw = _where(request)
+    return APITimeoutError(f"no answer within the deadline: {where}", **kw)
+
+
+def failed(request: PreparedRequest, exc: BaseException) -> APIConnectionError:
+    where, kw = _where(request)
+    detail = str(exc) or type(exc).__name__
+    return APIConnectionError(f"connection failed: {where}: {detail}", **kw)
+
+
+# -- httpx ------------------------------------------------------------------------
+
+
+def _httpx_error(request: PreparedRequest, exc: Exception) -> APIConnectionError:
+    import httpx
+
+    if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout):
+        return not_sent(request, exc)
+    if isinstance(exc, httpx.TimeoutException):
+        return timed_out(request)
+    return failed(request, exc)
+
+
+def _pool_limits() -> httpx.Limits:
+    import httpx
+
+    return httpx.Limits(
+        max_connections=MAX_CONNECTIONS,
+        max_keepalive_connections=MAX_CONNECTIONS,
+        keepalive_expiry=KEEPALIVE_SECONDS,
+    )
+
+
+class HttpxIO:
+    """The sync client's I/O, on one ``httpx.Client`` (made here unless given)."""
+
+    def __init__(self, client: httpx.Client | None = None) -> None:
+        import httpx
+
+        self.owned = client is None
+        self.client = client or httpx.Client(limits=_pool_limits())
+
+    def send(self, request: PreparedRequest, timeout: float | None) -> Answer:
+        import httpx
+
+        try:
+            resp = self.client.request(
+                request.method,
+                request.url,
+                headers=request.headers,
+                content=request.content,
+                timeout=httpx.Timeout(timeout),
+            )
+        except httpx.HTTPError as exc:
+            raise _httpx_error(request, exc) from exc
+        return resp.status_code, resp.headers, resp.content
+
+    def lines(
+        self, request: PreparedRequest, connect_timeout: float | None, on_error: OnError
+    ) -> Iterator[str]:
+        """The lines of a streamed answer, until the caller stops reading."""
+        import httpx
+
+        timeout = httpx.Timeout(None, connect=connect_timeout)
+        try:
+            with self.client.stream(
+                request.method, request.url, headers=request.headers, timeout=timeout
+            ) as resp:
+                if resp.status_code >= 300:
+                    resp.read()
+                    on_error(resp.status_code, resp.headers, resp.content)
+                yield from resp.iter_lines()
+        except httpx.HTTPError as exc:
+            raise _httpx_error(request, exc) from exc
+
+    def close(self) -> None:
+        if self.owned:
+            self.client.close()
+
+
+class AsyncHttpxIO:
+    """The async client's I/O on an ``httpx.AsyncClient`` the caller chose."""
+
+    def __init__(self, client: httpx.AsyncClient) -> None:
+        self.owned = False
+        self.client = client
+
+    async def send(self, request: PreparedRequest, timeout: float | None) -> Answer:
+        import httpx
+
+        try:
+            resp = await self.client.request(
+                request.method,
+                request.url,
+                headers=request.headers,
+                content=request.content,
+                timeout=httpx.Timeout(timeout),
+            )
+        except httpx.HTTPError as exc:
+            raise _httpx_error(request, exc) from exc
+        return resp.status_code, resp.headers, resp.content
+
+    async def lines(
+        self, request: PreparedRequest, connect_timeout: float | None, on_error: OnError
+    ) -> AsyncIterator[str]:
+        """The lines of a streamed answer, until the caller stops reading."""
+        import httpx
+
+        timeout = httpx.Timeout(None, connect=connect_timeout)
+        try:
+            async with self.client.stream(
+                request.method, request.url, headers=request.headers, timeout=timeout
+            ) as resp:
+                if resp.status_code >= 300:
+                    await resp.aread()
+                    on_error(resp.status_code, resp.headers, resp.content)
+                async for line in resp.aiter_lines():
+                    yield line
+        except httpx.HTTPError as exc:
+            raise _httpx_error(request, exc) from exc
+
+    async def aclose(self) -> None:
+        """The caller's client stays open: the caller owns it."""
+
+
+# -- aiohttp ----------------------------------------------------------------------
+
+
+class AiohttpIO:
+    """The async default: one ``aiohttp.ClientSession``, made on first use unless given.
+
+    aiohttp binds a session to the event loop it was made in, so the session
+    is made by the first call and belongs to that loop; a client used from
+    another loop gets a clear error instead of a hang. The session sends
+    exactly the headers the SDK decided (no automatic ones), keeps no
+    cookies, follows no redirects and ignores proxy variables, as the httpx
+    clients do.
+    """
+
+    def __init__(self, session: aiohttp.ClientSession | None = None) -> None:
+        import aiohttp
+
+        self.owned = session is None
+        self._aiohttp = aiohttp
+        self._session = session
+        self._loop: asyncio.AbstractEventLoop | None = None
+        # Per-call objects that repeat: the wire headers of each endpoint (the
+        # client caches its header dicts, so identity finds them) and the
+        # timeout of each deadline.
+        self._wire_headers: dict[int, tuple[dict[str, str], dict[str, str]]] = {}
+        self._timeouts: dict[float | None, aiohttp.ClientTimeout] = {}
+
+    def _headers(self, headers: dict[str, str]) -> dict[str, str]:
+        cached = self._wire_headers.get(id(headers))
+        if cached is not None and cached[0] is headers:
+            return cached[1]
+        wire = {**headers, **SAME_AS_HTTPX}
+        if len(self._wire_headers) < 256:
+            self._wire_headers[id(headers)] = (headers, wire)
+        return wire
+
+    def _timeout(self, seconds: float | None) -> aiohttp.ClientTimeout:
+        found = self._timeouts.get(seconds)
+        if found is None:
+            found = self._aiohttp.ClientTimeout(total=seconds)
+            if len(self._timeouts) < 256:
+                self._timeouts[seconds] = found
+        return found
+
+    def _session_here(self) -> aiohttp.ClientSession:
+        session = self._session
+        if session is not None and not self.owned:
+            return session  # the caller's session, on the caller's loop
+        if session is not None and not session.closed:
+            if self._loop is not asyncio.get_running_loop():
+                raise RuntimeError(
+                    "this AsyncAdapterClient belongs to the event loop that first used it; "
+                    "make one client per event loop"
+                )
+            return session
+        session = aiohttp_session()
+        self._session, self._loop = session, asyncio.get_running_loop()
+        return session
+
+    def _error(self, request: PreparedRequest, exc: BaseException) -> APIConnectionError:
+        aiohttp = self._aiohttp
+        # Order matters: aiohttp's timeouts are connection errors too, and its
+        # connector errors are OS errors.
+        if isinstance(exc, aiohttp.ConnectionTimeoutError | aiohttp.ClientConnectorError):
+            return not_sent(request, exc)
+        if isinstance(exc, TimeoutError):
+            return timed_out(request)
+        return failed(request, exc)
+
+    async def send(self, request: PreparedRequest, timeout: float | None) -> Answer:
+        session = self._session_here()
+        try:
+            async with session.request(
+                request.method,
+                request.url,
+                headers=self._headers(request.headers),
+                data=request.content,
+                allow_redirects=False,
+                timeout=self._timeout(timeout),
+            ) as resp:
+                content = await resp.read()
+                return resp.status, resp.headers, content
+        except (self._aiohttp.ClientError, TimeoutError) as exc:
+            raise self._error(request, exc) from exc
+
+    async def lines(
+        self, request: PreparedRequest, connect_timeout: float | None, on_error: OnError
+    ) -> AsyncIterator[str]:
+        """The lines of a streamed answer, until the caller stops reading."""
+        session = self._session_here()
+        aiohttp = self._aiohttp
+        timeout = aiohttp.ClientTimeout(total=None, connect=connect_timeout)
+        try:
+            async with session.request(
+                request.method,
+                request.url,
+                headers=self._headers(request.headers),
+                allow_redirects=False,
+                timeout=timeout,
+            ) as resp:
+                if resp.status >= 300:
+                    on_error(resp.status, resp.headers, await resp.read())
+                async for raw in resp.content:
+                    yield raw.decode("utf-8", "replace").rstrip("\r\n")
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            raise self._error(request, exc) from exc
+
+    async def aclose(self) -> None:
+        if not self.owned:
+            return  # the caller's session: the caller closes it
+        session, self._session, self._loop = self._session, None, None
+        if session is not None and not session.closed:
+            await session.close()
+
+
+def aiohttp_session() -> aiohttp.ClientSession:
+    """An ``aiohttp.ClientSession`` set up as the SDK's clients need it (call it in a loop).
+
+    Pass it to several async clients to share one pool of connections; it
+    sends only the headers the SDK decides (no automatic ones), keeps no
+    cookies and ignores proxy variables.
+    """
+    import aiohttp
+
+    connector = aiohttp.TCPConnector(limit=MAX_CONNECTIONS, keepalive_timeout=KEEPALIVE_SECONDS)
+    return aiohttp.ClientSession(
+        connector=connector,
+        cookie_jar=aiohttp.DummyCookieJar(),
+        skip_auto_headers=("User-Agent", "Accept", "Accept-Encoding", "Content-Type"),
+        timeout=aiohttp.ClientTimeout(total=None),
+        trust_env=False,
+    )
+
+
+def async_io_for(http_client: AsyncHTTPClient | None) -> AiohttpIO | AsyncHttpxIO:
+    """The async client's I/O: the caller's httpx client or aiohttp session, else aiohttp."""
+    if http_client is None:
+        return AiohttpIO()
+    if type(http_client).__module__.startswith("aiohttp"):
+        return AiohttpIO(http_client)  # type: ignore[arg-type]
+    return AsyncHttpxIO(http_client)  # type: ignore[arg-type]
+
+
+def io_for(http_client: HTTPClient | None) -> HttpxIO:
+    """The sync client's I/O: the caller's httpx client, else a pool of its own."""
+    return HttpxIO(http_client)
