@@ -6,7 +6,8 @@ run, interleaved round by round:
 
 * direct: ``AsyncAdapterClient.on_user_prompt_submit`` against the daemon;
 * server: ``POST /v1/bench/lifecycle/user-prompt-submit`` to the server, over
-  one kept-alive ``httpx.AsyncClient`` pool, which makes that same call;
+  one kept-alive aiohttp session (the library the direct client sends with,
+  so both sides pay the same client cost), which makes that same call;
 * floor (``--floor``): the same POST to a bare proxy (a 20-line ASGI app on
   uvicorn that forwards the bytes with aiohttp, no validation, no routing):
   what one more process hop costs on this machine, whoever serves it.
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import socket
 import statistics
@@ -33,7 +35,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 
-import httpx
+import aiohttp
 
 from signet_sdk import AsyncAdapterClient, UserPromptSubmitParams
 
@@ -112,18 +114,19 @@ async def _run(
     params = UserPromptSubmitParams(session_key="bench", user_message="what runs before release?")
     body = params.to_wire()
     n = args.concurrency
-    limits = httpx.Limits(max_connections=n, max_keepalive_connections=n)
+    payload = json.dumps(body).encode()
+    headers = {"content-type": "application/json"}
     async with AsyncAdapterClient("bench", daemon) as direct:
         rows = [Row("direct", lambda: direct.on_user_prompt_submit(params), [daemon_pid])]
         pools = []
         for name, (url, pid) in targets.items():
-            http = httpx.AsyncClient(base_url=url, limits=limits)
+            http = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=n))
             pools.append(http)
 
-            async def via(http: httpx.AsyncClient = http) -> object:
-                answer = await http.post(PATH, json=body)
-                answer.raise_for_status()
-                return answer.json()
+            async def via(http: aiohttp.ClientSession = http, url: str = url) -> object:
+                async with http.post(url + PATH, data=payload, headers=headers) as answer:
+                    answer.raise_for_status()
+                    return json.loads(await answer.read())
 
             rows.append(Row(name, via, [pid, daemon_pid]))
         try:
@@ -140,7 +143,7 @@ async def _run(
                     row.calls += args.calls // args.rounds + n * 10
         finally:
             for http in pools:
-                await http.aclose()
+                await http.close()
     return rows
 
 

@@ -166,6 +166,20 @@ class AsyncHttpxIO:
         self.client = client
 
     async def send(self, request: PreparedRequest, timeout: float | None) -> Answer:
+        """One call; on asyncio the deadline covers the whole call, not each read."""
+        if timeout is None:
+            return await self._send(request, timeout)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # another event loop (trio): httpx's own timeouts only
+            return await self._send(request, timeout)
+        try:
+            async with asyncio.timeout(timeout):
+                return await self._send(request, timeout)
+        except TimeoutError as exc:
+            raise timed_out(request) from exc
+
+    async def _send(self, request: PreparedRequest, timeout: float | None) -> Answer:
         import httpx
 
         try:

@@ -1,0 +1,230 @@
+"""One behaviour, every transport: the sync client, the async client on aiohttp
+(its default, and on a session it was given) and on an httpx client it was given.
+
+Each test body runs once per transport against a scripted daemon on a real
+loopback socket, which records every request as it arrived: the bytes, the
+retries, the deadline, cancellation and every error class must not depend on
+which library carried them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from client_support import (
+    EXACT_DEADLINE,
+    TRANSPORTS,
+    Daemon,
+    Driver,
+    Reply,
+    elapsed,
+    free_port,
+    running_daemon,
+)
+
+import signet_sdk as s
+from signet_sdk.wire import errors
+
+PROMPT = s.UserPromptSubmitParams(session_key="sess:1/a", user_message="how do we déploy?")
+INJECT = {"inject": "# Memories\n- deploys go blue-green", "memoryCount": 1}
+PATH = "/api/hooks/user-prompt-submit"
+
+
+@pytest.fixture(params=TRANSPORTS)
+def driver(request: pytest.FixtureRequest) -> Iterator[Driver]:
+    made = Driver(request.param)
+    try:
+        yield made
+    finally:
+        made.close()
+
+
+@pytest.fixture
+def daemon() -> Iterator[Daemon]:
+    with running_daemon() as running:
+        yield running
+
+
+def options(**extra: Any) -> dict[str, Any]:
+    return dict(token="t0k", agent_id="agent-7", runtime_path="plugin", **extra)
+
+
+# -- the request -------------------------------------------------------------
+
+
+def test_every_transport_sends_the_same_request(daemon: Daemon) -> None:
+    daemon.route("POST", PATH, Reply(200, INJECT))
+    seen = []
+    for kind in TRANSPORTS:
+        drv = Driver(kind)
+        try:
+            drv.client(daemon.url, **options()).on_user_prompt_submit(PROMPT)
+        finally:
+            drv.close()
+        got = daemon.seen[-1]
+        # Which connection carried it and the Host port are the only differences.
+        seen.append((got.method, got.target, sorted(got.headers), got.body))
+    assert all(one == seen[0] for one in seen), seen
+    method, target, headers, body = seen[0]
+    assert (method, target) == ("POST", PATH)
+    names = dict(headers)
+    assert names["authorization"] == "Bearer t0k"
+    assert names["x-signet-agent-id"] == "agent-7"
+    assert names["x-signet-runtime-path"] == "plugin"
+    assert names["content-type"] == "application/json"
+    assert names["content-length"] == str(len(body))
+    assert json.loads(body) == {
+        "sessionKey": "sess:1/a",
+        "userMessage": "how do we déploy?",
+        "harness": "pi",
+        "runtimePath": "plugin",
+        "agentId": "agent-7",
+    }
+
+
+def test_the_answer_is_the_typed_result(driver: Driver, daemon: Daemon) -> None:
+    daemon.route("POST", PATH, Reply(200, INJECT))
+    result = driver.client(daemon.url).on_user_prompt_submit(PROMPT)
+    assert isinstance(result, s.UserPromptSubmitResult)
+    assert result.inject == INJECT["inject"] and result.memory_count == 1
+
+
+def test_connections_are_reused(driver: Driver, daemon: Daemon) -> None:
+    daemon.route("POST", PATH, Reply(200, INJECT))
+    client = driver.client(daemon.url)
+    for _ in range(5):
+        client.on_user_prompt_submit(PROMPT)
+    assert len({r.connection for r in daemon.seen}) == 1
+
+
+# -- retries -----------------------------------------------------------------
+
+
+def test_a_503_is_retried_after_retry_after_then_succeeds(driver: Driver, daemon: Daemon) -> None:
+    daemon.route(
+        "POST",
+        PATH,
+        Reply(503, {"error": "restarting"}, headers=[("Retry-After", "1")]),
+        Reply(200, INJECT),
+    )
+    client = driver.client(daemon.url, max_retries=2)
+    result = client.on_user_prompt_submit(PROMPT)
+    assert result.memory_count == 1
+    assert len(daemon.calls(PATH)) == 2
+    assert client.sleeps == [1.0]
+
+
+def test_a_refused_connection_is_not_sent_and_retried(driver: Driver) -> None:
+    url = f"http://127.0.0.1:{free_port()}"
+    client = driver.client(url, max_retries=2)
+    with pytest.raises(errors.NotSentError):
+        client.on_user_prompt_submit(PROMPT)
+    assert len(client.sleeps) == 2
+
+
+def test_a_dropped_connection_is_a_connection_error(driver: Driver, daemon: Daemon) -> None:
+    daemon.route("POST", PATH, Reply(drop=True))
+    client = driver.client(daemon.url, max_retries=0)
+    with pytest.raises(errors.APIConnectionError):
+        client.on_user_prompt_submit(PROMPT)
+
+
+# -- errors ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("status", "error"),
+    [
+        (400, errors.BadRequestError),
+        (401, errors.AuthenticationError),
+        (403, errors.PermissionDeniedError),
+        (404, errors.NotFoundError),
+        (413, errors.PayloadTooLargeError),
+        (422, errors.UnprocessableEntityError),
+        (500, errors.InternalServerError),
+    ],
+)
+def test_each_status_is_its_error_class(
+    driver: Driver, daemon: Daemon, status: int, error: type[Exception]
+) -> None:
+    daemon.route("POST", PATH, Reply(status, {"error": "scripted"}))
+    client = driver.client(daemon.url, max_retries=0)
+    with pytest.raises(error) as raised:
+        client.on_user_prompt_submit(PROMPT)
+    assert isinstance(raised.value, errors.APIStatusError)
+    assert raised.value.status_code == status and "scripted" in str(raised.value)
+
+
+@pytest.mark.parametrize("body", [b"not json", b'{"inject": 42}', b"[1, 2]"])
+def test_an_answer_that_does_not_fit_is_a_validation_error(
+    driver: Driver, daemon: Daemon, body: bytes
+) -> None:
+    daemon.route("POST", PATH, Reply(200, body, headers=[("Content-Type", "application/json")]))
+    client = driver.client(daemon.url, max_retries=2)
+    with pytest.raises(errors.APIResponseValidationError):
+        client.on_user_prompt_submit(PROMPT)
+    assert len(daemon.calls(PATH)) == 1  # the daemon answered: asking again changes nothing
+
+
+def test_a_runtime_path_conflict_is_an_outcome(driver: Driver, daemon: Daemon) -> None:
+    claimed = {"error": "session claimed by legacy path"}
+    daemon.route("POST", PATH, Reply(409, claimed))
+    result = driver.client(daemon.url).on_user_prompt_submit(PROMPT)
+    assert result.claimed_by == "legacy" and result.did_nothing
+
+
+# -- the deadline ------------------------------------------------------------
+
+
+def test_a_slow_daemon_is_a_timeout_within_the_deadline(driver: Driver, daemon: Daemon) -> None:
+    daemon.route("POST", PATH, Reply(200, INJECT, delay=5.0))
+    client = driver.client(daemon.url, max_retries=0, timeout=0.5)
+    took, raised = elapsed(lambda: client.on_user_prompt_submit(PROMPT))
+    assert isinstance(raised, errors.APITimeoutError)
+    assert took < 2.0
+
+
+@pytest.mark.parametrize("kind", EXACT_DEADLINE)
+def test_a_trickling_answer_cannot_hold_a_call_past_its_deadline(kind: str, daemon: Daemon) -> None:
+    daemon.route("POST", PATH, Reply(200, INJECT, trickle=0.05))  # ~400 bytes: ~20 s
+    drv = Driver(kind)
+    try:
+        client = drv.client(daemon.url, max_retries=0, timeout=0.6)
+        took, raised = elapsed(lambda: client.on_user_prompt_submit(PROMPT))
+    finally:
+        drv.close()
+    assert isinstance(raised, errors.APITimeoutError), raised
+    assert took < 1.5
+
+
+# -- cancellation ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", [k for k in TRANSPORTS if k.startswith("async")])
+def test_a_cancelled_call_leaves_no_half_read_connection(kind: str, daemon: Daemon) -> None:
+    body = {**INJECT, "inject": "x" * 2000}
+    daemon.route("POST", PATH, Reply(200, body, trickle=0.002), Reply(200, INJECT))
+    drv = Driver(kind)
+    try:
+        client = drv.client(daemon.url, max_retries=0).raw
+
+        async def cancel_mid_body() -> s.UserPromptSubmitResult:
+            task = asyncio.ensure_future(client.on_user_prompt_submit(PROMPT))
+            await asyncio.sleep(0.3)  # the answer is arriving, byte by byte
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            # The next call must get its own answer, whole, not the rest of that one.
+            result: s.UserPromptSubmitResult = await client.on_user_prompt_submit(PROMPT)
+            return result
+
+        result = drv.run(cancel_mid_body())
+    finally:
+        drv.close()
+    assert result.inject == INJECT["inject"]
+    first, second = daemon.calls(PATH)
+    assert first.connection != second.connection
