@@ -131,8 +131,13 @@ def outbox_entries(env: Mapping[str, str] | None = None) -> list[dict[str, Any]]
     folder = state_dir(env) / "outbox"
     if not folder.exists():
         return []
-    paths = sorted(p for p in folder.glob("*.json") if not p.name.startswith("."))
-    return [json.loads(p.read_text(encoding="utf-8")) for p in paths]
+    entries = []
+    for path in sorted(p for p in folder.glob("*.json") if not p.name.startswith(".")):
+        try:
+            entries.append(json.loads(path.read_text(encoding="utf-8")))
+        except FileNotFoundError:
+            continue  # delivered (and removed) between the listing and the read
+    return entries
 
 
 def wait_outbox_empty(env: Mapping[str, str] | None = None, timeout: float = 10.0) -> list[str]:
