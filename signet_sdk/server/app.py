@@ -41,6 +41,7 @@ from signet_sdk.runtime.plugin import HarnessPlugin
 from signet_sdk.runtime.registry import find_plugin, installed_adapters
 from signet_sdk.server.errors import daemon_error, error, wire_field
 from signet_sdk.server.events import EventRunner, Handoff, default_outbox_dir, output_wire
+from signet_sdk.server.fastpath import events_first
 from signet_sdk.server.pool import close_pool, daemon_pool
 from signet_sdk.server.security import Gate
 from signet_sdk.wire.errors import SignetError
@@ -128,7 +129,7 @@ class RuntimeAdapterServer:
         self.last_request = time.monotonic()
         self.fastapi = self._build()
         self.asgi = Gate(
-            self._touching(self.fastapi),
+            self._touching(events_first(self, self.fastapi)),
             token=server_token,
             allowed_hosts=allowed_hosts,
             body_limit=body_limit,
@@ -275,20 +276,24 @@ class RuntimeAdapterServer:
             neutral one, or null) and ``queued`` (writes safe in the outbox
             that the daemon has not taken yet).
             """
-            plugin = self.plugin(harness)
-            if plugin is None:
-                installed = installed_adapters()
-                return error(404, f"no plugin installed for {harness!r}", installed=installed)
-            if event not in plugin.events:
-                valid = list(plugin.events)
-                return error(404, f"unknown event {event!r} for {harness}", valid=valid)
-            run, queued = await self.runner(plugin).run(event, payload)
-            return JSONResponse(output_wire(run, queued))
+            return await self.event_answer(harness, event, payload)
 
         from signet_sdk.server.tools import add_tool_routes
 
         add_tool_routes(app, self, allow_commands=self.allow_exec)
         return app
+
+    async def event_answer(self, harness: str, event: str, payload: dict[str, Any]) -> JSONResponse:
+        """The answer to one native event (the FastAPI route and the fast path share it)."""
+        plugin = self.plugin(harness)
+        if plugin is None:
+            installed = installed_adapters()
+            return error(404, f"no plugin installed for {harness!r}", installed=installed)
+        if event not in plugin.events:
+            valid = list(plugin.events)
+            return error(404, f"unknown event {event!r} for {harness}", valid=valid)
+        run, queued = await self.runner(plugin).run(event, payload)
+        return JSONResponse(output_wire(run, queued))
 
     async def _daemon_state(self) -> dict[str, Any]:
         daemon: dict[str, Any] = {"reachable": False, "version": None, "degraded": None}

@@ -259,3 +259,41 @@ async def test_a_daemon_that_answers_too_late_costs_the_deadline_and_keeps_the_w
     outbox = private_state / "signet-sdk" / "outbox"
     (entry,) = [json.loads(p.read_text()) for p in outbox.glob("*.json")]
     assert entry["body"]["summary"] == "late but kept"
+
+
+async def test_event_bodies_that_are_not_a_json_object_are_422_naming_the_body(
+    served: httpx.AsyncClient, daemon: tuple[MockDaemon, str]
+) -> None:
+    url = "/v1/claude-code/events/UserPromptSubmit"
+    for content in (b"not json", b"[1, 2]", b"", b'"text"'):
+        answer = await served.post(url, content=content)
+        assert answer.status_code == 422, content
+        assert answer.json()["field"] == "body" and answer.json()["error"].startswith("body: ")
+    assert daemon[0].requests == []
+
+
+async def test_mounted_fastapi_app_answers_events_as_the_server_does(
+    daemon: tuple[MockDaemon, str],
+) -> None:
+    """``server.fastapi`` (for mounting in another app) serves the same event answers."""
+    payload = {
+        "session_id": "srv-mount-1",
+        "cwd": "/srv/atlas",
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "which deploy day?",
+    }
+    answers = []
+    for app in ("asgi", "fastapi"):
+        server = RuntimeAdapterServer(daemon[1])
+        transport = httpx.ASGITransport(app=getattr(server, app))
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+            answer = await client.post("/v1/claude-code/events/UserPromptSubmit", json=payload)
+            missing = await client.post("/v1/no-such/events/X", json={})
+        await server.aclose()
+        body = answer.json()
+        context = body["data"]["hookSpecificOutput"]["additionalContext"]
+        # The inject names the current minute: compare what does not move.
+        shape = (body["degraded"], body["exitCode"], body["queued"], "# Memory Check" in context)
+        answers.append((answer.status_code, shape, missing.status_code, missing.json()))
+    assert answers[0] == answers[1]
+    assert answers[0][0] == 200 and answers[0][2] == 404
