@@ -283,6 +283,16 @@ class RuntimeAdapterServer:
         add_tool_routes(app, self, allow_commands=self.allow_exec)
         return app
 
+    async def lifecycle_answer(self, method: str, harness: str, params: BaseModel) -> Response:
+        """The answer to one lifecycle call (the FastAPI route and the fast path share it)."""
+        try:
+            result: BaseModel = await getattr(self.client(harness), method)(params)
+        except SignetError as exc:
+            return daemon_error(exc)
+        # Already validated by the client: serialised once, in pydantic's core.
+        body = result.model_dump_json(by_alias=True, exclude_unset=True)
+        return Response(body, media_type="application/json")
+
     async def event_answer(self, harness: str, event: str, payload: dict[str, Any]) -> JSONResponse:
         """The answer to one native event (the FastAPI route and the fast path share it)."""
         plugin = self.plugin(harness)
@@ -313,13 +323,7 @@ class RuntimeAdapterServer:
         method = row.method
 
         async def call(harness: str, params: BaseModel) -> Response:
-            try:
-                result: BaseModel = await getattr(self.client(harness), method)(params)
-            except SignetError as exc:
-                return daemon_error(exc)
-            # Already validated by the client: serialised once, in pydantic's core.
-            body = result.model_dump_json(by_alias=True, exclude_unset=True)
-            return Response(body, media_type="application/json")
+            return await self.lifecycle_answer(method, harness, params)
 
         call.__annotations__["params"] = params_model
         path = f"/v1/{{harness}}/lifecycle/{row.slug}"

@@ -1,12 +1,15 @@
-"""The native-event route, answered without FastAPI's request machinery.
+"""The hot routes, answered without FastAPI's request machinery.
 
-Shims post every native event of a turn to ``POST /v1/{harness}/events/{event}``,
-so its cost is added to each turn of a plugin harness. FastAPI's middleware,
-dependency and body layers cost about as much as the event's own work, so
-this ASGI layer answers those requests itself, through the same
-:meth:`RuntimeAdapterServer.event_answer` the FastAPI route calls (the one
-that documents the route in the OpenAPI), and hands every other request to
-FastAPI unchanged. The security gate wraps both.
+Shims post every native event of a turn to ``POST /v1/{harness}/events/{event}``
+and libraries call ``POST /v1/{harness}/lifecycle/{action}`` on every prompt,
+so their cost is added to each turn. FastAPI's middleware, dependency and
+body layers cost about as much as the server's own work, so this ASGI layer
+answers those two routes itself, through the same methods the FastAPI
+routes call (:meth:`RuntimeAdapterServer.event_answer`,
+:meth:`RuntimeAdapterServer.lifecycle_answer`; the FastAPI routes document
+them in the OpenAPI and serve a mounted ``server.fastapi``), with the same
+validation and error bodies, and hands every other request to FastAPI
+unchanged. The security gate wraps both.
 """
 
 from __future__ import annotations
@@ -14,12 +17,19 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from signet_sdk.server.errors import error
+from pydantic import ValidationError
+
+import signet_sdk.models as models
+from signet_sdk.server.errors import error, wire_field
+from signet_sdk.wire.lifecycle import LIFECYCLE
 
 if TYPE_CHECKING:
     from signet_sdk.server.app import RuntimeAdapterServer
 
 __all__ = ["events_first"]
+
+#: Lifecycle slug -> (client method, params model).
+_ACTIONS = {row.slug: (row.method, getattr(models, row.params_model)) for row in LIFECYCLE.values()}
 
 
 async def _body(receive: Any) -> bytes:
@@ -34,24 +44,38 @@ async def _body(receive: Any) -> bytes:
     return b"".join(chunks)
 
 
-def _event_route(scope: Any) -> tuple[str, str] | None:
-    """``(harness, event)`` when the request is a native event, else None."""
+def _hot_route(scope: Any) -> tuple[str, str, str] | None:
+    """``(kind, harness, name)`` for a native event or a known lifecycle action, else None."""
     if scope["type"] != "http" or scope["method"] != "POST":
         return None
     parts = scope["path"].split("/")
-    if len(parts) != 5 or parts[0] or parts[1] != "v1" or parts[3] != "events":
+    if len(parts) != 5 or parts[0] or parts[1] != "v1" or not parts[2] or not parts[4]:
         return None
-    return (parts[2], parts[4]) if parts[2] and parts[4] else None
+    if parts[3] == "events" or (parts[3] == "lifecycle" and parts[4] in _ACTIONS):
+        return parts[3], parts[2], parts[4]
+    return None  # an unknown action: FastAPI's 404 lists the valid ones
+
+
+async def _lifecycle(server: RuntimeAdapterServer, harness: str, slug: str, body: Any) -> Any:
+    method, params_model = _ACTIONS[slug]
+    try:
+        params = params_model.model_validate(body)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = wire_field(params_model, first["loc"])
+        return error(422, f"{field}: {first['msg']}", field=field)
+    return await server.lifecycle_answer(method, harness, params)
 
 
 def events_first(server: RuntimeAdapterServer, app: Any) -> Any:
-    """An ASGI app serving native events itself and everything else through ``app``."""
+    """An ASGI app serving the hot routes itself and everything else through ``app``."""
 
     async def asgi(scope: Any, receive: Any, send: Any) -> None:
-        route = _event_route(scope)
+        route = _hot_route(scope)
         if route is None:
             await app(scope, receive, send)
             return
+        kind, harness, name = route
         raw = await _body(receive)
         try:
             payload = json.loads(raw) if raw.strip() else None
@@ -60,8 +84,10 @@ def events_first(server: RuntimeAdapterServer, app: Any) -> Any:
         else:
             if not isinstance(payload, dict):
                 answer = error(422, "body: must be a JSON object", field="body")
+            elif kind == "events":
+                answer = await server.event_answer(harness, name, payload)
             else:
-                answer = await server.event_answer(route[0], route[1], payload)
+                answer = await _lifecycle(server, harness, name, payload)
         await answer(scope, receive, send)
 
     return asgi
