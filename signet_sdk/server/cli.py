@@ -135,8 +135,15 @@ def serve(ns: argparse.Namespace) -> int:
     # collector from scanning it again on every collection.
     gc.collect()
     gc.freeze()
+    # No proxy headers: the server answers local callers directly, and a client
+    # must not be able to claim another address through X-Forwarded-For.
     config = uvicorn.Config(
-        server_app.asgi, log_level="warning", access_log=False, timeout_graceful_shutdown=10
+        server_app.asgi,
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=10,
+        proxy_headers=False,
+        server_header=False,
     )
     server = uvicorn.Server(config)
 
