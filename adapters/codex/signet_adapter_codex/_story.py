@@ -1,0 +1,77 @@
+"""The ``signet-sdk demo`` story told as Codex hook payloads.
+
+Codex writes each session as a JSON-lines rollout and names it in every
+payload; the demo writes one the same way (under the demo's own folder,
+which it lists in ``SIGNET_TRANSCRIPT_ROOTS``), including the ``compacted``
+line PostCompact reads its summary from.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+__all__ = ["story_event"]
+
+
+def _rollout(ctx: Any, *, compacted: bool = False) -> str:
+    folder = Path(ctx.workdir) / "codex-sessions"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"rollout-demo-{ctx.session_key}.jsonl"
+    lines = [{"type": "session_meta", "payload": {"id": ctx.session_key, "cwd": ctx.project}}]
+    for line in str(ctx.transcript or "").splitlines():
+        role, _, text = line.partition(": ")
+        if role in ("user", "assistant"):
+            kind = "input_text" if role == "user" else "output_text"
+            item = {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
+            lines.append({"type": "response_item", "payload": item})
+    if compacted and ctx.summary:
+        lines.append({"type": "compacted", "payload": {"message": ctx.summary}})
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    return str(path)
+
+
+def story_event(step: str, ctx: Any) -> tuple[str, dict[str, Any]] | None:
+    base = {"session_id": ctx.session_key, "cwd": ctx.project, "model": "gpt-5.5"}
+    if step == "session_start":
+        return "SessionStart", {
+            **base,
+            "hook_event_name": "SessionStart",
+            "transcript_path": None,
+            "permission_mode": "default",
+            "source": "startup",
+        }
+    if step == "prompt":
+        return "UserPromptSubmit", {
+            **base,
+            "hook_event_name": "UserPromptSubmit",
+            "turn_id": "turn-1",
+            "transcript_path": None,
+            "permission_mode": "default",
+            "prompt": ctx.prompt,
+        }
+    if step == "pre_compaction":
+        return "PreCompact", {
+            **base,
+            "hook_event_name": "PreCompact",
+            "turn_id": "turn-2",
+            "transcript_path": _rollout(ctx),
+            "trigger": "manual",
+        }
+    if step == "compaction_complete":
+        return "PostCompact", {
+            **base,
+            "hook_event_name": "PostCompact",
+            "turn_id": "turn-2",
+            "transcript_path": _rollout(ctx, compacted=True),
+            "trigger": "manual",
+        }
+    if step == "session_end":
+        return "SessionEnd", {
+            **base,
+            "hook_event_name": "SessionEnd",
+            "transcript_path": _rollout(ctx),
+            "reason": "other",
+        }
+    return None

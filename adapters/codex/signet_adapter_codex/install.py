@@ -1,0 +1,410 @@
+"""``signet-sdk install codex`` / ``uninstall``: trusted hooks in Codex's config.
+
+Codex reads command hooks from ``hooks.json`` next to its config layer
+(``$CODEX_HOME``, default ``~/.codex``; ``--project DIR`` uses
+``DIR/.codex``) and runs a non-managed hook only when the user
+``config.toml`` records its trust hash. The installer therefore edits two
+files and nothing else in them:
+
+* ``hooks.json``: one matcher group ``{"hooks":[{"type":"command",
+  "command":"<signet-sdk> hook codex <Event>","timeout":<s>}]}`` per event,
+  appended after the user's groups (our handler is recognised by its
+  command, so a reinstall from another environment updates it in place).
+  The file's top level accepts only ``hooks`` and ``description`` in Codex,
+  so no marker key is written.
+* ``config.toml`` (edited with tomlkit, so comments, order and formatting
+  stay): ``[features] hooks = true`` when not already set, and one
+  ``[hooks.state."<hooks.json>:<event>:<group>:<handler>"]`` table with
+  ``trusted_hash`` per handler of ours (see :mod:`._trust`).
+
+Timeouts are in seconds: the hook's own deadline plus 2 s, and 3 s for
+SessionEnd (Codex clamps SessionEnd hooks to 3 s). A second run changes
+nothing. Before the first change, each file's original bytes (or its
+absence) are kept beside it as ``<file>.signet-sdk-orig``; ``uninstall``
+removes what we added and, when the rest is what it was, puts those exact
+bytes back (or removes a file we created). ``--dry-run`` prints the diffs.
+A file that cannot be parsed is reported with its path (exit 1), untouched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import math
+import os
+import shlex
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import tomlkit
+from tomlkit.exceptions import TOMLKitError
+
+from ._paths import codex_home
+from ._trust import state_key, trusted_hash
+
+__all__ = ["ConfigError", "hook_command", "hook_timeouts", "main", "merge_hooks", "unmerge_hooks"]
+
+_MARGIN = 2
+#: Codex clamps SessionEnd hooks to 3 s; registering exactly that keeps the hash stable.
+_SESSION_END_TIMEOUT = 3
+_PROGRAM = "signet-sdk"
+_HOOK_ARGS = ("hook", "codex")
+_ORIG = ".signet-sdk-orig"
+_ABSENT = "\x00absent\n"
+_FEATURE_NOTE = "# signet-sdk install codex"
+
+
+class ConfigError(Exception):
+    """A file cannot be merged safely; the message names the file and the problem."""
+
+
+def hook_timeouts(env: Mapping[str, str] | None = None) -> dict[str, int]:
+    """Codex's ``timeout`` (seconds) per registered event."""
+    from signet_sdk.wire.config import resolve_config
+
+    from . import PLUGIN
+
+    timeouts = resolve_config(env=dict(env or {})).timeouts
+    out: dict[str, int] = {}
+    for name, spec in PLUGIN.events.items():
+        if name == "SubagentStop":
+            continue  # sends nothing; not registered
+        if name == "SessionEnd":
+            out[name] = _SESSION_END_TIMEOUT
+            continue
+        out[name] = math.ceil(timeouts.for_class(spec.timeout_class) or 10.0) + _MARGIN
+    return out
+
+
+def hook_command(python: str | None = None) -> str:
+    """The command Codex runs: an absolute ``signet-sdk`` (or ``python -m signet_sdk``)."""
+    exe = os.path.abspath(python or sys.executable)
+    script = Path(exe).parent / _PROGRAM
+    if script.is_file() and os.access(script, os.X_OK):
+        return " ".join([shlex.quote(str(script)), *_HOOK_ARGS])
+    return " ".join([shlex.quote(exe), "-m", "signet_sdk", *_HOOK_ARGS])
+
+
+def is_ours(handler: Any) -> bool:
+    """Whether a handler entry is one this installer wrote (from any environment)."""
+    if not isinstance(handler, dict) or not isinstance(handler.get("command"), str):
+        return False
+    try:
+        words = shlex.split(handler["command"])
+    except ValueError:
+        return False
+    for i, word in enumerate(words):
+        program = os.path.basename(word) == _PROGRAM
+        module = word == "signet_sdk" and i > 0 and words[i - 1] == "-m"
+        if (program or module) and tuple(words[i + 1 : i + 3]) == _HOOK_ARGS:
+            return True
+    return False
+
+
+def _check_hooks(data: Any, path: Path) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a JSON object at the top level")
+    hooks = data.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise ConfigError(f"{path}: 'hooks' must be an object, got {type(hooks).__name__}")
+    for event, groups in hooks.items():
+        if not isinstance(groups, list):
+            raise ConfigError(f"{path}: hooks.{event} must be a list of matcher groups")
+        for i, group in enumerate(groups):
+            if not isinstance(group, dict):
+                raise ConfigError(f"{path}: hooks.{event}[{i}] must be an object")
+            if not isinstance(group.get("hooks", []), list):
+                raise ConfigError(f"{path}: hooks.{event}[{i}].hooks must be a list")
+    return data
+
+
+def merge_hooks(data: dict[str, Any], command: str, timeouts: Mapping[str, int]) -> dict[str, Any]:
+    """``data`` with exactly one handler of ours per event; everything else as it was."""
+    out: dict[str, Any] = json.loads(json.dumps(data))
+    hooks = out.setdefault("hooks", {})
+    for event, seconds in timeouts.items():
+        wanted = {"type": "command", "command": f"{command} {event}", "timeout": seconds}
+        groups = hooks.setdefault(event, [])
+        placed = False
+        for group in groups:
+            handlers = group.get("hooks", [])
+            kept = []
+            for handler in handlers:
+                if not is_ours(handler):
+                    kept.append(handler)
+                elif not placed:
+                    kept.append(wanted)
+                    placed = True
+            group["hooks"] = kept
+        hooks[event] = [g for g in groups if g.get("hooks")]
+        if not placed:
+            hooks[event].append({"hooks": [wanted]})
+    return out
+
+
+def unmerge_hooks(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` without our handlers and without the groups and events only they filled."""
+    out: dict[str, Any] = json.loads(json.dumps(data))
+    hooks = out.get("hooks")
+    if not isinstance(hooks, dict):
+        return out
+    for event in list(hooks):
+        groups = hooks[event]
+        mine = [g for g in groups if any(is_ours(h) for h in g.get("hooks", []))]
+        if not mine:
+            continue
+        for group in mine:
+            group["hooks"] = [h for h in group["hooks"] if not is_ours(h)]
+        hooks[event] = [g for g in groups if g.get("hooks") or g not in mine]
+        if not hooks[event]:
+            del hooks[event]
+    if not hooks:
+        del out["hooks"]
+    return out
+
+
+def our_trust(source: str, data: Mapping[str, Any]) -> dict[str, str]:
+    """``hooks.state`` key -> trusted hash for every handler of ours in ``data``."""
+    out: dict[str, str] = {}
+    for event, groups in (data.get("hooks") or {}).items():
+        for g, group in enumerate(groups):
+            matcher = group.get("matcher") if isinstance(group.get("matcher"), str) else None
+            for h, handler in enumerate(group.get("hooks", [])):
+                if is_ours(handler):
+                    out[state_key(source, event, g, h)] = trusted_hash(event, handler, matcher)
+    return out
+
+
+def _state_table(doc: Any, create: bool) -> Any:
+    hooks = doc.get("hooks")
+    if hooks is None:
+        if not create:
+            return None
+        hooks = tomlkit.table(is_super_table=True)
+        doc["hooks"] = hooks
+    state = hooks.get("state")
+    if state is None:
+        if not create:
+            return None
+        state = tomlkit.table(is_super_table=True)
+        hooks["state"] = state
+    return state
+
+
+def merge_config(text: str, source: str, old: Mapping[str, str], new: Mapping[str, str]) -> str:
+    """config.toml text with the hooks feature on and our trust entries exactly ``new``."""
+    doc = tomlkit.parse(text)
+    features = doc.get("features")
+    if features is None:
+        features = tomlkit.table()
+        doc["features"] = features
+    if "hooks" not in features:
+        item = tomlkit.item(True)
+        item.comment(_FEATURE_NOTE)
+        features["hooks"] = item
+    state = _state_table(doc, create=bool(new))
+    if state is not None:
+        for key in list(state):
+            if key in old and key not in new and state[key].get("trusted_hash") == old[key]:
+                del state[key]
+        for key, value in new.items():
+            entry = state.get(key)
+            if entry is None:
+                entry = tomlkit.table()
+                state[key] = entry
+            if entry.get("trusted_hash") != value:
+                entry["trusted_hash"] = value
+    return tomlkit.dumps(doc)
+
+
+def _noted(item: Any) -> bool:
+    """Whether a ``features.hooks`` value carries the comment we add with it."""
+    trivia = getattr(item, "trivia", None)
+    return trivia is not None and (trivia.comment or "").lstrip("# ").strip() == _FEATURE_NOTE[2:]
+
+
+def unmerge_config(text: str, old: Mapping[str, str]) -> str:
+    """config.toml text without our trust entries and without the feature line we added."""
+    doc = tomlkit.parse(text)
+    state = _state_table(doc, create=False)
+    if state is not None:
+        for key in list(state):
+            if key in old and state[key].get("trusted_hash") == old[key]:
+                del state[key]
+        hooks = doc.item("hooks")
+        if not state:
+            del hooks["state"]
+        if not hooks:
+            del doc["hooks"]
+    features = doc.get("features")
+    ours = features is not None and "hooks" in features and _noted(features.item("hooks"))
+    if ours:
+        del features["hooks"]
+        if not features:
+            del doc["features"]
+    return tomlkit.dumps(doc)
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+
+
+def _load_hooks(path: Path, text: str | None) -> dict[str, Any]:
+    if text is None or not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from None
+    return _check_hooks(data, path)
+
+
+def _check_toml(path: Path, text: str) -> None:
+    try:
+        doc = tomlkit.parse(text)
+    except TOMLKitError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    for name in ("features", "hooks"):
+        if name in doc and not isinstance(doc[name], dict):
+            raise ConfigError(f"{path}: '{name}' must be a table")
+    state = doc.get("hooks", {}).get("state") if isinstance(doc.get("hooks"), dict) else None
+    if state is not None and not isinstance(state, dict):
+        raise ConfigError(f"{path}: 'hooks.state' must be a table")
+
+
+def _write(path: Path, text: str | None, before: str | None) -> None:
+    """Keep the first original beside the file, then replace it atomically (None removes it)."""
+    orig = path.with_name(path.name + _ORIG)
+    if text is None:
+        path.unlink(missing_ok=True)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not orig.exists():
+        orig.write_text(_ABSENT if before is None else before, encoding="utf-8")
+    mode = path.stat().st_mode & 0o777 if before is not None else 0o600
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _restore(path: Path, text: str, normal: Any) -> str | None:
+    """After uninstall: the original bytes when the rest is unchanged, else ``text``."""
+    orig = path.with_name(path.name + _ORIG)
+    saved = _read(orig)
+    if saved is None:
+        return text
+    original = None if saved == _ABSENT else saved
+    if normal(original) == normal(text):
+        return original
+    return text
+
+
+def _toml_data(text: str | None) -> Any:
+    return tomlkit.parse(text or "").unwrap()
+
+
+def _plan(
+    verb: str, home: Path, hooks_dir: Path, command: str, env: Mapping[str, str]
+) -> list[Any]:
+    hooks_path, config_path = hooks_dir / "hooks.json", home / "config.toml"
+    source = str(hooks_path)
+    hooks_text, config_text = _read(hooks_path), _read(config_path)
+    data = _load_hooks(hooks_path, hooks_text)
+    _check_toml(config_path, config_text or "")
+    old_trust = our_trust(source, data)
+    if verb == "install":
+        merged = merge_hooks(data, command, hook_timeouts(env))
+        new_hooks = json.dumps(merged, indent=2, ensure_ascii=False) + "\n"
+        if hooks_text is not None and _load_hooks(hooks_path, hooks_text) == merged:
+            new_hooks = hooks_text
+        new_config = merge_config(config_text or "", source, old_trust, our_trust(source, merged))
+        return [(hooks_path, hooks_text, new_hooks), (config_path, config_text, new_config)]
+    left = unmerge_hooks(data)
+    out_hooks: str | None = json.dumps(left, indent=2, ensure_ascii=False) + "\n"
+    if left == data:
+        out_hooks = hooks_text
+    elif hooks_text is not None:
+        out_hooks = _restore(hooks_path, out_hooks or "", lambda t: _load_hooks(hooks_path, t))
+    out_config: str | None = unmerge_config(config_text or "", old_trust)
+    if config_text is None and not out_config:
+        out_config = None
+    elif out_config != config_text:
+        out_config = _restore(config_path, out_config or "", _toml_data)
+    return [(hooks_path, hooks_text, out_hooks), (config_path, config_text, out_config)]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``main(["install" | "uninstall", *options])``; 0 on success, 1 on a bad file, 2 on usage."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(
+        prog="signet-sdk {install|uninstall} codex",
+        description="Register Signet's Codex hooks in hooks.json and trust them in config.toml, "
+        "or remove them.",
+    )
+    parser.add_argument("verb", choices=("install", "uninstall"))
+    parser.add_argument("--project", metavar="DIR", help="use DIR/.codex/hooks.json")
+    parser.add_argument("--dry-run", action="store_true", help="print the diffs, write nothing")
+    parser.add_argument(
+        "--python", metavar="EXE", help="interpreter whose hook command to register"
+    )
+    try:
+        opts = parser.parse_args(args)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    env = dict(os.environ)
+    home = Path(codex_home(env)).expanduser().absolute()
+    hooks_dir = Path(opts.project).expanduser().absolute() / ".codex" if opts.project else home
+    try:
+        plan = _plan(opts.verb, home, hooks_dir, hook_command(opts.python), env)
+    except ConfigError as exc:
+        sys.stderr.write(f"signet-sdk {opts.verb} codex: {exc}\nNo file was changed.\n")
+        return 1
+    wrote = False
+    for path, before, after in plan:
+        if after == before:
+            sys.stdout.write(f"{path}: already up to date, nothing changed\n")
+            continue
+        if opts.dry_run:
+            diff = difflib.unified_diff(
+                (before or "").splitlines(keepends=True),
+                (after or "").splitlines(keepends=True),
+                fromfile=str(path),
+                tofile=f"{path} (after {opts.verb})",
+            )
+            sys.stdout.write("".join(diff))
+            continue
+        try:
+            _write(path, after, before)
+            if opts.verb == "uninstall":
+                path.with_name(path.name + _ORIG).unlink(missing_ok=True)
+        except OSError as exc:
+            sys.stderr.write(f"signet-sdk {opts.verb} codex: cannot write {path}: {exc}\n")
+            return 1
+        wrote = True
+        done = "written" if after is not None else "removed"
+        sys.stdout.write(f"{path}: {done}\n")
+    if wrote and opts.verb == "install":
+        sys.stdout.write("Codex reads hooks when a session starts: restart running sessions.\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
