@@ -39,13 +39,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import tomlkit
-from tomlkit.exceptions import TOMLKitError
-
 from ._paths import codex_home
+from ._toml import ConfigError, check_toml, merge_config, toml_data, unmerge_config
 from ._trust import state_key, trusted_hash
 
-__all__ = ["ConfigError", "hook_command", "hook_timeouts", "main", "merge_hooks", "unmerge_hooks"]
+__all__ = ["ConfigError", "hook_command", "hook_timeouts", "main", "merge_hooks"]
 
 _MARGIN = 2
 #: Codex clamps SessionEnd hooks to 3 s; registering exactly that keeps the hash stable.
@@ -54,11 +52,6 @@ _PROGRAM = "signet-sdk"
 _HOOK_ARGS = ("hook", "codex")
 _ORIG = ".signet-sdk-orig"
 _ABSENT = "\x00absent\n"
-_FEATURE_NOTE = "# signet-sdk install codex"
-
-
-class ConfigError(Exception):
-    """A file cannot be merged safely; the message names the file and the problem."""
 
 
 def hook_timeouts(env: Mapping[str, str] | None = None) -> dict[str, int]:
@@ -178,76 +171,6 @@ def our_trust(source: str, data: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
-def _state_table(doc: Any, create: bool) -> Any:
-    hooks = doc.get("hooks")
-    if hooks is None:
-        if not create:
-            return None
-        hooks = tomlkit.table(is_super_table=True)
-        doc["hooks"] = hooks
-    state = hooks.get("state")
-    if state is None:
-        if not create:
-            return None
-        state = tomlkit.table(is_super_table=True)
-        hooks["state"] = state
-    return state
-
-
-def merge_config(text: str, source: str, old: Mapping[str, str], new: Mapping[str, str]) -> str:
-    """config.toml text with the hooks feature on and our trust entries exactly ``new``."""
-    doc = tomlkit.parse(text)
-    features = doc.get("features")
-    if features is None:
-        features = tomlkit.table()
-        doc["features"] = features
-    if "hooks" not in features:
-        item = tomlkit.item(True)
-        item.comment(_FEATURE_NOTE)
-        features["hooks"] = item
-    state = _state_table(doc, create=bool(new))
-    if state is not None:
-        for key in list(state):
-            if key in old and key not in new and state[key].get("trusted_hash") == old[key]:
-                del state[key]
-        for key, value in new.items():
-            entry = state.get(key)
-            if entry is None:
-                entry = tomlkit.table()
-                state[key] = entry
-            if entry.get("trusted_hash") != value:
-                entry["trusted_hash"] = value
-    return tomlkit.dumps(doc)
-
-
-def _noted(item: Any) -> bool:
-    """Whether a ``features.hooks`` value carries the comment we add with it."""
-    trivia = getattr(item, "trivia", None)
-    return trivia is not None and (trivia.comment or "").lstrip("# ").strip() == _FEATURE_NOTE[2:]
-
-
-def unmerge_config(text: str, old: Mapping[str, str]) -> str:
-    """config.toml text without our trust entries and without the feature line we added."""
-    doc = tomlkit.parse(text)
-    state = _state_table(doc, create=False)
-    if state is not None:
-        for key in list(state):
-            if key in old and state[key].get("trusted_hash") == old[key]:
-                del state[key]
-        hooks = doc.item("hooks")
-        if not state:
-            del hooks["state"]
-        if not hooks:
-            del doc["hooks"]
-    features = doc.get("features")
-    ours = features is not None and "hooks" in features and _noted(features.item("hooks"))
-    if ours:
-        del features["hooks"]
-        if not features:
-            del doc["features"]
-    return tomlkit.dumps(doc)
-
-
 def _read(path: Path) -> str | None:
     try:
         return path.read_text(encoding="utf-8")
@@ -267,19 +190,6 @@ def _load_hooks(path: Path, text: str | None) -> dict[str, Any]:
             f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
     return _check_hooks(data, path)
-
-
-def _check_toml(path: Path, text: str) -> None:
-    try:
-        doc = tomlkit.parse(text)
-    except TOMLKitError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
-    for name in ("features", "hooks"):
-        if name in doc and not isinstance(doc[name], dict):
-            raise ConfigError(f"{path}: '{name}' must be a table")
-    state = doc.get("hooks", {}).get("state") if isinstance(doc.get("hooks"), dict) else None
-    if state is not None and not isinstance(state, dict):
-        raise ConfigError(f"{path}: 'hooks.state' must be a table")
 
 
 def _write(path: Path, text: str | None, before: str | None) -> None:
@@ -317,10 +227,6 @@ def _restore(path: Path, text: str, normal: Any) -> str | None:
     return text
 
 
-def _toml_data(text: str | None) -> Any:
-    return tomlkit.parse(text or "").unwrap()
-
-
 def _plan(
     verb: str, home: Path, hooks_dir: Path, command: str, env: Mapping[str, str]
 ) -> list[Any]:
@@ -328,7 +234,7 @@ def _plan(
     source = str(hooks_path)
     hooks_text, config_text = _read(hooks_path), _read(config_path)
     data = _load_hooks(hooks_path, hooks_text)
-    _check_toml(config_path, config_text or "")
+    check_toml(config_path, config_text or "")
     old_trust = our_trust(source, data)
     if verb == "install":
         merged = merge_hooks(data, command, hook_timeouts(env))
@@ -347,7 +253,7 @@ def _plan(
     if config_text is None and not out_config:
         out_config = None
     elif out_config != config_text:
-        out_config = _restore(config_path, out_config or "", _toml_data)
+        out_config = _restore(config_path, out_config or "", toml_data)
     return [(hooks_path, hooks_text, out_hooks), (config_path, config_text, out_config)]
 
 
