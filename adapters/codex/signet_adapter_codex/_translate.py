@@ -27,8 +27,10 @@ Choices, and why:
 * ``PostCompact`` carries no summary in Codex. Codex writes the summary into
   the rollout transcript as a ``compacted`` line; the translator asks its
   ``read_summary`` (given by :func:`translator_for`, which reads the file
-  under the transcript roots) for it and sends ``compaction-complete``. With
-  no summary to be found, the compacted transcript goes as a checkpoint.
+  under the transcript roots) for it and sends ``compaction-complete``. A
+  ``compact_summary`` in the payload (the field Claude Code's PostCompact
+  carries; Codex 0.169 sends none) is used first. With no summary to be
+  found, the compacted transcript goes as a checkpoint.
 * ``SubagentStart`` asks for context under the parent session with the
   subagent as ``harnessAgentId``; ``SubagentStop`` sends nothing (the
   subagent's result returns into the parent transcript).
@@ -147,7 +149,9 @@ class CodexTranslator:
     def _post_compact(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         _str(p, "trigger")
         transcript = _str(p, "transcript_path")
-        summary = self.read_summary(transcript) if transcript and self.read_summary else None
+        summary = _str(p, "compact_summary")
+        if not summary and transcript and self.read_summary is not None:
+            summary = self.read_summary(transcript)
         if not summary or not summary.strip():
             return self._checkpoint(p, session)
         body: dict[str, Any] = {"sessionKey": session, "summary": summary}

@@ -1,0 +1,39 @@
+"""Fixtures for the Codex adapter tests.
+
+Every test gets its own HOME, CODEX_HOME and XDG state directory (the hook
+writes its log and outbox there) and no SIGNET_* or CODEX_* variables from
+the developer's shell. ``scripted`` is a recording fake daemon, stopped after the test.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from cx_support import ScriptedDaemon
+
+
+@pytest.fixture
+def scripted() -> Iterator[ScriptedDaemon]:
+    daemon = ScriptedDaemon()
+    try:
+        yield daemon
+    finally:
+        daemon.close()
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A private HOME and CODEX_HOME; no SIGNET_* or CODEX_* from the outer shell."""
+    for key in list(os.environ):
+        if key.startswith(("SIGNET_", "CODEX_")):
+            monkeypatch.delenv(key, raising=False)
+    home = tmp_path / "home"
+    codex_home = home / ".codex"
+    (codex_home / "sessions").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    yield codex_home
