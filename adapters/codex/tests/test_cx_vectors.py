@@ -91,9 +91,8 @@ def _rollout(codex_home: Path) -> tuple[Path, bytes]:
     path = folder / "rollout-2026-11-24T09-12-29-019a2f0b.jsonl"
     lines = [
         {"type": "session_meta", "payload": {"id": "019a2f0b", "cwd": "/home/dev/projects/atlas"}},
-        {"type": "response_item", "payload": {"type": "message", "role": "user",
-                                              "content": [{"type": "input_text", "text": "deploy?"}]}},
-    ]  # fmt: skip
+        {"type": "response_item", "payload": {"type": "message", "role": "user", "content": []}},
+    ]
     data = "".join(json.dumps(line) + "\n" for line in lines).encode()
     path.write_bytes(data)
     return path, data
