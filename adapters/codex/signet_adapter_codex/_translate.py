@@ -20,10 +20,12 @@ Choices, and why:
 * ``Stop`` fires after every turn, so it is a mid-session checkpoint carrying
   the transcript, never a session-end: ending the session on each turn would
   tombstone it and make every next turn re-claim it.
-* ``SessionEnd`` (Codex clamps its hooks to 3 s and ``codex exec`` does not
-  fire it) forwards ``reason`` with the transcript through the outbox. Where
-  it never fires, nothing said is lost: each turn's checkpoint already
-  handed the transcript over durably (outbox first, then the daemon).
+* ``SessionEnd`` (fired when Codex exits, ``codex exec`` included, with
+  reason ``other``; Codex clamps its hooks to 3 s) forwards ``reason`` with
+  the transcript through the outbox and a detached sender. Where it never
+  fires (Codex killed, a crash), nothing said is lost: each turn's
+  checkpoint already handed the transcript over durably (outbox first, then
+  the daemon).
 * ``PostCompact`` carries no summary in Codex. Codex writes the summary into
   the rollout transcript as a ``compacted`` line; the translator asks its
   ``read_summary`` (given by :func:`translator_for`, which reads the file
