@@ -90,7 +90,9 @@ def unmerge_config(text: str, old: Mapping[str, str]) -> str:
         del features["hooks"]
         if not features:
             del doc["features"]
-    return tomlkit.dumps(doc)
+    text = tomlkit.dumps(doc)
+    # tomlkit leaves the blank line it put before our first appended table.
+    return text.rstrip("\n") + "\n" if text.endswith("\n\n") else text
 
 
 def check_toml(path: Path, text: str) -> None:

@@ -1,0 +1,113 @@
+"""The Codex hook as Codex runs it: PostCompact's summary from the rollout, failing open."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cx_support import Reply, ScriptedDaemon, hook_log_lines, run_hook, wait_outbox_empty
+from signet_adapter_codex import TRANSLATOR, CodexTranslator
+from signet_adapter_codex._compact import summary_from_lines
+
+SID = "019a2f0b-9da1-7c91-b4d4-d295403e0c1f"
+SUMMARY = "The user deploys atlas with make ship; staging is pg-staging-2."
+
+
+def _rollout(codex_home: Path, extra: list[dict[str, object]]) -> Path:
+    path = codex_home / "sessions" / "2026" / "11" / "24" / f"rollout-x-{SID}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [{"type": "session_meta", "payload": {"id": SID, "cwd": "/srv/atlas"}}, *extra]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return path
+
+
+def _post_compact(path: Path | str) -> dict[str, object]:
+    return {
+        "session_id": SID,
+        "turn_id": "t-1",
+        "transcript_path": str(path),
+        "cwd": "/srv/atlas",
+        "hook_event_name": "PostCompact",
+        "model": "gpt-5.5",
+        "trigger": "manual",
+    }
+
+
+def test_post_compact_sends_the_summary_codex_wrote_into_the_rollout(
+    scripted: ScriptedDaemon, isolated: Path
+) -> None:
+    older = {"type": "compacted", "payload": {"message": "an older summary"}}
+    newest = {"type": "compacted", "payload": {"message": SUMMARY}}
+    path = _rollout(isolated, [older, {"type": "event_msg", "payload": {}}, newest])
+    scripted.replies = [Reply(200, {"success": True, "memoryId": "m-1"})]
+
+    run = run_hook("PostCompact", _post_compact(path), daemon_url=scripted.url)
+
+    assert (run.returncode, run.stdout, run.stderr) == (0, b"", b"")
+    (request,) = scripted.wait_for(1)
+    assert wait_outbox_empty() == []
+    assert request.path == "/api/hooks/compaction-complete"
+    assert request.json == {
+        "sessionKey": SID,
+        "summary": SUMMARY,
+        "project": "/srv/atlas",
+        "harness": "codex",
+        "runtimePath": "legacy",
+    }
+
+
+def test_summary_from_replacement_history_when_the_message_is_empty() -> None:
+    history = [
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": SUMMARY}]},
+    ]
+    line = {"type": "compacted", "payload": {"message": "", "replacement_history": history}}
+    assert summary_from_lines([json.dumps(line)]) == SUMMARY
+    assert summary_from_lines(['{"type":"compacted"', "not json"]) is None
+
+
+def test_post_compact_without_a_readable_summary_is_a_checkpoint(
+    scripted: ScriptedDaemon, isolated: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "elsewhere.jsonl"
+    outside.write_text(json.dumps({"type": "compacted", "payload": {"message": "secret"}}) + "\n")
+    scripted.replies = [Reply(200, {"queued": True})]
+
+    run = run_hook("PostCompact", _post_compact(outside), daemon_url=scripted.url)
+
+    assert (run.returncode, run.stdout) == (0, b"")
+    (request,) = scripted.wait_for(1)
+    assert request.path == "/api/hooks/session-checkpoint-extract"
+    assert "secret" not in json.dumps(request.json)  # outside the transcript roots: not read
+    assert "transcriptPath" not in request.json
+
+
+def test_translator_reader_is_injected() -> None:
+    seen: list[str] = []
+
+    def reader(path: str) -> str | None:
+        seen.append(path)
+        return SUMMARY
+
+    calls = CodexTranslator(reader).translate("PostCompact", _post_compact("/x/r.jsonl"))
+    assert [c.action for c in calls] == ["compaction_complete"] and seen == ["/x/r.jsonl"]
+    calls = TRANSLATOR.translate("PostCompact", _post_compact("/x/r.jsonl"))
+    assert [c.action for c in calls] == ["session_checkpoint_extract"]
+
+
+def test_daemon_down_fails_open_with_no_output(isolated: Path) -> None:
+    payload = {"session_id": SID, "cwd": "/srv/atlas", "hook_event_name": "UserPromptSubmit",
+               "prompt": "deploy?", "transcript_path": None, "turn_id": "t"}  # fmt: skip
+    run = run_hook("UserPromptSubmit", payload, daemon_url="http://127.0.0.1:9")
+    assert (run.returncode, run.stdout, run.stderr) == (0, b"", b"")
+    assert any("failed open" in line for line in hook_log_lines())
+
+
+def test_bad_payload_fails_open_and_names_the_field(scripted: ScriptedDaemon) -> None:
+    payload = {"session_id": 7, "hook_event_name": "SessionStart", "cwd": "/srv/atlas"}
+    run = run_hook("SessionStart", payload, daemon_url=scripted.url)
+    assert (run.returncode, run.stdout, run.stderr) == (0, b"", b"")
+    assert scripted.requests == []
+    assert any("session_id" in line for line in hook_log_lines())
+    run = run_hook("SessionStart", b"{not json", daemon_url=scripted.url)
+    assert (run.returncode, run.stdout, run.stderr) == (0, b"", b"")

@@ -1,0 +1,156 @@
+"""``signet-sdk install codex`` / ``uninstall``: the bytes of hooks.json and config.toml."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+from signet_adapter_codex._trust import event_label, trusted_hash
+from signet_adapter_codex.install import hook_command, hook_timeouts
+from signet_adapter_codex.install import main as installer
+
+USER_TOML = """\
+# my Codex settings
+model = "gpt-5.5"   # the one I like
+
+[features]
+web_search = true
+
+[mcp_servers.docs]
+command = "docs-mcp"
+args = ["--fast"]
+"""
+
+USER_HOOKS = """{
+    "description": "mine",
+    "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}
+}
+"""
+
+EVENTS = ["SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "PostCompact",
+          "SubagentStart", "SessionEnd"]  # fmt: skip
+
+
+def test_trusted_hash_is_codex_normalized_identity() -> None:
+    """sha256 over sorted-key compact JSON of {event_name, hooks:[normalized handler]}."""
+    handler = {"type": "command", "command": "python3 /tmp/user.py"}
+    identity = '{"event_name":"session_start","hooks":[{"async":false,"command":"python3 /tmp/user.py","timeout":600,"type":"command"}]}'  # noqa: E501
+    expected = "sha256:" + hashlib.sha256(identity.encode()).hexdigest()
+    assert trusted_hash("SessionStart", handler) == expected
+    assert trusted_hash("SessionStart", {**handler, "timeout": 600}) == expected
+    assert trusted_hash("SessionStart", {**handler, "timeout": 0}) != expected  # max(1)
+    # Matchers count for SessionStart, not for UserPromptSubmit or Stop.
+    assert trusted_hash("SessionStart", handler, "startup") != expected
+    assert trusted_hash("Stop", handler, "x") == trusted_hash("Stop", handler)
+    assert event_label("UserPromptSubmit") == "user_prompt_submit"
+
+
+def test_install_into_user_files_keeps_them_and_trusts_ours(isolated: Path) -> None:
+    (isolated / "config.toml").write_text(USER_TOML)
+    (isolated / "hooks.json").write_text(USER_HOOKS)
+
+    assert installer(["install"]) == 0
+
+    hooks = json.loads((isolated / "hooks.json").read_text())
+    assert hooks["description"] == "mine"
+    assert hooks["hooks"]["Stop"][0] == {
+        "hooks": [{"type": "command", "command": "notify-send done"}]
+    }
+    command = hook_command()
+    timeouts = hook_timeouts({})
+    assert timeouts["SessionEnd"] == 3 and "SubagentStop" not in timeouts
+    for event in EVENTS:
+        ours = hooks["hooks"][event][-1]
+        assert ours == {"hooks": [{"type": "command", "command": f"{command} {event}",
+                                   "timeout": timeouts[event]}]}  # fmt: skip
+    text = (isolated / "config.toml").read_text()
+    assert text.startswith(USER_TOML.split("[features]")[0])  # comments and order kept
+    assert "web_search = true\nhooks = true # signet-sdk install codex\n" in text
+    assert '[mcp_servers.docs]\ncommand = "docs-mcp"\nargs = ["--fast"]\n' in text
+    source = isolated / "hooks.json"
+    for event in EVENTS:
+        group = 1 if event == "Stop" else 0
+        handler = hooks["hooks"][event][group]["hooks"][0]
+        key = f'[hooks.state."{source}:{event_label(event)}:{group}:0"]'
+        assert f'{key}\ntrusted_hash = "{trusted_hash(event, handler)}"\n' in text
+    assert "notify-send" not in text  # the user's own hook is not trusted by us
+
+
+def test_install_is_idempotent_and_uninstall_restores_the_bytes(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (isolated / "config.toml").write_text(USER_TOML)
+    (isolated / "hooks.json").write_text(USER_HOOKS)
+    assert installer(["install"]) == 0
+    once = ((isolated / "config.toml").read_bytes(), (isolated / "hooks.json").read_bytes())
+    capsys.readouterr()
+    assert installer(["install"]) == 0
+    assert capsys.readouterr().out.count("already up to date") == 2
+    assert ((isolated / "config.toml").read_bytes(), (isolated / "hooks.json").read_bytes()) == once
+
+    assert installer(["uninstall"]) == 0
+    assert (isolated / "config.toml").read_text() == USER_TOML
+    assert (isolated / "hooks.json").read_text() == USER_HOOKS
+    assert sorted(p.name for p in isolated.iterdir()) == ["config.toml", "hooks.json", "sessions"]
+
+
+def test_uninstall_removes_files_it_created(isolated: Path) -> None:
+    assert installer(["install"]) == 0
+    assert (isolated / "config.toml").exists() and (isolated / "hooks.json").exists()
+    assert installer(["uninstall"]) == 0
+    assert sorted(p.name for p in isolated.iterdir()) == ["sessions"]
+
+
+def test_uninstall_keeps_later_user_edits(isolated: Path) -> None:
+    (isolated / "config.toml").write_text(USER_TOML)
+    assert installer(["install"]) == 0
+    path = isolated / "config.toml"
+    path.write_text(path.read_text().replace('model = "gpt-5.5"', 'model = "o4"'))
+    assert installer(["uninstall"]) == 0
+    assert path.read_text() == USER_TOML.replace('model = "gpt-5.5"', 'model = "o4"')
+
+
+def test_an_existing_hooks_feature_is_left_alone(isolated: Path) -> None:
+    text = "[features]\nhooks = true\n"
+    (isolated / "config.toml").write_text(text)
+    assert installer(["install"]) == 0
+    assert (isolated / "config.toml").read_text().startswith(text + "\n[hooks.state.")
+    assert installer(["uninstall"]) == 0
+    assert (isolated / "config.toml").read_text() == text
+
+
+def test_project_scope_and_dry_run(
+    isolated: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "proj"
+    assert installer(["install", "--project", str(project), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert f"+++ {project / '.codex' / 'hooks.json'} (after install)" in out
+    assert not (project / ".codex").exists() and not (isolated / "config.toml").exists()
+    assert installer(["install", "--project", str(project)]) == 0
+    source = project / ".codex" / "hooks.json"
+    assert source.exists()
+    assert f'[hooks.state."{source}:session_start:0:0"]' in (isolated / "config.toml").read_text()
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "problem"),
+    [
+        ("hooks.json", "{not json", "invalid JSON at line 1"),
+        ("hooks.json", '{"hooks": []}', "'hooks' must be an object"),
+        ("hooks.json", '{"hooks": {"Stop": {}}}', "hooks.Stop must be a list"),
+        ("config.toml", "model = ", "invalid TOML"),
+        ("config.toml", "features = 3\n", "'features' must be a table"),
+    ],
+)
+def test_bad_files_are_named_and_left_untouched(
+    isolated: Path, capsys: pytest.CaptureFixture[str], name: str, text: str, problem: str
+) -> None:
+    (isolated / name).write_text(text)
+    assert installer(["install"]) == 1
+    err = capsys.readouterr().err
+    assert str(isolated / name) in err and problem in err and "No file was changed" in err
+    assert (isolated / name).read_text() == text
+    assert sorted(p.name for p in isolated.iterdir()) == [name, "sessions"]
