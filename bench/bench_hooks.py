@@ -1,13 +1,14 @@
-"""What each Claude Code hook event costs a prompt: wall time against ``python -c pass``.
+"""What each command-hook event costs a prompt: wall time against ``python -c pass``.
 
-Runs every event the installer registers (SessionStart, UserPromptSubmit,
-Stop, PreCompact, PostCompact, SubagentStart, SubagentStop, SessionEnd)
-exactly as Claude Code runs it: the installed command
-``<venv>/bin/signet-sdk hook claude-code <Event>`` with a realistic payload
-on stdin, against the dev daemon (``signet-sdk dev-daemon`` in its own
-process on 127.0.0.1), with a real transcript under a private Claude config
-directory. ``python -c pass`` with the same interpreter is the floor; each
-round runs the floor and every event once, interleaved, so all see the same
+Runs every event of the command-hook harnesses (Claude Code and Codex:
+SessionStart, UserPromptSubmit, Stop, PreCompact, PostCompact, SubagentStart,
+SubagentStop, SessionEnd) exactly as the harness runs it: the installed
+command ``<venv>/bin/signet-sdk hook <harness> <Event>`` with a realistic
+payload on stdin, against the dev daemon (``signet-sdk dev-daemon`` in its
+own process on 127.0.0.1), with a real transcript under a private Claude
+config directory and a Codex rollout (with a ``compacted`` line, which
+PostCompact reads) under a private CODEX_HOME. ``python -c pass`` with the
+same interpreter is the floor; each round runs the floor and every event once, interleaved, so all see the same
 machine load. After each round the bench waits for the detached sender that
 SessionEnd starts to finish, so it never competes with the next round.
 
@@ -39,9 +40,11 @@ import uuid
 from pathlib import Path
 
 from signet_adapter_claude_code import PLUGIN
+from signet_adapter_codex import PLUGIN as CODEX
 
 BUDGET = 3.0
 EVENTS = tuple(PLUGIN.events)
+CODEX_EVENTS = tuple(CODEX.events)
 
 
 def _free_port() -> int:
@@ -73,6 +76,40 @@ def _payloads(session: str, transcript: Path, project: str) -> dict[str, dict[st
         "SessionEnd": {"reason": "other"},
     }
     return {e: {**base, "hook_event_name": e, **extra[e]} for e in EVENTS}
+
+
+def _codex_payloads(session: str, rollout: Path, project: str) -> dict[str, dict[str, object]]:
+    base = {
+        "session_id": session,
+        "transcript_path": str(rollout),
+        "cwd": project,
+        "model": "gpt-5.5",
+        "permission_mode": "default",
+    }
+    turn = {"turn_id": str(uuid.uuid4())}
+    extra: dict[str, dict[str, object]] = {
+        "SessionStart": {"source": "startup"},
+        "UserPromptSubmit": {**turn, "prompt": "Which migrations run before the atlas release?"},
+        "Stop": {**turn, "stop_hook_active": False, "last_assistant_message": "Done."},
+        "PreCompact": {**turn, "trigger": "manual"},
+        "PostCompact": {**turn, "trigger": "manual"},
+        "SubagentStart": {"agent_id": "agent-7", "agent_type": "explorer"},
+        "SubagentStop": {**turn, "agent_id": "agent-7", "agent_type": "explorer"},
+        "SessionEnd": {"reason": "other"},
+    }
+    return {e: {**base, "hook_event_name": e, **extra[e]} for e in CODEX_EVENTS}
+
+
+def _write_rollout(path: Path, turns: int = 40) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [{"type": "session_meta", "payload": {"id": path.stem, "cwd": "/srv/atlas"}}]
+    for i in range(turns):
+        for role, kind in (("user", "input_text"), ("assistant", "output_text")):
+            text = f"{role} turn {i}: atlas migrations, release checklist item {i}"
+            item = {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
+            lines.append({"type": "response_item", "payload": item})
+    lines.append({"type": "compacted", "payload": {"message": "Atlas: migrations first."}})
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
 
 
 def _write_transcript(path: Path, turns: int = 40) -> None:
@@ -114,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     python = sys.executable
     load_before = os.getloadavg()
     hook = [str(Path(python).parent / "signet-sdk"), "hook", "claude-code"]
+    codex_hook = [str(Path(python).parent / "signet-sdk"), "hook", "codex"]
     work = Path(tempfile.mkdtemp(prefix="signet-bench-hooks-"))
     port = _free_port()
     daemon_argv = [
@@ -148,16 +186,23 @@ def main(argv: list[str] | None = None) -> int:
             "CLAUDE_PROJECT_DIR": "/srv/atlas",
             "XDG_STATE_HOME": str(work / "state"),
             "SIGNET_DAEMON_URL": f"http://127.0.0.1:{port}",
+            "CODEX_HOME": str(work / ".codex"),
         }
-        data = {e: json.dumps(p).encode() for e, p in payloads.items()}
-        for event in EVENTS:  # warm the page cache and the daemon once
-            _run([*hook, event], data[event], env)
+        rollout = work / ".codex" / "sessions" / "2026" / "11" / "24" / f"rollout-{session}.jsonl"
+        _write_rollout(rollout)
+        codex_payloads = _codex_payloads(str(uuid.uuid4()), rollout, "/srv/atlas")
+        runs = [(f"hook claude-code {e}", [*hook, e], json.dumps(p).encode())
+                for e, p in payloads.items()]  # fmt: skip
+        runs += [(f"hook codex {e}", [*codex_hook, e], json.dumps(p).encode())
+                 for e, p in codex_payloads.items()]  # fmt: skip
+        for _, argv, data in runs:  # warm the page cache and the daemon once
+            _run(argv, data, env)
         _wait_outbox_empty(work / "state")
-        times: dict[str, list[float]] = {"python -c pass": [], **{e: [] for e in EVENTS}}
+        times: dict[str, list[float]] = {"python -c pass": [], **{n: [] for n, _, _ in runs}}
         for _ in range(args.runs):
             times["python -c pass"].append(_run([python, "-c", "pass"], b"", env))
-            for event in EVENTS:
-                times[event].append(_run([*hook, event], data[event], env))
+            for name, argv, data in runs:
+                times[name].append(_run(argv, data, env))
             _wait_outbox_empty(work / "state")
     finally:
         daemon.terminate()
@@ -165,7 +210,8 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(work, ignore_errors=True)
     load_after = os.getloadavg()
     print(f"command: {shlex.join(['python', *sys.argv])}")
-    print(f"hook:    {shlex.join(hook)} <Event>  (the event's JSON payload on stdin)")
+    print(f"hooks:   {shlex.join(hook)} <Event>, {shlex.join(codex_hook)} <Event>")
+    print("         (the event's JSON payload on stdin)")
     print(f"daemon:  {shlex.join(daemon_argv)}")
     print(
         f"machine: {os.cpu_count()} cores, {platform.python_implementation()} "
@@ -176,13 +222,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'command':<34}{'median ms':>10}{'p90 ms':>9}{'ratio':>8}")
     print(f"{'python -c pass':<34}{floor:>10.1f}{_p90(times['python -c pass']):>9.1f}")
     ok = True
-    for event in EVENTS:
+    for event in [n for n in times if n != "python -c pass"]:
         median = statistics.median(times[event]) * 1000
         ratio = median / floor
         passed = ratio <= BUDGET
         ok = ok and passed
         print(
-            f"{'hook claude-code ' + event:<34}{median:>10.1f}{_p90(times[event]):>9.1f}"
+            f"{event:<34}{median:>10.1f}{_p90(times[event]):>9.1f}"
             f"{ratio:>7.2f}x {'PASS' if passed else 'FAIL'}"
         )
     print(f"budget: every event <= {BUDGET}x python -c pass: {'PASS' if ok else 'FAIL'}")

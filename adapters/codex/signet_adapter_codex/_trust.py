@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 
 __all__ = ["MATCHERLESS", "event_label", "state_key", "trusted_hash"]
 
@@ -37,7 +38,7 @@ def state_key(source: str, event: str, group: int, handler: int) -> str:
     return f"{source}:{event_label(event)}:{group}:{handler}"
 
 
-def trusted_hash(event: str, handler: dict[str, object], matcher: str | None = None) -> str:
+def trusted_hash(event: str, handler: Mapping[str, object], matcher: str | None = None) -> str:
     """The ``trusted_hash`` Codex computes for ``handler`` (a hooks.json command entry)."""
     timeout = handler.get("timeout", handler.get("timeoutSec"))
     seconds = max(int(timeout), 1) if isinstance(timeout, int) else 600

@@ -102,7 +102,7 @@ class FakeResponses:
                     "output_tokens_details": {"reasoning_tokens": 0},
                     "total_tokens": 15,
                 }
-                events = [
+                events: list[dict[str, Any]] = [
                     {"type": "response.created", "response": {"id": rid}},
                     {"type": "response.output_item.added", "output_index": 0, "item": item},
                     {"type": "response.output_item.done", "output_index": 0, "item": item},

@@ -36,8 +36,8 @@ def _post_compact(path: Path | str) -> dict[str, object]:
 def test_post_compact_sends_the_summary_codex_wrote_into_the_rollout(
     scripted: ScriptedDaemon, isolated: Path
 ) -> None:
-    older = {"type": "compacted", "payload": {"message": "an older summary"}}
-    newest = {"type": "compacted", "payload": {"message": SUMMARY}}
+    older: dict[str, object] = {"type": "compacted", "payload": {"message": "an older summary"}}
+    newest: dict[str, object] = {"type": "compacted", "payload": {"message": SUMMARY}}
     path = _rollout(isolated, [older, {"type": "event_msg", "payload": {}}, newest])
     scripted.replies = [Reply(200, {"success": True, "memoryId": "m-1"})]
 
