@@ -9,8 +9,9 @@ own process on 127.0.0.1), with a real transcript under a private Claude
 config directory and a Codex rollout (with a ``compacted`` line, which
 PostCompact reads) under a private CODEX_HOME. ``python -c pass`` with the
 same interpreter is the floor; each round runs the floor and every event
-once, interleaved, so all see the same machine load. After each round the bench waits for the detached sender that
-SessionEnd starts to finish, so it never competes with the next round.
+once, interleaved, so all see the same machine load. After each round the
+bench waits for the detached sender that SessionEnd starts to finish, so it
+never competes with the next round.
 
 Budget: every event's median <= 3.0 x the floor's median.
 
