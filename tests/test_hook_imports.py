@@ -1,7 +1,8 @@
 """What a hook process imports, pinned per event: a new import on the hook path fails here.
 
-Every Claude Code event runs as the installer registers it (``signet-sdk hook
-claude-code <Event>``, through the console script's entry function) against
+Every Claude Code and Codex event runs as its installer registers it
+(``signet-sdk hook claude-code|codex <Event>``, through the console script's
+entry function) against
 the mock daemon on 127.0.0.1, with a real transcript. A tiny wrapper records
 ``sys.modules`` at exit; what the bare interpreter loads on its own (the same
 wrapper without the hook) is subtracted, and the rest must equal the pinned
@@ -29,6 +30,7 @@ from pathlib import Path
 
 import pytest
 from signet_adapter_claude_code import PLUGIN
+from signet_adapter_codex import PLUGIN as CODEX
 
 from signet_sdk.testing.mock_daemon import MockDaemon
 
@@ -128,6 +130,31 @@ EXPECTED: dict[str, tuple[set[str], set[str]]] = {
     "SessionEnd": (CORE | OUTBOX | TRANSCRIPT, CORE_STDLIB | OUTBOX_STDLIB),
 }
 
+#: Codex: the same core, its own translator; PostCompact also reads the rollout's
+#: summary (``_compact``) before its write.
+CODEX_CORE = {m for m in CORE if not m.startswith("signet_adapter")} | {
+    "signet_adapter_codex",
+    "signet_adapter_codex._translate",
+}
+CODEX_TRANSCRIPT = {"signet_adapter_codex._paths"}
+CODEX_EXPECTED: dict[str, tuple[set[str], set[str]]] = {
+    "SessionStart": (CODEX_CORE | SEND | OUTBOX, CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB),
+    "UserPromptSubmit": (CODEX_CORE | SEND, CORE_STDLIB | SEND_STDLIB),
+    "Stop": (
+        CODEX_CORE | SEND | OUTBOX | CODEX_TRANSCRIPT,
+        CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB,
+    ),
+    "PreCompact": (CODEX_CORE | SEND, CORE_STDLIB | SEND_STDLIB),
+    "PostCompact": (
+        CODEX_CORE | SEND | OUTBOX | CODEX_TRANSCRIPT | {"signet_adapter_codex._compact"},
+        CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB,
+    ),
+    "SubagentStart": (CODEX_CORE | SEND, CORE_STDLIB | SEND_STDLIB),
+    "SubagentStop": (CODEX_CORE, CORE_STDLIB),
+    "SessionEnd": (CODEX_CORE | OUTBOX | CODEX_TRANSCRIPT, CORE_STDLIB | OUTBOX_STDLIB),
+}
+CASES = [("claude-code", e) for e in EVENTS] + [("codex", e) for e in CODEX.events]
+
 #: Writes ``sys.modules`` at exit to the file named by argv[1]. argv[2] names the event
 #: to run as the console script runs it, or is ``-``: then the modules named by
 #: ``argv[3:]`` are imported instead (none: the bare interpreter is recorded).
@@ -139,7 +166,8 @@ def _record():
         fh.write("\\n".join(sorted(sys.modules)))
 atexit.register(_record)
 if len(sys.argv) > 2 and sys.argv[2] != "-":
-    sys.argv = ["signet-sdk", "hook", "claude-code", sys.argv[2]]
+    harness, _, event = sys.argv[2].rpartition("/")
+    sys.argv = ["signet-sdk", "hook", harness, event]
     from signet_sdk.cli import main
     sys.exit(main())
 for name in sys.argv[3:]:
@@ -152,6 +180,7 @@ def _env(tmp_path: Path, url: str, **extra: str) -> dict[str, str]:
         "PATH": os.environ.get("PATH", ""),
         "HOME": str(tmp_path),
         "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
+        "CODEX_HOME": str(tmp_path / "codex"),
         "XDG_STATE_HOME": str(tmp_path / "state"),
         "SIGNET_DAEMON_URL": url,
         "SIGNET_OUTBOX_FLUSH_SECONDS": "5",
@@ -214,6 +243,44 @@ def _transcript(tmp_path: Path) -> Path:
     return transcript
 
 
+def _rollout(tmp_path: Path) -> Path:
+    rollout = tmp_path / "codex" / "sessions" / "2026" / "11" / "24" / "rollout-imports-1.jsonl"
+    rollout.parent.mkdir(parents=True, exist_ok=True)
+    lines = [
+        {"type": "session_meta", "payload": {"id": "imports-1", "cwd": "/srv/atlas"}},
+        {"type": "compacted", "payload": {"message": "migrations first"}},
+    ]
+    rollout.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return rollout
+
+
+def _codex_payload(event: str, rollout: Path) -> str:
+    base: dict[str, object] = {
+        "session_id": "imports-1",
+        "transcript_path": str(rollout),
+        "cwd": "/srv/atlas",
+        "hook_event_name": event,
+        "model": "gpt-5.5",
+    }
+    extra: dict[str, dict[str, object]] = {
+        "SessionStart": {"source": "startup"},
+        "UserPromptSubmit": {"turn_id": "t-1", "prompt": "what runs before the release?"},
+        "Stop": {"turn_id": "t-1", "stop_hook_active": False},
+        "PreCompact": {"turn_id": "t-1", "trigger": "manual"},
+        "PostCompact": {"turn_id": "t-1", "trigger": "manual"},
+        "SubagentStart": {"agent_id": "a-1", "agent_type": "explorer"},
+        "SubagentStop": {"agent_id": "a-1", "agent_type": "explorer"},
+        "SessionEnd": {"reason": "other"},
+    }
+    return json.dumps({**base, **extra[event]})
+
+
+def _input(harness: str, event: str, tmp_path: Path) -> str:
+    if harness == "codex":
+        return _codex_payload(event, _rollout(tmp_path))
+    return _payload(event, _transcript(tmp_path))
+
+
 def _payload(event: str, transcript: Path) -> str:
     base: dict[str, object] = {
         "session_id": "imports-1",
@@ -234,13 +301,14 @@ def _payload(event: str, transcript: Path) -> str:
     return json.dumps({**base, **extra[event]})
 
 
-def imported(event: str, url: str, tmp_path: Path, **env: str) -> set[str]:
+def imported(
+    event: str, url: str, tmp_path: Path, harness: str = "claude-code", **env: str
+) -> set[str]:
     """``sys.modules`` at the end of one hook process for ``event``."""
-    transcript = _transcript(tmp_path)
     out = tmp_path / f"{event}.modules"
     done = subprocess.run(
-        [sys.executable, "-c", WRAPPER, str(out), event],
-        input=_payload(event, transcript),
+        [sys.executable, "-c", WRAPPER, str(out), f"{harness}/{event}"],
+        input=_input(harness, event, tmp_path),
         capture_output=True,
         text=True,
         env=_env(tmp_path, url, **env),
@@ -260,18 +328,19 @@ def _diff(label: str, got: set[str], expected: set[str]) -> str:
     return f"{label}: new {sorted(got - expected)}, gone {sorted(expected - got)}"
 
 
-@pytest.mark.parametrize("event", EVENTS)
+@pytest.mark.parametrize(("harness", "event"), CASES)
 def test_hook_imports_are_pinned(
+    harness: str,
     event: str,
     daemon: str,
     tmp_path: Path,
     bare: set[str],
     stdlib_closure: dict[frozenset[str], set[str]],
 ) -> None:
-    modules = imported(event, daemon, tmp_path)
-    assert _forbidden(modules) == [], f"{event} imports {_forbidden(modules)}"
+    modules = imported(event, daemon, tmp_path, harness)
+    assert _forbidden(modules) == [], f"{harness} {event} imports {_forbidden(modules)}"
     added = modules - bare
-    ours_expected, stdlib_named = EXPECTED[event]
+    ours_expected, stdlib_named = (CODEX_EXPECTED if harness == "codex" else EXPECTED)[event]
     ours = {m for m in added if m.startswith(("signet_sdk", "signet_adapter"))}
     assert ours == ours_expected, _diff(event, ours, ours_expected)
     stdlib = added - ours
@@ -319,14 +388,14 @@ def _launcher_modules(script: Path, tmp_path: Path) -> set[str]:
     return modules
 
 
-@pytest.mark.parametrize("event", EVENTS)
-def test_installed_command_imports(event: str, daemon: str, tmp_path: Path) -> None:
-    """``<venv>/bin/signet-sdk hook claude-code <Event>`` itself, as Claude Code runs it."""
+@pytest.mark.parametrize(("harness", "event"), CASES)
+def test_installed_command_imports(harness: str, event: str, daemon: str, tmp_path: Path) -> None:
+    """``<venv>/bin/signet-sdk hook <harness> <Event>`` itself, as the harness runs it."""
     script = _console_script()
     launcher = _launcher_modules(script, tmp_path)
     done = subprocess.run(
-        [str(script), "hook", "claude-code", event],
-        input=_payload(event, _transcript(tmp_path)),
+        [str(script), "hook", harness, event],
+        input=_input(harness, event, tmp_path),
         capture_output=True,
         text=True,
         env=_env(tmp_path, daemon, PYTHONPROFILEIMPORTTIME="1"),
@@ -336,11 +405,12 @@ def test_installed_command_imports(event: str, daemon: str, tmp_path: Path) -> N
     assert done.returncode == 0 and other == [], done.stderr
     assert "signet_sdk.hooks.runner" in modules  # the hook really ran
     for name in ("argparse", "importlib.metadata", "signet_sdk.cli.commands"):
-        assert name not in modules, f"signet-sdk hook claude-code {event} imports {name}"
+        assert name not in modules, f"signet-sdk hook {harness} {event} imports {name}"
     bad = _forbidden(modules - launcher)
-    assert bad == [], f"signet-sdk hook claude-code {event} imports {bad}"
+    assert bad == [], f"signet-sdk hook {harness} {event} imports {bad}"
     ours = {m for m in modules if m.startswith(("signet_sdk", "signet_adapter"))}
-    assert ours == EXPECTED[event][0], _diff(event, ours, EXPECTED[event][0])
+    expected = (CODEX_EXPECTED if harness == "codex" else EXPECTED)[event][0]
+    assert ours == expected, _diff(event, ours, expected)
 
 
 def _refused_url() -> str:
