@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 from cx_support import Reply, ScriptedDaemon, hook_log_lines, run_hook, wait_outbox_empty
@@ -111,3 +112,28 @@ def test_bad_payload_fails_open_and_names_the_field(scripted: ScriptedDaemon) ->
     assert any("session_id" in line for line in hook_log_lines())
     run = run_hook("SessionStart", b"{not json", daemon_url=scripted.url)
     assert (run.returncode, run.stdout, run.stderr) == (0, b"", b"")
+
+
+def test_a_session_end_the_daemon_missed_is_sent_by_the_next_session_start(
+    scripted: ScriptedDaemon, isolated: Path
+) -> None:
+    """Codex gives SessionEnd 3 s; a daemon down then gets the call from the next start."""
+    path = _rollout(isolated, [])
+    end = {"session_id": SID, "transcript_path": str(path), "cwd": "/srv/atlas",
+           "hook_event_name": "SessionEnd", "reason": "other"}  # fmt: skip
+    quick = {"SIGNET_OUTBOX_FLUSH_SECONDS": "0.5"}
+    run = run_hook("SessionEnd", end, daemon_url="http://127.0.0.1:9", env=quick)
+    assert (run.returncode, run.stdout) == (0, b"")
+    assert run.seconds < 3.0
+    time.sleep(1.5)  # the detached sender gave up; the call stays queued
+    assert wait_outbox_empty(timeout=0.1) != []
+
+    start = {"session_id": "next-1", "transcript_path": None, "cwd": "/srv/atlas",
+             "hook_event_name": "SessionStart", "source": "startup"}  # fmt: skip
+    run = run_hook("SessionStart", start, daemon_url=scripted.url)
+    assert run.returncode == 0
+    got = scripted.wait_for(2)
+    assert wait_outbox_empty() == []
+    ended = [r for r in got if r.path == "/api/hooks/session-end"]
+    assert len(ended) == 1 and ended[0].json["sessionKey"] == SID
+    assert ended[0].staged == path.read_bytes()  # with the transcript it had at exit
