@@ -24,6 +24,9 @@ absence) are kept beside it as ``<file>.signet-sdk-orig``; ``uninstall``
 removes what we added and, when the rest is what it was, puts those exact
 bytes back (or removes a file we created). ``--dry-run`` prints the diffs.
 A file that cannot be parsed is reported with its path (exit 1), untouched.
+With ``--project`` the trust hashes still go to the user ``config.toml``
+(where Codex keeps hook state), and Codex loads the project's ``.codex``
+only for a project the user trusted; the installer never trusts a project.
 """
 
 from __future__ import annotations
@@ -309,6 +312,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(f"{path}: {done}\n")
     if wrote and opts.verb == "install":
         sys.stdout.write("Codex reads hooks when a session starts: restart running sessions.\n")
+        if opts.project:
+            sys.stdout.write(
+                "Codex loads a project's .codex only once you trust the project "
+                "(its trust prompt, or codex exec --trust).\n"
+            )
     return 0
 
 

@@ -75,9 +75,9 @@ class World:
     def hook_calls(self, name: str) -> list[Any]:
         return [r for r in self.daemon.requests if r.path == f"/api/hooks/{name}"]
 
-    def run(self, prompt: str) -> subprocess.CompletedProcess[str]:
+    def run(self, prompt: str, *flags: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [self.codex, "exec", "--skip-git-repo-check", prompt],
+            [self.codex, "exec", "--skip-git-repo-check", *flags, prompt],
             cwd=self.project,
             env=self.env,
             stdin=subprocess.DEVNULL,
@@ -217,3 +217,20 @@ def test_hooks_run_only_because_the_installer_trusted_them(world: World) -> None
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert len(world.hook_calls("session-start")) == 1  # still trusted
     assert world.hook_calls("user-prompt-submit") == []  # its hash no longer matches
+
+
+def test_project_scope_hooks_run_once_the_user_trusts_the_project(world: World) -> None:
+    """Codex loads a project's .codex only for a trusted project: that stays the user's call."""
+    assert install_main(["install", "--project", str(world.project)]) == 0
+    assert (world.project / ".codex" / "hooks.json").exists()
+
+    untrusted = world.run(PROMPT)
+    assert untrusted.returncode == 0, untrusted.stderr[-3000:]
+    assert world.hook_calls("session-start") == []
+
+    trusted = world.run(PROMPT, "--trust")  # the user trusts the project (a real choice)
+    assert trusted.returncode == 0, trusted.stderr[-3000:]
+    session = _session_id(trusted.stdout + trusted.stderr)
+    (started,) = world.hook_calls("session-start")
+    assert started.json["sessionKey"] == session
+    assert started.json["project"] == str(world.project)
