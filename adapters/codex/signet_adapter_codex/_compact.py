@@ -2,9 +2,11 @@
 
 Codex's PostCompact payload names the rollout file but carries no summary;
 the summary is the rollout's newest ``{"type":"compacted","payload":
-{"message": ...}}`` line (when ``message`` is empty, the text of the last
-message in its ``replacement_history``). The file is read through the core's
-bounded, root-checked transcript reader, never through a symlink.
+{"message": ...}}`` line, without the handoff line Codex writes before it
+(when ``message`` is empty, the text of the last message in its
+``replacement_history``), as the real Codex 0.169.0 writes it. The file is
+read through the core's bounded, root-checked transcript reader, never
+through a symlink.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = ["summary_from_lines", "summary_from_rollout"]
+
+_PREAMBLE = "Another language model started to solve this problem"
 
 
 def summary_from_rollout(path: str, roots: Sequence[str]) -> str | None:
@@ -44,11 +48,24 @@ def summary_from_lines(lines: Sequence[str]) -> str | None:
             continue
         message = payload.get("message")
         if isinstance(message, str) and message.strip():
-            return message
+            return _without_preamble(message)
         text = _last_text(payload.get("replacement_history"))
         if text:
             return text
     return None
+
+
+def _without_preamble(message: str) -> str:
+    """The summary without the handoff line Codex puts in front of it.
+
+    Codex 0.169 stores ``"Another language model started to solve this
+    problem and produced a summary ... assist with your own analysis:\n"``
+    followed by the model's summary.
+    """
+    first, sep, rest = message.partition("\n")
+    if sep and first.startswith(_PREAMBLE) and rest.strip():
+        return rest
+    return message
 
 
 def _last_text(history: Any) -> str | None:

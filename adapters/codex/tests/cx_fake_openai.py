@@ -2,7 +2,8 @@
 
 Codex 0.169 talks to a custom model provider (``wire_api = "responses"``)
 with ``POST {base_url}/responses`` and reads a server-sent event stream. This
-server answers every such request with one assistant message (``REPLY``) as
+server answers every such request with one assistant message (``REPLY``, or
+``SUMMARY`` when the request is Codex's compaction prompt) as
 ``response.created``, ``response.output_item.done`` and
 ``response.completed`` events; ``GET .../models`` gets an empty model list
 and anything else a JSON 404. Every request is appended to a JSON-lines log
@@ -18,6 +19,9 @@ from pathlib import Path
 from typing import Any
 
 REPLY = "FAKE-REPLY: noted."
+SUMMARY = "CX-E2E-SUMMARY-31c9: the user asked how atlas deploys work."
+#: What Codex asks the model when it compacts (its compaction prompt's first words).
+_COMPACT_MARK = "CONTEXT CHECKPOINT COMPACTION"
 
 
 def _sse(event: dict[str, Any]) -> bytes:
@@ -33,6 +37,9 @@ class FakeResponses:
         self._thread: threading.Thread | None = None
         self._count = 0
         self._lock = threading.Lock()
+        #: The usage reported per answer; above ``model_auto_compact_token_limit``
+        #: it makes Codex compact before its next turn.
+        self.total_tokens = 15
 
     @property
     def base_url(self) -> str:
@@ -88,19 +95,20 @@ class FakeResponses:
                     self._json(404, {"error": {"message": f"no route {self.path}"}})
                     return
                 rid = f"resp_fake_{n}"
+                text = SUMMARY if _COMPACT_MARK in json.dumps(body) else REPLY
                 item = {
                     "type": "message",
                     "id": f"msg_fake_{n}",
                     "role": "assistant",
                     "status": "completed",
-                    "content": [{"type": "output_text", "text": REPLY, "annotations": []}],
+                    "content": [{"type": "output_text", "text": text, "annotations": []}],
                 }
                 usage = {
-                    "input_tokens": 10,
+                    "input_tokens": fake.total_tokens - 5,
                     "input_tokens_details": {"cached_tokens": 0},
                     "output_tokens": 5,
                     "output_tokens_details": {"reasoning_tokens": 0},
-                    "total_tokens": 15,
+                    "total_tokens": fake.total_tokens,
                 }
                 events: list[dict[str, Any]] = [
                     {"type": "response.created", "response": {"id": rid}},

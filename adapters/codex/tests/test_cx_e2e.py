@@ -11,8 +11,11 @@ wrote them and their trust hashes, not because trust was bypassed: the same
 run with one hash altered runs no hook of ours.
 
 ``codex exec`` fires SessionStart, UserPromptSubmit, Stop and, on exit,
-SessionEnd (reason ``other``); compaction and subagents cannot be driven by
-one headless turn against a scripted model and are covered by the vectors.
+SessionEnd (reason ``other``). Compaction is driven headless too: the fake
+reports usage above ``model_auto_compact_token_limit``, so ``codex exec
+resume`` compacts before its turn (PreCompact, PostCompact, SessionStart
+with source ``compact``). Subagents need a model that spawns one through
+Codex's tools; they are covered by the vectors.
 
 Without npm the tests skip, except under CI (``CI=true``), where they fail.
 """
@@ -33,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cx_fake_openai import REPLY, FakeResponses
+from cx_fake_openai import REPLY, SUMMARY, FakeResponses
 from signet_adapter_codex.install import main as install_main
 
 CODEX_VERSION = os.environ.get("CODEX_VERSION", "0.169.0")
@@ -77,7 +80,7 @@ class World:
 
     def run(self, prompt: str, *flags: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [self.codex, "exec", "--skip-git-repo-check", *flags, prompt],
+            [self.codex, "exec", "--skip-git-repo-check", *flags, *prompt.split("\0")],
             cwd=self.project,
             env=self.env,
             stdin=subprocess.DEVNULL,
@@ -234,3 +237,32 @@ def test_project_scope_hooks_run_once_the_user_trusts_the_project(world: World) 
     (started,) = world.hook_calls("session-start")
     assert started.json["sessionKey"] == session
     assert started.json["project"] == str(world.project)
+
+
+def test_auto_compaction_sends_the_summary_from_the_rollout(world: World) -> None:
+    config = world.codex_home / "config.toml"
+    config.write_text(
+        config.read_text().replace(
+            'model_provider = "fake"\n',
+            'model_provider = "fake"\nmodel_auto_compact_token_limit = 1000\n',
+        )
+    )
+    assert install_main(["install"]) == 0
+    world.fake.total_tokens = 50_000  # over the limit: the next turn compacts first
+    first = world.run(PROMPT)
+    assert first.returncode == 0, first.stderr[-3000:]
+    session = _session_id(first.stdout + first.stderr)
+
+    again = world.run("resume\0--last\0and the staging database?")
+
+    assert again.returncode == 0, again.stderr[-3000:]
+    (pre,) = world.hook_calls("pre-compaction")
+    assert pre.json["sessionKey"] == session
+    assert pre.json["sessionContext"] == "Codex compaction (auto)"
+    (done,) = world.hook_calls("compaction-complete")
+    assert done.status == 200, done.response_json
+    assert done.json["sessionKey"] == session
+    assert done.json["summary"] == SUMMARY  # read from the rollout, handoff line removed
+    assert done.json["project"] == str(world.project)
+    sources = [c.json.get("source") for c in world.hook_calls("session-start")]
+    assert sources == ["startup", "resume", "compact"]

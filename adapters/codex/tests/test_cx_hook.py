@@ -67,6 +67,16 @@ def test_summary_from_replacement_history_when_the_message_is_empty() -> None:
     assert summary_from_lines(['{"type":"compacted"', "not json"]) is None
 
 
+def test_summary_drops_the_handoff_line_codex_writes_before_it() -> None:
+    message = (
+        "Another language model started to solve this problem and produced a summary of "
+        "its thinking process. ... use the information in this summary to assist with "
+        "your own analysis:\n" + SUMMARY
+    )
+    line = {"type": "compacted", "payload": {"message": message, "replacement_history": []}}
+    assert summary_from_lines([json.dumps(line)]) == SUMMARY
+
+
 def test_post_compact_without_a_readable_summary_is_a_checkpoint(
     scripted: ScriptedDaemon, isolated: Path, tmp_path: Path
 ) -> None:
