@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import inspect
 import os
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
@@ -107,7 +108,19 @@ def build_mcp_server(
             holder.append(client() if callable(client) else client)
         return holder[0]
 
-    server: MCPServer = MCPServer(name, instructions="Long-term memory for this agent (Signet).")
+    @asynccontextmanager
+    async def lifespan(_: Any) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            # A client made here is closed with the server (its connections with it);
+            # a client the caller passed stays the caller's.
+            if holder and callable(client):
+                await holder.pop().aclose()
+
+    server: MCPServer = MCPServer(
+        name, instructions="Long-term memory for this agent (Signet).", lifespan=lifespan
+    )
     ctx = context or ToolContext()
     for tool in enabled_tools(allow_commands=allow_commands):
         server.add_tool(
