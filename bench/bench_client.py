@@ -442,7 +442,6 @@ async def bench_async(
     from httpx_aiohttp import AiohttpTransport as MaintainedTransport
 
     from signet_sdk import AsyncAdapterClient, UserPromptSubmitParams, UserPromptSubmitResult
-    from signet_sdk.client.aiohttp_transport import AiohttpTransport
     from signet_sdk.client.io import SAME_AS_HTTPX
 
     params = UserPromptSubmitParams(session_key="s", user_message="hello")
@@ -459,11 +458,7 @@ async def bench_async(
         "bench", daemon.url, http_client=httpx.AsyncClient(limits=limits)
     )
     sdk_default = AsyncAdapterClient("bench", daemon.url)  # aiohttp, the SDK's own pool
-    over_transport = httpx.AsyncClient(
-        transport=AiohttpTransport(limit=concurrency, keepalive_timeout=idle)
-    )
-    sdk_transport = AsyncAdapterClient("bench", daemon.url, http_client=over_transport)
-    # The maintained httpx-aiohttp package's transport, against ours above.
+    # An httpx client over aiohttp (the maintained httpx-aiohttp package).
     over_maintained = httpx.AsyncClient(
         transport=MaintainedTransport(
             client=lambda: aiohttp.ClientSession(
@@ -497,10 +492,6 @@ async def bench_async(
     variants = [
         AsyncVariant(f"raw aiohttp (limit {concurrency})", raw_aiohttp_call),
         AsyncVariant("SDK default (aiohttp)", lambda: sdk_default.on_user_prompt_submit(params)),
-        AsyncVariant(
-            f"SDK over httpx+AiohttpTransport ({concurrency})",
-            lambda: sdk_transport.on_user_prompt_submit(params),
-        ),
         AsyncVariant(
             f"SDK over httpx+httpx-aiohttp ({concurrency})",
             lambda: sdk_maintained.on_user_prompt_submit(params),
@@ -546,7 +537,6 @@ async def bench_async(
         await raw_httpx.aclose()
         await sdk_httpx._io.client.aclose()
         await sdk_default.aclose()
-        await over_transport.aclose()
         await over_maintained.aclose()
         await session.close()
     return variants, wire
@@ -597,8 +587,7 @@ def report_async(
             f"{conns:>7}{u.client_busy:>8.0%}{u.server_busy:>8.0%}"
         )
     print(f"  SDK default / raw aiohttp:      {med[1] / med[0]:.3f}  (target >= 0.85)")
-    print(f"  SDK over httpx / raw httpx:     {med[5] / med[4]:.3f}")
-    print(f"  ours / httpx-aiohttp transport: {med[2] / med[3]:.3f}")
+    print(f"  SDK over httpx / raw httpx:     {med[4] / med[3]:.3f}")
     lat = [statistics.median(v.latencies) * 1e6 for v in variants]
     print(f"\nASYNC latency, 1 call at a time, {len(variants[0].latencies)} calls each")
     print(f"  {'variant':<40}{'median µs':>11}{'added µs':>10}")

@@ -17,7 +17,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # the public API, one line per name
     from typing import Any
 
-    from signet_sdk.client.aiohttp_transport import AiohttpTransport as AiohttpTransport
     from signet_sdk.client.async_client import AsyncAdapterClient as AsyncAdapterClient
     from signet_sdk.client.contract import AsyncRuntimeAdapter as AsyncRuntimeAdapter
     from signet_sdk.client.contract import RuntimeAdapter as RuntimeAdapter

@@ -18,7 +18,6 @@ EXPECTED_CORE = {
     "APIStatusError",
     "APITimeoutError",
     "AdapterClient",
-    "AiohttpTransport",
     "AdapterNotFoundError",
     "AsyncAdapterClient",
     "AsyncRuntimeAdapter",
