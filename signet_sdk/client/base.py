@@ -19,7 +19,7 @@ from signet_sdk.wire.config import ClientConfig, resolve_config
 from signet_sdk.wire.endpoints import Endpoint, endpoint
 from signet_sdk.wire.errors import APIResponseValidationError, ConflictError, PayloadError
 from signet_sdk.wire.lifecycle import LIFECYCLE, LifecycleCall
-from signet_sdk.wire.request import PreparedRequest, build_request, judge_response
+from signet_sdk.wire.request import PreparedRequest, build_request, hook_extras, judge_response
 from signet_sdk.wire.retry import RetryPolicy
 
 if TYPE_CHECKING:
@@ -45,6 +45,57 @@ class Plan:
         self.model = model
 
 
+class _Route:
+    """What every call to one endpoint without path or query parameters shares.
+
+    Only the body differs between two such calls, so URL, headers, deadline
+    and the hook members a body may lack are decided once per client.
+    """
+
+    __slots__ = ("endpoint", "extras", "headers", "target", "timeout", "url")
+
+    def __init__(self, config: ClientConfig, ep: Endpoint) -> None:
+        sample = build_request(config, ep, body={})
+        self.endpoint = ep
+        self.url = sample.url
+        self.target = sample.target
+        self.headers = sample.headers
+        self.timeout = sample.timeout
+        self.extras = hook_extras(config, ep) if ep.hook else ()
+
+
+#: Per request model: wire key -> field name, to tell which hook members a
+#: body already carries.
+_WIRE_FIELDS: dict[type[BaseModel], dict[str, str]] = {}
+
+
+def _wire_fields(model: type[BaseModel]) -> dict[str, str]:
+    found = _WIRE_FIELDS.get(model)
+    if found is None:
+        found = {(info.alias or name): name for name, info in model.model_fields.items()}
+        _WIRE_FIELDS[model] = found
+    return found
+
+
+def _serialise(body: BaseModel, extras: tuple[tuple[str, bytes], ...]) -> bytes:
+    """The body's wire JSON, with the hook members it lacks appended.
+
+    The same bytes as ``to_wire()`` through :func:`hook_body` and compact
+    JSON, in one serialiser pass: pydantic writes the JSON itself instead of
+    building a dict for the ``json`` encoder to walk again.
+    """
+    content: bytes = body.__pydantic_serializer__.to_json(body, by_alias=True, exclude_unset=True)
+    if not extras:
+        return content
+    fields = _wire_fields(type(body))
+    present = body.model_fields_set
+    added = [member for key, member in extras if fields.get(key) not in present]
+    if not added:
+        return content
+    joiner = b"," if len(content) > 2 else b""
+    return content[:-1] + joiner + b",".join(added) + b"}"
+
+
 class BaseAdapterClient:
     """Configuration, request planning and answer handling for both clients."""
 
@@ -63,6 +114,7 @@ class BaseAdapterClient:
         self._config = config or resolve_config(daemon_url, harness=harness, **options)
         self._policy = RetryPolicy(max_retries=self._config.max_retries)
         self._header_cache: dict[tuple[str, bool], dict[str, str]] = {}
+        self._routes: dict[str, _Route] = {}
 
     @property
     def harness(self) -> str:
@@ -87,6 +139,33 @@ class BaseAdapterClient:
         *,
         path_params: Mapping[str, str] | None = None,
         query: Mapping[str, Any] | None = None,
+    ) -> Plan:
+        if isinstance(body, BaseModel) and path_params is None and query is None:
+            route = self._routes.get(name)
+            if route is None:
+                ep = endpoint(name)
+                if ep.method not in ("POST", "PATCH") or ep.path_params:
+                    return self._slow_plan(name, model, body, path_params, query)
+                route = self._routes[name] = _Route(self._config, ep)
+            request = PreparedRequest(
+                route.endpoint,
+                route.endpoint.method,
+                route.url,
+                route.target,
+                route.headers,
+                _serialise(body, route.extras),
+                route.timeout,
+            )
+            return Plan(request, model)
+        return self._slow_plan(name, model, body, path_params, query)
+
+    def _slow_plan(
+        self,
+        name: str,
+        model: type[BaseModel],
+        body: BaseModel | Mapping[str, Any] | None,
+        path_params: Mapping[str, str] | None,
+        query: Mapping[str, Any] | None,
     ) -> Plan:
         wire = body.to_wire() if isinstance(body, BaseModel) else body  # type: ignore[attr-defined]
         request = build_request(

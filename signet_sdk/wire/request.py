@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from signet_sdk.wire.config import ClientConfig
     from signet_sdk.wire.endpoints import Endpoint
 
-__all__ = ["PreparedRequest", "build_request", "hook_body", "judge_response"]
+__all__ = ["PreparedRequest", "build_request", "hook_body", "hook_extras", "judge_response"]
 
 USER_AGENT = f"signet-sdk/{__version__}"
 
@@ -81,6 +81,20 @@ def hook_body(config: ClientConfig, ep: Endpoint, body: Mapping[str, Any]) -> di
     if ep.hook and config.agent_id and "agentId" not in out:
         out["agentId"] = config.agent_id
     return out
+
+
+def hook_extras(config: ClientConfig, ep: Endpoint) -> tuple[tuple[str, bytes], ...]:
+    """What :func:`hook_body` adds to a body lacking them, as encoded members.
+
+    Each pair is a wire key and its ``"key":value`` JSON text, in the order
+    :func:`hook_body` appends them, so a body serialised elsewhere can have
+    them spliced in with the same bytes as a result.
+    """
+    added = hook_body(config, ep, {})
+    return tuple(
+        (key, (jsonfast.dumps(key) + ":" + jsonfast.dumps(value)).encode("utf-8"))
+        for key, value in added.items()
+    )
 
 
 def _headers(config: ClientConfig, ep: Endpoint, has_body: bool) -> dict[str, str]:
