@@ -241,14 +241,18 @@ class AiohttpIO:
         # Per-call objects that repeat: the wire headers of each endpoint (the
         # client caches its header dicts, so identity finds them) and the
         # timeout of each deadline.
-        self._wire_headers: dict[int, tuple[dict[str, str], dict[str, str]]] = {}
+        self._wire_headers: dict[int, tuple[dict[str, str], Mapping[str, str]]] = {}
         self._timeouts: dict[float | None, aiohttp.ClientTimeout] = {}
 
-    def _headers(self, headers: dict[str, str]) -> dict[str, str]:
+    def _headers(self, headers: dict[str, str]) -> Mapping[str, str]:
         cached = self._wire_headers.get(id(headers))
         if cached is not None and cached[0] is headers:
             return cached[1]
-        wire = {**headers, **SAME_AS_HTTPX}
+        from multidict import CIMultiDict, CIMultiDictProxy
+
+        # A read-only multidict: aiohttp takes it as it is, where a plain dict
+        # is converted on every request.
+        wire = CIMultiDictProxy(CIMultiDict({**headers, **SAME_AS_HTTPX}))
         if len(self._wire_headers) < 256:
             self._wire_headers[id(headers)] = (headers, wire)
         return wire
