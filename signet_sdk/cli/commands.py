@@ -202,6 +202,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(handler=_mcp)
 
+    from signet_sdk.cli.tools import register as register_tools
+
+    register_tools(sub)
+
     p = sub.add_parser("version", help="print the version")
     p.set_defaults(handler=_version)
     return parser

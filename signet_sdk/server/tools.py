@@ -16,6 +16,7 @@ from fastapi.responses import JSONResponse
 
 from signet_sdk.server.errors import daemon_error, error
 from signet_sdk.tools.definitions import ToolContext
+from signet_sdk.tools.render import tool_definitions
 from signet_sdk.tools.runner import (
     ToolDisabledError,
     UnknownToolError,
@@ -36,12 +37,7 @@ def add_tool_routes(
     @app.get("/v1/tools")
     async def list_tools() -> dict[str, Any]:
         """Every tool: name, description and input schema (JSON Schema)."""
-        return {
-            "tools": [
-                {"name": t.name, "description": t.description, "inputSchema": t.input_schema()}
-                for t in enabled_tools(allow_commands=allow_commands)
-            ]
-        }
+        return {"tools": tool_definitions(allow_commands=allow_commands)}
 
     @app.post("/v1/tools/{name}")
     async def call(

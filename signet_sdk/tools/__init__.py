@@ -9,7 +9,7 @@ APIs; ``signet-sdk mcp`` serves them over MCP. Every call goes through an
 from __future__ import annotations
 
 from signet_sdk.tools.definitions import TOOLS, Tool, ToolContext
-from signet_sdk.tools.render import anthropic_tools, openai_tools
+from signet_sdk.tools.render import anthropic_tools, openai_tools, tool_definitions
 from signet_sdk.tools.runner import (
     ToolDisabledError,
     ToolError,
@@ -31,4 +31,5 @@ __all__ = [
     "call_tool_async",
     "enabled_tools",
     "openai_tools",
+    "tool_definitions",
 ]

@@ -1,4 +1,4 @@
-"""The tool set in the shapes model APIs take: OpenAI (chat and responses) and Anthropic.
+"""The tool set in the shapes model APIs take: OpenAI (chat and responses), Anthropic, neutral.
 
 All renderings read the same :data:`~signet_sdk.tools.definitions.TOOLS`:
 name, description and the input model's JSON Schema. MCP reads them too
@@ -11,7 +11,19 @@ from typing import Any, Literal
 
 from signet_sdk.tools.runner import enabled_tools
 
-__all__ = ["anthropic_tools", "openai_tools"]
+__all__ = ["anthropic_tools", "openai_tools", "tool_definitions"]
+
+
+def tool_definitions(*, allow_commands: bool = False) -> list[dict[str, Any]]:
+    """The neutral rendering: ``name``, ``description``, ``inputSchema`` (MCP's field names).
+
+    What the adapter server lists at ``GET /v1/tools`` and what installers
+    write for JavaScript shims that register the tools natively.
+    """
+    return [
+        {"name": t.name, "description": t.description, "inputSchema": t.input_schema()}
+        for t in enabled_tools(allow_commands=allow_commands)
+    ]
 
 
 def openai_tools(
