@@ -13,6 +13,8 @@
 //      a fresh token that only the state file shares), and this event is served
 //      by running `signet-sdk hook <harness> <event>` as a process with the
 //      payload on stdin. SIGNET_ADAPTER_AUTOSTART=0 turns the start off.
+// callTool() runs a model's memory tool call the same way: the server's
+// POST /v1/tools/<name>, else `signet-sdk tools call <name>` as a process.
 // The `signet-sdk` command is SIGNET_SDK_COMMAND, else the "command" of a
 // signet-sdk.json beside this file (installers write it), else `signet-sdk`.
 
@@ -34,6 +36,7 @@ import { dirname, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const DEFAULT_TIMEOUT_MS = 15000;
+const DEFAULT_TOOL_TIMEOUT_MS = 30000;
 const IDLE_EXIT_SECONDS = 900;
 const LOCK_STALE_MS = 15000;
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
@@ -85,15 +88,19 @@ export function sdkCommand(env = process.env) {
 }
 
 /**
- * POST the event to the server with node:http (in Node and Bun; it starts much
- * faster than fetch). Resolves to {data}, or {unreachable: true} when nothing
- * listens (a stale state file), or {data: null} for anything else.
+ * POST a JSON body to the server with node:http (in Node and Bun; it starts
+ * much faster than fetch). Resolves to accept(status, parsed answer), or
+ * {unreachable: true} when nothing listens (a stale state file), or
+ * accept(0, null) for anything else (no answer in time, not JSON, too big).
  */
-function viaServer(server, harness, event, payload, timeoutMs) {
+function viaServer(server, path, payload, timeoutMs, accept, extraHeaders = {}) {
   const body = JSON.stringify(payload);
-  const headers = { "content-type": "application/json", "content-length": Buffer.byteLength(body) };
+  const headers = {
+    ...extraHeaders,
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(body),
+  };
   if (server.token) headers.authorization = `Bearer ${server.token}`;
-  const path = `/v1/${encodeURIComponent(harness)}/events/${encodeURIComponent(event)}`;
   return new Promise((resolve) => {
     let done = false;
     let req;
@@ -104,8 +111,9 @@ function viaServer(server, harness, event, payload, timeoutMs) {
         resolve(value);
       }
     };
+    const fail = () => finish(accept(0, null));
     const timer = setTimeout(() => {
-      finish({ data: null });
+      fail();
       req?.destroy();
     }, timeoutMs);
     try {
@@ -116,21 +124,21 @@ function viaServer(server, harness, event, payload, timeoutMs) {
         res.on("data", (chunk) => {
           size += chunk.length;
           if (size > MAX_ANSWER_BYTES) {
-            finish({ data: null });
+            fail();
             res.destroy();
           } else {
             chunks.push(chunk);
           }
         });
-        res.on("error", () => finish({ data: null }));
+        res.on("error", fail);
         res.on("end", () => {
-          if (res.statusCode < 200 || res.statusCode >= 300) return finish({ data: null });
+          let answer = null;
           try {
-            const answer = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-            finish({ data: answer && "data" in answer ? answer.data : null });
+            answer = JSON.parse(Buffer.concat(chunks).toString("utf8"));
           } catch (error) {
-            finish({ data: null });
+            return fail();
           }
+          finish(accept(res.statusCode, answer));
         });
       });
     } catch (error) {
@@ -139,13 +147,19 @@ function viaServer(server, harness, event, payload, timeoutMs) {
     }
     req.on("error", (error) => {
       const refused = error && (error.code === "ECONNREFUSED" || error.code === "ENOTFOUND");
-      finish(refused ? { unreachable: true } : { data: null });
+      if (refused) finish({ unreachable: true });
+      else fail();
     });
     req.end(body);
   });
 }
 
-function viaProcess(command, harness, event, payload, timeoutMs, env) {
+function eventAnswer(status, answer) {
+  const ok = status >= 200 && status < 300 && answer && typeof answer === "object";
+  return { data: ok && "data" in answer ? answer.data : null };
+}
+
+function viaProcess(command, args, payload, timeoutMs, env) {
   return new Promise((resolve) => {
     let out = "";
     let done = false;
@@ -158,7 +172,7 @@ function viaProcess(command, harness, event, payload, timeoutMs, env) {
     };
     let child;
     try {
-      child = spawn(command[0], [...command.slice(1), "hook", harness, event], {
+      child = spawn(command[0], [...command.slice(1), ...args], {
         env,
         stdio: ["pipe", "pipe", "ignore"],
       });
@@ -245,17 +259,71 @@ export async function send(harness, event, payload, options = {}) {
     const started = Date.now();
     const server = discover(env);
     if (server) {
-      const answer = await viaServer(server, harness, event, payload, timeoutMs);
+      const path = `/v1/${encodeURIComponent(harness)}/events/${encodeURIComponent(event)}`;
+      const answer = await viaServer(server, path, payload, timeoutMs, eventAnswer);
       if (!answer.unreachable) return answer.data;
       // nothing listens there (a stale state file): fall through to the process path
     }
     if (env.SIGNET_ADAPTER_AUTOSTART !== "0") startServer(env);
     const left = timeoutMs - (Date.now() - started);
     if (left <= 0) return null;
-    const childEnv = { ...env, SIGNET_NO_HOOKS: undefined };
-    delete childEnv.SIGNET_NO_HOOKS;
-    return await viaProcess(sdkCommand(env), harness, event, payload, left, childEnv);
+    const args = ["hook", harness, event];
+    return await viaProcess(sdkCommand(env), args, payload, left, childEnvOf(env));
   } catch (error) {
     return null;
+  }
+}
+
+function childEnvOf(env) {
+  const childEnv = { ...env };
+  delete childEnv.SIGNET_NO_HOOKS;
+  return childEnv;
+}
+
+function toolAnswer(status, answer) {
+  if (status >= 200 && status < 300 && answer && typeof answer === "object") {
+    return { result: answer };
+  }
+  const message = answer && typeof answer.error === "string" ? answer.error : null;
+  return { error: message || (status ? `the adapter server answered ${status}` : "no answer") };
+}
+
+/**
+ * Run one memory tool call (what a model asked for); resolves to {result} or
+ * {error: "<readable message>"}, never throws. Same discovery order as send():
+ * the adapter server's POST /v1/tools/<name>, else `signet-sdk tools call
+ * <name>` as a process. context: {sessionKey, project, agentId}.
+ * options.timeoutMs: the call's deadline (default SIGNET_TOOL_TIMEOUT_MS, else 30 s).
+ */
+export async function callTool(harness, name, args, context = {}, options = {}) {
+  const env = options.env || process.env;
+  try {
+    const configured = Number(env.SIGNET_TOOL_TIMEOUT_MS);
+    const timeoutMs = options.timeoutMs || (configured > 0 ? configured : DEFAULT_TOOL_TIMEOUT_MS);
+    const started = Date.now();
+    const ctx = context || {};
+    const server = discover(env);
+    if (server) {
+      const headers = { "x-signet-harness": harness };
+      if (ctx.sessionKey) headers["x-signet-session-key"] = String(ctx.sessionKey);
+      if (ctx.project) headers["x-signet-project"] = String(ctx.project);
+      if (ctx.agentId) headers["x-signet-agent-id"] = String(ctx.agentId);
+      const path = `/v1/tools/${encodeURIComponent(name)}`;
+      const answer = await viaServer(server, path, args || {}, timeoutMs, toolAnswer, headers);
+      if (!answer.unreachable) return answer;
+    }
+    if (env.SIGNET_ADAPTER_AUTOSTART !== "0") startServer(env);
+    const left = timeoutMs - (Date.now() - started);
+    if (left <= 0) return { error: `${name}: no answer within ${timeoutMs} ms` };
+    const flags = ["tools", "call", name, "--harness", harness];
+    if (ctx.sessionKey) flags.push("--session-key", String(ctx.sessionKey));
+    if (ctx.project) flags.push("--project", String(ctx.project));
+    if (ctx.agentId) flags.push("--agent-id", String(ctx.agentId));
+    const answer = await viaProcess(sdkCommand(env), flags, args || {}, left, childEnvOf(env));
+    if (answer && typeof answer === "object" && "result" in answer) return { result: answer.result };
+    if (answer && typeof answer.error === "string") return { error: answer.error };
+    return { error: `${name}: no answer within ${timeoutMs} ms` };
+  } catch (error) {
+    return { error: `${name}: ${error && error.message ? error.message : "failed"}` };
   }
 }

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 
-import { discover, send, startServer } from "../../signet_sdk/shims/transport.mjs";
+import { callTool, discover, send, startServer } from "../../signet_sdk/shims/transport.mjs";
 
 function fakeServer(handler) {
   return new Promise((resolve) => {
@@ -181,4 +181,58 @@ test("a stale state file (nothing listening) falls through to the hook process",
     JSON.stringify({ url: deadUrl, port: 1, pid: process.pid, token: "t" }),
   );
   assert.deepEqual(await send("h", "e", { a: 1 }, { env }), { via: "process" });
+});
+
+test("callTool: server path posts the arguments with the context headers", async () => {
+  const server = await fakeServer((req, res) => answer(res, 200, { results: [{ id: "m1" }] }));
+  try {
+    const env = isolatedEnv({ SIGNET_ADAPTER_URL: server.url, SIGNET_ADAPTER_TOKEN: "tok" });
+    const context = { sessionKey: "s-1", project: "/srv/app", agentId: "agent-2" };
+    const out = await callTool("pi", "memory_search", { query: "deploys" }, context, { env });
+    assert.deepEqual(out, { result: { results: [{ id: "m1" }] } });
+    const seen = server.seen[0];
+    assert.equal(seen.url, "/v1/tools/memory_search");
+    assert.equal(seen.headers.authorization, "Bearer tok");
+    assert.equal(seen.headers["x-signet-harness"], "pi");
+    assert.equal(seen.headers["x-signet-session-key"], "s-1");
+    assert.equal(seen.headers["x-signet-project"], "/srv/app");
+    assert.equal(seen.headers["x-signet-agent-id"], "agent-2");
+    assert.deepEqual(JSON.parse(seen.body), { query: "deploys" });
+  } finally {
+    await server.close();
+  }
+});
+
+test("callTool: an error answer becomes its readable message", async () => {
+  const server = await fakeServer((req, res) =>
+    answer(res, 422, { error: "query: memory_search: Field required", field: "query" }),
+  );
+  try {
+    const env = isolatedEnv({ SIGNET_ADAPTER_URL: server.url });
+    const out = await callTool("pi", "memory_search", {}, {}, { env });
+    assert.deepEqual(out, { error: "query: memory_search: Field required" });
+  } finally {
+    await server.close();
+  }
+});
+
+test("callTool: no server runs `signet-sdk tools call` with the context as flags", async () => {
+  const env = isolatedEnv();
+  env.SIGNET_SDK_COMMAND = fakeSdk(env.HOME, JSON.stringify({ result: { id: "m9", success: true } }));
+  const out = await callTool("openclaw", "memory_store", { content: "x" }, { sessionKey: "k" }, { env });
+  assert.deepEqual(out, { result: { id: "m9", success: true } });
+  const call = JSON.parse(readFileSync(join(env.HOME, "sdk-tools.json"), "utf8"));
+  assert.deepEqual(call.argv, ["tools", "call", "memory_store", "--harness", "openclaw", "--session-key", "k"]);
+  assert.deepEqual(JSON.parse(call.input), { content: "x" });
+});
+
+test("callTool: a process that fails or says nothing gives an error, never a throw", async () => {
+  const env = isolatedEnv();
+  env.SIGNET_SDK_COMMAND = fakeSdk(env.HOME, JSON.stringify({ error: "memory_get failed: not found" }));
+  assert.deepEqual(await callTool("pi", "memory_get", { id: "x" }, null, { env }), {
+    error: "memory_get failed: not found",
+  });
+  env.SIGNET_SDK_COMMAND = join(env.HOME, "missing-command");
+  const out = await callTool("pi", "memory_get", { id: "x" }, {}, { env, timeoutMs: 2000 });
+  assert.match(out.error, /memory_get/);
 });
