@@ -41,6 +41,7 @@ PLUGIN = HarnessPlugin(
         EventSpec("session_shutdown", detach=True),
     ],
     runtime_path="plugin",
+    tools="native",
     not_applicable=NOT_APPLICABLE,
     transcript_roots="signet_adapter_pi._paths:transcript_roots",
     installer="signet_adapter_pi.install:main",

@@ -183,12 +183,6 @@ CUSTOM_TYPE = "signet-memory"
 #: shared shim transport carries lifecycle events only.
 NOT_APPLICABLE: Mapping[str, str] = {
     "health": "a daemon status check, not a lifecycle moment of a pi session",
-    "memory-search": "pi has no MCP client and the pi shim registers no memory tools",
-    "memory-store": "pi has no MCP client and the pi shim registers no memory tools",
-    "memory-get": "pi has no MCP client and the pi shim registers no memory tools",
-    "memory-modify": "pi has no MCP client and the pi shim registers no memory tools",
-    "memory-forget": "pi has no MCP client and the pi shim registers no memory tools",
-    "secret-injection": "pi has no MCP client and the pi shim registers no memory tools",
 }
 
 

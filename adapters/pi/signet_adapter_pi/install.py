@@ -12,7 +12,8 @@ directly). The installer writes one directory there, ``extensions/signet-sdk``:
 * ``signet-pi.json``: which pi events to forward and what of each, from the
   translator's own table, with each event's deadline in milliseconds (the
   adapter's deadline for the event, from ``SIGNET_*_TIMEOUT`` at install
-  time, plus a margin).
+  time, plus a margin), and the memory tools the extension registers with
+  pi (from the SDK's tool set).
 
 Rules: the directory is ours only when its ``index.js`` carries the marker
 (or it does not exist yet); anything else there is refused, not overwritten
@@ -34,7 +35,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DIRECTORY", "MARKER", "extension_files", "main", "sdk_command", "shim_spec"]
+__all__ = [
+    "DIRECTORY",
+    "MARKER",
+    "extension_files",
+    "main",
+    "sdk_command",
+    "shim_spec",
+    "shim_tools",
+]
 
 #: The directory under ``<agent dir>/extensions`` that holds our files.
 DIRECTORY = "signet-sdk"
@@ -42,6 +51,8 @@ DIRECTORY = "signet-sdk"
 MARKER = "SIGNET_SDK_MANAGED_PI_EXTENSION"
 #: Milliseconds the shim waits beyond the adapter's own deadline for an event.
 _MARGIN_MS = 1000
+#: How long a model's memory tool call may take before pi gets an error back.
+_TOOL_TIMEOUT_MS = 30_000
 #: The file Signet's own pi connector installs; both capturing means doubled memories.
 _SIGNET_CONNECTOR_FILE = "signet-pi.js"
 _PROGRAM = "signet-sdk"
@@ -73,7 +84,35 @@ def shim_spec(env: Mapping[str, str]) -> dict[str, Any]:
         spec = PLUGIN.events[name]
         seconds = timeouts.for_class(spec.timeout_class) or 10.0
         events[name] = {**rule, "timeoutMs": math.ceil(seconds * 1000) + _MARGIN_MS}
-    return {"managedBy": "signet-sdk install pi", "harness": PLUGIN.name, "events": events}
+    return {
+        "managedBy": "signet-sdk install pi",
+        "harness": PLUGIN.name,
+        "events": events,
+        "tools": shim_tools(env),
+    }
+
+
+def shim_tools(env: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The memory tools pi's model gets, as pi's ``registerTool`` takes them.
+
+    Name, description and parameters (plain JSON Schema, which pi validates
+    like its own TypeBox schemas) come from the SDK's one tool set; calls go
+    back through the shared transport to the adapter server. ``secrets_exec``
+    is listed only when ``SIGNET_TOOLS_ALLOW_EXEC=1`` at install time.
+    """
+    from signet_sdk.tools import tool_definitions
+
+    allow = env.get("SIGNET_TOOLS_ALLOW_EXEC") == "1"
+    return [
+        {
+            "name": tool["name"],
+            "label": tool["name"].replace("_", " "),
+            "description": tool["description"],
+            "parameters": tool["inputSchema"],
+            "timeoutMs": _TOOL_TIMEOUT_MS,
+        }
+        for tool in tool_definitions(allow_commands=allow)
+    ]
 
 
 def _json(data: Any) -> str:

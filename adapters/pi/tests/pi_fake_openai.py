@@ -51,6 +51,9 @@ class FakeOpenAI:
         self.log_path = log_path
         self.prompt_tokens = prompt_tokens
         self.compaction_delay = compaction_delay
+        #: Tool calls to make, one per turn request that ends with a user message:
+        #: (tool name, arguments). Empty: every turn gets the fixed reply.
+        self.tool_script: list[tuple[str, dict[str, Any]]] = []
         self._lock = threading.Lock()
         fake = self
 
@@ -100,7 +103,13 @@ class FakeOpenAI:
                 if is_compaction(body):
                     text = SUMMARY
                     time.sleep(fake.compaction_delay)
-                if body.get("stream"):
+                call = fake.next_tool_call(body)
+                if call is not None and body.get("stream"):
+                    usage = bool((body.get("stream_options") or {}).get("include_usage"))
+                    chunks = fake.tool_chunks(model, *call, usage=usage)
+                    data = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks)
+                    self._send(200, (data + "data: [DONE]\n\n").encode(), "text/event-stream")
+                elif body.get("stream"):
                     usage = bool((body.get("stream_options") or {}).get("include_usage"))
                     chunks = fake.chunks(model, text, usage=usage)
                     data = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks)
@@ -136,6 +145,35 @@ class FakeOpenAI:
             chunk({"role": "assistant", "content": ""}, None),
             chunk({"content": text}, None),
             chunk({}, "stop"),
+        ]
+        if usage:
+            out.append({**base, "choices": [], "usage": self._usage()})
+        return out
+
+    def next_tool_call(self, body: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        """The scripted tool call for a turn that ends with the user's message, if any."""
+        messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+        if is_compaction(body) or not messages or messages[-1].get("role") != "user":
+            return None
+        with self._lock:
+            return self.tool_script.pop(0) if self.tool_script else None
+
+    def tool_chunks(
+        self, model: str, name: str, arguments: dict[str, Any], *, usage: bool = True
+    ) -> list[dict[str, Any]]:
+        """A streamed reply that calls one tool, as OpenAI streams it."""
+        base: dict[str, Any] = {"id": "chatcmpl-fake-tool", "object": "chat.completion.chunk"}
+        base.update({"created": 1700000000, "model": model})
+        call: dict[str, Any] = {
+            "index": 0,
+            "id": f"call_{name}",
+            "type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments)},
+        }
+        delta: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [call]}
+        out = [
+            {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+            {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
         ]
         if usage:
             out.append({**base, "choices": [], "usage": self._usage()})

@@ -283,6 +283,51 @@ def test_print_turn_reaches_the_daemon_and_memory_reaches_the_model(
     assert elapsed < 60
 
 
+def _tool_messages(turn: dict[str, Any]) -> list[str]:
+    return [
+        m["content"] if isinstance(m.get("content"), str) else json.dumps(m.get("content"))
+        for m in turn.get("messages") or []
+        if isinstance(m, dict) and m.get("role") == "tool"
+    ]
+
+
+@pytest.mark.parametrize("path", ["server", "process"])
+def test_the_model_calls_the_memory_tools_through_the_extension(
+    world: World, path: str, request: pytest.FixtureRequest
+) -> None:
+    if path == "server":
+        request.getfixturevalue("server")
+    remember(world.url, MEMORY)
+    stored = f"Atlas staging uses feature flags, noted by a tool {MARK}-{path}"
+    world.fake.tool_script = [
+        ("memory_search", {"query": "atlas deploys make ship", "limit": 5}),
+        ("memory_store", {"content": stored, "tags": ["atlas"]}),
+    ]
+    # The first turn asks for the search; pi runs the tool and sends its result back.
+    proc = world.print_turn("What do we know about atlas deploys?")
+    assert proc.returncode == 0, proc.stderr
+    turns = world.fake.turns()
+    offered = {t["function"]["name"] for t in turns[0].get("tools") or []}
+    assert {"memory_search", "memory_store", "memory_get", "memory_forget"} <= offered
+    (result,) = _tool_messages(turns[1])
+    assert f"marker {MARK}" in result  # the memory stored beforehand, found by the tool
+    (session,) = world.session_ids()
+    (search,) = [r for r in world.daemon.requests if r.path == "/api/memory/recall"]
+    assert search.json["query"] == "atlas deploys make ship"
+    # The second prompt's tool call stores a memory in the daemon.
+    proc = world.print_turn("Remember the staging flags.", "--continue")
+    assert proc.returncode == 0, proc.stderr
+    (store,) = [
+        r
+        for r in world.daemon.requests
+        if r.path == "/api/memory/remember" and r.json.get("content") == stored
+    ]
+    assert store.status == 200
+    answer = _tool_messages(world.fake.turns()[-1])[-1]
+    assert store.response_json["id"] in answer  # the model saw the new memory's id
+    assert session in world.session_ids()
+
+
 def test_without_a_server_the_hook_process_serves_every_event(world: World) -> None:
     remember(world.url, MEMORY)
     proc = world.print_turn(PROMPT)

@@ -13,6 +13,7 @@ from signet_adapter_pi import PLUGIN, SHIM_EVENTS, TRANSLATOR, PiTranslator
 from signet_adapter_pi._paths import agent_dir, extensions_dir, transcript_roots
 
 from signet_sdk.runtime.translator import HarnessTranslator
+from signet_sdk.testing.parity_tools import TOOL_ROWS
 from signet_sdk.wire.endpoints import DEPENDENCY_MAP_ROWS, endpoint
 from signet_sdk.wire.errors import PayloadError
 
@@ -51,6 +52,9 @@ def test_every_dependency_row_is_covered_or_explained() -> None:
         for call in TRANSLATOR.translate(event, payload(event, **SAMPLES[event])):
             if endpoint(call.action).row:
                 covered.add(endpoint(call.action).row)
+    # The tool rows are the registered memory tools' (the parity matrix runs them).
+    assert PLUGIN.tools == "native"
+    covered |= set(TOOL_ROWS)
     for row in DEPENDENCY_MAP_ROWS:
         assert (row in covered) != (row in PLUGIN.not_applicable), row
     assert all(reason.strip() for reason in PLUGIN.not_applicable.values())

@@ -10,14 +10,17 @@
 //     transport (transport.mjs);
 //   * applies what comes back: context slots (hidden messages added to every
 //     model request in pi's `context` event, never stored in the session),
-//     carried markers, and a value for pi's handler to return.
+//     carried markers, and a value for pi's handler to return;
+//   * registers the memory tools listed in signet-pi.json with pi, each call
+//     going to the SDK's tool set through the same transport (callTool) with
+//     the session as context; a failed call reaches the model as a tool error.
 // It never writes to stdout (pi's RPC mode speaks JSON there) and never throws
 // into pi. SIGNET_BYPASS=1 or SIGNET_NO_HOOKS=1 turns it off entirely.
 
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { send } from "./transport.mjs";
+import { callTool, send } from "./transport.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -120,6 +123,44 @@ export function createState() {
   };
 }
 
+/** The text and details pi shows the model for one tool answer; an error throws (pi reports it). */
+export function toolResult(name, answer) {
+  if (!answer || typeof answer !== "object" || !("result" in answer)) {
+    const message = answer && typeof answer.error === "string" ? answer.error : "no answer";
+    throw new Error(message.startsWith(name) ? message : `${name}: ${message}`);
+  }
+  return { content: [{ type: "text", text: JSON.stringify(answer.result) }], details: answer.result };
+}
+
+function registerTools(pi, spec, harness, env, call) {
+  if (!Array.isArray(spec.tools) || typeof pi.registerTool !== "function") return;
+  for (const tool of spec.tools) {
+    if (!tool || typeof tool.name !== "string") continue;
+    try {
+      pi.registerTool({
+        name: tool.name,
+        label: tool.label || tool.name,
+        description: tool.description || tool.name,
+        parameters: tool.parameters || { type: "object", properties: {} },
+        async execute(toolCallId, params, signal, onUpdate, ctx) {
+          const context = {
+            sessionKey: ctx && ctx.sessionManager ? ctx.sessionManager.getSessionId() : null,
+            project: ctx ? ctx.cwd : null,
+            agentId: env.SIGNET_AGENT_ID || null,
+          };
+          const answer = await call(harness, tool.name, params, context, {
+            timeoutMs: tool.timeoutMs,
+            env,
+          });
+          return toolResult(tool.name, answer);
+        },
+      });
+    } catch (error) {
+      // a pi that refuses one tool keeps the others and every hook
+    }
+  }
+}
+
 export default function signetExtension(pi, options = {}) {
   const env = options.env || process.env;
   if (env.SIGNET_BYPASS === "1" || env.SIGNET_NO_HOOKS === "1") return;
@@ -129,6 +170,7 @@ export default function signetExtension(pi, options = {}) {
   const harness = spec.harness || "pi";
   const state = createState();
   let queue = Promise.resolve();
+  registerTools(pi, spec, harness, env, options.callTool || callTool);
 
   // One event at a time, so each one carries what the answers before it asked to carry.
   function forward(event, payload, timeoutMs) {

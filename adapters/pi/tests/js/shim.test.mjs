@@ -272,3 +272,69 @@ test("the spec file beside the shim is read when none is given", () => {
   shim.default(pi, { env: {}, send: async () => null });
   assert.ok(pi.handlers.has("session_start") && pi.handlers.has("context"));
 });
+
+const TOOL_SPEC = {
+  ...SPEC,
+  tools: [
+    {
+      name: "memory_search",
+      label: "memory search",
+      description: "Search long-term memory.",
+      parameters: { type: "object", properties: { query: { type: "string" } }, required: ["query"] },
+      timeoutMs: 30000,
+    },
+  ],
+};
+
+function toolPi() {
+  const pi = fakePi();
+  pi.tools = [];
+  pi.registerTool = (tool) => pi.tools.push(tool);
+  return pi;
+}
+
+test("the listed memory tools are registered with pi and call the tool set with the session", async () => {
+  const pi = toolPi();
+  const calls = [];
+  const callTool = async (harness, name, args, context, options) => {
+    calls.push({ harness, name, args, context, options });
+    return { result: { results: [{ id: "m1", content: "blue-green deploys" }] } };
+  };
+  shim.default(pi, { env: { SIGNET_AGENT_ID: "a-1" }, spec: TOOL_SPEC, send: async () => null, callTool });
+  assert.equal(pi.tools.length, 1);
+  const tool = pi.tools[0];
+  assert.equal(tool.name, "memory_search");
+  assert.equal(tool.label, "memory search");
+  assert.deepEqual(tool.parameters, TOOL_SPEC.tools[0].parameters);
+  const out = await tool.execute("call-1", { query: "deploys" }, undefined, undefined, fakeCtx());
+  assert.deepEqual(out, {
+    content: [{ type: "text", text: JSON.stringify({ results: [{ id: "m1", content: "blue-green deploys" }] }) }],
+    details: { results: [{ id: "m1", content: "blue-green deploys" }] },
+  });
+  assert.deepEqual(calls[0].args, { query: "deploys" });
+  assert.deepEqual(calls[0].context, { sessionKey: "sess-1", project: "/work/atlas", agentId: "a-1" });
+  assert.equal(calls[0].harness, "pi");
+  assert.equal(calls[0].options.timeoutMs, 30000);
+});
+
+test("a failed tool call reaches pi as a thrown error with the readable message", async () => {
+  const pi = toolPi();
+  const callTool = async () => ({ error: "memory_search failed: cannot connect to the Signet daemon" });
+  shim.default(pi, { env: {}, spec: TOOL_SPEC, send: async () => null, callTool });
+  await assert.rejects(
+    pi.tools[0].execute("c", { query: "x" }, undefined, undefined, fakeCtx()),
+    /memory_search failed: cannot connect/,
+  );
+});
+
+test("no tools without a registerTool or a tools list; bypass registers none", () => {
+  const plain = fakePi();
+  shim.default(plain, { env: {}, spec: TOOL_SPEC, send: async () => null });
+  assert.ok(plain.handlers.has("input"));
+  const pi = toolPi();
+  shim.default(pi, { env: {}, spec: SPEC, send: async () => null });
+  assert.equal(pi.tools.length, 0);
+  const off = toolPi();
+  shim.default(off, { env: { SIGNET_BYPASS: "1" }, spec: TOOL_SPEC, send: async () => null });
+  assert.equal(off.tools.length, 0);
+});
