@@ -41,6 +41,7 @@ PLUGIN = HarnessPlugin(
         EventSpec("session_end", detach=True),
     ],
     runtime_path="plugin",
+    tools="native",
     not_applicable=NOT_APPLICABLE,
     installer="signet_adapter_openclaw.install:main",
     vectors="signet_adapter_openclaw.vectors",

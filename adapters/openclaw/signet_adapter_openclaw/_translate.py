@@ -181,12 +181,6 @@ SHIM_EVENTS: Mapping[str, Mapping[str, Any]] = {
 #: hooks only, and OpenClaw's own memory tools stay whatever the user chose.
 NOT_APPLICABLE: Mapping[str, str] = {
     "health": "a daemon status check, not a lifecycle moment of an OpenClaw session",
-    "memory-search": "the OpenClaw plugin registers no memory tools (lifecycle hooks only)",
-    "memory-store": "the OpenClaw plugin registers no memory tools (lifecycle hooks only)",
-    "memory-get": "the OpenClaw plugin registers no memory tools (lifecycle hooks only)",
-    "memory-modify": "the OpenClaw plugin registers no memory tools (lifecycle hooks only)",
-    "memory-forget": "the OpenClaw plugin registers no memory tools (lifecycle hooks only)",
-    "secret-injection": "the OpenClaw plugin reads and injects no credentials",
 }
 
 #: Runs that are not a person's turn: no recall, no session start.

@@ -7,11 +7,13 @@ The installer writes one folder, ``extensions/signet-sdk``:
 
 * ``index.mjs``, ``openclaw.plugin.json``, ``package.json``: the plugin
   (package data); the first line of ``index.mjs`` carries the managed marker
-  ``SIGNET_SDK_MANAGED_OPENCLAW_PLUGIN``;
+  ``SIGNET_SDK_MANAGED_OPENCLAW_PLUGIN``; the manifest gains
+  ``contracts.tools``, the memory tools the plugin registers;
 * ``transport.mjs``: the core's shared shim transport;
 * ``signet-sdk.json``: the ``signet-sdk`` command the transport runs;
 * ``signet-openclaw.json``: which hooks to forward and what of each, from
-  the translator's own table, with each hook's deadline in milliseconds;
+  the translator's own table, with each hook's deadline in milliseconds, and
+  the memory tools to register (from the SDK's tool set);
 * ``signet-install.json``: what the installer changed in the config, so
   that ``uninstall`` undoes exactly that.
 
@@ -47,6 +49,7 @@ from typing import Any
 
 from . import _json5edit as j5
 from ._config import EMPTY, PLUGIN_ID, edit_config, undo_config
+from ._tools import plugin_manifest, shim_tools
 
 __all__ = ["DIRECTORY", "MARKER", "PLUGIN_ID", "config_path", "main", "plugin_files", "state_dir"]
 
@@ -113,6 +116,7 @@ def shim_spec(env: Mapping[str, str]) -> dict[str, Any]:
         "harness": PLUGIN.name,
         "scope": list(SHIM_SCOPE),
         "events": events,
+        "tools": shim_tools(env),
     }
 
 
@@ -134,7 +138,9 @@ def plugin_files(env: Mapping[str, str], python: str | None = None) -> dict[str,
     )
     command = {"managedBy": "signet-sdk install openclaw", "command": sdk_command(python)}
     out["signet-sdk.json"] = _json(command)
-    out["signet-openclaw.json"] = _json(shim_spec(env))
+    spec = shim_spec(env)
+    out["openclaw.plugin.json"] = plugin_manifest(out["openclaw.plugin.json"], spec["tools"])
+    out["signet-openclaw.json"] = _json(spec)
     return out
 
 

@@ -32,6 +32,9 @@ class FakeOpenAI:
 
     def __init__(self, log_path: Path) -> None:
         self.log_path = log_path
+        #: Tool calls to make, one per turn request that ends with a user message:
+        #: (tool name, arguments). Empty: every turn gets the fixed reply.
+        self.tool_script: list[tuple[str, dict[str, Any]]] = []
         self._lock = threading.Lock()
         fake = self
 
@@ -73,7 +76,12 @@ class FakeOpenAI:
                     return
                 model = str(body.get("model") or "fake-model")
                 text = REPLY if is_turn(body) else SUMMARY
-                if body.get("stream"):
+                call = fake.next_tool_call(body)
+                if call is not None and body.get("stream"):
+                    chunks = fake.tool_chunks(model, *call)
+                    data = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks)
+                    self._send(200, (data + "data: [DONE]\n\n").encode(), "text/event-stream")
+                elif body.get("stream"):
                     data = "".join(f"data: {json.dumps(c)}\n\n" for c in fake.chunks(model, text))
                     self._send(200, (data + "data: [DONE]\n\n").encode(), "text/event-stream")
                 else:
@@ -106,6 +114,31 @@ class FakeOpenAI:
             chunk({"role": "assistant", "content": ""}, None),
             chunk({"content": text}, None),
             chunk({}, "stop", usage=self._usage()),
+        ]
+
+    def next_tool_call(self, body: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        """The scripted tool call for a turn that ends with the user's message, if any."""
+        messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+        if not is_turn(body) or not messages or messages[-1].get("role") != "user":
+            return None
+        with self._lock:
+            return self.tool_script.pop(0) if self.tool_script else None
+
+    def tool_chunks(self, model: str, name: str, arguments: dict[str, Any]) -> list[dict[str, Any]]:
+        """A streamed reply that calls one tool, as OpenAI streams it."""
+        base: dict[str, Any] = {"id": "chatcmpl-fake-tool", "object": "chat.completion.chunk"}
+        base.update({"created": 1700000000, "model": model})
+        call: dict[str, Any] = {
+            "index": 0,
+            "id": f"call_{name}",
+            "type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments)},
+        }
+        delta: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [call]}
+        finish = {"index": 0, "delta": {}, "finish_reason": "tool_calls"}
+        return [
+            {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+            {**base, "choices": [finish], "usage": self._usage()},
         ]
 
     def completion(self, model: str, text: str) -> dict[str, Any]:

@@ -299,6 +299,33 @@ def test_local_turn_reaches_the_daemon_and_memory_reaches_the_model(
     assert elapsed < 90
 
 
+def _tool_messages(turn: dict[str, Any]) -> list[str]:
+    return [
+        m["content"] if isinstance(m.get("content"), str) else json.dumps(m.get("content"))
+        for m in turn.get("messages") or []
+        if isinstance(m, dict) and m.get("role") == "tool"
+    ]
+
+
+def test_the_model_calls_the_memory_tools_the_plugin_registers(
+    world: World, server: AdapterServer
+) -> None:
+    remember(world.url, MEMORY)
+    key = "agent:main:e2e-tools"
+    # OpenClaw's default Tool Search catalogs plugin tools behind tool_search /
+    # tool_describe / tool_call: the model reaches ours through tool_call.
+    args = {"query": "atlas deploys", "limit": 5}
+    world.fake.tool_script = [("tool_call", {"id": "signet_memory_search", "args": args})]
+    proc = world.local_turn(key, "What do we know about atlas deploys?")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "tool name conflict" not in proc.stderr
+    results = _tool_messages(world.fake.turns()[-1])
+    assert results and f"marker {MARK}" in results[-1]  # the stored memory, found by the tool
+    (search,) = [r for r in world.daemon.requests if r.path == "/api/memory/recall"]
+    assert search.json["query"] == "atlas deploys"
+    assert search.json["agentId"] == "main"  # the tool context's agent, from OpenClaw
+
+
 def test_without_a_server_the_hook_process_serves_every_hook(world: World) -> None:
     remember(world.url, MEMORY)
     key = "agent:main:e2e-process"

@@ -13,6 +13,8 @@ from signet_adapter_openclaw import SHIM_EVENTS
 from signet_adapter_openclaw._translate import SHIM_SCOPE
 from signet_adapter_openclaw.install import MARKER, main
 
+from signet_sdk.tools import tool_definitions
+
 SDK = str(Path(sys.executable).parent / "signet-sdk")
 FILES = {
     "index.mjs",
@@ -87,6 +89,12 @@ def test_install_into_a_fresh_state_dir_and_back(
     assert set(spec["events"]) == set(SHIM_EVENTS)
     assert spec["events"]["session_start"]["timeoutMs"] == 16000
     assert spec["events"]["before_prompt_build"]["timeoutMs"] == 6000
+    # The memory tools: the tool set's, prefixed for OpenClaw, declared in the manifest.
+    expected = [t["name"] for t in tool_definitions()]
+    assert [t["tool"] for t in spec["tools"]] == expected
+    assert [t["name"] for t in spec["tools"]] == [f"signet_{n}" for n in expected]
+    assert manifest["contracts"] == {"tools": [t["name"] for t in spec["tools"]]}
+    assert spec["tools"][0]["parameters"] == tool_definitions()[0]["inputSchema"]
     command = json.loads((folder(isolated) / "signet-sdk.json").read_text())["command"]
     assert os.path.isabs(command[0])
 
@@ -199,3 +207,14 @@ def test_the_cli_runs_the_installer(isolated: Path) -> None:
     done = subprocess.run([SDK, "uninstall", "openclaw"], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert not folder(isolated).exists()
+
+
+def test_secrets_exec_is_registered_only_when_enabled_at_install(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SIGNET_TOOLS_ALLOW_EXEC", "1")
+    assert main(["install"]) == 0
+    spec = json.loads((folder(isolated) / "signet-openclaw.json").read_text())
+    manifest = json.loads((folder(isolated) / "openclaw.plugin.json").read_text())
+    assert "signet_secrets_exec" in [t["name"] for t in spec["tools"]]
+    assert "signet_secrets_exec" in manifest["contracts"]["tools"]

@@ -122,6 +122,13 @@ def test_parity_column_is_ok() -> None:
         "session-end",
         "pre-compaction",
         "compaction-complete",
+        # through the memory tools the plugin registers (run against the daemon)
+        "memory-search",
+        "memory-store",
+        "memory-get",
+        "memory-modify",
+        "memory-forget",
+        "secret-injection",
     }
 
 

@@ -13,6 +13,8 @@ import pytest
 from signet_adapter_pi import PLUGIN, SHIM_EVENTS
 from signet_adapter_pi.install import DIRECTORY, MARKER, main, sdk_command
 
+from signet_sdk.tools import tool_definitions
+
 NAMES = {"index.js", "transport.mjs", "signet-sdk.json", "signet-pi.json"}
 
 
@@ -47,6 +49,14 @@ def test_install_writes_the_shim_transport_command_and_event_table(
     assert table["events"]["session_start"]["timeoutMs"] == 16000
     assert table["events"]["input"]["timeoutMs"] == 6000
     assert table["events"]["session_shutdown"]["timeoutMs"] == 11000
+    # The memory tools, as pi's registerTool takes them, from the SDK's one tool set.
+    definitions = tool_definitions()
+    assert [t["name"] for t in table["tools"]] == [d["name"] for d in definitions]
+    for tool, definition in zip(table["tools"], definitions, strict=True):
+        assert tool["parameters"] == definition["inputSchema"]
+        assert tool["description"] == definition["description"]
+        assert tool["label"] and tool["timeoutMs"] == 30000
+    assert "secrets_exec" not in [t["name"] for t in table["tools"]]
     assert "installed into" in capsys.readouterr().out
 
 

@@ -10,7 +10,11 @@
 //     keep, and the last line of a session file the table asked it to read, one
 //     hook at a time per session, through the shared transport;
 //   * applies what comes back: the value the handler returns (prependContext),
-//     carried markers, and the end of a session's state.
+//     carried markers, and the end of a session's state;
+//   * registers the memory tools listed in signet-openclaw.json (declared in the
+//     manifest's contracts.tools by the installer), each call going to the SDK's
+//     tool set through the same transport (callTool) with the session of the
+//     tool context; a failed call reaches the model as a tool error.
 // It replaces no global, reads no credentials and never throws into OpenClaw.
 // SIGNET_BYPASS=1 or SIGNET_NO_HOOKS=1 turns it off entirely.
 //
@@ -25,11 +29,13 @@ import { readFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { dirname, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { send } from "./transport.mjs";
+import { callTool, send } from "./transport.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const STATE = Symbol.for("signet-sdk.openclaw.sessions");
 const MODES = new Set(["full", "discovery"]);
+// Tools are a capability: OpenClaw also loads plugins just to list or run them.
+const TOOL_MODES = new Set(["full", "discovery", "tool-discovery"]);
 const TAIL_BYTES = 4 * 1024 * 1024;
 
 function loadSpec() {
@@ -190,6 +196,50 @@ export function subscribe(api, spec, options = {}) {
   }
 }
 
+/** What OpenClaw shows the model for one tool answer; an error throws (OpenClaw reports it). */
+export function toolResult(name, answer) {
+  if (!answer || typeof answer !== "object" || !("result" in answer)) {
+    const message = answer && typeof answer.error === "string" ? answer.error : "no answer";
+    throw new Error(message.startsWith(name) ? message : `${name}: ${message}`);
+  }
+  return { content: [{ type: "text", text: JSON.stringify(answer.result) }], details: answer.result };
+}
+
+/** Register the table's memory tools on `api`, each made per tool context (its session). */
+export function registerTools(api, spec, options = {}) {
+  if (!Array.isArray(spec.tools) || typeof api.registerTool !== "function") return;
+  const env = options.env || process.env;
+  const call = options.callTool || callTool;
+  const harness = spec.harness || "openclaw";
+  for (const tool of spec.tools) {
+    if (!tool || typeof tool.name !== "string") continue;
+    const make = (toolContext) => ({
+      name: tool.name,
+      description: tool.description || tool.name,
+      parameters: tool.parameters || { type: "object", properties: {} },
+      async execute(toolCallId, params) {
+        const ctx = toolContext || {};
+        const context = {
+          sessionKey: ctx.sessionKey || ctx.sessionId || null,
+          project: ctx.workspaceDir || null,
+          agentId: ctx.agentId || env.SIGNET_AGENT_ID || null,
+        };
+        // `tool` is the tool set's own name; `name` is what OpenClaw shows (prefixed).
+        const answer = await call(harness, tool.tool || tool.name, params || {}, context, {
+          timeoutMs: tool.timeoutMs,
+          env,
+        });
+        return toolResult(tool.tool || tool.name, answer);
+      },
+    });
+    try {
+      api.registerTool(make, { name: tool.name });
+    } catch (error) {
+      // an OpenClaw that refuses one tool keeps the others and every hook
+    }
+  }
+}
+
 export default {
   id: "signet-sdk",
   name: "Signet memory (signet-sdk)",
@@ -198,9 +248,11 @@ export default {
     try {
       const env = process.env;
       if (env.SIGNET_BYPASS === "1" || env.SIGNET_NO_HOOKS === "1") return;
-      if (!api || !MODES.has(api.registrationMode) || typeof api.on !== "function") return;
+      if (!api) return;
       const spec = loadSpec();
-      if (spec) subscribe(api, spec);
+      if (!spec) return;
+      if (TOOL_MODES.has(api.registrationMode)) registerTools(api, spec);
+      if (MODES.has(api.registrationMode) && typeof api.on === "function") subscribe(api, spec);
     } catch (error) {
       // never break OpenClaw's plugin loading
     }

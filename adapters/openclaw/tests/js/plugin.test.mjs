@@ -47,12 +47,12 @@ const dirs = [];
 let copyA;
 let copyB;
 
-async function copy() {
+async function copy(spec = SPEC) {
   const dir = mkdtempSync(join(tmpdir(), "signet-openclaw-plugin-"));
   dirs.push(dir);
   copyFileSync(PLUGIN, join(dir, "index.mjs"));
   copyFileSync(TRANSPORT, join(dir, "transport.mjs"));
-  writeFileSync(join(dir, "signet-openclaw.json"), JSON.stringify(SPEC));
+  writeFileSync(join(dir, "signet-openclaw.json"), JSON.stringify(spec));
   return import(pathToFileURL(join(dir, "index.mjs")).href);
 }
 
@@ -273,4 +273,97 @@ test("register subscribes only in the modes whose registries OpenClaw dispatches
   assert.equal(globalThis.fetch, fetchBefore, "fetch is left alone");
   assert.deepEqual(Object.getOwnPropertyNames(globalThis).sort(), before, "no global name added");
   assert.equal(copyA.default.id, "signet-sdk");
+});
+
+const TOOL_SPEC = {
+  ...SPEC,
+  tools: [
+    {
+      name: "signet_memory_search",
+      tool: "memory_search",
+      description: "Search long-term memory.",
+      parameters: { type: "object", properties: { query: { type: "string" } }, required: ["query"] },
+      timeoutMs: 30000,
+    },
+    {
+      name: "signet_memory_store",
+      tool: "memory_store",
+      description: "Store a memory.",
+      parameters: { type: "object", properties: { content: { type: "string" } }, required: ["content"] },
+      timeoutMs: 30000,
+    },
+  ],
+};
+
+function toolApi(mode = "full") {
+  const api = fakeApi(mode);
+  api.tools = [];
+  api.registerTool = (factory, opts) => api.tools.push({ factory, opts });
+  return api;
+}
+
+test("the listed memory tools are registered per tool context and call the tool set", async () => {
+  const api = toolApi();
+  const calls = [];
+  const callTool = async (harness, name, args, context, options) => {
+    calls.push({ harness, name, args, context, options });
+    return { result: { results: [{ id: "m1" }] } };
+  };
+  copyA.registerTools(api, TOOL_SPEC, { env: {}, callTool });
+  assert.deepEqual(api.tools.map((t) => t.opts), [
+    { name: "signet_memory_search" },
+    { name: "signet_memory_store" },
+  ]);
+  const tool = api.tools[0].factory({ sessionKey: "agent:main:s1", workspaceDir: "/w/atlas", agentId: "main" });
+  assert.equal(tool.name, "signet_memory_search");
+  assert.deepEqual(tool.parameters, TOOL_SPEC.tools[0].parameters);
+  const out = await tool.execute("call-1", { query: "deploys" });
+  assert.deepEqual(out, {
+    content: [{ type: "text", text: JSON.stringify({ results: [{ id: "m1" }] }) }],
+    details: { results: [{ id: "m1" }] },
+  });
+  assert.deepEqual(calls[0], {
+    harness: "openclaw",
+    name: "memory_search",
+    args: { query: "deploys" },
+    context: { sessionKey: "agent:main:s1", project: "/w/atlas", agentId: "main" },
+    options: { timeoutMs: 30000, env: {} },
+  });
+});
+
+test("a failed tool call throws its readable message for OpenClaw to report", async () => {
+  const api = toolApi();
+  const callTool = async () => ({ error: "memory_store failed: the daemon answered 503" });
+  copyA.registerTools(api, TOOL_SPEC, { env: {}, callTool });
+  const tool = api.tools[1].factory(undefined);
+  await assert.rejects(tool.execute("c", { content: "x" }), /memory_store failed: the daemon answered 503/);
+});
+
+test("register adds the tools in every live mode, tool-discovery included, and hooks only where dispatched", async () => {
+  const withTools = await copy(TOOL_SPEC);
+  const saved = { bypass: process.env.SIGNET_BYPASS, noHooks: process.env.SIGNET_NO_HOOKS };
+  delete process.env.SIGNET_BYPASS;
+  delete process.env.SIGNET_NO_HOOKS;
+  try {
+    for (const [mode, tools, hooks] of [
+      ["full", 2, true],
+      ["discovery", 2, true],
+      ["tool-discovery", 2, false],
+      ["setup-only", 0, false],
+      ["cli-metadata", 0, false],
+    ]) {
+      const api = toolApi(mode);
+      withTools.default.register(api);
+      assert.equal(api.tools.length, tools, mode);
+      assert.equal(api.handlers.size > 0, hooks, mode);
+    }
+    process.env.SIGNET_BYPASS = "1";
+    const off = toolApi("full");
+    withTools.default.register(off);
+    assert.equal(off.tools.length + off.handlers.size, 0);
+  } finally {
+    delete process.env.SIGNET_BYPASS;
+    if (saved.bypass !== undefined) process.env.SIGNET_BYPASS = saved.bypass;
+    if (saved.noHooks !== undefined) process.env.SIGNET_NO_HOOKS = saved.noHooks;
+  }
 });
