@@ -21,9 +21,20 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "signet_sdk"
 
 #: Bottom to top; a layer may import from itself and the layers before it.
-LAYERS = ["wire", "models", "client", "runtime", "hooks", "tools", "server", "testing", "cli"]
+LAYERS = [
+    "wire",
+    "models",
+    "client",
+    "runtime",
+    "hooks",
+    "tools",
+    "server",
+    "testing",
+    "cli",
+    "installing",
+]
 #: Layers that may import nothing outside the standard library and signet_sdk.
-STDLIB_ONLY = {"wire", "hooks"}
+STDLIB_ONLY = {"wire", "hooks", "installing"}
 #: Modules of ``runtime`` that a hook process loads: standard library only too.
 STDLIB_ONLY_MODULES = {
     "signet_sdk.runtime.dispatch",

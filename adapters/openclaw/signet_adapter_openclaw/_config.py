@@ -1,6 +1,6 @@
 """The config half of the installer: our entries in ``openclaw.json``, and back out.
 
-Edits are text splices (see :mod:`._json5edit`), so the user's comments and
+Edits are text splices (see :mod:`signet_sdk.installing.json5edit`), so the user's comments and
 layout survive; each change is recorded so that uninstall reverses exactly
 what install did, and only while the value there is still ours.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from . import _json5edit as j5
+from signet_sdk.installing import json5edit as j5
 
 __all__ = ["EMPTY", "PLUGIN_ID", "edit_config", "undo_config"]
 

@@ -47,7 +47,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import _json5edit as j5
+from signet_sdk.installing import json5edit as j5
+
 from ._config import EMPTY, PLUGIN_ID, edit_config, undo_config
 from ._tools import plugin_manifest, shim_tools
 

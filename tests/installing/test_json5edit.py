@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from signet_adapter_openclaw import _json5edit as j5
+
+from signet_sdk.installing import json5edit as j5
 
 DOCS = [
     "{}\n",

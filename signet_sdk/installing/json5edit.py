@@ -1,9 +1,11 @@
 """Minimal edits of a JSON5 document: what is not touched keeps its bytes.
 
-OpenClaw reads ``openclaw.json`` as JSON5 (comments, trailing commas,
-unquoted keys, single quotes). A parse-and-dump round trip would lose the
-user's comments and layout, so the installer parses the text only to locate
-spans and splices its own members in (and out) as text. Inserting a member
+Harness config files are JSON5 (OpenClaw's ``openclaw.json``: comments,
+trailing commas, unquoted keys, single quotes) or JSONC (OpenCode's
+``opencode.jsonc``: comments and trailing commas, a subset of JSON5). A
+parse-and-dump round trip would lose the user's comments and layout, so an
+installer parses the text only to locate spans and splices its own members
+in (and out) as text. Inserting a member
 and removing it again gives back the original bytes.
 """
 
