@@ -68,6 +68,15 @@ def _readable(output: NativeOutput) -> str:
         result = data.get("result")
         if isinstance(result, Mapping) and isinstance(result.get("prependContext"), str):
             return f"prependContext:\n{result['prependContext']}"
+        system = data.get("system")
+        if isinstance(system, Mapping) and system:
+            # Text a plugin holds for the system prompt of the next model requests.
+            shown = []
+            for name, slot in system.items():
+                if isinstance(slot, Mapping) and isinstance(slot.get("text"), str):
+                    shown += [f"system slot {name}:", slot["text"]]
+            if shown:
+                return "\n".join(shown)
         slots = data.get("context")
         if isinstance(slots, Mapping) and slots:
             # A plugin harness's context slots: show the text each slot adds.

@@ -13,12 +13,16 @@
 //      a fresh token that only the state file shares), and this event is served
 //      by running `signet-sdk hook <harness> <event>` as a process with the
 //      payload on stdin. SIGNET_ADAPTER_AUTOSTART=0 turns the start off.
+// sendSync() is for the moment a harness process exits, when nothing
+// asynchronous runs any more: it always takes the process path (writes land in
+// the durable outbox and a detached sender delivers them) and blocks for at
+// most the event's deadline.
 // callTool() runs a model's memory tool call the same way: the server's
 // POST /v1/tools/<name>, else `signet-sdk tools call <name>` as a process.
 // The `signet-sdk` command is SIGNET_SDK_COMMAND, else the "command" of a
 // signet-sdk.json beside this file (installers write it), else `signet-sdk`.
 
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import {
   closeSync,
@@ -269,6 +273,33 @@ export async function send(harness, event, payload, options = {}) {
     if (left <= 0) return null;
     const args = ["hook", harness, event];
     return await viaProcess(sdkCommand(env), args, payload, left, childEnvOf(env));
+  } catch (error) {
+    return null;
+  }
+}
+
+/**
+ * Send one native event synchronously (for a process "exit" handler); returns
+ * the structured output or null. Always the process path: an exit handler
+ * cannot wait for a socket.
+ */
+export function sendSync(harness, event, payload, options = {}) {
+  const env = options.env || process.env;
+  try {
+    if (env.SIGNET_BYPASS === "1" || env.SIGNET_NO_HOOKS === "1") return null;
+    const configured = Number(env.SIGNET_ADAPTER_TIMEOUT_MS);
+    const timeoutMs = options.timeoutMs || (configured > 0 ? configured : DEFAULT_TIMEOUT_MS);
+    const command = sdkCommand(env);
+    const run = spawnSync(command[0], [...command.slice(1), "hook", harness, event], {
+      env: childEnvOf(env),
+      input: JSON.stringify(payload),
+      stdio: ["pipe", "pipe", "ignore"],
+      timeout: timeoutMs,
+      killSignal: "SIGKILL",
+      maxBuffer: MAX_ANSWER_BYTES,
+    });
+    const text = run.stdout ? run.stdout.toString("utf8").trim() : "";
+    return text ? JSON.parse(text) : null;
   } catch (error) {
     return null;
   }

@@ -1,0 +1,394 @@
+"""OpenCode plugin hooks and bus events <-> Signet lifecycle calls, as pure data.
+
+The OpenCode shim (``shim/signet.js``) forwards each event below as one JSON
+object: the fields :data:`SHIM_EVENTS` selects, plus ``directory`` (the
+plugin context's directory: the project), ``carry`` (the markers earlier
+answers asked the shim to keep) and, for the events marked ``messages``,
+the session's messages as OpenCode's own session API returns them
+(``client.session.messages``: ``[{info, parts}]``, cut down to what the
+table selects). The messages come from that API rather than OpenCode's
+storage files because the API is the stable surface the plugin is handed;
+the storage layout is private and changed across 1.x.
+
+This module turns that object into the daemon calls it implies and the
+daemon's answers into the structured output the shim applies. It performs
+no I/O and imports only the standard library and ``signet_sdk``'s stdlib
+core: the hook process (the fallback while no adapter server runs) imports
+it for every event.
+
+What the shim applies (``data`` of the output, or None for nothing):
+
+* ``system``: slot name -> ``{"session", "text", "model"?, "uses"?, "until"?}``
+  or None (drops the slot). In ``experimental.chat.system.transform`` the
+  shim pushes the text of every slot of that session onto ``output.system``
+  (OpenCode sends it as a system message), only for requests on ``model``
+  (``provider/model``) when one is named; ``uses`` counts down and drops
+  the slot at 0; ``until: <event>`` drops it when that event next fires for
+  the session.
+* ``push``: output field -> strings appended to the hook's ``output`` array
+  (``context`` for the compaction prompt).
+* ``carry``: key -> value (None deletes), sent back with every later event.
+* ``hold``: key -> ``{"event", "payload"}`` or None: an event the shim keeps
+  and forwards when OpenCode exits (a process ``exit``), at most once.
+* ``release``: key -> reason: forward that held event now, with ``reason``
+  set, and forget it.
+
+Choices, and why:
+
+* The session key is OpenCode's session id; the project is the plugin
+  context's ``directory``. ``agentId`` comes from ``SIGNET_AGENT_ID``
+  through the client.
+* Session start happens on the first ``chat.message`` of a session id, in
+  the same round trip as its prompt-submit: that is the first moment the
+  model of the turn is known, so the inject can be kept out of the
+  small-model title request OpenCode sends first (it runs the system
+  transform too). ``session.created`` makes no call; it carries the parent
+  session id (a subagent's session) for the start's ``parentSessionKey``.
+  The session-start inject is pushed into the first main-model request of
+  the session only (``uses: 1``); the prompt's recall into every request of
+  that turn (tool follow-ups included) until the next ``chat.message``.
+* ``session.idle`` fires after every turn: a checkpoint with the messages
+  since the last one (so a killed process loses nothing), and the held
+  session end is refreshed with the whole conversation.
+* OpenCode has no session-end event. The held ``session.end`` is sent when
+  the process exits (``opencode run``, or quitting the TUI) or when the
+  session is deleted (``session.deleted`` releases it): once per session.
+* ``experimental.session.compacting`` asks pre-compaction and pushes the
+  daemon's guidelines onto ``output.context``, which OpenCode puts into the
+  compaction request. ``session.compacted`` carries only the session id, so
+  the shim attaches the messages and the summary is the text of the newest
+  assistant message marked ``summary: true`` (the compaction agent's).
+"""
+
+from __future__ import annotations
+
+from signet_sdk.runtime.native import NativeOutput
+from signet_sdk.wire.errors import PayloadError
+from signet_sdk.wire.lifecycle import LifecycleCall
+
+from ._payload import (
+    _carried,
+    _list,
+    _Message,
+    _messages,
+    _obj,
+    _put,
+    _session_id,
+    _str,
+    _text_of,
+    _transcript,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+__all__ = [
+    "EVENTS",
+    "NOT_APPLICABLE",
+    "SHIM_EVENTS",
+    "TRANSLATOR",
+    "OpenCodeTranslator",
+    "translator_for",
+]
+
+#: Native events this adapter understands, in lifecycle order. ``session.end``
+#: is the shim's own: the held session end, sent at exit or on deletion.
+EVENTS: tuple[str, ...] = (
+    "session.created",
+    "chat.message",
+    "session.idle",
+    "experimental.session.compacting",
+    "session.compacted",
+    "session.deleted",
+    "session.end",
+)
+
+_MESSAGES = {
+    "info": {"id": True, "role": True, "summary": True},
+    "parts": {"type": True, "text": True, "synthetic": True},
+}
+
+#: What the shim forwards, per event: ``hook`` (a plugin hook, else a bus
+#: event delivered to the ``event`` hook), the fields to keep (``True``: the
+#: value, an object: those of its fields, applied to each element of an
+#: array) and whether to attach the session's ``messages``.
+SHIM_EVENTS: Mapping[str, Mapping[str, Any]] = {
+    "session.created": {
+        "hook": "event",
+        "fields": {"sessionID": True, "info": {"id": True, "parentID": True, "directory": True}},
+    },
+    "chat.message": {
+        "hook": "chat.message",
+        "fields": {
+            "sessionID": True,
+            "messageID": True,
+            "agent": True,
+            "model": {"providerID": True, "modelID": True},
+            "parts": {"type": True, "text": True, "synthetic": True},
+        },
+    },
+    "session.idle": {"hook": "event", "fields": {"sessionID": True}, "messages": _MESSAGES},
+    "experimental.session.compacting": {
+        "hook": "experimental.session.compacting",
+        "fields": {"sessionID": True},
+    },
+    "session.compacted": {"hook": "event", "fields": {"sessionID": True}, "messages": _MESSAGES},
+    "session.deleted": {"hook": "event", "fields": {"sessionID": True, "info": {"id": True}}},
+}
+
+#: The memory tools reach OpenCode's model through its MCP client: the
+#: installer registers ``signet-sdk mcp`` as the local MCP server ``signet``.
+NOT_APPLICABLE: Mapping[str, str] = {
+    "health": "a daemon status check, not a lifecycle moment of an OpenCode session",
+}
+
+#: Where the injected text is marked as memory for the model.
+_TAG = "signet-memory"
+
+
+def _sid(payload: Mapping[str, Any]) -> str:
+    """The session id: ``sessionID``, else (bus events of 1.x) ``info.id``."""
+    if payload.get("sessionID") is None:
+        info = _obj(payload, "info")
+        if info is not None and _str(info, "id", "info."):
+            return str(info["id"])
+    return _session_id(payload)
+
+
+def _project(payload: Mapping[str, Any]) -> str | None:
+    return _str(payload, "directory") or None
+
+
+class OpenCodeTranslator:
+    """The pure half of the OpenCode adapter (a ``HarnessTranslator``)."""
+
+    harness = "opencode"
+
+    def translate(self, event: str, payload: Mapping[str, Any]) -> list[LifecycleCall]:
+        """The daemon calls one OpenCode event implies.
+
+        Raises :class:`signet_sdk.PayloadError` naming the offending field.
+        """
+        if not isinstance(payload, dict):
+            raise PayloadError("payload", "must be a JSON object")
+        named = _str(payload, "type")
+        if named is not None and named != event:
+            raise PayloadError("type", f"is {named!r} but the event is {event!r}")
+        handler = _HANDLERS.get(event)
+        if handler is None:
+            raise PayloadError("type", f"unsupported event {event!r}; known: {', '.join(EVENTS)}")
+        _obj(payload, "carry")  # validated for a clear error
+        _project(payload)
+        return handler(self, payload, _sid(payload))
+
+    def _created(self, p: Mapping[str, Any], sid: str) -> list[LifecycleCall]:
+        info = _obj(p, "info") or {}
+        _str(info, "parentID", "info.")
+        return []  # the first chat.message starts the session; this only carries lineage
+
+    def _chat_message(self, p: Mapping[str, Any], sid: str) -> list[LifecycleCall]:
+        parts = _list(p, "parts")
+        if parts is None:
+            raise PayloadError("parts", "is required")
+        text = _text_of(parts, "parts")
+        _model(p)
+        calls: list[LifecycleCall] = []
+        if not _carried(p, "started:" + sid):
+            body: dict[str, Any] = {"sessionKey": sid}
+            _put(body, "project", _project(p))
+            _put(body, "parentSessionKey", _carried(p, "parent:" + sid))
+            calls.append(LifecycleCall("session_start", body))
+        if text:
+            ups: dict[str, Any] = {"sessionKey": sid, "userMessage": text, "userPrompt": text}
+            _put(ups, "project", _project(p))
+            calls.append(LifecycleCall("user_prompt_submit", ups))
+        return calls
+
+    def _idle(self, p: Mapping[str, Any], sid: str) -> list[LifecycleCall]:
+        messages = _messages(p)
+        if _carried(p, "ended:" + sid):
+            return []
+        fresh = _since(messages, _carried(p, "checkpoint:" + sid))
+        transcript = _transcript(fresh)
+        if not transcript:
+            return []
+        body: dict[str, Any] = {"sessionKey": sid}
+        _put(body, "project", _project(p))
+        body["transcript"] = transcript
+        return [LifecycleCall("session_checkpoint_extract", body)]
+
+    def _compacting(self, p: Mapping[str, Any], sid: str) -> list[LifecycleCall]:
+        body = {"sessionKey": sid, "sessionContext": "OpenCode session compaction"}
+        return [LifecycleCall("pre_compaction", body)]
+
+    def _compacted(self, p: Mapping[str, Any], sid: str) -> list[LifecycleCall]:
+        summaries = [m for m in _messages(p) if m.summary and m.text]
+        if not summaries:
+            return []  # nothing to keep: the compaction produced no text
+        body: dict[str, Any] = {"sessionKey": sid, "summary": summaries[-1].text}
+        _put(body, "project", _project(p))
+        return [LifecycleCall("compaction_complete", body)]
+
+    def _deleted(self, p: Mapping[str, Any], sid: str) -> list[LifecycleCall]:
+        return []  # the held session end is released (see render)
+
+    def _end(self, p: Mapping[str, Any], sid: str) -> list[LifecycleCall]:
+        transcript = _str(p, "transcript")
+        body: dict[str, Any] = {"sessionKey": sid, "sessionId": sid}
+        _put(body, "cwd", _project(p))
+        body["reason"] = _str(p, "reason") or "exit"
+        _put(body, "transcript", transcript)
+        return [LifecycleCall("session_end", body)]
+
+    # -- render ----------------------------------------------------------
+
+    def render(
+        self, event: str, payload: Mapping[str, Any], results: Sequence[Any]
+    ) -> NativeOutput:
+        """The structured output the shim applies (see the module docstring)."""
+        sid = _sid(payload)
+        if event == "session.created":
+            parent = _str(_obj(payload, "info") or {}, "parentID", "info.")
+            if parent:
+                return NativeOutput({"carry": {"parent:" + sid: parent}})
+        elif event == "chat.message":
+            return NativeOutput(_chat_output(payload, sid, results) or None)
+        elif event == "session.idle" and not _carried(payload, "ended:" + sid):
+            messages = _messages(payload)
+            data: dict[str, Any] = {"hold": {"end:" + sid: _held_end(payload, sid, messages)}}
+            if messages and messages[-1].id:
+                data["carry"] = {"checkpoint:" + sid: messages[-1].id}
+            return NativeOutput(data)
+        elif event == "experimental.session.compacting" and results:
+            text = _guidance(results[0])
+            if text:
+                return NativeOutput({"push": {"context": [text]}})
+        elif event == "session.deleted":
+            return NativeOutput(
+                {"release": {"end:" + sid: "session.deleted"}, "carry": {"ended:" + sid: True}}
+            )
+        return self.neutral(event)
+
+    def neutral(self, event: str) -> NativeOutput:
+        """Nothing to apply: OpenCode carries on as if no plugin were loaded."""
+        return NativeOutput()
+
+
+def _model(p: Mapping[str, Any]) -> str | None:
+    """The turn's model as ``provider/model`` (the system transform's key), if given."""
+    model = _obj(p, "model")
+    if model is None:
+        return None
+    provider = _str(model, "providerID", "model.")
+    name = _str(model, "modelID", "model.")
+    return f"{provider}/{name}" if provider and name else None
+
+
+def _since(messages: Sequence[_Message], last: Any) -> Sequence[_Message]:
+    """The messages after the one with id ``last`` (all of them when it is not there)."""
+    if isinstance(last, str):
+        for n, m in enumerate(messages):
+            if m.id == last:
+                return messages[n + 1 :]
+    return messages
+
+
+def _held_end(p: Mapping[str, Any], sid: str, messages: Sequence[_Message]) -> dict[str, Any]:
+    """The session end the shim keeps for exit: the whole conversation so far."""
+    payload: dict[str, Any] = {"type": "session.end", "sessionID": sid}
+    _put(payload, "directory", _project(p))
+    _put(payload, "transcript", _transcript(messages))
+    return {"event": "session.end", "payload": payload}
+
+
+def _chat_output(p: Mapping[str, Any], sid: str, results: Sequence[Any]) -> dict[str, Any]:
+    model = _model(p)
+    starting = not _carried(p, "started:" + sid)
+    system: dict[str, Any] = {}
+    data: dict[str, Any] = {}
+    index = 0
+    if starting:
+        text = _context_text(results[0] if results else None, prompt=False)
+        if text:
+            system["session:" + sid] = _slot(sid, text, "session-start", model, uses=1)
+        data["carry"] = {"started:" + sid: True}
+        data["hold"] = {"end:" + sid: _held_end(p, sid, [])}
+        index = 1
+    if len(results) > index:
+        text = _context_text(results[index], prompt=True)
+        if text:
+            system["recall:" + sid] = _slot(sid, text, "prompt-recall", model, until="chat.message")
+    if system:
+        data["system"] = system
+    return data
+
+
+def _slot(
+    sid: str,
+    text: str,
+    source: str,
+    model: str | None,
+    *,
+    uses: int | None = None,
+    until: str | None = None,
+) -> dict[str, Any]:
+    slot: dict[str, Any] = {
+        "session": sid,
+        "text": f'<{_TAG} source="{source}">\n{text.strip()}\n</{_TAG}>',
+    }
+    if model is not None:
+        slot["model"] = model
+    if uses is not None:
+        slot["uses"] = uses
+    if until is not None:
+        slot["until"] = until
+    return slot
+
+
+def _context_text(result: Any, *, prompt: bool) -> str:
+    """The context text in a daemon answer, newest response fields first."""
+    if not isinstance(result, dict) or result.get("skipped") or result.get("bypassed"):
+        return ""
+    if prompt:
+        dynamic = result.get("dynamicContext")
+        if isinstance(dynamic, str) and dynamic.strip():
+            return dynamic
+    else:
+        parts = [result.get("stableSystemPrompt"), result.get("dynamicContext")]
+        joined = "\n\n".join(p for p in parts if isinstance(p, str) and p.strip())
+        if joined:
+            return joined
+    inject = result.get("inject")
+    return inject if isinstance(inject, str) and inject.strip() else ""
+
+
+def _guidance(result: Any) -> str:
+    """What the compaction prompt should keep: the daemon's guidelines, else its prompt."""
+    if not isinstance(result, dict):
+        return ""
+    for key in ("guidelines", "summaryPrompt"):
+        value = result.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return ""
+
+
+_HANDLERS = {
+    "session.created": OpenCodeTranslator._created,
+    "chat.message": OpenCodeTranslator._chat_message,
+    "session.idle": OpenCodeTranslator._idle,
+    "experimental.session.compacting": OpenCodeTranslator._compacting,
+    "session.compacted": OpenCodeTranslator._compacted,
+    "session.deleted": OpenCodeTranslator._deleted,
+    "session.end": OpenCodeTranslator._end,
+}
+
+#: The shared instance: the translator reads no environment.
+TRANSLATOR = OpenCodeTranslator()
+
+
+def translator_for(env: Mapping[str, str]) -> OpenCodeTranslator:
+    """The translator for any environment (OpenCode's choices travel in the payload)."""
+    return TRANSLATOR

@@ -1,0 +1,391 @@
+"""``signet-sdk install opencode`` / ``uninstall``: our plugin and MCP server in OpenCode's config.
+
+OpenCode loads every ``plugins/*.js`` of its config directory
+(``$XDG_CONFIG_HOME/opencode``, else ``~/.config/opencode``) and, with
+``--project DIR``, of ``DIR/.opencode``. The installer writes there:
+
+* ``plugins/signet-sdk.js``: the shim (package data), whose first line is
+  the managed marker ``SIGNET_SDK_MANAGED_OPENCODE_PLUGIN``; files in
+  ``plugins/`` are loaded without a config entry;
+* ``plugins/signet-sdk/``: the core's shared transport (``transport.mjs``),
+  the ``signet-sdk`` command it runs (``signet-sdk.json``, this
+  environment's, as an absolute path) and ``signet-opencode.json``: which
+  hooks and events to forward and what of each, from the translator's own
+  table, with each event's deadline in milliseconds (the adapter's deadline,
+  from ``SIGNET_*_TIMEOUT`` at install time, plus a margin);
+
+and merges ``mcp.signet`` (``signet-sdk mcp`` as a local MCP server, the
+memory tools) into the config file: the first of ``opencode.jsonc``,
+``opencode.json`` that exists (user: in the config directory; project: in
+``DIR``), else a new ``opencode.json``. The file is edited as text (JSONC
+comments, trailing commas and layout survive), a backup of the previous
+bytes is kept beside it as ``<name>.signet-sdk.bak``, and what was changed
+is recorded in ``plugins/signet-sdk/install.json`` so that uninstall puts
+back exactly what was there (a ``signet`` MCP entry of someone else's
+included). A config file that does not parse is reported and left untouched.
+
+Rules: files are ours only when the shim carries the marker; anything else
+in their place is refused (exit 1). A second run finds nothing to change and
+writes nothing. ``--dry-run`` prints the diff and writes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import difflib
+import json
+import math
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from signet_sdk.installing import json5edit as j5
+
+__all__ = ["MARKER", "config_dir", "main", "mcp_entry", "plugin_files", "sdk_command", "shim_spec"]
+
+#: The first line of our plugin file contains this; nothing else is ours.
+MARKER = "SIGNET_SDK_MANAGED_OPENCODE_PLUGIN"
+PLUGIN_FILE = "signet-sdk.js"
+SUPPORT_DIR = "signet-sdk"
+RECORD = "install.json"
+#: The MCP server name in the config's ``mcp`` object.
+MCP_NAME = "signet"
+#: Milliseconds the shim waits beyond the adapter's own deadline for an event.
+_MARGIN_MS = 1000
+#: The plugin Signet's own connector installs; both capturing means doubled memories.
+_SIGNET_CONNECTOR_FILE = "signet.mjs"
+_CONFIG_NAMES = ("opencode.jsonc", "opencode.json")
+_PROGRAM = "signet-sdk"
+
+
+class InstallError(Exception):
+    """The plugin cannot be written safely; the message names the path and the problem."""
+
+
+def sdk_command(python: str | None = None) -> list[str]:
+    """The ``signet-sdk`` command, as absolute words (no PATH lookup)."""
+    exe = os.path.abspath(python or sys.executable)
+    script = Path(exe).parent / _PROGRAM
+    if script.is_file() and os.access(script, os.X_OK):
+        return [str(script)]
+    return [exe, "-m", "signet_sdk"]
+
+
+def config_dir(project: str | None, env: Mapping[str, str]) -> Path:
+    """Where OpenCode looks for plugins: the project's ``.opencode``, else the user's."""
+    if project:
+        return Path(project).expanduser().absolute() / ".opencode"
+    base = (env.get("XDG_CONFIG_HOME") or "").strip()
+    root = Path(base) if base and os.path.isabs(base) else Path(env.get("HOME") or "~") / ".config"
+    return root.expanduser() / "opencode"
+
+
+def config_file(project: str | None, env: Mapping[str, str]) -> Path:
+    """The config file to merge into: the first that exists, else a new ``opencode.json``."""
+    folder = Path(project).expanduser().absolute() if project else config_dir(None, env)
+    for name in _CONFIG_NAMES:
+        if (folder / name).exists():
+            return folder / name
+    return folder / "opencode.json"
+
+
+def shim_spec(env: Mapping[str, str]) -> dict[str, Any]:
+    """``signet-opencode.json``: the forwarded events, what of each, and each one's deadline."""
+    from signet_sdk.wire.config import resolve_config
+
+    from . import PLUGIN
+    from ._translate import SHIM_EVENTS
+
+    timeouts = resolve_config(env=dict(env)).timeouts
+    events: dict[str, Any] = {}
+    for name, spec in PLUGIN.events.items():
+        seconds = timeouts.for_class(spec.timeout_class) or 10.0
+        rule = SHIM_EVENTS.get(name, {"hook": "held"})
+        events[name] = {**rule, "timeoutMs": math.ceil(seconds * 1000) + _MARGIN_MS}
+    return {"managedBy": "signet-sdk install opencode", "harness": PLUGIN.name, "events": events}
+
+
+def mcp_entry(python: str | None = None) -> dict[str, Any]:
+    """OpenCode's local MCP server entry running ``signet-sdk mcp``, labelled as OpenCode."""
+    return {
+        "type": "local",
+        "command": [*sdk_command(python), "mcp"],
+        "environment": {"SIGNET_HARNESS": "opencode"},
+        "enabled": True,
+    }
+
+
+def _json(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def plugin_files(env: Mapping[str, str], python: str | None = None) -> dict[str, str]:
+    """Path under ``plugins/`` -> text of every file the installer writes there."""
+    from importlib.resources import files
+
+    from . import PLUGIN
+
+    shim_dir = PLUGIN.shim_dir()
+    assert shim_dir is not None
+    shim = Path(shim_dir, PLUGIN_FILE).read_text(encoding="utf-8")
+    transport = (files("signet_sdk") / "shims" / "transport.mjs").read_text(encoding="utf-8")
+    command = {"managedBy": "signet-sdk install opencode", "command": sdk_command(python)}
+    return {
+        f"{SUPPORT_DIR}/transport.mjs": transport,
+        f"{SUPPORT_DIR}/signet-sdk.json": _json(command),
+        f"{SUPPORT_DIR}/signet-opencode.json": _json(shim_spec(env)),
+        PLUGIN_FILE: shim,
+    }
+
+
+# -- files -------------------------------------------------------------------
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InstallError(f"{path}: cannot read: {exc}") from None
+
+
+def _is_ours(path: Path) -> bool:
+    if path.is_symlink() or not path.is_file():
+        return False
+    try:
+        with path.open(encoding="utf-8") as fh:
+            return MARKER in fh.readline()
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _write(path: Path, text: str) -> None:
+    """Replace ``path`` atomically with ``text`` (0644, as OpenCode's own files)."""
+    if path.is_symlink():
+        raise InstallError(f"{path}: is a symbolic link; left untouched")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _diff(path: Path, old: str | None, new: str | None, verb: str) -> str:
+    lines = difflib.unified_diff(
+        (old or "").splitlines(keepends=True),
+        (new or "").splitlines(keepends=True),
+        fromfile=str(path) if old is not None else "/dev/null",
+        tofile=f"{path} (after {verb})" if new is not None else "/dev/null",
+    )
+    return "".join(lines)
+
+
+# -- the config file --------------------------------------------------------
+
+
+def _parse(path: Path, text: str) -> j5.Node:
+    try:
+        root = j5.parse(text)
+    except j5.Json5Error as exc:
+        raise InstallError(f"{path}: not valid JSONC ({exc}); fix it and run again") from None
+    if root.kind != "object":
+        raise InstallError(f"{path}: the top level is not an object; left untouched")
+    mcp = j5.find(root, ["mcp"])
+    if mcp is not None and mcp.kind != "object":
+        raise InstallError(f"{path}: 'mcp' is not an object; left untouched")
+    return root
+
+
+def merge_config(path: Path, text: str | None, entry: Any) -> tuple[str, dict[str, Any] | None]:
+    """The config with ``mcp.signet`` set, and the record of what changed (None: nothing)."""
+    current = "{}\n" if text is None else text
+    _parse(path, current)
+    updated, change = j5.set_member(current, ["mcp", MCP_NAME], entry)
+    if change is None:
+        return current, None
+    record: dict[str, Any] = {"file": str(path), "existed": text is not None, "change": change}
+    return updated, record
+
+
+def unmerge_config(path: Path, text: str, record: Mapping[str, Any]) -> tuple[str, str | None]:
+    """The config with our change reversed while the entry is still ours; and a note if not."""
+    root = _parse(path, text)
+    node = j5.find(root, ["mcp", MCP_NAME])
+    ours = record.get("entry")
+    if node is None:
+        return text, None
+    if j5.plain(node) != ours:
+        return text, f"{path}: mcp.{MCP_NAME} was changed since install; left as it is"
+    change = list(record.get("change") or [])
+    if change and change[0] == "replaced":
+        return j5.replace_value(text, ["mcp", MCP_NAME], str(change[2])), None
+    if change and change[0] == "created" and list(change[1]) == ["mcp"]:
+        mcp = j5.find(root, ["mcp"])
+        if mcp is not None and [k for k, _, _ in mcp.members] == [MCP_NAME]:
+            return j5.remove_member(text, ["mcp"]), None
+    return j5.remove_member(text, ["mcp", MCP_NAME]), None
+
+
+# -- install / uninstall --------------------------------------------------
+
+
+def _check_place(plugins: Path, names: Sequence[str]) -> None:
+    shim = plugins / PLUGIN_FILE
+    if shim.exists() or shim.is_symlink():
+        if not _is_ours(shim):
+            raise InstallError(f"{shim}: exists without our marker ({MARKER}); left untouched")
+        return
+    taken = [n for n in names if (plugins / n).exists() or (plugins / n).is_symlink()]
+    if taken:
+        raise InstallError(
+            f"{plugins}: holds {', '.join(taken)} but no plugin of ours; left untouched"
+        )
+
+
+def _install(plugins: Path, files: Mapping[str, str], cfg: Path, entry: Any, dry_run: bool) -> int:
+    _check_place(plugins, list(files))
+    cfg_text = _read(cfg)
+    record_path = plugins / SUPPORT_DIR / RECORD
+    old_record_text = _read(record_path)
+    new_cfg, change = merge_config(cfg, cfg_text, entry)
+    out = dict(files)
+    if change is not None and old_record_text is not None:
+        # Our own older entry replaced (a new interpreter path): uninstall still
+        # restores what was there before the first install.
+        try:
+            old = json.loads(old_record_text)
+        except ValueError:
+            old = None
+        first = change["change"]
+        ours = isinstance(old, dict) and first[0] == "replaced"
+        if ours and isinstance(old, dict) and j5.plain(j5.parse(first[2])) == old.get("entry"):
+            change["change"], change["existed"] = old.get("change"), old.get("existed")
+    if change is not None:
+        change["entry"] = entry
+        out[f"{SUPPORT_DIR}/{RECORD}"] = _json(change)
+    elif old_record_text is not None:
+        out[f"{SUPPORT_DIR}/{RECORD}"] = old_record_text
+    changes = [(n, _read(plugins / n), t) for n, t in out.items()]
+    changes = [c for c in changes if c[1] != c[2]]
+    cfg_changed = new_cfg != (cfg_text if cfg_text is not None else None)
+    if not changes and not cfg_changed:
+        sys.stdout.write(f"{plugins}: already up to date, nothing changed\n")
+        return 0
+    if dry_run:
+        for name, current, text in changes:
+            sys.stdout.write(_diff(plugins / name, current, text, "install"))
+        if cfg_changed:
+            sys.stdout.write(_diff(cfg, cfg_text, new_cfg, "install"))
+        return 0
+    if cfg_changed:
+        if cfg_text is not None:
+            _write(cfg.with_name(cfg.name + ".signet-sdk.bak"), cfg_text)
+        _write(cfg, new_cfg)
+    # The plugin file last: OpenCode loads it only once everything it needs is there.
+    for name, _, text in sorted(changes, key=lambda c: c[0] == PLUGIN_FILE):
+        _write(plugins / name, text)
+    sys.stdout.write(f"Signet OpenCode plugin installed into {plugins}\n")
+    if cfg_changed:
+        sys.stdout.write(f"{cfg}: mcp.{MCP_NAME} runs the memory tools (signet-sdk mcp)\n")
+    sys.stdout.write("OpenCode loads plugins at start-up: restart running sessions.\n")
+    if (plugins / _SIGNET_CONNECTOR_FILE).exists():
+        sys.stdout.write(
+            f"note: {plugins / _SIGNET_CONNECTOR_FILE} (Signet's own OpenCode plugin) is "
+            "installed too; with both, every session is captured twice\n"
+        )
+    return 0
+
+
+def _uninstall(plugins: Path, names: Sequence[str], cfg: Path, dry_run: bool) -> int:
+    shim = plugins / PLUGIN_FILE
+    if not _is_ours(shim):
+        sys.stdout.write(f"{plugins}: no plugin of ours there, nothing changed\n")
+        return 0
+    record_text = _read(plugins / SUPPORT_DIR / RECORD)
+    record: dict[str, Any] = {}
+    if record_text:
+        try:
+            record = json.loads(record_text)
+        except ValueError:
+            record = {}
+    target = Path(record["file"]) if isinstance(record.get("file"), str) else cfg
+    cfg_text = _read(target)
+    new_cfg, note = (cfg_text, None)
+    if cfg_text is not None and record:
+        new_cfg, note = unmerge_config(target, cfg_text, record)
+        if new_cfg == "{}\n" and record.get("existed") is False:
+            new_cfg = None  # we created the file for our entry alone
+    present = [*names, f"{SUPPORT_DIR}/{RECORD}"]
+    present = [n for n in present if (plugins / n).is_file() and not (plugins / n).is_symlink()]
+    if dry_run:
+        for name in present:
+            sys.stdout.write(_diff(plugins / name, _read(plugins / name), None, "uninstall"))
+        if new_cfg != cfg_text:
+            sys.stdout.write(_diff(target, cfg_text, new_cfg, "uninstall"))
+        return 0
+    # The plugin file first: without it, whatever is left is never loaded.
+    for name in sorted(present, key=lambda n: n != PLUGIN_FILE):
+        (plugins / name).unlink(missing_ok=True)
+    with contextlib.suppress(OSError):  # it holds files of someone else's
+        (plugins / SUPPORT_DIR).rmdir()
+    if new_cfg != cfg_text:
+        if new_cfg is None:
+            target.unlink(missing_ok=True)
+        else:
+            _write(target, new_cfg)
+    if note:
+        sys.stdout.write(f"note: {note}\n")
+    sys.stdout.write(f"Signet OpenCode plugin removed from {plugins}\n")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``main(["install" | "uninstall", *options])``; 0 on success, 1 when refused, 2 on usage."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(
+        prog="signet-sdk {install|uninstall} opencode",
+        description="Write Signet's OpenCode plugin and MCP server entry into OpenCode's "
+        "config directory (or a project's .opencode), or remove them.",
+    )
+    parser.add_argument("verb", choices=("install", "uninstall"))
+    parser.add_argument(
+        "--project", metavar="DIR", help="install for one project (DIR/.opencode/plugins)"
+    )
+    parser.add_argument("--dry-run", action="store_true", help="print the changes, write nothing")
+    parser.add_argument(
+        "--python", metavar="EXE", help="interpreter whose signet-sdk command the plugin runs"
+    )
+    try:
+        opts = parser.parse_args(args)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+
+    env = dict(os.environ)
+    plugins = config_dir(opts.project, env) / "plugins"
+    cfg = config_file(opts.project, env)
+    try:
+        files = plugin_files(env, opts.python)
+        if opts.verb == "install":
+            return _install(plugins, files, cfg, mcp_entry(opts.python), opts.dry_run)
+        return _uninstall(plugins, list(files), cfg, opts.dry_run)
+    except InstallError as exc:
+        sys.stderr.write(f"signet-sdk {opts.verb} opencode: {exc}\nNo file was changed.\n")
+        return 1
+    except OSError as exc:
+        sys.stderr.write(f"signet-sdk {opts.verb} opencode: {exc}\n")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

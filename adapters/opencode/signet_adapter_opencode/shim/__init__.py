@@ -1,0 +1,1 @@
+"""The OpenCode plugin (``signet-sdk.js``): package data the installer copies to OpenCode."""

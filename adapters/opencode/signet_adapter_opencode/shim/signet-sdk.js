@@ -1,0 +1,220 @@
+// SIGNET_SDK_MANAGED_OPENCODE_PLUGIN: written by `signet-sdk install opencode`; `signet-sdk uninstall opencode` removes it.
+//
+// The OpenCode plugin of signet-sdk. It holds no Signet logic: every decision
+// is made by the OpenCode adapter's translator (Python) behind the adapter
+// server. This file only
+//   * forwards the hooks and bus events listed in signet-sdk/signet-opencode.json
+//     (written by the installer from the translator's own table), each as the
+//     fields that table selects, plus the plugin's directory, the markers
+//     earlier answers asked it to carry and, where the table says so, the
+//     session's messages from OpenCode's own client; one event at a time,
+//     through the shared transport (signet-sdk/transport.mjs);
+//   * applies what comes back: system text held for the next model requests
+//     of a session (pushed in experimental.chat.system.transform), strings
+//     pushed onto a hook's output, carried markers, and events held until
+//     OpenCode exits (sent synchronously from the process "exit" handler) or
+//     released early.
+// It exports one plugin function and nothing else (OpenCode calls every export),
+// never writes to stdout, and never throws into OpenCode.
+// SIGNET_BYPASS=1 or SIGNET_NO_HOOKS=1 turns it off entirely.
+
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { send, sendSync } from "./signet-sdk/transport.mjs";
+
+const HERE = join(dirname(fileURLToPath(import.meta.url)), "signet-sdk");
+
+function loadSpec() {
+  try {
+    const spec = JSON.parse(readFileSync(join(HERE, "signet-opencode.json"), "utf8"));
+    return spec && typeof spec.events === "object" ? spec : null;
+  } catch (error) {
+    return null;
+  }
+}
+
+/** The parts of `value` that `rule` selects: true = as is, {} = those fields (of each element). */
+function select(value, rule) {
+  if (rule === true) return value;
+  if (Array.isArray(value)) return value.map((item) => select(item, rule));
+  if (rule && typeof rule === "object" && value && typeof value === "object") {
+    const out = {};
+    for (const [key, inner] of Object.entries(rule)) {
+      const picked = select(value[key], inner);
+      if (picked !== undefined) out[key] = picked;
+    }
+    return out;
+  }
+  return undefined;
+}
+
+function sessionOf(properties) {
+  if (!properties || typeof properties !== "object") return null;
+  if (typeof properties.sessionID === "string") return properties.sessionID;
+  return properties.info && typeof properties.info.id === "string" ? properties.info.id : null;
+}
+
+async function messagesOf(client, sessionID) {
+  try {
+    const answer = await client.session.messages({ path: { id: sessionID } });
+    const list = answer && Array.isArray(answer.data) ? answer.data : answer;
+    return Array.isArray(list) ? list : [];
+  } catch (error) {
+    return [];
+  }
+}
+
+function createState() {
+  return { system: new Map(), carry: {}, held: new Map() };
+}
+
+function modelKey(model) {
+  if (!model || typeof model !== "object") return null;
+  const provider = model.providerID;
+  const name = model.id || model.modelID;
+  return provider && name ? `${provider}/${name}` : null;
+}
+
+export const SignetMemory = async (ctx) => {
+  const options = (ctx && ctx.signetOptions) || {};
+  const env = options.env || process.env;
+  if (env.SIGNET_BYPASS === "1" || env.SIGNET_NO_HOOKS === "1") return {};
+  const spec = options.spec || loadSpec();
+  if (!spec) return {};
+  const transport = options.send || send;
+  const transportSync = options.sendSync || sendSync;
+  const harness = spec.harness || "opencode";
+  const directory = ctx.directory || ctx.worktree || null;
+  const state = createState();
+  let queue = Promise.resolve();
+
+  function base(extra) {
+    return { ...extra, directory, carry: { ...state.carry } };
+  }
+
+  // One event at a time, so each one carries what the answers before it asked to carry.
+  function forward(event, payload, timeoutMs) {
+    const run = queue.then(() => transport(harness, event, base(payload), { timeoutMs, env }));
+    queue = run.catch(() => null);
+    return run;
+  }
+
+  function release(key, reason) {
+    const held = state.held.get(key);
+    if (!held) return;
+    state.held.delete(key);
+    const rule = spec.events[held.event] || {};
+    forward(held.event, { ...held.payload, reason }, rule.timeoutMs).catch(() => null);
+  }
+
+  function apply(data, output) {
+    if (!data || typeof data !== "object") return;
+    if (data.carry && typeof data.carry === "object") {
+      for (const [key, value] of Object.entries(data.carry)) {
+        if (value === null || value === undefined) delete state.carry[key];
+        else state.carry[key] = value;
+      }
+    }
+    if (data.system && typeof data.system === "object") {
+      for (const [name, slot] of Object.entries(data.system)) {
+        if (slot && typeof slot.text === "string" && slot.text) state.system.set(name, { ...slot });
+        else state.system.delete(name);
+      }
+    }
+    if (data.hold && typeof data.hold === "object") {
+      for (const [key, held] of Object.entries(data.hold)) {
+        if (held && typeof held.event === "string") state.held.set(key, held);
+        else state.held.delete(key);
+      }
+    }
+    if (data.push && typeof data.push === "object" && output && typeof output === "object") {
+      for (const [field, items] of Object.entries(data.push)) {
+        if (Array.isArray(output[field]) && Array.isArray(items)) output[field].push(...items);
+      }
+    }
+    if (data.release && typeof data.release === "object") {
+      for (const [key, reason] of Object.entries(data.release)) release(key, String(reason));
+    }
+  }
+
+  /** Drop the slots that last until `event` fires for `sessionID`. */
+  function reach(event, sessionID) {
+    for (const [name, slot] of state.system) {
+      if (slot.until === event && slot.session === sessionID) state.system.delete(name);
+    }
+  }
+
+  async function handle(event, fields, sessionID, output) {
+    const rule = spec.events[event];
+    if (!rule) return;
+    try {
+      reach(event, sessionID);
+      const payload = { type: event, ...(select(fields, rule.fields || {}) || {}) };
+      if (rule.messages && sessionID) {
+        payload.messages = select(await messagesOf(ctx.client, sessionID), rule.messages);
+      }
+      apply(await forward(event, payload, rule.timeoutMs), output);
+    } catch (error) {
+      // OpenCode carries on as if no plugin were loaded
+    }
+  }
+
+  process.on("exit", () => {
+    // Nothing asynchronous runs any more: each held event goes out through a
+    // short synchronous process that puts it in the durable outbox.
+    for (const [key, held] of [...state.held]) {
+      state.held.delete(key);
+      try {
+        const rule = spec.events[held.event] || {};
+        transportSync(harness, held.event, base({ ...held.payload, reason: "exit" }), {
+          timeoutMs: rule.timeoutMs,
+          env,
+        });
+      } catch (error) {
+        // exiting anyway
+      }
+    }
+  });
+
+  const hooks = {
+    event: async ({ event }) => {
+      if (!event || typeof event.type !== "string" || !spec.events[event.type]) return;
+      const properties = event.properties || {};
+      const sessionID = sessionOf(properties);
+      await handle(event.type, { ...properties, sessionID }, sessionID, null);
+    },
+    "chat.message": async (input, output) => {
+      const message = (output && output.message) || {};
+      const fields = {
+        sessionID: input.sessionID,
+        messageID: input.messageID || message.id,
+        agent: input.agent || message.agent,
+        model: input.model || message.model,
+        parts: (output && output.parts) || [],
+      };
+      await handle("chat.message", fields, input.sessionID, output);
+    },
+    "experimental.session.compacting": async (input, output) => {
+      await handle("experimental.session.compacting", input, input.sessionID, output);
+    },
+    "experimental.chat.system.transform": async (input, output) => {
+      try {
+        if (!output || !Array.isArray(output.system) || state.system.size === 0) return;
+        const model = modelKey(input.model);
+        for (const [name, slot] of state.system) {
+          if (slot.session !== input.sessionID) continue;
+          if (slot.model && slot.model !== model) continue;
+          output.system.push(slot.text);
+          if (typeof slot.uses === "number") {
+            slot.uses -= 1;
+            if (slot.uses <= 0) state.system.delete(name);
+          }
+        }
+      } catch (error) {
+        // the request goes out without our text
+      }
+    },
+  };
+  return hooks;
+};

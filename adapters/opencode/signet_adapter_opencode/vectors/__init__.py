@@ -1,0 +1,1 @@
+"""Contract vectors of the OpenCode adapter: one JSON file per case."""

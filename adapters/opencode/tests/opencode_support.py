@@ -1,0 +1,227 @@
+"""What the OpenCode end-to-end tests share: the pinned binary, its offline seed, a world.
+
+``opencode`` (pinned, installed from the npm registry by
+``e2e/install_opencode.sh`` into ``${XDG_CACHE_HOME:-~/.cache}/signet-sdk/npm``)
+runs headless with our plugin installed by our installer into a private
+config directory. On its first start OpenCode npm-installs
+``@opencode-ai/plugin`` into every config directory it uses; the seed (made
+once, cached beside the binary) is copied there first, and the npm registry
+is pointed at a closed loopback port, so no test waits on, or talks to, the
+registry.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from signet_sdk.testing.fake_openai import FakeOpenAI, has_tools, system_text
+from signet_sdk.testing.mock_daemon import MockDaemon
+
+VERSION = os.environ.get("OPENCODE_VERSION", "1.18.33")
+HERE = Path(__file__).parent
+INSTALLER = HERE / "e2e" / "install_opencode.sh"
+# Resolved at import, before a test's private HOME is in place: the install is shared.
+NPM_CACHE = os.environ.get("SIGNET_NPM_CACHE") or os.path.join(
+    os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "signet-sdk", "npm"
+)
+REPLY = "FAKE-OPENCODE-REPLY: noted."
+SUMMARY = "SIGNET-OPENCODE-SUMMARY-5c1e: atlas deploys go through make ship."
+TITLE = "Atlas deploys"
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def reply(body: dict[str, Any]) -> str:
+    """The fake model's answer: a summary for compaction, a title without tools, else REPLY."""
+    if "context summarization" in system_text(body):
+        return SUMMARY
+    return REPLY if has_tools(body) else TITLE
+
+
+def install_opencode() -> str:
+    """The pinned ``opencode`` program (skips without node/npm, fails under CI)."""
+    if shutil.which("npm") is None or shutil.which("node") is None:
+        reason = "node and npm are needed to install OpenCode from the npm registry"
+        if in_ci():
+            pytest.fail(reason)
+        pytest.skip(reason)
+    env = dict(os.environ, SIGNET_NPM_CACHE=NPM_CACHE)
+    proc = subprocess.run(
+        ["bash", str(INSTALLER), VERSION], capture_output=True, text=True, env=env, timeout=900
+    )
+    if proc.returncode != 0:
+        message = f"installing OpenCode {VERSION} failed:\n{proc.stderr[-2000:]}"
+        if in_ci():
+            pytest.fail(message)
+        pytest.skip(message)
+    return proc.stdout.strip().splitlines()[-1]
+
+
+def plugin_seed() -> Path:
+    """A directory holding what OpenCode's runtime install of ``@opencode-ai/plugin`` makes."""
+    seed = Path(NPM_CACHE) / f"opencode-plugin-seed@{VERSION}"
+    if (seed / "node_modules" / "@opencode-ai" / "plugin" / "package.json").is_file():
+        return seed
+    work = Path(tempfile.mkdtemp(prefix="opencode-seed-", dir=NPM_CACHE))
+    (work / "package.json").write_text(
+        json.dumps({"dependencies": {"@opencode-ai/plugin": VERSION}}, indent=2) + "\n"
+    )
+    proc = subprocess.run(
+        ["npm", "install", "--no-audit", "--no-fund", "--loglevel=error"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if proc.returncode != 0:
+        shutil.rmtree(work, ignore_errors=True)
+        message = f"seeding @opencode-ai/plugin {VERSION} failed:\n{proc.stderr[-2000:]}"
+        if in_ci():
+            pytest.fail(message)
+        pytest.skip(message)
+    try:
+        work.rename(seed)
+    except OSError:  # another run made it first
+        shutil.rmtree(work, ignore_errors=True)
+    return seed
+
+
+def seed_into(folder: Path, seed: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("package.json", "package-lock.json"):
+        if (seed / name).exists():
+            shutil.copy2(seed / name, folder / name)
+    if not (folder / "node_modules").exists():
+        shutil.copytree(seed / "node_modules", folder / "node_modules", symlinks=True)
+
+
+def project_parent() -> str:
+    # Not under /tmp: the daemon treats /tmp projects as noise and keeps no transcript.
+    for candidate in ("/var/tmp", os.path.expanduser("~/.cache")):
+        if os.path.isdir(candidate) and os.access(candidate, os.W_OK):
+            return candidate
+    return tempfile.gettempdir()
+
+
+@dataclass
+class World:
+    """A project, OpenCode pointed at the fake model, our plugin installed, the daemon given."""
+
+    opencode: str
+    project: Path
+    config: Path
+    env: dict[str, str]
+    fake: FakeOpenAI
+    daemon: MockDaemon | None
+    url: str
+    procs: list[subprocess.Popen[str]] = field(default_factory=list)
+
+    def calls(self, name: str) -> list[Any]:
+        assert self.daemon is not None
+        return [r for r in self.daemon.requests if r.path == f"/api/hooks/{name}"]
+
+    def paths(self) -> list[str]:
+        assert self.daemon is not None
+        return [r.path for r in self.daemon.requests]
+
+    def wait_for(self, name: str, count: int = 1, timeout: float = 20.0) -> list[Any]:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            found = self.calls(name)
+            if len(found) >= count:
+                return found
+            time.sleep(0.05)
+        raise AssertionError(f"{count} x {name} not seen within {timeout}s; saw {self.paths()}")
+
+    def run(
+        self, prompt: str, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [self.opencode, "run", prompt],
+            cwd=self.project,
+            env=env or self.env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+
+    def turns(self) -> list[dict[str, Any]]:
+        """Model requests of main turns (with tools)."""
+        return [b for b in self.fake.chat_bodies() if has_tools(b)]
+
+
+@contextmanager
+def make_world(
+    opencode: str, seed: Path, home: Path, fake: FakeOpenAI, url: str, daemon: MockDaemon | None
+) -> Iterator[World]:
+    from signet_adapter_opencode.install import main as install_main
+
+    base = Path(tempfile.mkdtemp(prefix="signet-opencode-e2e-", dir=project_parent()))
+    project = Path(os.path.realpath(base / "atlas"))
+    project.mkdir()
+    config = home / ".config" / "opencode"
+    seed_into(config, seed)
+    assert install_main(["install"]) == 0
+    (project / "opencode.json").write_text(
+        json.dumps(
+            {
+                "autoupdate": False,
+                "share": "disabled",
+                "model": "fake/fake-model",
+                "small_model": "fake/fake-small",
+                "provider": {
+                    "fake": {
+                        "npm": "@ai-sdk/openai-compatible",
+                        "options": {"baseURL": fake.base_url, "apiKey": "sk-fake"},
+                        "models": {"fake-model": {}, "fake-small": {}},
+                    }
+                },
+            },
+            indent=2,
+        )
+    )
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "LANG": "C.UTF-8",
+        "HOME": str(home),
+        "XDG_STATE_HOME": os.environ["XDG_STATE_HOME"],
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "OPENCODE_DISABLE_AUTOUPDATE": "1",
+        "OPENCODE_DISABLE_SHARE": "1",
+        "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+        "OPENCODE_DISABLE_CLAUDE_CODE": "1",
+        "OPENCODE_DISABLE_MODELS_FETCH": "1",
+        # The runtime plugin install finds the seed; nothing may reach a registry.
+        "npm_config_registry": "http://127.0.0.1:9/",
+        "npm_config_fetch_retries": "0",
+        "SIGNET_DAEMON_URL": url,
+        "SIGNET_AGENT_ID": "atlas-agent",
+        "SIGNET_OUTBOX_FLUSH_SECONDS": "5",
+        "SIGNET_ADAPTER_AUTOSTART": "0",
+    }
+    world = World(opencode, project, config, env, fake, daemon, url)
+    try:
+        yield world
+    finally:
+        for proc in world.procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(timeout=10)
+        shutil.rmtree(base, ignore_errors=True)
