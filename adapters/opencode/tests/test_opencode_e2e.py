@@ -65,10 +65,13 @@ def seed(opencode_bin: str) -> Path:
 @pytest.fixture
 def world(opencode_bin: str, seed: Path, tmp_path: Path, isolated: Path) -> Iterator[World]:
     daemon = MockDaemon(db_path=tmp_path / "daemon.sqlite3")
-    with FakeOpenAI(reply, models=["fake-model", "fake-small"]) as fake, daemon.serve() as handle:
-        with make_world(opencode_bin, seed, isolated, fake, handle.url, daemon) as made:
-            yield made
-            _let_senders_finish(made)
+    with (
+        FakeOpenAI(reply, models=["fake-model", "fake-small"]) as fake,
+        daemon.serve() as handle,
+        make_world(opencode_bin, seed, isolated, fake, handle.url, daemon) as made,
+    ):
+        yield made
+        _let_senders_finish(made)
 
 
 def _outbox(world: World) -> list[Path]:
@@ -273,15 +276,17 @@ def test_with_the_daemon_down_the_turn_completes_and_writes_wait_in_the_outbox(
     opencode_bin: str, seed: Path, isolated: Path
 ) -> None:
     down = f"http://127.0.0.1:{_free_port()}"
-    with FakeOpenAI(reply, models=["fake-model", "fake-small"]) as fake:
-        with make_world(opencode_bin, seed, isolated, fake, down, None) as world:
-            start = time.monotonic()
-            proc = world.run(PROMPT)
-            elapsed = time.monotonic() - start
-            assert proc.returncode == 0, proc.stderr[-3000:]
-            assert proc.stdout.strip().endswith(REPLY)
-            assert "signet" not in (proc.stdout + proc.stderr).lower()
-            assert len([b for b in fake.chat_bodies() if b.get("tools")]) == 1
-            actions = sorted(json.loads(p.read_text())["action"] for p in _outbox(world))
-            assert actions == ["session_checkpoint_extract", "session_end"]
-            assert elapsed < 60
+    with (
+        FakeOpenAI(reply, models=["fake-model", "fake-small"]) as fake,
+        make_world(opencode_bin, seed, isolated, fake, down, None) as world,
+    ):
+        start = time.monotonic()
+        proc = world.run(PROMPT)
+        elapsed = time.monotonic() - start
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert proc.stdout.strip().endswith(REPLY)
+        assert "signet" not in (proc.stdout + proc.stderr).lower()
+        assert len([b for b in fake.chat_bodies() if b.get("tools")]) == 1
+        actions = sorted(json.loads(p.read_text())["action"] for p in _outbox(world))
+        assert actions == ["session_checkpoint_extract", "session_end"]
+        assert elapsed < 60
