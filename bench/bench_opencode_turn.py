@@ -1,0 +1,250 @@
+"""What the OpenCode plugin adds to a turn: wall time per prompt, plugin against none.
+
+Runs the real ``opencode serve`` (the pinned version the end-to-end tests
+install from npm) against a fake OpenAI-compatible model on 127.0.0.1 and
+the dev daemon (``signet-sdk dev-daemon`` in its own process), four ways in
+the same run:
+
+* ``bare``: OpenCode with no plugin of ours (the floor);
+* ``off``: our plugin installed but switched off (``SIGNET_BYPASS=1``);
+* ``server``: our plugin installed, ``signet-sdk serve`` running, so the
+  shim's transport posts each event to the adapter server;
+* ``process``: our plugin installed, no server, so each event runs
+  ``signet-sdk hook opencode <event>`` (the fallback).
+
+A turn is one ``POST /session/<id>/message``, which answers when the turn
+is done; each prompt fires ``chat.message`` (the recall the shim waits for
+before the model request) and, after the turn, ``session.idle`` (messages
+fetched, a checkpoint handed to the outbox). OpenCode's start-up is not
+timed: every configuration starts one server per round, warms up with two
+prompts, then times ``--turns`` prompts. Rounds interleave the four, so all
+see the same machine load.
+
+Budget: the server path adds at most 5 ms per turn (median against the
+floor's median).
+
+    python bench/bench_opencode_turn.py [--rounds 3] [--turns 15]
+
+Exit status 0 when the server path is within budget, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "adapters" / "opencode" / "tests"))
+
+from opencode_support import install_opencode, plugin_seed, reply, seed_into  # noqa: E402
+
+from signet_sdk.testing.fake_openai import FakeOpenAI  # noqa: E402
+
+BUDGET_MS = 5.0
+SDK = str(Path(sys.executable).parent / "signet-sdk")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _call(url: str, body: Any = None, method: str = "POST", timeout: float = 60) -> Any:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(
+        url, data=data, headers={"content-type": "application/json"}, method=method
+    )
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        return json.loads(response.read() or b"null")
+
+
+def _wait(predicate: Any, timeout: float = 60.0) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            if predicate():
+                return
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError("timed out waiting")
+
+
+def _port_open(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _turns(opencode: str, project: Path, env: dict[str, str], turns: int) -> list[float]:
+    port = _free_port()
+    serve = subprocess.Popen(
+        [opencode, "serve", "--port", str(port), "--hostname", "127.0.0.1"],
+        cwd=project,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    times = []
+    try:
+        _wait(lambda: _port_open(port))
+        _wait(lambda: _call(f"{base}/session", method="GET", timeout=3) is not None)
+        session = _call(f"{base}/session", {"title": "bench"})["id"]
+        model = {"providerID": "fake", "modelID": "fake-model"}
+        for n in range(turns + 2):
+            body = {"model": model, "parts": [{"type": "text", "text": f"Turn {n}: deploys?"}]}
+            start = time.perf_counter()
+            _call(f"{base}/session/{session}/message", body)
+            if n >= 2:
+                times.append(time.perf_counter() - start)
+            time.sleep(0.05)  # let the turn's idle event settle, as between typed prompts
+    finally:
+        serve.send_signal(signal.SIGTERM)
+        try:
+            serve.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            serve.kill()
+            serve.wait(timeout=5)
+    return times
+
+
+def _config_home(base: Path, name: str, seed: Path, env: dict[str, str], ours: bool) -> str:
+    home = base / name
+    seed_into(home / "opencode", seed)
+    if ours:
+        subprocess.run(
+            [SDK, "install", "opencode"],
+            env={**env, "XDG_CONFIG_HOME": str(home)},
+            check=True,
+            capture_output=True,
+        )
+    return str(home)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--turns", type=int, default=15)
+    args = parser.parse_args()
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        print("bench_opencode_turn: node and npm are needed (OpenCode comes from npm)")
+        return 2
+    opencode = install_opencode()
+    seed = plugin_seed()
+    print(f"opencode: {opencode}; {args.rounds} rounds x {args.turns} timed turns")
+    print(f"machine: {os.cpu_count()} cores, Python {platform.python_version()}, ", end="")
+    print(f"load {os.getloadavg()[0]:.2f}")
+
+    with tempfile.TemporaryDirectory(prefix="signet-bench-opencode-") as tmp:
+        base = Path(tmp)
+        home = base / "home"
+        project = base / "atlas"
+        home.mkdir()
+        project.mkdir()
+        port = _free_port()
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "LANG": "C.UTF-8",
+            "HOME": str(home),
+            "XDG_STATE_HOME": str(base / "state"),
+            "XDG_DATA_HOME": str(home / ".local" / "share"),
+            "XDG_CACHE_HOME": str(home / ".cache"),
+            "OPENCODE_DISABLE_AUTOUPDATE": "1",
+            "OPENCODE_DISABLE_SHARE": "1",
+            "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+            "OPENCODE_DISABLE_CLAUDE_CODE": "1",
+            "OPENCODE_DISABLE_MODELS_FETCH": "1",
+            "npm_config_registry": "http://127.0.0.1:9/",
+            "SIGNET_DAEMON_URL": f"http://127.0.0.1:{port}",
+            "SIGNET_ADAPTER_AUTOSTART": "0",
+        }
+        daemon = subprocess.Popen(
+            [SDK, "dev-daemon", "--port", str(port), "--db", str(base / "daemon.sqlite3")],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            _wait(lambda: _port_open(port))
+            with FakeOpenAI(reply, models=["fake-model", "fake-small"]) as fake:
+                (project / "opencode.json").write_text(
+                    json.dumps(
+                        {
+                            "autoupdate": False,
+                            "share": "disabled",
+                            "model": "fake/fake-model",
+                            "small_model": "fake/fake-small",
+                            "provider": {
+                                "fake": {
+                                    "npm": "@ai-sdk/openai-compatible",
+                                    "options": {"baseURL": fake.base_url, "apiKey": "sk-fake"},
+                                    "models": {"fake-model": {}, "fake-small": {}},
+                                }
+                            },
+                        }
+                    )
+                )
+                bare = {**env, "XDG_CONFIG_HOME": _config_home(base, "bare", seed, env, False)}
+                ours = {**env, "XDG_CONFIG_HOME": _config_home(base, "ours", seed, env, True)}
+                runs: dict[str, list[float]] = {"bare": [], "off": [], "server": [], "process": []}
+                for _ in range(args.rounds):
+                    runs["bare"] += _turns(opencode, project, bare, args.turns)
+                    runs["off"] += _turns(
+                        opencode, project, {**ours, "SIGNET_BYPASS": "1"}, args.turns
+                    )
+                    server = subprocess.Popen(
+                        [SDK, "serve", "--port", "0"],
+                        env=ours,
+                        stdin=subprocess.DEVNULL,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.DEVNULL,
+                        text=True,
+                    )
+                    try:
+                        assert server.stdout is not None
+                        assert "listening on" in server.stdout.readline()
+                        runs["server"] += _turns(opencode, project, ours, args.turns)
+                    finally:
+                        server.send_signal(signal.SIGTERM)
+                        server.wait(timeout=15)
+                    runs["process"] += _turns(opencode, project, ours, args.turns)
+        finally:
+            daemon.terminate()
+            daemon.wait(timeout=15)
+
+    floor = statistics.median(runs["bare"]) * 1000
+    print(f"\n{'configuration':<10} {'median ms':>10} {'p90 ms':>8} {'added ms':>9}")
+    verdict = 0
+    for name, times in runs.items():
+        ms = sorted(t * 1000 for t in times)
+        median = statistics.median(ms)
+        p90 = ms[int(len(ms) * 0.9) - 1]
+        added = median - floor
+        line = f"{name:<10} {median:>10.1f} {p90:>8.1f} {added:>+9.1f}"
+        if os.environ.get("BENCH_VERBOSE"):
+            print(" ".join(f"{v:.0f}" for v in ms))
+        if name == "server":
+            ok = added <= BUDGET_MS
+            verdict = 0 if ok else 1
+            line += f"   budget {BUDGET_MS:.0f} ms: {'PASS' if ok else 'FAIL'}"
+        print(line)
+    print(f"load after: {os.getloadavg()[0]:.2f}")
+    return verdict
+
+
+if __name__ == "__main__":
+    sys.exit(main())
