@@ -8,8 +8,9 @@ thread per request.
 * ``POST /v1/chat/completions`` is answered as server-sent events when the
   request streams (usage on the finishing chunk), else as one JSON object.
   The reply text comes from ``reply(body)``; a scripted tool call
-  (:attr:`FakeOpenAI.tool_script`) answers the next turn that ends with a
-  user message and offers that tool.
+  (:attr:`FakeOpenAI.tool_script`) answers the next request that offers
+  that tool and ends with a user message or a tool result, so a script of
+  several calls runs as one turn.
 * ``GET /v1/models`` lists ``models``; anything else is a JSON 404.
 * Every request is kept (method, path, headers, parsed body) for the test to
   assert on, and appended to ``log_path`` as JSON lines when one is given.
@@ -66,8 +67,8 @@ class FakeOpenAI:
         self.log_path = log_path
         self.models = list(models)
         self.usage = usage or {"prompt_tokens": 12, "completion_tokens": 5, "total_tokens": 17}
-        #: Tool calls to make, one per turn request that ends with a user message
-        #: and offers the tool: (tool name, arguments).
+        #: Tool calls to make, in order, one per request that offers the tool and
+        #: ends with a user message or a tool result: (tool name, arguments).
         self.tool_script: list[tuple[str, dict[str, Any]]] = []
         self._requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
@@ -158,7 +159,7 @@ class FakeOpenAI:
 
     def _next_tool_call(self, body: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
         messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
-        if not has_tools(body) or not messages or messages[-1].get("role") != "user":
+        if not has_tools(body) or not messages or messages[-1].get("role") not in ("user", "tool"):
             return None
         offered = {
             str((t.get("function") or {}).get("name"))

@@ -148,10 +148,10 @@ class World:
         raise AssertionError(f"{count} x {name} not seen within {timeout}s; saw {self.paths()}")
 
     def run(
-        self, prompt: str, env: dict[str, str] | None = None
+        self, prompt: str, *extra: str, env: dict[str, str] | None = None
     ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [self.opencode, "run", prompt],
+            [self.opencode, "run", *extra, prompt],
             cwd=self.project,
             env=env or self.env,
             stdin=subprocess.DEVNULL,

@@ -207,6 +207,36 @@ def test_a_turn_reaches_the_daemon_and_memory_reaches_the_model(world: World, pa
     assert len(world.calls("session-end")) == 1
 
 
+def _tool_results(body: dict[str, Any]) -> list[str]:
+    return [_text(m.get("content")) for m in body.get("messages") or [] if m.get("role") == "tool"]
+
+
+def test_the_model_calls_the_memory_tools_over_mcp(world: World) -> None:
+    """``mcp.signet`` (``signet-sdk mcp``) gives OpenCode's model the memory tools."""
+    remember(world.url, MEMORY)
+    world.fake.tool_script = [
+        ("signet_memory_search", {"query": "atlas deploys"}),
+        ("signet_memory_store", {"content": "Atlas rollbacks use make rollback"}),
+    ]
+    proc = world.run("Look up atlas deploys, then remember the rollback command.", "--auto")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    offered = {t["function"]["name"] for t in world.turns()[0]["tools"]}
+    assert {"signet_memory_search", "signet_memory_store"} <= offered, sorted(offered)
+    assert world.fake.tool_script == []
+    results = [r for body in world.turns() for r in _tool_results(body)]
+    assert any(MARK in r for r in results), results
+    assert world.daemon is not None
+    (stored,) = [
+        r
+        for r in world.daemon.requests
+        if r.path == "/api/memory/remember"
+        and r.json.get("content") == "Atlas rollbacks use make rollback"
+    ]
+    assert stored.status == 200
+    assert stored.json["project"] == str(world.project)
+    assert stored.json["agentId"] == AGENT
+
+
 def test_serve_mode_compaction_and_deletion(world: World) -> None:
     server = AdapterServer(world.env)
     port = _free_port()
