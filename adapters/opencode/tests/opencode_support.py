@@ -2,8 +2,8 @@
 
 ``opencode`` (pinned, installed from the npm registry by
 ``e2e/install_opencode.sh`` into ``${XDG_CACHE_HOME:-~/.cache}/signet-sdk/npm``)
-runs headless with our plugin installed by our installer into a private
-config directory. On its first start OpenCode npm-installs
+runs headless in a temporary project with our plugin installed there by our
+installer (``--project``). On its first start OpenCode npm-installs
 ``@opencode-ai/plugin`` into every config directory it uses; the seed (made
 once, cached beside the binary) is copied there first, and the npm registry
 is pointed at a closed loopback port, so no test waits on, or talks to, the
@@ -176,7 +176,7 @@ def make_world(
     project.mkdir()
     config = home / ".config" / "opencode"
     seed_into(config, seed)
-    assert install_main(["install"]) == 0
+    seed_into(project / ".opencode", seed)
     (project / "opencode.json").write_text(
         json.dumps(
             {
@@ -195,6 +195,9 @@ def make_world(
             indent=2,
         )
     )
+    # Our installer, as a user runs it for one project: the plugin goes into
+    # the project's .opencode/plugins and mcp.signet into its opencode.json.
+    assert install_main(["install", "--project", str(project)]) == 0
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "LANG": "C.UTF-8",
