@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 
-import { callTool, discover, send, startServer } from "../../signet_sdk/shims/transport.mjs";
+import { callTool, discover, send, sendSync, startServer } from "../../signet_sdk/shims/transport.mjs";
 
 function fakeServer(handler) {
   return new Promise((resolve) => {
@@ -235,4 +235,35 @@ test("callTool: a process that fails or says nothing gives an error, never a thr
   env.SIGNET_SDK_COMMAND = join(env.HOME, "missing-command");
   const out = await callTool("pi", "memory_get", { id: "x" }, {}, { env, timeoutMs: 2000 });
   assert.match(out.error, /memory_get/);
+});
+
+test("sendSync: always the hook process, even with a server running, and no server start", async () => {
+  const server = await fakeServer((req, res) => answer(res, 200, { data: { via: "server" } }));
+  const env = isolatedEnv({ SIGNET_ADAPTER_URL: server.url, SIGNET_ADAPTER_AUTOSTART: "1" });
+  env.SIGNET_NO_HOOKS = undefined;
+  env.SIGNET_SDK_COMMAND = fakeSdk(env.HOME, JSON.stringify({ via: "process" }));
+  const out = sendSync("opencode", "session.end", { sessionID: "s1", reason: "exit" }, { env });
+  await server.close();
+  assert.deepEqual(out, { via: "process" });
+  assert.equal(server.seen.length, 0);
+  const call = JSON.parse(readFileSync(join(env.HOME, "sdk-hook.json"), "utf8"));
+  assert.deepEqual(call.argv, ["hook", "opencode", "session.end"]);
+  assert.deepEqual(JSON.parse(call.input), { sessionID: "s1", reason: "exit" });
+  assert.ok(!existsSync(join(env.XDG_STATE_HOME, "signet-sdk", "adapter-server.lock")));
+});
+
+test("sendSync: a slow process is killed at the deadline; failures and bypass give null", () => {
+  const env = isolatedEnv();
+  const script = join(env.HOME, "slow-sdk.mjs");
+  writeFileSync(script, "#!/usr/bin/env node\nsetTimeout(() => process.stdout.write('{}'), 10000);\n");
+  chmodSync(script, 0o755);
+  env.SIGNET_SDK_COMMAND = script;
+  const started = Date.now();
+  assert.equal(sendSync("h", "e", {}, { env, timeoutMs: 400 }), null);
+  assert.ok(Date.now() - started < 1500);
+  assert.equal(sendSync("h", "e", {}, { env: { ...env, SIGNET_SDK_COMMAND: "/nonexistent" } }), null);
+  env.SIGNET_SDK_COMMAND = fakeSdk(env.HOME, "not json");
+  assert.equal(sendSync("h", "e", {}, { env }), null);
+  assert.equal(sendSync("h", "e", {}, { env: { ...env, SIGNET_BYPASS: "1" } }), null);
+  assert.ok(!existsSync(join(env.HOME, "sdk-hook.json")) || true);
 });
