@@ -47,6 +47,7 @@ PLUGIN = HarnessPlugin(
     not_applicable=NOT_APPLICABLE,
     installer="signet_adapter_hermes.install:main",
     vectors="signet_adapter_hermes.vectors",
+    story="signet_adapter_hermes._story:story_event",
     description="Hermes Agent memory provider ($HERMES_HOME/plugins/signet)",
 )
 assert tuple(PLUGIN.events) == EVENTS

@@ -363,11 +363,18 @@ def _context_text(result: Any, *, prompt: bool) -> str:
 
 
 def _guidance(result: Any) -> str:
-    """The pre-compaction answer as text for Hermes's compression prompt."""
+    """The pre-compaction answer as text for Hermes's compression prompt.
+
+    The summary prompt, then the guidelines unless the prompt already holds
+    them (the daemon's prompt often embeds its guidelines).
+    """
     if not isinstance(result, dict) or result.get("skipped") or result.get("bypassed"):
         return ""
-    parts = [result.get(k) for k in ("summaryPrompt", "guidelines", "instructions")]
-    return "\n\n".join(p.strip() for p in parts if isinstance(p, str) and p.strip())
+    prompt, guidelines = (result.get(k) for k in ("summaryPrompt", "guidelines"))
+    parts = [p.strip() for p in (prompt, guidelines) if isinstance(p, str) and p.strip()]
+    if len(parts) == 2 and parts[1] in parts[0]:
+        parts.pop()
+    return "\n\n".join(parts)
 
 
 _HANDLERS = {
