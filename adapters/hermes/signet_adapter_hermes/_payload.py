@@ -113,16 +113,23 @@ def is_summary(message: Mapping[str, Any]) -> bool:
     return _summary_text(message.get("content")).startswith(SUMMARY_PREFIXES)
 
 
+def _clean_summary(text: str) -> str:
+    """A summary without Hermes's note to the model (the one line before the summary)."""
+    if MERGED_DELIMITER in text:
+        text = text.split(MERGED_DELIMITER, 1)[1]
+    text = text.lstrip()
+    if text.startswith(SUMMARY_PREFIXES[0]):
+        text = text.partition("\n")[2]
+    elif text.startswith(SUMMARY_PREFIXES[1]):
+        text = text[len(SUMMARY_PREFIXES[1]) :]
+    return text.strip()
+
+
 def summary_of(messages: Sequence[Mapping[str, Any]]) -> str | None:
     """The newest compaction summary in ``messages``, without Hermes's note to the model."""
     for message in reversed(messages):
         if is_summary(message):
-            text = _summary_text(message.get("content"))
-            if text.startswith(SUMMARY_PREFIXES[0]):
-                text = text.partition("\n")[2]  # the note is one line before the summary
-            elif text.startswith(SUMMARY_PREFIXES[1]):
-                text = text[len(SUMMARY_PREFIXES[1]) :]
-            return text.strip() or None
+            return _clean_summary(text_of(message.get("content"))) or None
     return None
 
 
@@ -136,11 +143,13 @@ def transcript_of(messages: Sequence[Mapping[str, Any]]) -> str:
     blocks: list[str] = []
     for message in messages:
         role = message.get("role")
-        text = text_of(message.get("content")).strip()
-        if not text or role not in ("user", "assistant"):
+        if role not in ("user", "assistant"):
             continue
-        label = "summary" if is_summary(message) else role
-        blocks.append(f"{label}: {text}")
+        summary = is_summary(message)
+        text = text_of(message.get("content"))
+        text = _clean_summary(text) if summary else text.strip()
+        if text:
+            blocks.append(f"{'summary' if summary else role}: {text}")
     kept: list[str] = []
     size = 0
     for block in reversed(blocks):

@@ -38,15 +38,23 @@ Choices, and why:
   carries the assistant's reply as the next prompt's
   ``lastAssistantMessage``.
 * ``on_pre_compress`` sends pre-compaction; the daemon's summary prompt and
-  guidelines go back to Hermes, which adds them to its compression prompt.
+  guidelines go back to Hermes, which adds them to its compression prompt
+  (as "MEMORY PROVIDER CONTEXT"). It carries ``compressing``, the number of
+  messages about to be compressed: Hermes then calls ``on_session_end`` with
+  those same messages (agent/conversation_compression.py,
+  ``commit_memory_session``) so providers extract them before they are
+  summarised away; the session goes on, so that call is a checkpoint, not a
+  session end.
 * Compaction-complete: Hermes hands providers no summary. After compressing
   it calls ``on_session_switch(reason="compression")``; the next
   ``sync_turn`` carries the compressed history, whose summary message
   Hermes marks (``_compressed_summary``), and that text is sent.
-* ``on_session_end`` ends the session with its transcript and carries
-  ``ended``; ``on_session_switch`` ends the old session (unless it already
-  ended, as ``/new`` does just before) and starts the new one, named as the
-  child of the old one unless the switch is a reset.
+* ``on_session_end`` (exit, ``/new``, gateway expiry) ends the session with
+  its transcript and carries ``ended``; ``on_session_switch`` ends the old
+  session (unless it already ended, as ``/new`` does just before) and starts
+  the new one, named as the child of the old one unless the switch is a
+  reset. A compression in place (Hermes 0.19's default) keeps the id: no
+  call.
 * ``on_memory_write`` (``add``/``replace`` by Hermes's built-in memory tool)
   and ``on_delegation`` (a subagent's task and result) are remembered.
 """
@@ -252,10 +260,18 @@ class HermesTranslator:
         return calls
 
     def _on_session_end(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
-        messages = _list(p, "messages")
-        if messages is None:
+        if _list(p, "messages") is None:
             raise PayloadError("messages", "is required")
-        return [_session_end(s, _messages(p), _str(p, "reason") or "exit")]
+        messages = _messages(p)
+        if _compacting(p, messages):
+            transcript = transcript_of(messages)
+            if not transcript:
+                return []
+            body: dict[str, Any] = {"sessionKey": s.id}
+            _put(body, "project", s.project)
+            body["transcript"] = transcript
+            return [LifecycleCall("session_checkpoint_extract", body)]
+        return [_session_end(s, messages, _str(p, "reason") or "exit")]
 
     def _on_memory_write(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
         action = _need(p, "action")
@@ -304,33 +320,49 @@ class HermesTranslator:
             text = _context_text(results[0], prompt=True)
             return NativeOutput({"context": text}) if text else self.neutral(event)
         if event == "sync_turn":
-            carry: dict[str, Any] = {"lastAssistant": _str(payload, "assistant") or None}
+            carry: dict[str, Any] = {
+                "lastAssistant": _str(payload, "assistant") or None,
+                "compressing": None,
+            }
             if any(c.action == "compaction_complete" for c in self.translate(event, payload)):
                 carry["compacted"] = None
             return NativeOutput({"carry": carry})
         if event == "on_pre_compress" and results:
+            data: dict[str, Any] = {"carry": {"compressing": len(_messages(payload))}}
             text = _guidance(results[0])
-            return NativeOutput({"guidance": text}) if text else self.neutral(event)
+            if text:
+                data["guidance"] = text
+            return NativeOutput(data)
         if event == "on_session_switch":
             return self._render_switch(payload, s, results)
         if event == "on_session_end":
-            return NativeOutput({"carry": {"ended": s.id}})
+            if _compacting(payload, _messages(payload)):
+                return NativeOutput({"carry": {"compressing": None}})
+            return NativeOutput({"carry": {"ended": s.id, "compressing": None}})
         return self.neutral(event)
 
     def _render_switch(
         self, payload: Mapping[str, Any], s: _Session, results: Sequence[Any]
     ) -> NativeOutput:
-        carry: dict[str, Any] = {}
+        carry: dict[str, Any] = {"compressing": None}
         if _str(payload, "reason") == "compression":
             carry["compacted"] = True
         if results:
             text = _context_text(results[-1], prompt=False)
-            carry.update(context=text or None, injected=None, lastAssistant=None, ended=None)
-        return NativeOutput({"carry": carry}) if carry else self.neutral("on_session_switch")
+            carry.update(context=text or None, injected=None, ended=None)
+            if _str(payload, "reason") != "compression":
+                carry["lastAssistant"] = None  # another conversation: no previous reply
+        return NativeOutput({"carry": carry})
 
     def neutral(self, event: str) -> NativeOutput:
         """Nothing to apply: Hermes carries on as if no provider were loaded."""
         return NativeOutput()
+
+
+def _compacting(p: Mapping[str, Any], messages: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether this ``on_session_end`` is Hermes's extraction before a compression."""
+    count = _carried(p, "compressing")
+    return isinstance(count, int) and not isinstance(count, bool) and count == len(messages)
 
 
 def _session_end(s: _Session, messages: Sequence[Mapping[str, Any]], reason: str) -> LifecycleCall:

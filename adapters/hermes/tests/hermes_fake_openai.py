@@ -15,13 +15,26 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 REPLY = "FAKE-HERMES-REPLY: noted."
+#: The answer to Hermes's compression request (recognised by its opening words).
+SUMMARY = "SIGNET-HERMES-SUMMARY-5150: atlas deploys go through make ship."
+_SUMMARY_REQUEST = "You are a summarization agent"
 MODEL = "fake-model"
+
+
+def is_summary_request(body: dict[str, Any]) -> bool:
+    """Whether a request body is Hermes's compression (summary) request."""
+    messages = body.get("messages") or []
+    first = messages[0] if messages and isinstance(messages[0], dict) else {}
+    content = first.get("content")
+    return isinstance(content, str) and content.startswith(_SUMMARY_REQUEST)
 
 
 class FakeOpenAI:
     """The server, its base URL (``.../v1``) and the request bodies it received."""
 
-    def __init__(self) -> None:
+    def __init__(self, prompt_tokens: int = 12) -> None:
+        #: The input tokens each answer reports; a large count makes Hermes compress.
+        self.prompt_tokens = prompt_tokens
         self.bodies: list[dict[str, Any]] = []
         self.tool_script: list[tuple[str, dict[str, Any]]] = []
         self._lock = threading.Lock()
@@ -73,6 +86,8 @@ class FakeOpenAI:
     def answer(self, body: dict[str, Any]) -> dict[str, Any]:
         """The assistant message for one request: a scripted tool call, else the reply."""
         messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+        if is_summary_request(body):
+            return {"role": "assistant", "content": SUMMARY}
         with self._lock:
             if messages and messages[-1].get("role") == "user" and self.tool_script:
                 name, arguments = self.tool_script.pop(0)
@@ -84,9 +99,9 @@ class FakeOpenAI:
                 return {"role": "assistant", "content": None, "tool_calls": [call]}
         return {"role": "assistant", "content": REPLY}
 
-    @staticmethod
-    def _usage() -> dict[str, int]:
-        return {"prompt_tokens": 12, "completion_tokens": 5, "total_tokens": 17}
+    def _usage(self) -> dict[str, int]:
+        tokens = self.prompt_tokens
+        return {"prompt_tokens": tokens, "completion_tokens": 5, "total_tokens": tokens + 5}
 
     def chunks(self, message: dict[str, Any]) -> list[dict[str, Any]]:
         base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1700000000}

@@ -8,7 +8,9 @@ first on its path (``PYTHONPATH``), so the cached environment never holds a
 stale copy of ours. Our installer writes the provider into a temporary
 ``HERMES_HOME``, whose ``config.yaml`` also points Hermes's model at a fake
 OpenAI-compatible server on 127.0.0.1; the memory daemon is the SDK's dev
-daemon on 127.0.0.1. Each test runs one headless turn, ``hermes -z``.
+daemon on 127.0.0.1. Each test runs one headless turn, ``hermes -z``; the
+compaction test resumes the session twice (``hermes chat -Q -q ... --resume``)
+and makes Hermes compress it.
 
 Without the cached environment and no way to build it (no registry), the
 tests skip, except under CI (``CI=true``), where they fail.
@@ -29,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from hermes_fake_openai import REPLY, FakeOpenAI
+from hermes_fake_openai import REPLY, SUMMARY, FakeOpenAI, is_summary_request
 from signet_adapter_hermes.install import main as install_main
 
 from signet_sdk.testing.mock_daemon import MockDaemon, RecordedRequest
@@ -94,6 +96,9 @@ def _ensure_venv() -> Path:
 def hermes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
     """(the ``hermes`` command, the folder holding this worktree's packages)."""
     python = _ensure_venv()
+    # Hermes puts its own site-packages first on sys.path (hermes_cli/main.py),
+    # ahead of PYTHONPATH: a copy of ours in the cached environment would win.
+    _pip(python, "uninstall", "-y", "signetai-sdk", "signetai-adapter-hermes")
     site = tmp_path_factory.mktemp("hermes-site")
     built = _pip(
         python,
@@ -138,16 +143,16 @@ def _free_port() -> int:
     return port
 
 
-def _run_hermes(
+def _setup(
     hermes: tuple[Path, Path],
     home: Path,
-    project: Path,
     daemon_url: str,
     fake: FakeOpenAI,
     extra_env: dict[str, str] | None = None,
-) -> Run:
-    """Install our provider into ``home/.hermes`` and run one headless turn there."""
-    command, site = hermes
+    model_config: str = "",
+) -> dict[str, str]:
+    """Install our provider in ``home/.hermes``, point its model at ``fake``; the env to run in."""
+    _, site = hermes
     hermes_home = home / ".hermes"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SIGNET_", "HERMES_"))}
     env.update(
@@ -165,11 +170,17 @@ def _run_hermes(
         fh.write(
             "model:\n  provider: custom\n"
             f"  base_url: {fake.base_url}\n  default: fake-model\n  api_key: sk-fake-e2e\n"
+            + model_config
         )
+    return env
+
+
+def _hermes(hermes: tuple[Path, Path], env: dict[str, str], project: Path, *args: str) -> Run:
+    """One run of the ``hermes`` command in ``project``."""
     project.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
     proc = subprocess.run(
-        [str(command), "-z", PROMPT],
+        [str(hermes[0]), *args],
         cwd=project,
         env=env,
         capture_output=True,
@@ -177,7 +188,21 @@ def _run_hermes(
         timeout=300,
     )
     seconds = time.monotonic() - start
-    return Run(proc.returncode, proc.stdout, proc.stderr, seconds, _session_id(hermes_home))
+    session = _session_id(Path(env["HERMES_HOME"]))
+    return Run(proc.returncode, proc.stdout, proc.stderr, seconds, session)
+
+
+def _run_hermes(
+    hermes: tuple[Path, Path],
+    home: Path,
+    project: Path,
+    daemon_url: str,
+    fake: FakeOpenAI,
+    extra_env: dict[str, str] | None = None,
+) -> Run:
+    """Install our provider into ``home/.hermes`` and run one headless turn there."""
+    env = _setup(hermes, home, daemon_url, fake, extra_env)
+    return _hermes(hermes, env, project, "-z", PROMPT)
 
 
 def _session_id(hermes_home: Path) -> str | None:
@@ -188,6 +213,17 @@ def _session_id(hermes_home: Path) -> str | None:
     with sqlite3.connect(db) as conn:
         rows = list(conn.execute("select id from sessions"))
     return str(rows[0][0]) if len(rows) == 1 else None
+
+
+def _after(requests: list[RecordedRequest], path: str, count: int) -> list[RecordedRequest]:
+    """The requests after the ``count``-th one to ``path`` (0: all of them)."""
+    seen = 0
+    for i, request in enumerate(requests):
+        if request.path == path:
+            seen += 1
+            if seen == count:
+                return requests[i + 1 :]
+    return [] if count else list(requests)
 
 
 def _hooks(mock: MockDaemon, slug: str) -> list[RecordedRequest]:
@@ -338,3 +374,89 @@ def test_a_down_daemon_leaves_the_turn_alone_and_queues_the_writes(
     end = next(e for e in queued if e["action"] == "session_end")
     assert end["harness"] == "hermes-agent"
     assert end["body"]["sessionKey"] == run.session_id
+
+
+#: A small context window and eager compression, so one large usage report compresses.
+COMPRESSING = (
+    "  context_length: 200000\n"
+    "compression:\n  threshold: 0.1\n  protect_last_n: 2\n  protect_first_n: 0\n"
+)
+
+
+def test_compaction_in_the_real_hermes(
+    hermes: tuple[Path, Path],
+    daemon: tuple[MockDaemon, str],
+    model: FakeOpenAI,
+    isolated: Path,
+    tmp_path: Path,
+) -> None:
+    """Three turns of one session; the third reports a nearly full context, so Hermes compresses.
+
+    Hermes 0.19 compresses in place (the session id stays): on_pre_compress,
+    then on_session_end with the messages about to be summarised, then the
+    summary request, then on_session_switch(reason="compression") with the
+    same id; the summary is in the history the next sync_turn carries.
+    """
+    mock, url = daemon
+    project = tmp_path / "atlas"
+    # A project outside /tmp: the daemon keeps no summary of a test run's /tmp project.
+    named = "/home/dev/projects/atlas"
+    env = _setup(hermes, isolated, url, model, {"SIGNET_PROJECT": named}, COMPRESSING)
+    prompts = ["first question about atlas", "second question about staging", "and production?"]
+
+    model.tool_script.append(("memory_search", {"query": "atlas"}))
+    first = _hermes(hermes, env, project, "-z", prompts[0])
+    assert first.returncode == 0, first.stderr[-3000:]
+    session = first.session_id
+    assert session
+    model.tool_script.append(("memory_search", {"query": "staging"}))
+    second = _hermes(hermes, env, project, "chat", "-Q", "-q", prompts[1], "--resume", session)
+    assert second.returncode == 0, second.stderr[-3000:]
+    model.tool_script.append(("memory_search", {"query": "production"}))
+    model.prompt_tokens = 190_000
+    third = _hermes(hermes, env, project, "chat", "-Q", "-q", prompts[2], "--resume", session)
+    assert third.returncode == 0, third.stderr[-3000:]
+    assert REPLY in third.stdout
+
+    _wait_for(mock, "compaction-complete")
+    third_run = _after(mock.requests, "/api/hooks/session-end", 2)
+    paths = [
+        r.path.removeprefix("/api/hooks/") for r in third_run if r.path.startswith("/api/hooks/")
+    ]
+    assert paths[:5] == [
+        "session-start",
+        "user-prompt-submit",
+        "pre-compaction",
+        "session-checkpoint-extract",  # Hermes's extraction before compressing: not an end
+        "compaction-complete",
+    ], paths
+    pre = next(r for r in third_run if r.path.endswith("/pre-compaction"))
+    assert pre.json["sessionKey"] == session
+    assert pre.json["sessionContext"] == prompts[2]
+    assert next(r for r in third_run if r.path.endswith("/session-start")).json["project"] == named
+    # The daemon's guidance reached Hermes's compression request.
+    (summary_request,) = [b for b in model.bodies if is_summary_request(b)]
+    assert "## Memory flush before compaction" in summary_request["messages"][0]["content"]
+    extract = next(r for r in third_run if r.path.endswith("/session-checkpoint-extract"))
+    for prompt in prompts:
+        assert f"user: {prompt}" in extract.json["transcript"]
+    done = next(r for r in third_run if r.path.endswith("/compaction-complete"))
+    assert done.json["sessionKey"] == session
+    assert SUMMARY in done.json["summary"]
+    assert "CONTEXT COMPACTION" not in done.json["summary"]
+    assert done.response_json["memoryId"], done.response_json
+    ends = _wait_for_all(mock, "session-end", 3)
+    assert len(ends) == 3  # one per Hermes exit; the compaction's extraction was a checkpoint
+    end = ends[2]
+    assert end.json["sessionKey"] == session
+    assert "summary: " in end.json["transcript"]
+    assert SUMMARY in end.json["transcript"]
+
+
+def _wait_for_all(
+    mock: MockDaemon, slug: str, count: int, seconds: float = 15.0
+) -> list[RecordedRequest]:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and len(_hooks(mock, slug)) < count:
+        time.sleep(0.05)
+    return _hooks(mock, slug)
