@@ -65,6 +65,7 @@ from signet_sdk.runtime.native import NativeOutput
 from signet_sdk.wire.errors import PayloadError
 from signet_sdk.wire.lifecycle import LifecycleCall
 
+from ._answers import context_text, fence, guidance
 from ._payload import (
     _bool,
     _list,
@@ -306,18 +307,18 @@ class HermesTranslator:
         """What the provider applies (see the module docstring)."""
         s = _Session(payload)
         if event == "initialize":
-            text = _context_text(results[0], prompt=False) if results else ""
+            text = context_text(results[0], prompt=False) if results else ""
             return NativeOutput({"carry": {"context": text or None, "injected": None}})
         if event == "system_prompt_block":
             if s.skipped:
                 return self.neutral(event)
             context = _carried(payload, "context")
             if isinstance(context, str) and context.strip():
-                block = _fence(context, "session-start")
+                block = fence(context, "session-start")
                 return NativeOutput({"block": block, "carry": {"context": None, "injected": True}})
             return NativeOutput({"block": NOTE})
         if event == "prefetch" and results:
-            text = _context_text(results[0], prompt=True)
+            text = context_text(results[0], prompt=True)
             return NativeOutput({"context": text}) if text else self.neutral(event)
         if event == "sync_turn":
             carry: dict[str, Any] = {
@@ -329,7 +330,7 @@ class HermesTranslator:
             return NativeOutput({"carry": carry})
         if event == "on_pre_compress" and results:
             data: dict[str, Any] = {"carry": {"compressing": len(_messages(payload))}}
-            text = _guidance(results[0])
+            text = guidance(results[0])
             if text:
                 data["guidance"] = text
             return NativeOutput(data)
@@ -348,7 +349,7 @@ class HermesTranslator:
         if _str(payload, "reason") == "compression":
             carry["compacted"] = True
         if results:
-            text = _context_text(results[-1], prompt=False)
+            text = context_text(results[-1], prompt=False)
             carry.update(context=text or None, injected=None, ended=None)
             if _str(payload, "reason") != "compression":
                 carry["lastAssistant"] = None  # another conversation: no previous reply
@@ -371,42 +372,6 @@ def _session_end(s: _Session, messages: Sequence[Mapping[str, Any]], reason: str
     body["reason"] = reason
     _put(body, "transcript", transcript_of(messages))
     return LifecycleCall("session_end", body)
-
-
-def _fence(text: str, source: str) -> str:
-    return f'<signet-memory source="{source}">\n{text.strip()}\n</signet-memory>'
-
-
-def _context_text(result: Any, *, prompt: bool) -> str:
-    """The context text in a daemon answer, newest response fields first."""
-    if not isinstance(result, dict) or result.get("skipped") or result.get("bypassed"):
-        return ""
-    if prompt:
-        dynamic = result.get("dynamicContext")
-        if isinstance(dynamic, str) and dynamic.strip():
-            return dynamic.strip()
-    else:
-        parts = [result.get("stableSystemPrompt"), result.get("dynamicContext")]
-        joined = "\n\n".join(p.strip() for p in parts if isinstance(p, str) and p.strip())
-        if joined:
-            return joined
-    inject = result.get("inject")
-    return inject.strip() if isinstance(inject, str) and inject.strip() else ""
-
-
-def _guidance(result: Any) -> str:
-    """The pre-compaction answer as text for Hermes's compression prompt.
-
-    The summary prompt, then the guidelines unless the prompt already holds
-    them (the daemon's prompt often embeds its guidelines).
-    """
-    if not isinstance(result, dict) or result.get("skipped") or result.get("bypassed"):
-        return ""
-    prompt, guidelines = (result.get(k) for k in ("summaryPrompt", "guidelines"))
-    parts = [p.strip() for p in (prompt, guidelines) if isinstance(p, str) and p.strip()]
-    if len(parts) == 2 and parts[1] in parts[0]:
-        parts.pop()
-    return "\n\n".join(parts)
 
 
 _HANDLERS = {

@@ -7,8 +7,9 @@ hermes-agent 0.19). ``signet-sdk install hermes-agent`` writes that file;
 it calls :func:`register`, which builds this provider as a subclass of
 Hermes's own ``MemoryProvider`` ABC. This module never imports Hermes.
 
-Every hook runs in the Hermes process, on the thread Hermes calls it from,
-and follows the rules of the hook runner:
+Every hook runs in the Hermes process: the hook hands its payload to the
+channel (:mod:`signet_adapter_hermes._channel`), whose worker thread it waits
+for at most the event's deadline, and follows the rules of the hook runner:
 
 * Reads (session-start, prompt-submit, pre-compaction) go to the daemon
   through one ``AdapterClient`` and are bounded by the event's deadline
@@ -31,97 +32,23 @@ and follows the rules of the hook runner:
 from __future__ import annotations
 
 import json
-import logging
 import os
 import threading
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from signet_sdk.runtime.dispatch import dispatch
-from signet_sdk.wire.errors import APIConnectionError, NotSentError, SignetError
-from signet_sdk.wire.lifecycle import LifecycleCall
-
-from ._translate import TRANSLATOR
+from ._channel import BREAKER_SECONDS, Channel, log
 
 __all__ = ["BREAKER_SECONDS", "PROVIDER_NAME", "SignetMemoryProvider", "register"]
 
-log = logging.getLogger("signet_adapter_hermes")
-
 #: The name Hermes knows the provider by (``memory.provider``) and its plugin folder.
 PROVIDER_NAME = "signet"
-HARNESS = "hermes-agent"
-#: How long reads skip a daemon that refused a connection.
-BREAKER_SECONDS = 30.0
 #: Hermes abandons an external prefetch after 8 s (agent/memory_manager.py
 #: ``_EXTERNAL_PREFETCH_TIMEOUT_S``) and skips the provider while that thread
 #: lives, so a prefetch never waits longer than this.
 PREFETCH_CAP = 7.5
 #: How long ``shutdown`` waits for queued writes before leaving them to the sender.
 SHUTDOWN_WAIT = 5.0
-
-
-class _Breaker:
-    """Open for ``seconds`` after a connection failure; reads skip the daemon meanwhile."""
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self._until = 0.0
-
-    def trip(self) -> None:
-        self._until = time.monotonic() + self.seconds
-
-    def reset(self) -> None:
-        self._until = 0.0
-
-    @property
-    def open(self) -> bool:
-        return time.monotonic() < self._until
-
-
-class _Writer:
-    """One background thread delivering outbox entries in the order they were put."""
-
-    def __init__(self, deliver: Callable[[str], None]) -> None:
-        self._deliver = deliver
-        self._queue: list[str] = []
-        self._cond = threading.Condition()
-        self._busy = False
-        self._thread: threading.Thread | None = None
-
-    def submit(self, entry_id: str) -> None:
-        with self._cond:
-            self._queue.append(entry_id)
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._run, name="signet-outbox", daemon=True)
-                self._thread.start()
-            self._cond.notify_all()
-
-    def _run(self) -> None:
-        while True:
-            with self._cond:
-                if not self._queue:
-                    self._busy = False
-                    self._cond.notify_all()
-                    self._thread = None
-                    return
-                entry_id = self._queue.pop(0)
-                self._busy = True
-            try:
-                self._deliver(entry_id)
-            except Exception as exc:  # the entry stays queued for the sender
-                log.warning("signet: delivering %s failed: %s", entry_id, exc)
-
-    def wait(self, seconds: float) -> bool:
-        """True once every submitted write was attempted, False when time ran out."""
-        end = time.monotonic() + seconds
-        with self._cond:
-            while self._queue or self._busy:
-                left = end - time.monotonic()
-                if left <= 0:
-                    return False
-                self._cond.wait(left)
-        return True
 
 
 def _bypassed(env: Mapping[str, str]) -> bool:
@@ -133,15 +60,10 @@ class SignetMemoryProvider:
 
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
         self._env: Mapping[str, str] = os.environ if env is None else env
+        self._channel = Channel(self._env)
         self._session: dict[str, Any] = {"id": "hermes-default"}
         self._carry: dict[str, Any] = {}
         self._lock = threading.RLock()
-        self._client: Any = None
-        self._outbox: Any = None
-        self._plugin: Any = None
-        self._breaker = _Breaker(BREAKER_SECONDS)
-        self._writer = _Writer(self._deliver)
-        self._pending_spawn = False
         self._messages: list[Any] = []
         self._prefetches: dict[tuple[str, str], threading.Thread] = {}
         self._prefetched: dict[tuple[str, str], str] = {}
@@ -156,40 +78,7 @@ class SignetMemoryProvider:
         """No network here (Hermes's rule): the SDK is importable, so the provider is."""
         return True
 
-    # -- plumbing --------------------------------------------------------
-
-    def _config(self) -> Any:
-        return self._get_client().config
-
-    def _get_client(self) -> Any:
-        with self._lock:
-            if self._client is None:
-                from signet_sdk.runtime.registry import create_adapter
-
-                self._client = create_adapter(HARNESS, env=self._env)
-            return self._client
-
-    def _get_plugin(self) -> Any:
-        if self._plugin is None:
-            from . import PLUGIN
-
-            self._plugin = PLUGIN
-        return self._plugin
-
-    def _get_outbox(self) -> Any:
-        with self._lock:
-            if self._outbox is None:
-                from signet_sdk.hooks.outbox import Outbox, state_dir
-
-                root = os.path.join(state_dir(self._env), "outbox")
-                self._outbox = Outbox(root, log=lambda line: log.info("signet outbox: %s", line))
-            return self._outbox
-
-    def _deadline(self, event: str) -> float:
-        spec = self._get_plugin().events.get(event)
-        timeouts = self._config().timeouts
-        seconds: float = timeouts.for_class(spec.timeout_class if spec else "default") or 10.0
-        return seconds
+    # -- state -----------------------------------------------------------
 
     def _payload(self, **fields: Any) -> dict[str, Any]:
         with self._lock:
@@ -208,99 +97,13 @@ class SignetMemoryProvider:
                     else:
                         self._carry[key] = value
 
-    def _send(self, call: LifecycleCall) -> Any:
-        if call.durable:
-            return self._write(call)
-        if self._breaker.open:
-            raise NotSentError(
-                f"the daemon refused a connection less than {BREAKER_SECONDS:.0f}s ago",
-                method="POST",
-                url=self._config().base_url,
-            )
-        from signet_sdk.runtime.events import client_sender
-
-        try:
-            answer = client_sender(self._get_client(), self._get_plugin())(call)
-        except APIConnectionError:
-            self._breaker.trip()
-            raise
-        self._breaker.reset()
-        return answer
-
-    def _write(self, call: LifecycleCall) -> None:
-        """Put one write in the durable outbox and hand its delivery to the writer thread."""
-        config = self._config()
-        entry = self._get_outbox().put(
-            call.action,
-            dict(call.body),
-            harness=config.harness,
-            runtime_path=config.runtime_path,
-            agent_id=config.agent_id,
-        )
-        self._writer.submit(entry.id)
-        return None
-
-    def _deliver(self, entry_id: str) -> None:
-        if self._breaker.open:
-            self._pending_spawn = True
-            return
-        from signet_sdk.hooks.runner import outbox_sender
-
-        send = outbox_sender(self._config())
-        timeout = self._config().timeouts.for_class("default")
-
-        def send_now(entry: Any, body: dict[str, Any]) -> Any:
-            try:
-                return send(entry, body, timeout=timeout)
-            except APIConnectionError:
-                self._breaker.trip()
-                raise
-
-        outcome = self._get_outbox().deliver(entry_id, send_now)
-        if outcome in ("kept", "failed", "busy"):
-            self._pending_spawn = True
-
-    def _spawn_sender(self) -> None:
-        from signet_sdk.hooks.runner import spawn_flusher
-
-        try:
-            spawn_flusher(self._env)
-        except Exception as exc:
-            log.warning("signet: could not start the outbox sender (writes stay queued): %s", exc)
-
     def _run(self, event: str, payload: Mapping[str, Any], seconds: float | None = None) -> Any:
-        """One hook through dispatch, within its deadline; the output's data, or None."""
+        """One hook through the channel; its carry applied; the output's data, or None."""
         if _bypassed(self._env):
             return None
-        limit = self._deadline_safe(event) if seconds is None else seconds
-        box: dict[str, Any] = {}
-
-        def work() -> None:
-            try:
-                run = dispatch(TRANSLATOR, event, payload, self._send)
-                box["run"] = run
-            except BaseException as exc:  # never into Hermes
-                box["error"] = exc
-
-        worker = threading.Thread(target=work, name=f"signet-{event}", daemon=True)
-        worker.start()
-        worker.join(limit)
-        run = box.get("run")
-        if run is None:
-            why = box.get("error") or f"deadline of {limit:.1f}s reached"
-            log.warning("signet: %s failed open: %s", event, why)
-            return None
-        if run.error is not None:
-            log.warning("signet: %s failed open: %s", event, run.error)
-        data = run.output.data
+        data = self._channel.run(event, payload, seconds)
         self._apply(data)
         return data
-
-    def _deadline_safe(self, event: str) -> float:
-        try:
-            return self._deadline(event)
-        except Exception:
-            return 10.0
 
     # -- Hermes's hooks --------------------------------------------------
 
@@ -318,6 +121,8 @@ class SignetMemoryProvider:
                 self._messages = []
             parent = _text(kwargs.get("parent_session_id"))
             self._run("initialize", self._payload(parentSessionId=parent))
+            if not _bypassed(self._env):
+                self._channel.replay_if_pending()
         except Exception as exc:
             log.warning("signet: initialize failed open: %s", exc)
 
@@ -342,7 +147,7 @@ class SignetMemoryProvider:
             if _bypassed(self._env) or not isinstance(query, str):
                 return ""
             key = (str(self._session.get("id")), query)
-            limit = min(self._deadline_safe("prefetch"), PREFETCH_CAP)
+            limit = min(self._channel.deadline("prefetch"), PREFETCH_CAP)
             with self._lock:
                 self._prefetched = {k: v for k, v in self._prefetched.items() if k == key}
                 worker = self._prefetches.get(key)
@@ -485,35 +290,16 @@ class SignetMemoryProvider:
     def handle_tool_call(self, tool_name: str, args: dict[str, Any], **kwargs: Any) -> str:
         """``{"result": ...}`` or a readable ``{"error": ..., "field"?: ...}``, as JSON."""
         try:
-            from signet_sdk.tools import ToolContext, ToolError, call_tool
-            from signet_sdk.wire.errors import PayloadError
+            from signet_sdk.tools import ToolContext
 
-            if self._breaker.open:
-                return _json({"error": f"{tool_name} failed: the Signet daemon is unreachable"})
             with self._lock:
                 context = ToolContext(
                     session_key=self._session.get("id"),
                     project=self._session.get("project"),
                     agent_id=self._env.get("SIGNET_AGENT_ID") or None,
                 )
-            try:
-                result = call_tool(
-                    self._get_client(),
-                    tool_name,
-                    args if isinstance(args, dict) else {},
-                    context=context,
-                    allow_commands=self._allow_commands(),
-                )
-            except PayloadError as exc:
-                return _json({"error": str(exc), "field": exc.field})
-            except ToolError as exc:
-                return _json({"error": str(exc)})
-            except APIConnectionError as exc:
-                self._breaker.trip()
-                return _json({"error": f"{tool_name} failed: {exc}"})
-            except SignetError as exc:
-                return _json({"error": f"{tool_name} failed: {exc}"})
-            return _json({"result": result})
+            arguments = args if isinstance(args, dict) else {}
+            return _json(self._channel.tool(tool_name, arguments, context, self._allow_commands()))
         except Exception as exc:
             log.warning("signet: tool %s failed: %s", tool_name, exc)
             return _json({"error": f"{tool_name} failed: {type(exc).__name__}: {exc}"})
@@ -540,19 +326,13 @@ class SignetMemoryProvider:
     def shutdown(self) -> None:
         """Wait a moment for queued writes; leave the rest to the detached outbox sender."""
         try:
-            drained = self._writer.wait(SHUTDOWN_WAIT)
-            if not drained or self._pending_spawn:
-                self._spawn_sender()
-            with self._lock:
-                client, self._client = self._client, None
-            if client is not None:
-                client.close()
+            self._channel.close(SHUTDOWN_WAIT)
         except Exception as exc:
             log.warning("signet: shutdown: %s", exc)
 
     def flush(self, seconds: float = SHUTDOWN_WAIT) -> bool:
         """Wait up to ``seconds`` for queued writes to be attempted (for tests and shutdown)."""
-        return self._writer.wait(seconds)
+        return self._channel.flush(seconds)
 
 
 def _text(value: Any) -> str | None:
