@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from signet_sdk.runtime.dispatch import dispatch
-from signet_sdk.wire.errors import APIConnectionError, NotSentError
+from signet_sdk.wire.errors import APIConnectionError, APITimeoutError, NotSentError
 from signet_sdk.wire.lifecycle import LifecycleCall
 
 from ._translate import TRANSLATOR
@@ -186,11 +186,20 @@ class Channel:
 
         try:
             answer = client_sender(self.client, PLUGIN)(call)
-        except APIConnectionError:
-            self.breaker.trip()
+        except APIConnectionError as exc:
+            self.trip_on(exc)
             raise
         self.breaker.reset()
         return answer
+
+    def trip_on(self, exc: APIConnectionError) -> None:
+        """Open the breaker for a daemon that cannot be reached; a slow answer does not.
+
+        A timeout already cost that hook its deadline and the next may be
+        quick; a refused or dropped connection will be refused again.
+        """
+        if not isinstance(exc, APITimeoutError):
+            self.breaker.trip()
 
     def check_breaker(self) -> None:
         """Raise ``NotSentError`` while the breaker is open."""
@@ -228,8 +237,8 @@ class Channel:
         def send_now(entry: Any, body: dict[str, Any]) -> Any:
             try:
                 return send(entry, body, timeout=timeout)
-            except APIConnectionError:
-                self.breaker.trip()
+            except APIConnectionError as exc:
+                self.trip_on(exc)
                 raise
 
         if self.outbox.deliver(entry_id, send_now) in _STILL_QUEUED:
@@ -276,7 +285,7 @@ class Channel:
         except NotSentError as exc:
             return {"error": f"{name} failed: the Signet daemon is unreachable ({exc})"}
         except APIConnectionError as exc:
-            self.breaker.trip()
+            self.trip_on(exc)
             return {"error": f"{name} failed: {exc}"}
         except SignetError as exc:
             return {"error": f"{name} failed: {exc}"}

@@ -20,9 +20,10 @@ for at most the event's deadline, and follows the rules of the hook runner:
   delivered by one background thread in order; what the daemon does not
   take is left to the detached outbox sender. A hook returns once its
   write is on disk.
-* After a connection failure the daemon is not asked again for
+* After a refused or dropped connection the daemon is not asked again for
   ``BREAKER_SECONDS``: each read answers neutral at once instead of waiting
-  out its deadline on every turn (writes still queue).
+  out its deadline on every turn (writes still queue). A timeout does not
+  open it: that hook already paid its deadline, and the next may be quick.
 * Nothing raises into Hermes: any failure is logged and the hook returns
   what Hermes expects when no provider helps ("" or None).
 * ``SIGNET_BYPASS=1`` or ``SIGNET_NO_HOOKS=1`` turns the automatic hooks

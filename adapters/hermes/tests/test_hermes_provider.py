@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -100,22 +101,30 @@ def test_a_slow_daemon_costs_each_read_at_most_its_deadline(scripted: ScriptedDa
 
 
 def test_prefetch_answers_only_the_query_it_was_made_for(scripted: ScriptedDaemon) -> None:
-    env = dict(os.environ, SIGNET_DAEMON_URL=scripted.url, SIGNET_PROMPT_SUBMIT_TIMEOUT="500")
+    env = dict(os.environ, SIGNET_DAEMON_URL=scripted.url, SIGNET_PROMPT_SUBMIT_TIMEOUT="1500")
     provider = SignetMemoryProvider(env)
     provider._session = {"id": "s-keyed", "project": "/p"}
     scripted.reset(
         [
-            Reply(body={"inject": "recall for the FIRST question"}, delay=1.5),
+            Reply(body={"inject": "recall for the FIRST question"}, delay=4.0),
             Reply(body={"inject": "recall for the second question"}),
+            Reply(body={"inject": "recall for the third question"}),
         ]
     )
 
-    assert provider.prefetch("first question") == ""  # late: dropped
+    assert provider.prefetch("first question") == ""  # late: Hermes is not kept waiting
     assert provider.prefetch("second question") == "recall for the second question"
-    time.sleep(1.6)  # the first answer has arrived by now
-    assert provider.prefetch("second question") != "recall for the FIRST question"
+    _wait_for_threads("signet-prefetch")  # the first answer has arrived by now
+    assert provider.prefetch("third question") == "recall for the third question"
     sent = [r.json["userMessage"] for r in scripted.requests]
-    assert sent[:2] == ["first question", "second question"]
+    assert sent == ["first question", "second question", "third question"]
+
+
+def _wait_for_threads(name: str, seconds: float = 15.0) -> None:
+    end = time.monotonic() + seconds
+    while any(t.name == name and t.is_alive() for t in threading.enumerate()):
+        assert time.monotonic() < end, f"{name} threads still running"
+        time.sleep(0.02)
 
 
 def test_the_tools_reach_the_daemon() -> None:
@@ -191,3 +200,60 @@ def test_register_builds_the_provider_on_hermes_base_class() -> None:
     assert isinstance(provider, MemoryProvider)
     assert provider.name == "signet"
     assert provider.is_available() is True
+
+
+def test_the_hooks_as_hermes_calls_them(scripted: ScriptedDaemon) -> None:
+    """The payloads the provider builds from Hermes's own arguments, through to the daemon."""
+    env = dict(os.environ, SIGNET_DAEMON_URL=scripted.url, SIGNET_PROJECT="/home/dev/atlas")
+    provider = SignetMemoryProvider(env)
+    scripted.reset(
+        [
+            Reply(body={"inject": "atlas ships with make ship"}, path="/api/hooks/session-start"),
+            Reply(body={"inject": "recalled: make ship"}, path="/api/hooks/user-prompt-submit"),
+        ]
+    )
+    provider.initialize("s1", platform="cli", hermes_home="/h", agent_context="primary")
+    block = provider.system_prompt_block()
+    assert (
+        block
+        == '<signet-memory source="session-start">\natlas ships with make ship\n</signet-memory>'
+    )
+    assert provider.system_prompt_block().startswith("Signet memory is active")
+    assert provider.prefetch("How do I deploy?") == "recalled: make ship"
+    provider.sync_turn("How do I deploy?", "make ship", session_id="s1", messages=MESSAGES)
+    provider.on_memory_write("add", "user", "Prefers make.", metadata={"write_origin": "tool"})
+    provider.on_delegation("find creds", "in vault", child_session_id="c1")
+    provider.on_session_end(MESSAGES)  # /new: the old session ends ...
+    provider.on_session_switch("s2", parent_session_id="s1", reset=True, reason="new_session")
+    provider.prefetch("and staging?")  # ... and the next prompt belongs to the new one
+    assert provider.flush(10.0)
+
+    got = [(r.path.rsplit("/", 1)[-1], r.json) for r in scripted.wait_for(8)]
+    assert len(got) == 8
+    bodies = {path: body for path, body in got}
+    assert [p for p, _ in got if p in ("session-start", "user-prompt-submit")] == [
+        "session-start",
+        "user-prompt-submit",
+        "session-start",
+        "user-prompt-submit",
+    ]
+    starts = [b for p, b in got if p == "session-start"]
+    assert starts[0]["sessionKey"] == "s1" and starts[0]["project"] == "/home/dev/atlas"
+    assert starts[1] == {
+        "sessionKey": "s2",
+        "project": "/home/dev/atlas",
+        "source": "new_session",
+        "harness": "hermes-agent",
+        "runtimePath": "plugin",
+    }
+    prompts = [b for p, b in got if p == "user-prompt-submit"]
+    assert prompts[1]["sessionKey"] == "s2"
+    assert "lastAssistantMessage" not in prompts[1]  # a new conversation
+    assert bodies["session-checkpoint-extract"]["transcript"] == (
+        "user: How do I deploy?\n\nassistant: make ship"
+    )
+    remembered = [b for p, b in got if p == "remember"]
+    assert [b["tags"] for b in remembered] == ["hermes-builtin,user", "delegation,subagent"]
+    assert remembered[1]["content"] == "Delegated task: find creds\nResult: in vault"
+    (end,) = [b for p, b in got if p == "session-end"]  # the switch did not end s1 again
+    assert end["sessionKey"] == "s1" and end["reason"] == "exit"
