@@ -33,7 +33,9 @@ import contextlib
 import difflib
 import os
 import re
+import shlex
 import shutil
+import subprocess
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -292,6 +294,52 @@ def _apply(changes: Sequence[tuple[Path, str | None, str | None]]) -> list[Path]
     return backups
 
 
+def hermes_python(env: Mapping[str, str]) -> str | None:
+    """The interpreter the ``hermes`` command on ``PATH`` runs with (its ``#!`` line), or None."""
+    command = shutil.which("hermes", path=env.get("PATH"))
+    if command is None:
+        return None
+    try:
+        with open(command, "rb") as fh:
+            first = fh.readline(4096).decode("utf-8", "replace").strip()
+    except OSError:
+        return None
+    if not first.startswith("#!"):
+        return None
+    words = shlex.split(first[2:])
+    if words and os.path.basename(words[0]) == "env":
+        words = [w for w in words[1:] if not w.startswith("-")]
+    if not words:
+        return None
+    return words[0] if os.path.isabs(words[0]) else shutil.which(words[0], path=env.get("PATH"))
+
+
+def _check_importable(env: Mapping[str, str]) -> str:
+    """A note when the Python Hermes runs with cannot import this package ("" when it can)."""
+    python = hermes_python(env)
+    if python is None:
+        return (
+            "note: no hermes command on PATH to check; install signetai-sdk[hermes] into "
+            "the Python environment Hermes runs in\n"
+        )
+    try:
+        probe = subprocess.run(
+            [python, "-c", "import signet_adapter_hermes"],
+            capture_output=True,
+            timeout=30,
+            env=dict(env),
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"note: could not run {python} to check the install: {exc}\n"
+    if probe.returncode == 0:
+        return ""
+    return (
+        f"warning: {python} (the Python hermes runs with) cannot import signet_adapter_hermes, "
+        "so Hermes will not load the provider; run:\n"
+        f"  {shlex.quote(python)} -m pip install 'signetai-sdk[hermes]'\n"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``main(["install" | "uninstall", *options])``; 0 on success, 1 when refused, 2 on usage."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -339,9 +387,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if opts.verb == "install":
         sys.stdout.write(
             f"Signet memory provider installed into {home} (memory.provider: signet).\n"
-            "Hermes imports signet_adapter_hermes: install signetai-sdk[hermes] into "
-            "the Python environment Hermes runs in.\n"
         )
+        sys.stdout.write(_check_importable(env))
     else:
         sys.stdout.write(f"Signet memory provider removed from {home}\n")
     return 0

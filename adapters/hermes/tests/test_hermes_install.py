@@ -145,3 +145,39 @@ def test_without_provider_removes_only_ours() -> None:
         "memory:\n  memory_enabled: true\n"
     )
     assert without_provider("memory:\n  provider: signet\n") is None
+
+
+def _fake_hermes(bin_dir: Path, interpreter: str) -> None:
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    script = bin_dir / "hermes"
+    script.write_text(f"#!{interpreter}\nprint('hermes')\n")
+    script.chmod(0o755)
+
+
+def test_install_checks_the_python_hermes_runs_with(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bin_dir = isolated / "bin"
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    _fake_hermes(bin_dir, sys.executable)  # this environment: the adapter is installed
+    assert main(["install"]) == 0
+    out = capsys.readouterr().out
+    assert "warning" not in out and "note" not in out
+
+    lacking = bin_dir / "python-without-signet"
+    lacking.write_text("#!/bin/sh\nexit 1\n")
+    lacking.chmod(0o755)
+    _fake_hermes(bin_dir, str(lacking))
+    assert main(["uninstall"]) == 0
+    assert main(["install"]) == 0
+    out = capsys.readouterr().out
+    assert f"warning: {lacking} (the Python hermes runs with) cannot import" in out
+    assert f"{lacking} -m pip install 'signetai-sdk[hermes]'" in out
+
+
+def test_install_notes_when_hermes_is_not_on_path(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PATH", str(isolated / "empty"))
+    assert main(["install"]) == 0
+    assert "note: no hermes command on PATH" in capsys.readouterr().out
