@@ -66,8 +66,6 @@ class SignetMemoryProvider:
         self._carry: dict[str, Any] = {}
         self._lock = threading.RLock()
         self._messages: list[Any] = []
-        self._prefetches: dict[tuple[str, str], threading.Thread] = {}
-        self._prefetched: dict[tuple[str, str], str] = {}
 
     # -- identity --------------------------------------------------------
 
@@ -143,38 +141,19 @@ class SignetMemoryProvider:
             log.warning("signet: on_turn_start failed open: %s", exc)
 
     def prefetch(self, query: str, *, session_id: str = "") -> str:
-        """The recall for this very query, fetched in the background, within the deadline."""
+        """The recall for this very query, made on a worker and awaited within the deadline.
+
+        An answer that comes later is dropped with its worker: it can never be
+        shown beside another query.
+        """
         try:
-            if _bypassed(self._env) or not isinstance(query, str):
+            if not isinstance(query, str):
                 return ""
-            key = (str(self._session.get("id")), query)
             limit = min(self._channel.deadline("prefetch"), PREFETCH_CAP)
-            with self._lock:
-                self._prefetched = {k: v for k, v in self._prefetched.items() if k == key}
-                worker = self._prefetches.get(key)
-                if worker is None:
-                    payload = self._payload(query=query)
-                    worker = threading.Thread(
-                        target=self._fetch, args=(key, payload, limit), daemon=True
-                    )
-                    self._prefetches = {key: worker}
-                    worker.start()
-            worker.join(limit)
-            with self._lock:
-                if worker.is_alive():
-                    return ""  # late: its answer is dropped, never shown to another query
-                self._prefetches.pop(key, None)
-                return self._prefetched.pop(key, "")
+            return _out(self._run("prefetch", self._payload(query=query), limit), "context")
         except Exception as exc:
             log.warning("signet: prefetch failed open: %s", exc)
             return ""
-
-    def _fetch(self, key: tuple[str, str], payload: Mapping[str, Any], limit: float) -> None:
-        data = self._run("prefetch", payload, limit)
-        text = _out(data, "context")
-        with self._lock:
-            if key in self._prefetches:
-                self._prefetched[key] = text
 
     def queue_prefetch(self, query: str, *, session_id: str = "") -> None:
         try:
