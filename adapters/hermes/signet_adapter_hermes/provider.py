@@ -287,6 +287,7 @@ class SignetMemoryProvider:
     # -- configuration and shutdown ---------------------------------------
 
     def get_config_schema(self) -> list[dict[str, Any]]:
+        """What ``hermes memory setup`` asks; it writes each answer to ``$HERMES_HOME/.env``."""
         return [
             {
                 "key": "daemon_url",
@@ -295,6 +296,12 @@ class SignetMemoryProvider:
                 "default": "http://127.0.0.1:3850",
             },
             {"key": "agent_id", "description": "Signet agent id", "env_var": "SIGNET_AGENT_ID"},
+            {
+                "key": "token",
+                "description": "Signet daemon token (only when the daemon requires one)",
+                "env_var": "SIGNET_TOKEN",
+                "secret": True,
+            },
         ]
 
     def save_config(self, values: dict[str, Any], hermes_home: str) -> None:

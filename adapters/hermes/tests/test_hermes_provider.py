@@ -257,3 +257,12 @@ def test_the_hooks_as_hermes_calls_them(scripted: ScriptedDaemon) -> None:
     assert remembered[1]["content"] == "Delegated task: find creds\nResult: in vault"
     (end,) = [b for p, b in got if p == "session-end"]  # the switch did not end s1 again
     assert end["sessionKey"] == "s1" and end["reason"] == "exit"
+
+
+def test_the_setup_schema_names_the_sdk_variables() -> None:
+    schema = SignetMemoryProvider({}).get_config_schema()
+    assert [(f["key"], f["env_var"], f.get("secret", False)) for f in schema] == [
+        ("daemon_url", "SIGNET_DAEMON_URL", False),
+        ("agent_id", "SIGNET_AGENT_ID", False),
+        ("token", "SIGNET_TOKEN", True),
+    ]
