@@ -83,8 +83,8 @@ def _ensure_venv() -> Path:
             )
             if made.returncode != 0:
                 _unavailable(f"python -m venv failed: {made.stderr.strip()[-500:]}")
-        # hatchling builds our packages without build isolation; aiohttp and
-        # multidict are the SDK's dependencies Hermes does not already bring.
+        # hatchling builds our packages without build isolation; aiohttp (with
+        # multidict) is the one SDK dependency Hermes does not already bring.
         got = _pip(python, "install", f"hermes-agent=={HERMES_VERSION}", "hatchling", "aiohttp")
         if got.returncode != 0:
             _unavailable(f"pip install hermes-agent=={HERMES_VERSION}: {got.stderr[-800:]}")
@@ -132,7 +132,6 @@ class Run:
     returncode: int
     stdout: str
     stderr: str
-    seconds: float
     session_id: str | None
 
 
@@ -178,7 +177,6 @@ def _setup(
 def _hermes(hermes: tuple[Path, Path], env: dict[str, str], project: Path, *args: str) -> Run:
     """One run of the ``hermes`` command in ``project``."""
     project.mkdir(parents=True, exist_ok=True)
-    start = time.monotonic()
     proc = subprocess.run(
         [str(hermes[0]), *args],
         cwd=project,
@@ -187,9 +185,8 @@ def _hermes(hermes: tuple[Path, Path], env: dict[str, str], project: Path, *args
         text=True,
         timeout=300,
     )
-    seconds = time.monotonic() - start
     session = _session_id(Path(env["HERMES_HOME"]))
-    return Run(proc.returncode, proc.stdout, proc.stderr, seconds, session)
+    return Run(proc.returncode, proc.stdout, proc.stderr, session)
 
 
 def _run_hermes(
