@@ -1,0 +1,53 @@
+"""Hermes Agent plugin for signet-sdk: an in-process MemoryProvider, its translator and vectors.
+
+Hermes (PyPI ``hermes-agent``) is a Python harness with a memory-provider
+plugin API, so the adapter runs inside it: no hook process and no adapter
+server. ``signet-sdk install hermes-agent`` writes the small plugin folder
+Hermes loads from ``$HERMES_HOME/plugins/signet/`` and selects it with
+``memory.provider: signet`` in ``$HERMES_HOME/config.yaml``; the folder's
+``register(ctx)`` builds :class:`~signet_adapter_hermes.provider.SignetMemoryProvider`.
+Each MemoryProvider hook is one event below, translated by this package's
+pure translator and run through the core's ``dispatch``:
+
+* ``initialize`` uses the session-start budget; ``prefetch`` the prompt
+  budget (capped under Hermes's own 8 s prefetch limit); the rest
+  ``SIGNET_FETCH_TIMEOUT``.
+* Writes (``sync_turn``, ``on_session_end``, ``on_session_switch``,
+  ``on_memory_write``, ``on_delegation``) return once the write is in the
+  durable outbox; delivery runs on a background thread.
+"""
+
+from __future__ import annotations
+
+from signet_sdk.runtime.plugin import EventSpec, HarnessPlugin
+
+from ._translate import EVENTS, NOT_APPLICABLE, TRANSLATOR, HermesTranslator
+
+__all__ = ["EVENTS", "PLUGIN", "TRANSLATOR", "HermesTranslator"]
+
+#: What this package registers in the ``signet_sdk.adapters`` entry-point group.
+PLUGIN = HarnessPlugin(
+    "hermes-agent",
+    translator="signet_adapter_hermes._translate:translator_for",
+    events=[
+        EventSpec("initialize", "session_start", replay=True),
+        EventSpec("system_prompt_block"),
+        EventSpec("on_turn_start"),
+        EventSpec("prefetch", "prompt_submit"),
+        EventSpec("queue_prefetch"),
+        EventSpec("sync_turn", detach=True),
+        EventSpec("on_pre_compress"),
+        EventSpec("on_session_switch", "session_start"),
+        EventSpec("on_memory_write", detach=True),
+        EventSpec("on_delegation", detach=True),
+        EventSpec("on_session_end", detach=True),
+    ],
+    runtime_path="plugin",
+    tools="native",
+    not_applicable=NOT_APPLICABLE,
+    installer="signet_adapter_hermes.install:main",
+    vectors="signet_adapter_hermes.vectors",
+    story="signet_adapter_hermes._story:story_event",
+    description="Hermes Agent memory provider ($HERMES_HOME/plugins/signet)",
+)
+assert tuple(PLUGIN.events) == EVENTS

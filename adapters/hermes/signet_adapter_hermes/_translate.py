@@ -1,0 +1,397 @@
+"""Hermes Agent MemoryProvider hooks <-> Signet lifecycle calls, as pure data.
+
+The provider (:mod:`signet_adapter_hermes.provider`) turns each hook Hermes
+calls into one event below, named after the hook, whose payload is plain
+data:
+
+* the hook's own arguments (``query``, ``messages``, ``task`` ...), in the
+  daemon's camelCase;
+* ``session``: ``id`` (Hermes's current session id), ``project`` (the
+  working directory Hermes runs in, or ``SIGNET_PROJECT``), ``platform``
+  and ``agentContext`` as ``initialize`` gave them;
+* ``carry``: what earlier answers asked the provider to keep (below).
+
+This module turns that payload into the daemon calls it implies and the
+daemon's answers into ``data`` the provider applies: ``carry`` (key ->
+value, None deletes), plus ``block`` (``system_prompt_block``'s return),
+``context`` (``prefetch``'s return) or ``guidance`` (``on_pre_compress``'s
+return). It performs no I/O.
+
+Choices, and why:
+
+* The session key is Hermes's session id; the project is the provider's
+  working directory. ``agentId`` comes from ``SIGNET_AGENT_ID`` through the
+  client.
+* A ``cron`` or ``flush`` agent (``agent_context``, or the ``cron``
+  platform) makes no call at all: Hermes asks providers to keep such
+  system-driven runs out of the user's memory.
+* ``initialize`` starts the session and carries the answer's context; the
+  first ``system_prompt_block`` returns it (once per session: Hermes caches
+  its system prompt, so a second assembly gets a one-line note instead).
+* ``prefetch`` is the one prompt-submit per turn: Hermes 0.19 calls it
+  before the tool loop with the turn's own message
+  (agent/turn_context.py), so the recall is for the current query.
+  ``queue_prefetch`` runs after a turn for a query not yet asked: it makes
+  no call, since a recall keyed to the previous message would reach the
+  next turn's model as if it were about the new one.
+* ``sync_turn`` sends that turn as a checkpoint (inline transcript) and
+  carries the assistant's reply as the next prompt's
+  ``lastAssistantMessage``.
+* ``on_pre_compress`` sends pre-compaction; the daemon's summary prompt and
+  guidelines go back to Hermes, which adds them to its compression prompt
+  (as "MEMORY PROVIDER CONTEXT"). It carries ``compressing``, the number of
+  messages about to be compressed: Hermes then calls ``on_session_end`` with
+  those same messages (agent/conversation_compression.py,
+  ``commit_memory_session``) so providers extract them before they are
+  summarised away; the session goes on, so that call is a checkpoint, not a
+  session end.
+* Compaction-complete: Hermes hands providers no summary. After compressing
+  it calls ``on_session_switch(reason="compression")``; the next
+  ``sync_turn`` carries the compressed history, whose summary message
+  Hermes marks (``_compressed_summary``), and that text is sent.
+* ``on_session_end`` (exit, ``/new``, gateway expiry) ends the session with
+  its transcript and carries ``ended``; ``on_session_switch`` ends the old
+  session (unless it already ended, as ``/new`` does just before) and starts
+  the new one, named as the child of the old one unless the switch is a
+  reset. A compression in place (Hermes 0.19's default) keeps the id: no
+  call.
+* ``on_memory_write`` (``add``/``replace`` by Hermes's built-in memory tool)
+  and ``on_delegation`` (a subagent's task and result) are remembered.
+"""
+
+from __future__ import annotations
+
+from signet_sdk.runtime.native import NativeOutput
+from signet_sdk.wire.errors import PayloadError
+from signet_sdk.wire.lifecycle import LifecycleCall
+
+from ._answers import context_text, fence, guidance
+from ._payload import (
+    _bool,
+    _list,
+    _messages,
+    _need,
+    _obj,
+    _put,
+    _str,
+    last_user_text,
+    summary_of,
+    transcript_of,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+__all__ = [
+    "EVENTS",
+    "NOTE",
+    "NOT_APPLICABLE",
+    "TRANSLATOR",
+    "HermesTranslator",
+    "translator_for",
+]
+
+#: MemoryProvider hooks this adapter translates, in lifecycle order.
+EVENTS: tuple[str, ...] = (
+    "initialize",
+    "system_prompt_block",
+    "on_turn_start",
+    "prefetch",
+    "queue_prefetch",
+    "sync_turn",
+    "on_pre_compress",
+    "on_session_switch",
+    "on_memory_write",
+    "on_delegation",
+    "on_session_end",
+)
+
+#: Agent contexts Hermes asks providers to keep out of the user's memory.
+SKIPPED_CONTEXTS = ("cron", "flush")
+
+#: What a second system-prompt assembly in one session gets.
+NOTE = (
+    "Signet memory is active: relevant memories are recalled for each message, "
+    "and the memory_search, memory_store, memory_get, memory_modify and "
+    "memory_forget tools reach the same store."
+)
+
+NOT_APPLICABLE: Mapping[str, str] = {
+    "health": "a daemon status check, not a moment of a Hermes session",
+}
+
+#: Tags of what Hermes's built-in memory tool writes, and of delegations.
+BUILTIN_TAGS = "hermes-builtin"
+DELEGATION_TAGS = "delegation,subagent"
+
+
+class _Session:
+    """The ``session`` object of a payload, validated."""
+
+    __slots__ = ("agent_context", "id", "platform", "project")
+
+    def __init__(self, payload: Mapping[str, Any]) -> None:
+        s = _obj(payload, "session")
+        if s is None:
+            raise PayloadError("session", "is required")
+        sid = s.get("id")
+        if not isinstance(sid, str) or not sid.strip():
+            raise PayloadError("session.id", "must be a non-empty string")
+        self.id = sid
+        self.project = _field(s, "project")
+        self.platform = _field(s, "platform")
+        self.agent_context = _field(s, "agentContext")
+
+    @property
+    def skipped(self) -> bool:
+        return self.agent_context in SKIPPED_CONTEXTS or self.platform == "cron"
+
+
+def _field(s: Mapping[str, Any], name: str) -> str | None:
+    value = s.get(name)
+    if value is not None and not isinstance(value, str):
+        raise PayloadError(f"session.{name}", f"must be a string, got {type(value).__name__}")
+    return value
+
+
+def _carried(payload: Mapping[str, Any], key: str) -> Any:
+    carry = _obj(payload, "carry") or {}
+    return carry.get(key)
+
+
+class HermesTranslator:
+    """The pure half of the Hermes adapter (a ``HarnessTranslator``)."""
+
+    harness = "hermes-agent"
+
+    def translate(self, event: str, payload: Mapping[str, Any]) -> list[LifecycleCall]:
+        """The daemon calls one Hermes hook implies.
+
+        Raises :class:`signet_sdk.PayloadError` naming the offending field.
+        """
+        if not isinstance(payload, dict):
+            raise PayloadError("payload", "must be a JSON object")
+        handler = _HANDLERS.get(event)
+        if handler is None:
+            raise PayloadError("event", f"unsupported event {event!r}; known: {', '.join(EVENTS)}")
+        _obj(payload, "carry")  # validated for a clear error
+        s = _Session(payload)
+        calls = handler(self, payload, s)
+        return [] if s.skipped else calls
+
+    # -- the hooks -------------------------------------------------------
+
+    def _initialize(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
+        body: dict[str, Any] = {"sessionKey": s.id}
+        _put(body, "project", s.project)
+        parent = _str(p, "parentSessionId")
+        _put(body, "parentSessionKey", parent)
+        body["source"] = "startup"
+        return [LifecycleCall("session_start", body)]
+
+    def _system_prompt_block(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
+        return []
+
+    def _on_turn_start(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
+        _str(p, "message")  # validated; prefetch makes the turn's one call
+        return []
+
+    def _prefetch(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
+        query = _need(p, "query")
+        if not query.strip():
+            return []  # the daemon refuses a blank prompt; there is nothing to recall for
+        body: dict[str, Any] = {"sessionKey": s.id, "userMessage": query, "userPrompt": query}
+        _put(body, "project", s.project)
+        last = _carried(p, "lastAssistant")
+        if isinstance(last, str):
+            _put(body, "lastAssistantMessage", last)
+        return [LifecycleCall("user_prompt_submit", body)]
+
+    def _queue_prefetch(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
+        _need(p, "query")
+        return []  # the next turn's query is not known yet; prefetch recalls for it
+
+    def _sync_turn(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
+        user = _need(p, "user")
+        assistant = _need(p, "assistant")
+        messages = _messages(p)
+        calls: list[LifecycleCall] = []
+        if _carried(p, "compacted"):
+            summary = summary_of(messages)
+            if summary:
+                body: dict[str, Any] = {"sessionKey": s.id, "summary": summary}
+                _put(body, "project", s.project)
+                calls.append(LifecycleCall("compaction_complete", body))
+        turn = [{"role": "user", "content": user}, {"role": "assistant", "content": assistant}]
+        transcript = transcript_of(turn)
+        if transcript:
+            body = {"sessionKey": s.id}
+            _put(body, "project", s.project)
+            body["transcript"] = transcript
+            calls.append(LifecycleCall("session_checkpoint_extract", body))
+        return calls
+
+    def _on_pre_compress(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
+        messages = _messages(p)
+        body: dict[str, Any] = {"sessionKey": s.id}
+        _put(body, "sessionContext", last_user_text(messages))
+        body["messageCount"] = len(messages)
+        return [LifecycleCall("pre_compaction", body)]
+
+    def _on_session_switch(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
+        new = _need(p, "newSessionId")
+        parent = _str(p, "parentSessionId")
+        reset = _bool(p, "reset")
+        _bool(p, "rewound")
+        reason = _str(p, "reason")
+        messages = _messages(p)
+        if new == s.id:
+            return []  # rewound or compressed in place: the same session goes on
+        calls: list[LifecycleCall] = []
+        if _carried(p, "ended") != s.id:
+            calls.append(_session_end(s, messages, reason or "switch"))
+        body: dict[str, Any] = {"sessionKey": new}
+        _put(body, "project", s.project)
+        if not reset:
+            _put(body, "parentSessionKey", parent or s.id)
+        body["source"] = "compact" if reason == "compression" else (reason or "switch")
+        calls.append(LifecycleCall("session_start", body))
+        return calls
+
+    def _on_session_end(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
+        if _list(p, "messages") is None:
+            raise PayloadError("messages", "is required")
+        messages = _messages(p)
+        if _compacting(p, messages):
+            transcript = transcript_of(messages)
+            if not transcript:
+                return []
+            body: dict[str, Any] = {"sessionKey": s.id}
+            _put(body, "project", s.project)
+            body["transcript"] = transcript
+            return [LifecycleCall("session_checkpoint_extract", body)]
+        return [_session_end(s, messages, _str(p, "reason") or "exit")]
+
+    def _on_memory_write(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
+        action = _need(p, "action")
+        target = _str(p, "target")
+        content = _need(p, "content")
+        _obj(p, "metadata")
+        if action not in ("add", "replace") or not content.strip():
+            return []  # a removal has no content to store; Signet keeps its own history
+        tags = BUILTIN_TAGS + (f",{target}" if target else "")
+        body: dict[str, Any] = {"content": content.strip(), "tags": tags}
+        _put(body, "project", s.project)
+        body["sessionKey"] = s.id
+        return [LifecycleCall("remember", body)]
+
+    def _on_delegation(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
+        task = _need(p, "task")
+        result = _need(p, "result")
+        _str(p, "childSessionId")
+        if not task.strip() or not result.strip():
+            return []
+        content = f"Delegated task: {task.strip()}\nResult: {result.strip()}"
+        body: dict[str, Any] = {"content": content, "tags": DELEGATION_TAGS}
+        _put(body, "project", s.project)
+        body["sessionKey"] = s.id
+        return [LifecycleCall("remember", body)]
+
+    # -- render ----------------------------------------------------------
+
+    def render(
+        self, event: str, payload: Mapping[str, Any], results: Sequence[Any]
+    ) -> NativeOutput:
+        """What the provider applies (see the module docstring)."""
+        s = _Session(payload)
+        if event == "initialize":
+            text = context_text(results[0], prompt=False) if results else ""
+            return NativeOutput({"carry": {"context": text or None, "injected": None}})
+        if event == "system_prompt_block":
+            if s.skipped:
+                return self.neutral(event)
+            context = _carried(payload, "context")
+            if isinstance(context, str) and context.strip():
+                block = fence(context, "session-start")
+                return NativeOutput({"block": block, "carry": {"context": None, "injected": True}})
+            return NativeOutput({"block": NOTE})
+        if event == "prefetch" and results:
+            text = context_text(results[0], prompt=True)
+            return NativeOutput({"context": text}) if text else self.neutral(event)
+        if event == "sync_turn":
+            carry: dict[str, Any] = {
+                "lastAssistant": _str(payload, "assistant") or None,
+                "compressing": None,
+            }
+            if any(c.action == "compaction_complete" for c in self.translate(event, payload)):
+                carry["compacted"] = None
+            return NativeOutput({"carry": carry})
+        if event == "on_pre_compress" and results:
+            data: dict[str, Any] = {"carry": {"compressing": len(_messages(payload))}}
+            text = guidance(results[0])
+            if text:
+                data["guidance"] = text
+            return NativeOutput(data)
+        if event == "on_session_switch":
+            return self._render_switch(payload, s, results)
+        if event == "on_session_end":
+            if _compacting(payload, _messages(payload)):
+                return NativeOutput({"carry": {"compressing": None}})
+            return NativeOutput({"carry": {"ended": s.id, "compressing": None}})
+        return self.neutral(event)
+
+    def _render_switch(
+        self, payload: Mapping[str, Any], s: _Session, results: Sequence[Any]
+    ) -> NativeOutput:
+        carry: dict[str, Any] = {"compressing": None}
+        if _str(payload, "reason") == "compression":
+            carry["compacted"] = True
+        if results:
+            text = context_text(results[-1], prompt=False)
+            carry.update(context=text or None, injected=None, ended=None)
+            if _str(payload, "reason") != "compression":
+                carry["lastAssistant"] = None  # another conversation: no previous reply
+        return NativeOutput({"carry": carry})
+
+    def neutral(self, event: str) -> NativeOutput:
+        """Nothing to apply: Hermes carries on as if no provider were loaded."""
+        return NativeOutput()
+
+
+def _compacting(p: Mapping[str, Any], messages: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether this ``on_session_end`` is Hermes's extraction before a compression."""
+    count = _carried(p, "compressing")
+    return isinstance(count, int) and not isinstance(count, bool) and count == len(messages)
+
+
+def _session_end(s: _Session, messages: Sequence[Mapping[str, Any]], reason: str) -> LifecycleCall:
+    body: dict[str, Any] = {"sessionKey": s.id, "sessionId": s.id}
+    _put(body, "cwd", s.project)
+    body["reason"] = reason
+    _put(body, "transcript", transcript_of(messages))
+    return LifecycleCall("session_end", body)
+
+
+_HANDLERS = {
+    "initialize": HermesTranslator._initialize,
+    "system_prompt_block": HermesTranslator._system_prompt_block,
+    "on_turn_start": HermesTranslator._on_turn_start,
+    "prefetch": HermesTranslator._prefetch,
+    "queue_prefetch": HermesTranslator._queue_prefetch,
+    "sync_turn": HermesTranslator._sync_turn,
+    "on_pre_compress": HermesTranslator._on_pre_compress,
+    "on_session_switch": HermesTranslator._on_session_switch,
+    "on_memory_write": HermesTranslator._on_memory_write,
+    "on_delegation": HermesTranslator._on_delegation,
+    "on_session_end": HermesTranslator._on_session_end,
+}
+
+#: The shared instance: the translator reads no environment.
+TRANSLATOR = HermesTranslator()
+
+
+def translator_for(env: Mapping[str, str]) -> HermesTranslator:
+    """The translator for any environment (the provider's choices travel in the payload)."""
+    return TRANSLATOR

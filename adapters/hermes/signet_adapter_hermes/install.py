@@ -1,0 +1,398 @@
+"""``signet-sdk install hermes-agent`` / ``uninstall``: our provider where Hermes looks for it.
+
+Hermes 0.19 loads one external memory provider, named by ``memory.provider``
+in ``$HERMES_HOME/config.yaml`` (``HERMES_HOME`` defaults to ``~/.hermes``),
+from its bundled ``plugins/memory/<name>/`` or from
+``$HERMES_HOME/plugins/<name>/__init__.py`` (hermes-agent
+plugins/memory/__init__.py, ``find_provider_dir``). The installer:
+
+* writes ``$HERMES_HOME/plugins/signet/__init__.py``, a few lines that
+  import this package and call its ``register(ctx)``; its first line holds
+  the marker ``SIGNET_SDK_MANAGED_HERMES_PROVIDER``, and nothing without it
+  is ours;
+* sets ``memory.provider: signet`` in ``config.yaml`` with the smallest text
+  edit (comments and every other line kept byte for byte), after copying the
+  old file to ``config.yaml.bak-<UTC time>``. A different provider already
+  selected is refused (Hermes runs one) unless ``--force``; a flow-style
+  ``memory: {...}`` mapping is refused rather than rewritten.
+
+A second run finds nothing to change and writes nothing. ``--dry-run``
+prints the diff and writes nothing. ``uninstall`` removes our plugin file
+(and its folder when that leaves it empty) and the ``provider: signet`` line
+(and the ``memory:`` line when it was all that line held), with a backup;
+anything not ours is left alone.
+
+The plugin file imports ``signet_adapter_hermes``: install this package into
+the Python environment Hermes runs in.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import difflib
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+__all__ = [
+    "MARKER",
+    "PLUGIN_TEXT",
+    "InstallError",
+    "hermes_home",
+    "main",
+    "with_provider",
+    "without_provider",
+]
+
+#: The first line of our plugin file holds this; nothing else is ours.
+MARKER = "SIGNET_SDK_MANAGED_HERMES_PROVIDER"
+#: The provider name (``memory.provider``) and plugin folder name.
+NAME = "signet"
+
+#: The plugin file. Hermes's loader looks for ``MemoryProvider`` or
+#: ``register_memory_provider`` in it before importing it, and calls ``register``.
+PLUGIN_TEXT = f'''# {MARKER}: written by `signet-sdk install hermes-agent`; removed by `uninstall`.
+"""Signet memory for Hermes: the signet-sdk MemoryProvider (package signet_adapter_hermes)."""
+
+from agent.memory_provider import MemoryProvider
+
+
+def register(ctx):
+    """Hermes's plugin entry: calls ctx.register_memory_provider with Signet's provider."""
+    from signet_adapter_hermes.provider import register as register_signet
+
+    register_signet(ctx, MemoryProvider)
+'''
+
+_MEMORY = re.compile(r"^memory:[ \t]*(?:#.*)?$")
+_MEMORY_FLOW = re.compile(r"^memory:[ \t]*[^\s#]")
+_PROVIDER = re.compile(r"^(?P<indent>[ \t]+)provider:(?P<value>[^#\n]*?)(?P<tail>[ \t]*(?:#.*)?)$")
+
+
+class InstallError(Exception):
+    """The change cannot be made safely; the message names the file and the problem."""
+
+
+def hermes_home(env: Mapping[str, str]) -> Path:
+    """``$HERMES_HOME``, else ``~/.hermes`` (hermes_constants.get_hermes_home)."""
+    raw = env.get("HERMES_HOME", "").strip()
+    if raw:
+        return Path(raw).expanduser().absolute()
+    return Path(env.get("HOME") or Path.home()) / ".hermes"
+
+
+def _unquote(value: str) -> str:
+    v = value.strip()
+    if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"":
+        return v[1:-1]
+    return v
+
+
+def _memory_block(lines: list[str]) -> tuple[int, int] | None:
+    """The ``memory:`` line's index and the end of its indented block, or None."""
+    for i, raw in enumerate(lines):
+        line = raw.rstrip("\r\n")
+        if _MEMORY_FLOW.match(line):
+            raise InstallError("memory: is written as a flow mapping; set provider by hand")
+        if _MEMORY.match(line):
+            end = i + 1
+            while end < len(lines):
+                text = lines[end]
+                if text.strip() and not text.lstrip().startswith("#") and not text[0].isspace():
+                    break
+                end += 1
+            return i, end
+    return None
+
+
+def _child_indent(lines: list[str], start: int, end: int) -> str:
+    for line in lines[start + 1 : end]:
+        if line.strip() and not line.lstrip().startswith("#"):
+            return line[: len(line) - len(line.lstrip())]
+    return "  "
+
+
+def _provider_line(lines: list[str], start: int, end: int) -> tuple[int, re.Match[str]] | None:
+    indent = _child_indent(lines, start, end)
+    for i in range(start + 1, end):
+        found = _PROVIDER.match(lines[i].rstrip("\r\n"))
+        if found and found["indent"] == indent:
+            return i, found
+    return None
+
+
+def with_provider(text: str | None, *, force: bool = False) -> str:
+    """``config.yaml`` text with ``memory.provider: signet``; the rest kept as it was."""
+    if not text:
+        return f"memory:\n  provider: {NAME}\n"
+    lines = text.splitlines(keepends=True)
+    block = _memory_block(lines)
+    if block is None:
+        sep = "" if text.endswith("\n") else "\n"
+        return f"{text}{sep}memory:\n  provider: {NAME}\n"
+    start, end = block
+    found = _provider_line(lines, start, end)
+    if found is None:
+        indent = _child_indent(lines, start, end)
+        lines.insert(start + 1, f"{indent}provider: {NAME}\n")
+        return "".join(lines)
+    i, match = found
+    current = _unquote(match["value"])
+    if current == NAME:
+        return text
+    if current and not force:
+        raise InstallError(
+            f"memory.provider is {current!r}; Hermes runs one external memory provider, "
+            "so it was left as it is (pass --force to replace it with signet)"
+        )
+    newline = lines[i][len(lines[i].rstrip("\r\n")) :]
+    lines[i] = f"{match['indent']}provider: {NAME}{match['tail']}{newline}"
+    return "".join(lines)
+
+
+def without_provider(text: str | None) -> str | None:
+    """``config.yaml`` text without our ``provider: signet`` line; None when the file goes."""
+    if text is None:
+        return None
+    lines = text.splitlines(keepends=True)
+    try:
+        block = _memory_block(lines)
+    except InstallError:
+        return text
+    if block is None:
+        return text
+    start, end = block
+    found = _provider_line(lines, start, end)
+    if found is None or _unquote(found[1]["value"]) != NAME:
+        return text
+    del lines[found[0]]
+    rest = [ln for ln in lines[start + 1 : end - 1] if ln.strip() and ln.lstrip()[0] != "#"]
+    if not rest:
+        del lines[start]  # the memory: line held only our provider
+    out = "".join(lines)
+    return out if out.strip() else None
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InstallError(f"{path}: cannot read: {exc}") from None
+
+
+def _is_ours(path: Path) -> bool:
+    if path.is_symlink() or not path.is_file():
+        return False
+    try:
+        with path.open(encoding="utf-8") as fh:
+            return MARKER in fh.readline()
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _backup(path: Path) -> Path:
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    backup = path.with_name(f"{path.name}.bak-{stamp}")
+    n = 1
+    while backup.exists():
+        backup = path.with_name(f"{path.name}.bak-{stamp}-{n}")
+        n += 1
+    shutil.copy2(path, backup)
+    return backup
+
+
+def _write(path: Path, text: str, mode: int = 0o644) -> None:
+    """Replace ``path`` atomically with ``text``, keeping an existing file's mode."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists():
+        mode = path.stat().st_mode & 0o777
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _diff(path: Path, old: str | None, new: str | None) -> str:
+    lines = difflib.unified_diff(
+        (old or "").splitlines(keepends=True),
+        (new or "").splitlines(keepends=True),
+        fromfile=str(path) if old is not None else "/dev/null",
+        tofile=str(path) if new is not None else "/dev/null",
+    )
+    return "".join(lines)
+
+
+def _plan_install(home: Path, force: bool) -> list[tuple[Path, str | None, str | None]]:
+    plugin = home / "plugins" / NAME / "__init__.py"
+    folder = plugin.parent
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        raise InstallError(f"{folder}: exists and is not a directory we manage; left untouched")
+    current = _read(plugin)
+    if current is not None and not _is_ours(plugin):
+        raise InstallError(
+            f"{plugin}: exists without our marker ({MARKER}); not ours, left untouched"
+        )
+    config = home / "config.yaml"
+    old = _read(config)
+    try:
+        new = with_provider(old, force=force)
+    except InstallError as exc:
+        raise InstallError(f"{config}: {exc}") from None
+    changes: list[tuple[Path, str | None, str | None]] = []
+    if current != PLUGIN_TEXT:
+        changes.append((plugin, current, PLUGIN_TEXT))
+    if old != new:
+        changes.append((config, old, new))
+    return changes
+
+
+def _plan_uninstall(home: Path) -> list[tuple[Path, str | None, str | None]]:
+    changes: list[tuple[Path, str | None, str | None]] = []
+    plugin = home / "plugins" / NAME / "__init__.py"
+    if _is_ours(plugin):
+        changes.append((plugin, _read(plugin), None))
+    config = home / "config.yaml"
+    old = _read(config)
+    new = without_provider(old)
+    if old != new:
+        changes.append((config, old, new))
+    return changes
+
+
+def _apply(changes: Sequence[tuple[Path, str | None, str | None]]) -> list[Path]:
+    backups = []
+    for path, old, new in changes:
+        if path.name == "config.yaml" and old is not None:
+            backups.append(_backup(path))
+        if new is None:
+            path.unlink(missing_ok=True)
+            if path.name == "__init__.py":
+                cache = path.parent / "__pycache__"
+                if cache.is_dir():
+                    shutil.rmtree(cache, ignore_errors=True)
+                with contextlib.suppress(OSError):
+                    path.parent.rmdir()
+        else:
+            _write(path, new)
+    return backups
+
+
+def hermes_python(env: Mapping[str, str]) -> str | None:
+    """The interpreter the ``hermes`` command on ``PATH`` runs with (its ``#!`` line), or None."""
+    command = shutil.which("hermes", path=env.get("PATH"))
+    if command is None:
+        return None
+    try:
+        with open(command, "rb") as fh:
+            first = fh.readline(4096).decode("utf-8", "replace").strip()
+    except OSError:
+        return None
+    if not first.startswith("#!"):
+        return None
+    words = shlex.split(first[2:])
+    if words and os.path.basename(words[0]) == "env":
+        words = [w for w in words[1:] if not w.startswith("-")]
+    if not words:
+        return None
+    return words[0] if os.path.isabs(words[0]) else shutil.which(words[0], path=env.get("PATH"))
+
+
+def _check_importable(env: Mapping[str, str]) -> str:
+    """A note when the Python Hermes runs with cannot import this package ("" when it can)."""
+    python = hermes_python(env)
+    if python is None:
+        return (
+            "note: no hermes command on PATH to check; install signetai-sdk[hermes] into "
+            "the Python environment Hermes runs in\n"
+        )
+    try:
+        probe = subprocess.run(
+            [python, "-c", "import signet_adapter_hermes"],
+            capture_output=True,
+            timeout=30,
+            env=dict(env),
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"note: could not run {python} to check the install: {exc}\n"
+    if probe.returncode == 0:
+        return ""
+    return (
+        f"warning: {python} (the Python hermes runs with) cannot import signet_adapter_hermes, "
+        "so Hermes will not load the provider; run:\n"
+        f"  {shlex.quote(python)} -m pip install 'signetai-sdk[hermes]'\n"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``main(["install" | "uninstall", *options])``; 0 on success, 1 when refused, 2 on usage."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(
+        prog="signet-sdk {install|uninstall} hermes-agent",
+        description="Install Signet's memory provider for Hermes Agent "
+        "($HERMES_HOME/plugins/signet, memory.provider: signet), or remove it.",
+    )
+    parser.add_argument("verb", choices=("install", "uninstall"))
+    parser.add_argument(
+        "--hermes-home", metavar="DIR", help="Hermes's home (default: $HERMES_HOME, else ~/.hermes)"
+    )
+    parser.add_argument("--dry-run", action="store_true", help="print the changes, write nothing")
+    parser.add_argument(
+        "--force", action="store_true", help="replace another memory.provider already selected"
+    )
+    try:
+        opts = parser.parse_args(args)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    env = dict(os.environ)
+    home = Path(opts.hermes_home).expanduser().absolute() if opts.hermes_home else hermes_home(env)
+    try:
+        if opts.verb == "install":
+            changes = _plan_install(home, opts.force)
+        else:
+            changes = _plan_uninstall(home)
+        if not changes:
+            what = "already installed" if opts.verb == "install" else "nothing of ours there"
+            sys.stdout.write(f"{home}: {what}, nothing changed\n")
+            return 0
+        if opts.dry_run:
+            for path, old, new in changes:
+                sys.stdout.write(_diff(path, old, new))
+            return 0
+        backups = _apply(changes)
+    except InstallError as exc:
+        sys.stderr.write(f"signet-sdk {opts.verb} hermes-agent: {exc}\nNo file was changed.\n")
+        return 1
+    except OSError as exc:
+        sys.stderr.write(f"signet-sdk {opts.verb} hermes-agent: {exc}\n")
+        return 1
+    for backup in backups:
+        sys.stdout.write(f"previous config.yaml saved as {backup}\n")
+    if opts.verb == "install":
+        sys.stdout.write(
+            f"Signet memory provider installed into {home} (memory.provider: signet).\n"
+        )
+        sys.stdout.write(_check_importable(env))
+    else:
+        sys.stdout.write(f"Signet memory provider removed from {home}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
