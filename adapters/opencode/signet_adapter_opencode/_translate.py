@@ -113,7 +113,12 @@ _MESSAGES = {
 #: What the shim forwards, per event: ``hook`` (a plugin hook, else a bus
 #: event delivered to the ``event`` hook), the fields to keep (``True``: the
 #: value, an object: those of its fields, applied to each element of an
-#: array) and whether to attach the session's ``messages``.
+#: array), whether to attach the session's ``messages``, and the ``lane``:
+#: events of one lane are forwarded one at a time, in order (each carries the
+#: markers the answers before it set), lanes run side by side. The prompt's
+#: lane (``main``) never waits behind the previous turn's writes (``writes``);
+#: the two lanes set disjoint carry keys (``started``/``parent`` against
+#: ``checkpoint``/``ended``).
 SHIM_EVENTS: Mapping[str, Mapping[str, Any]] = {
     "session.created": {
         "hook": "event",
@@ -129,13 +134,27 @@ SHIM_EVENTS: Mapping[str, Mapping[str, Any]] = {
             "parts": {"type": True, "text": True, "synthetic": True},
         },
     },
-    "session.idle": {"hook": "event", "fields": {"sessionID": True}, "messages": _MESSAGES},
+    "session.idle": {
+        "hook": "event",
+        "fields": {"sessionID": True},
+        "messages": _MESSAGES,
+        "lane": "writes",
+    },
     "experimental.session.compacting": {
         "hook": "experimental.session.compacting",
         "fields": {"sessionID": True},
     },
-    "session.compacted": {"hook": "event", "fields": {"sessionID": True}, "messages": _MESSAGES},
-    "session.deleted": {"hook": "event", "fields": {"sessionID": True, "info": {"id": True}}},
+    "session.compacted": {
+        "hook": "event",
+        "fields": {"sessionID": True},
+        "messages": _MESSAGES,
+        "lane": "writes",
+    },
+    "session.deleted": {
+        "hook": "event",
+        "fields": {"sessionID": True, "info": {"id": True}},
+        "lane": "writes",
+    },
 }
 
 #: The memory tools reach OpenCode's model through its MCP client: the

@@ -103,7 +103,7 @@ def shim_spec(env: Mapping[str, str]) -> dict[str, Any]:
     events: dict[str, Any] = {}
     for name, spec in PLUGIN.events.items():
         seconds = timeouts.for_class(spec.timeout_class) or 10.0
-        rule = SHIM_EVENTS.get(name, {"hook": "held"})
+        rule = SHIM_EVENTS.get(name, {"hook": "held", "lane": "writes"})
         events[name] = {**rule, "timeoutMs": math.ceil(seconds * 1000) + _MARGIN_MS}
     return {"managedBy": "signet-sdk install opencode", "harness": PLUGIN.name, "events": events}
 

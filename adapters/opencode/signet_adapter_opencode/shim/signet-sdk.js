@@ -7,8 +7,8 @@
 //     (written by the installer from the translator's own table), each as the
 //     fields that table selects, plus the plugin's directory, the markers
 //     earlier answers asked it to carry and, where the table says so, the
-//     session's messages from OpenCode's own client; one event at a time,
-//     through the shared transport (signet-sdk/transport.mjs);
+//     session's messages from OpenCode's own client; one event at a time per
+//     lane the table names, through the shared transport (signet-sdk/transport.mjs);
 //   * applies what comes back: system text held for the next model requests
 //     of a session (pushed in experimental.chat.system.transform), strings
 //     pushed onto a hook's output, carried markers, and events held until
@@ -87,16 +87,24 @@ export const SignetMemory = async (ctx) => {
   const harness = spec.harness || "opencode";
   const directory = ctx.directory || ctx.worktree || null;
   const state = createState();
-  let queue = Promise.resolve();
+  // One queue per lane the event table names: within a lane one event at a
+  // time, so each carries what the answers before it asked to carry; a
+  // prompt never waits behind the previous turn's writes.
+  const lanes = new Map();
 
   function base(extra) {
     return { ...extra, directory, carry: { ...state.carry } };
   }
 
-  // One event at a time, so each one carries what the answers before it asked to carry.
+  // `payload` may be a promise (messages being fetched): the event keeps its
+  // place in the lane from the moment the hook fired.
   function forward(event, payload, timeoutMs) {
-    const run = queue.then(() => transport(harness, event, base(payload), { timeoutMs, env }));
-    queue = run.catch(() => null);
+    const lane = (spec.events[event] && spec.events[event].lane) || "main";
+    const queue = lanes.get(lane) || Promise.resolve();
+    const run = queue.then(async () =>
+      transport(harness, event, base(await payload), { timeoutMs, env }),
+    );
+    lanes.set(lane, run.catch(() => null));
     return run;
   }
 
@@ -151,10 +159,13 @@ export const SignetMemory = async (ctx) => {
     try {
       reach(event, sessionID);
       const payload = { type: event, ...(select(fields, rule.fields || {}) || {}) };
-      if (rule.messages && sessionID) {
-        payload.messages = select(await messagesOf(ctx.client, sessionID), rule.messages);
-      }
-      apply(await forward(event, payload, rule.timeoutMs), output);
+      const ready = !(rule.messages && sessionID)
+        ? payload
+        : messagesOf(ctx.client, sessionID).then((list) => ({
+            ...payload,
+            messages: select(list, rule.messages),
+          }));
+      apply(await forward(event, ready, rule.timeoutMs), output);
     } catch (error) {
       // OpenCode carries on as if no plugin were loaded
     }

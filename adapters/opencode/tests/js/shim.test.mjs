@@ -34,10 +34,11 @@ const SPEC = {
       fields: { sessionID: true },
       messages: { info: { id: true, role: true }, parts: { type: true, text: true } },
       timeoutMs: 11000,
+      lane: "writes",
     },
     "experimental.session.compacting": { hook: "experimental.session.compacting", fields: { sessionID: true } },
-    "session.deleted": { hook: "event", fields: { sessionID: true } },
-    "session.end": { hook: "held", timeoutMs: 11000 },
+    "session.deleted": { hook: "event", fields: { sessionID: true }, lane: "writes" },
+    "session.end": { hook: "held", timeoutMs: 11000, lane: "writes" },
   },
 };
 
@@ -125,6 +126,25 @@ test("held system text goes to the matching session and model; uses and until ar
   answer = null; // the next prompt recalls nothing: the old recall is gone
   await hooks["chat.message"]({ sessionID: "s1" }, { parts: [] });
   assert.deepEqual(await transform(hooks, "s1"), []);
+});
+
+test("a prompt never waits behind the previous turn's writes; a lane keeps its order", async () => {
+  let finishIdle;
+  const order = [];
+  const { ctx } = setup({
+    "session.idle": () => new Promise((resolve) => (finishIdle = () => resolve(null))),
+    "session.deleted": () => (order.push("deleted"), null),
+    "chat.message": () => (order.push("chat"), null),
+  });
+  const hooks = await SignetMemory(ctx);
+  const idle = hooks.event({ event: { type: "session.idle", properties: { sessionID: "s1" } } });
+  const deleted = hooks.event({ event: { type: "session.deleted", properties: { sessionID: "s1" } } });
+  await hooks["chat.message"]({ sessionID: "s1" }, { parts: [] });
+  assert.deepEqual(order, ["chat"]); // the idle write is still in flight
+  finishIdle();
+  await idle;
+  await deleted;
+  assert.deepEqual(order, ["chat", "deleted"]);
 });
 
 test("session.idle attaches the session's messages, cut down to the selected fields", async () => {
