@@ -111,7 +111,12 @@ SEND = {
 }
 SEND_STDLIB = {"_socket"}  # not ``socket``: no enum, no selectors
 #: Added by events that open the outbox (a write, or a replay check).
-OUTBOX = {"signet_sdk.hooks.outbox", "signet_sdk.runtime.files", "signet_sdk.runtime.transcripts"}
+OUTBOX = {
+    "signet_sdk.hooks.entry",
+    "signet_sdk.hooks.outbox",
+    "signet_sdk.runtime.files",
+    "signet_sdk.runtime.transcripts",
+}
 OUTBOX_STDLIB = {"fcntl"}  # the entry and sender locks
 #: Added by writes, which may carry Claude Code's transcript.
 TRANSCRIPT = {"signet_adapter_claude_code._paths"}

@@ -249,7 +249,7 @@ class _HookSender:
             return result
 
         outcome = self.outbox().deliver(entry.id, send_now)
-        if outcome in ("kept", "failed", "busy"):
+        if outcome in ("kept", "failed", "busy", "settling"):
             _spawn_flusher(self.log, self.env)
         return answer[0] if answer else None
 

@@ -93,9 +93,34 @@ def outbox_sender(base: ClientConfig) -> Any:
             agent_id=entry.agent_id,
             no_hooks=False,
         )
-        return LeanClient(config).call(entry.action, body, timeout=timeout)
+        client = LeanClient(config)
+        if entry.resend and entry.action == "compaction_complete":
+            found = _stored_summary(client, body, timeout)
+            if found is not None:
+                return found
+        return client.call(entry.action, body, timeout=timeout)
 
     return send
+
+
+def _stored_summary(client: Any, body: Mapping[str, Any], timeout: float | None) -> Any:
+    """The daemon's record of a compaction summary an earlier send may have stored, or None.
+
+    The daemon does not de-duplicate compaction-complete, so before a repeat
+    the sender looks for a ``compaction`` summary node with the same session
+    key and text among the newest ones.
+    """
+    summary, key = body.get("summary"), body.get("sessionKey")
+    query = {"limit": "200", "depth": "0"}
+    if client.config.agent_id:
+        query["agentId"] = client.config.agent_id
+    listing = client.call("list_session_summaries", query=query, timeout=timeout)
+    rows = listing.get("summaries") if isinstance(listing, dict) else None
+    for row in rows or ():
+        same_key = key is None or row.get("session_key") in (key, str(key).strip())
+        if row.get("source_type") == "compaction" and row.get("content") == summary and same_key:
+            return {"success": True, "memoryId": None, "deduped": True}
+    return None
 
 
 def flush(seconds: float = FLUSH_SECONDS, env: Mapping[str, str] | None = None) -> dict[str, int]:
