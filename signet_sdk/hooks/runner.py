@@ -204,9 +204,10 @@ class _HookSender:
 
     def outbox(self) -> Outbox:
         if self._outbox is None:
-            from signet_sdk.hooks.outbox import Outbox, state_dir
+            from signet_sdk.hooks.outbox import Outbox
+            from signet_sdk.runtime.files import outbox_dir
 
-            self._outbox = Outbox(os.path.join(state_dir(self.env), "outbox"), log=self.log)
+            self._outbox = Outbox(outbox_dir(self.env), log=self.log)
         return self._outbox
 
     def replay_if_pending(self) -> None:
@@ -228,15 +229,21 @@ class _HookSender:
         roots = self.plugin.transcript_roots(self.env) or ()
         body, snapshot = take_transcript(call.body, roots, self.log)
         config, deadline = self.config, self.deadline
-        with deadline.hold():
-            entry = self.outbox().put(
-                call.action,
-                body,
-                harness=config.harness,
-                runtime_path=config.runtime_path,
-                agent_id=config.agent_id,
-                transcript=snapshot,
-            )
+        try:
+            with deadline.hold():
+                entry = self.outbox().put(
+                    call.action,
+                    body,
+                    harness=config.harness,
+                    runtime_path=config.runtime_path,
+                    agent_id=config.agent_id,
+                    transcript=snapshot,
+                )
+        except OSError as exc:
+            # No safe place to keep it (a state directory that is a link, or not
+            # ours): send it now, once, rather than write through the link or drop it.
+            self.log(f"outbox refused ({exc}); {call.action} sent without a durable copy")
+            return self._direct(call.action, body, snapshot)
         if self.detached:
             _spawn_flusher(self.log, self.env)
             return None
@@ -252,6 +259,17 @@ class _HookSender:
         if outcome in ("kept", "failed", "busy", "settling"):
             _spawn_flusher(self.log, self.env)
         return answer[0] if answer else None
+
+    def _direct(self, action: str, body: dict[str, Any], snapshot: Any) -> Any:
+        from signet_sdk.runtime.transcripts import fit_inline_transcript
+        from signet_sdk.wire.lean import LeanClient
+
+        if snapshot is not None:
+            text, _ = fit_inline_transcript(body, snapshot.data)
+            if text:
+                body["transcript"] = text
+        timeout = max(self.deadline.left() - _EXIT_MARGIN, 0.05)
+        return LeanClient(self.config).call(action, body, timeout=timeout)
 
 
 def _spawn_flusher(log: Any, env: Mapping[str, str]) -> None:

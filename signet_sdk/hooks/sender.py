@@ -52,13 +52,13 @@ def spawn_flusher(env: Mapping[str, str] | None = None, seconds: float | None = 
 
 def _flusher_lock(env: Mapping[str, str] | None) -> int | None:
     """An exclusive, non-blocking lock on the outbox's sender lock file, or None if taken."""
-    from signet_sdk.runtime.files import private_dir, state_dir
+    from signet_sdk.runtime.files import outbox_dir
 
     try:
         import fcntl
     except ImportError:  # pragma: no cover - no flock: senders are not capped
         return -1
-    folder = private_dir(os.path.join(state_dir(env), "outbox"))
+    folder = outbox_dir(env)
     flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(os.path.join(folder, ".sender.lock"), flags, 0o600)
     try:
@@ -136,11 +136,12 @@ def flush(seconds: float = FLUSH_SECONDS, env: Mapping[str, str] | None = None) 
     def log(message: str) -> None:
         hook_log(message, harness="outbox", event="flush", env=environ)
 
-    from signet_sdk.hooks.outbox import Outbox, state_dir
+    from signet_sdk.hooks.outbox import Outbox
+    from signet_sdk.runtime.files import outbox_dir
     from signet_sdk.runtime.transcripts import sweep_staged
 
     config = resolve_config(env=environ)
-    outbox = Outbox(os.path.join(state_dir(environ), "outbox"), log=log)
+    outbox = Outbox(outbox_dir(environ), log=log)
     send = outbox_sender(config)
     deadline = time.monotonic() + seconds
     counts: dict[str, int] = {}

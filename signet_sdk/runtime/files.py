@@ -17,7 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-__all__ = ["fsync_dir", "private_dir", "state_dir", "write_durably"]
+__all__ = ["fsync_dir", "outbox_dir", "private_dir", "state_dir", "write_durably"]
 
 
 def state_dir(env: Mapping[str, str] | None = None) -> str:
@@ -46,6 +46,15 @@ def private_dir(path: str | os.PathLike[str]) -> str:
     if stat.S_IMODE(st.st_mode) & 0o077:
         os.chmod(path, 0o700)
     return path
+
+
+def outbox_dir(env: Mapping[str, str] | None = None) -> str:
+    """The hook path's outbox, with the state directory above it checked as well.
+
+    Both are ours and 0700: a state directory swapped for a link or planted by
+    another user is refused before anything is written under it.
+    """
+    return private_dir(os.path.join(private_dir(state_dir(env)), "outbox"))
 
 
 def fsync_dir(path: str | os.PathLike[str]) -> None:
