@@ -8,6 +8,7 @@ then, by its ``mode``:
   ``delay`` seconds, the way a daemon busy after applying a write answers late;
 * ``slow_before``: holds the request ``delay`` seconds before the daemon sees it;
 * ``trickle``: forwards it and sends the answer one byte every ``delay`` seconds;
+* ``hang``: reads the request and never answers;
 * ``status``: answers ``status`` with ``body`` and ``headers`` without forwarding;
 * ``garbage``: a 200 whose body is not JSON;
 * ``reset``: a 200 that announces more bytes than it sends, then closes;
@@ -128,6 +129,9 @@ class FaultProxy:
         if mode == "status":
             body = json.dumps(self.body).encode()
             conn.sendall(_response(self.status, body, self.headers))
+        elif mode == "hang":
+            while not self._closed:  # accepts, reads, never answers
+                time.sleep(0.05)
         elif mode == "garbage":
             conn.sendall(_response(200, b"<html>not json"))
         elif mode == "reset":

@@ -104,6 +104,8 @@ CORE = {
 CORE_STDLIB = {"__future__", "_json", "select"}
 #: Added by events that call the daemon.
 SEND = {
+    "signet_sdk.hooks.breaker",  # the circuit breaker the hooks share (a small state file)
+    "signet_sdk.runtime.files",
     "signet_sdk.wire.endpoints",
     "signet_sdk.wire.lean",
     "signet_sdk.wire.request",

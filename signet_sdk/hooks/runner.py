@@ -176,7 +176,8 @@ def _run(
     if spec is not None and spec.replay:
         sender.replay_if_pending()
     run = dispatch(translator, event, payload, sender.send)
-    if run.error is not None:
+    if run.error is not None and not getattr(run.error, "breaker_open", False):
+        # (A call the open breaker skipped is not logged: its opening was, once.)
         reason = "payload rejected" if not run.calls else "daemon call failed"
         log(f"{reason}, failed open: {run.error}")
     return run.output.text
@@ -220,7 +221,33 @@ class _HookSender:
         from signet_sdk.wire.lean import LeanClient
 
         timeout = max(self.deadline.left() - _EXIT_MARGIN, 0.05)
-        return LeanClient(self.config).call(call.action, call.body, timeout=timeout)
+        client = LeanClient(self.config)
+        return self._guarded(lambda: client.call(call.action, call.body, timeout=timeout))
+
+    def _guarded(self, call: Any) -> Any:
+        """Make one daemon call unless the shared breaker is open; tell it how it went."""
+        from signet_sdk.hooks.breaker import breaker_for, counts_as_failure
+
+        breaker = breaker_for(self.env)
+        if breaker is not None:
+            left = breaker.open_for()
+            if left > 0:
+                from signet_sdk.wire.errors import NotSentError
+
+                url = self.config.base_url
+                message = f"daemon skipped for {left:.0f}s more (circuit breaker open)"
+                skipped = NotSentError(message, method="-", url=url)
+                skipped.breaker_open = True  # type: ignore[attr-defined]
+                raise skipped
+        try:
+            result = call()
+        except Exception as exc:
+            if breaker is not None and counts_as_failure(exc):
+                breaker.failed(self.log)
+            raise
+        if breaker is not None:
+            breaker.succeeded()
+        return result
 
     def _durable(self, call: LifecycleCall) -> Any:
         """Hand one write to the outbox, then send it now or leave it to a flusher."""
@@ -251,7 +278,8 @@ class _HookSender:
         send = outbox_sender(config)
 
         def send_now(e: Entry, b: dict[str, Any]) -> Any:
-            result = send(e, b, timeout=max(deadline.left() - _EXIT_MARGIN, 0.05))
+            timeout = max(deadline.left() - _EXIT_MARGIN, 0.05)
+            result = self._guarded(lambda: send(e, b, timeout=timeout))
             answer.append(result)
             return result
 
