@@ -195,3 +195,45 @@ def test_a_state_directory_swapped_for_a_link_is_not_written_through(tmp_path: P
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
     assert list(elsewhere.iterdir()) == []
     assert [r.json["sessionKey"] for r in ends] == ["s-link"]
+
+
+# -- the dev daemon -------------------------------------------------------------
+
+
+def test_dev_daemon_database_files_are_private(tmp_path: Path) -> None:
+    db = tmp_path / "d.sqlite3"
+    code = (
+        "import os, stat\n"
+        "os.umask(0o022)\n"
+        "from signet_sdk.testing.mock_daemon import MockDaemon\n"
+        f"d = MockDaemon(db_path={str(db)!r})\n"
+        "d.memory_count()\n"
+        f"folder = {str(tmp_path)!r}\n"
+        "for name in sorted(os.listdir(folder)):\n"
+        "    print(name, oct(stat.S_IMODE(os.stat(os.path.join(folder, name)).st_mode)))\n"
+        "d.close()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    modes = dict(line.split() for line in done.stdout.splitlines())
+    assert set(modes) >= {"d.sqlite3", "d.sqlite3-wal", "d.sqlite3-shm"}
+    assert set(modes.values()) == {"0o600"}
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--host", "0.0.0.0"],
+        ["--host", "0.0.0.0", "--auth-mode", "team"],
+        ["--host", "192.0.2.1", "--auth-mode", "local", "--token", "t=admin"],
+    ],
+)
+def test_dev_daemon_refuses_a_non_loopback_bind_without_a_token(argv: list[str]) -> None:
+    done = subprocess.run(
+        [SIGNET_SDK, "dev-daemon", "--port", "0", *argv],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert "refusing to listen on" in done.stderr and "--token" in done.stderr
