@@ -249,16 +249,9 @@ class MemoryFilters:
 
 
 def _private_file(path: str) -> None:
-    """Create the database 0600 before SQLite opens it (its -wal and -shm files take the
-    database's mode), and narrow a database an earlier version left readable to others."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
-    try:
-        os.fchmod(fd, 0o600)
-    finally:
-        os.close(fd)
-    for suffix in ("-wal", "-shm", "-journal"):
-        if os.path.exists(path + suffix):
-            os.chmod(path + suffix, 0o600)
+    """Create the database 0600 before SQLite opens it; its -wal and -shm files take its mode."""
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600))
+    os.chmod(path, 0o600)  # also narrows a database an earlier version left readable
 
 
 class MemoryStore:
