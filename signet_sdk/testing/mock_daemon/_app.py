@@ -262,8 +262,7 @@ class MockDaemon:
         """The summary jobs session-end and checkpoint-extract queued."""
         return self._ctx.store.jobs()
 
-    def memory_count(self) -> int:
-        """How many memories are stored and not deleted."""
+    def memory_count(self) -> int:  # stored and not deleted
         return self._ctx.store.count_memories()
 
     def log_entries(self) -> list[dict[str, Any]]:
