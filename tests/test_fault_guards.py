@@ -237,3 +237,16 @@ def test_dev_daemon_refuses_a_non_loopback_bind_without_a_token(argv: list[str])
     )
     assert done.returncode == 2 and done.stdout == ""
     assert "refusing to listen on" in done.stderr and "--token" in done.stderr
+
+
+def test_directories_created_for_the_outbox_are_all_private(tmp_path: Path) -> None:
+    """``os.makedirs`` gives the parents it creates 0755; none of ours may be."""
+    from signet_sdk.hooks.outbox import Outbox
+
+    old = os.umask(0o022)
+    try:
+        Outbox(tmp_path / "a" / "signet-sdk" / "outbox").put("remember", {"content": "c"})
+    finally:
+        os.umask(old)
+    for folder in ("a", "a/signet-sdk", "a/signet-sdk/outbox"):
+        assert stat.S_IMODE((tmp_path / folder).stat().st_mode) == 0o700, folder
