@@ -98,7 +98,19 @@ def outbox_sender(base: ClientConfig) -> Any:
             found = _stored_summary(client, body, timeout)
             if found is not None:
                 return found
-        return client.call(entry.action, body, timeout=timeout)
+        answer = client.call(entry.action, body, timeout=timeout)
+        if not isinstance(answer, dict):
+            # Every write route answers a JSON object: anything else (an HTML page
+            # from a proxy, a truncated body) is not the daemon taking the write.
+            from signet_sdk.wire.errors import APIResponseValidationError
+
+            raise APIResponseValidationError(
+                f"{entry.action}: the answer is not a JSON object: {str(answer)[:80]!r}",
+                method="POST",
+                url=config.base_url,
+                body=answer,
+            )
+        return answer
 
     return send
 
