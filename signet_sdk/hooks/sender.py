@@ -95,7 +95,7 @@ def outbox_sender(base: ClientConfig) -> Any:
         )
         client = LeanClient(config)
         if entry.resend and entry.action == "compaction_complete":
-            found = _stored_summary(client, body, timeout)
+            found = _stored_summary(client, entry, body, timeout)
             if found is not None:
                 return found
         answer = client.call(entry.action, body, timeout=timeout)
@@ -115,24 +115,40 @@ def outbox_sender(base: ClientConfig) -> Any:
     return send
 
 
-def _stored_summary(client: Any, body: Mapping[str, Any], timeout: float | None) -> Any:
+def _stored_summary(
+    client: Any, entry: Entry, body: Mapping[str, Any], timeout: float | None
+) -> Any:
     """The daemon's record of a compaction summary an earlier send may have stored, or None.
 
     The daemon does not de-duplicate compaction-complete, so before a repeat
     the sender looks for a ``compaction`` summary node with the same session
-    key and text among the newest ones.
+    key and text. Summaries come newest first; the look stops at nodes made
+    before the entry was written (less a minute of clock skew).
     """
     summary, key = body.get("summary"), body.get("sessionKey")
     query = {"limit": "200", "depth": "0"}
     if client.config.agent_id:
         query["agentId"] = client.config.agent_id
-    listing = client.call("list_session_summaries", query=query, timeout=timeout)
-    rows = listing.get("summaries") if isinstance(listing, dict) else None
-    for row in rows or ():
-        same_key = key is None or row.get("session_key") in (key, str(key).strip())
-        if row.get("source_type") == "compaction" and row.get("content") == summary and same_key:
-            return {"success": True, "memoryId": None, "deduped": True}
+    if isinstance(body.get("project"), str):
+        query["project"] = body["project"]
+    since = _iso(entry.created - 60.0)
+    for page in range(25):
+        query["offset"] = str(page * 200)
+        listing = client.call("list_session_summaries", query=query, timeout=timeout)
+        rows = listing.get("summaries") if isinstance(listing, dict) else None
+        for row in rows or ():
+            same_key = key is None or row.get("session_key") in (key, str(key).strip())
+            same = row.get("source_type") == "compaction" and row.get("content") == summary
+            if same and same_key:
+                return {"success": True, "memoryId": None, "deduped": True}
+        if not rows or len(rows) < 200 or str(rows[-1].get("created_at") or "") < since:
+            return None
     return None
+
+
+def _iso(epoch: float) -> str:
+    """``epoch`` as the daemon writes timestamps (``2026-04-30T12:00:00.000Z``)."""
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(epoch)) + ".000Z"
 
 
 def flush(seconds: float = FLUSH_SECONDS, env: Mapping[str, str] | None = None) -> dict[str, int]:
