@@ -15,6 +15,7 @@ the test and stopped by its PID.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -198,10 +199,8 @@ def test_hook_processes_killed_at_random_points(tmp_path: Path, dev_daemon: DevD
         proc.stdin.write(json.dumps(body).encode())
         proc.stdin.close()
         time.sleep(rng.uniform(0.0, 0.25))
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         proc.wait()
     outbox = Outbox(state / "signet-sdk" / "outbox", settle=0.3)
     queued = []
