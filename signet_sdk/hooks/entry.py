@@ -10,8 +10,10 @@ that the daemon can tell it is a repeat:
   answers a repeated ``(sourceType, sourceId)`` with the stored row
   (``deduped: true``), and the Rust daemon honours ``idempotencyKey``.
 * ``session_end``: the daemon's 30-minute ended-session tombstone answers
-  a repeat with ``duplicateSessionEnd: true`` (it needs a runtime path,
-  which the hook path always sends).
+  a repeat with ``duplicateSessionEnd: true``. It needs a runtime path (a
+  harness whose plugin has none sends session-end at least once, not
+  exactly once), and it lives in the daemon's memory: a repeat after the
+  daemon restarted is summarised again.
 * ``session_checkpoint_extract``: the transcript goes as a staged file,
   and the daemon's byte cursor makes a repeat a delta under 500 bytes
   (``skipped: true``). A transcript too large to stage goes inline, and an
