@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
@@ -116,3 +117,40 @@ def test_hooks_stop_calling_a_daemon_that_never_answers(tmp_path: Path, off: boo
         assert reached == 2  # the third and fourth prompts cost no network at all
         assert log.count("hooks skip it for 30s") == 1
         assert log.count("failed open") == 2  # one per call that was made
+
+
+@pytest.mark.parametrize(
+    ("event", "notice", "told"),
+    [("UserPromptSubmit", "1", True), ("UserPromptSubmit", "", False), ("Stop", "1", False)],
+)
+def test_degraded_notice_is_one_line_and_opt_in(
+    tmp_path: Path, event: str, notice: str, told: bool
+) -> None:
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp_path),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "SIGNET_DAEMON_URL": "http://127.0.0.1:9",
+        "SIGNET_DEGRADED_NOTICE": notice,
+        "SIGNET_OUTBOX_FLUSH_SECONDS": "0",
+    }
+    payload = {"hook_event_name": event, "session_id": "s", "prompt": "hi", "cwd": "/w"}
+    done = subprocess.run(
+        [SIGNET_SDK, "hook", "claude-code", event],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env=env,
+        timeout=30,
+    )
+    assert (done.returncode, done.stderr) == (0, b"")
+    if not told:
+        assert done.stdout == b""
+        return
+    out = json.loads(done.stdout)
+    assert out == {
+        "hookSpecificOutput": {
+            "hookEventName": "UserPromptSubmit",
+            "additionalContext": "[Signet memory could not be loaded for this turn: the memory "
+            "daemon did not answer (NotSentError). Continue without it.]",
+        }
+    }

@@ -180,6 +180,10 @@ def _run(
         # (A call the open breaker skipped is not logged: its opening was, once.)
         reason = "payload rejected" if not run.calls else "daemon call failed"
         log(f"{reason}, failed open: {run.error}")
+    if run.error is not None and run.calls and env.get("SIGNET_DEGRADED_NOTICE") == "1":
+        from signet_sdk.runtime.dispatch import degraded_notice
+
+        return degraded_notice(translator, event, payload, run).text
     return run.output.text
 
 

@@ -31,7 +31,17 @@ if TYPE_CHECKING:
     from signet_sdk.runtime.translator import HarnessTranslator
     from signet_sdk.wire.lifecycle import LifecycleCall
 
-__all__ = ["MAX_CONTEXT_CHARS", "Dispatched", "cap_context", "dispatch", "dispatch_async"]
+__all__ = [
+    "MAX_CONTEXT_CHARS",
+    "Dispatched",
+    "cap_context",
+    "degraded_notice",
+    "dispatch",
+    "dispatch_async",
+]
+
+#: The calls whose answer a harness puts in front of the model.
+_INJECTING = ("session_start", "user_prompt_submit")
 
 #: The most text an answer may put into a model's context (``SIGNET_MAX_CONTEXT_CHARS``).
 #: The daemon's own budget is a few thousand tokens; an answer far past that is a fault,
@@ -85,6 +95,31 @@ class Dispatched(Record):
         if self.error is None:
             return None
         return f"{type(self.error).__name__}: {self.error}"
+
+
+def degraded_notice(
+    translator: HarnessTranslator, event: str, payload: Any, run: Dispatched
+) -> Any:
+    """The output that tells the model, in one line, that memory could not be loaded.
+
+    Opt-in (``SIGNET_DEGRADED_NOTICE=1`` on the hook path): by default a
+    failed read is silent. Only for an event whose injecting call failed at
+    the daemon; otherwise, or if the translator cannot render it, ``run``'s
+    own output.
+    """
+    if run.error is None or not isinstance(run.error, SignetError):
+        return run.output
+    if not any(call.action in _INJECTING for call in run.calls):
+        return run.output
+    line = (
+        "[Signet memory could not be loaded for this turn: the memory daemon did not "
+        f"answer ({type(run.error).__name__}). Continue without it.]"
+    )
+    results = [{"inject": line} if call.action in _INJECTING else None for call in run.calls]
+    try:
+        return translator.render(event, payload, results)
+    except Exception:
+        return run.output
 
 
 def _plan(
