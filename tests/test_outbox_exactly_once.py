@@ -152,3 +152,64 @@ def test_backpressure_waits_for_retry_after_and_spends_no_attempt(
     assert outbox.pending() == [] and outbox.attempts(entry_id) == 0
     assert not (Path(outbox.root) / "dead").exists()
     assert daemon.memory_count() == 1
+
+
+def _sender_idle(outbox: Path) -> bool:
+    """No detached sender holds the outbox's sender lock (it has exited)."""
+    import fcntl
+    import os
+
+    try:
+        fd = os.open(outbox / ".sender.lock", os.O_RDWR)
+    except FileNotFoundError:
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+    return True
+
+
+# session_end is left out: a harness with no runtime path (this generic one) gets no
+# tombstone from the daemon, so its session-end is sent at least once, not exactly once.
+@pytest.mark.parametrize("action", ["compaction_complete", "remember"])
+def test_hook_that_times_out_on_a_slow_daemon_stores_its_write_once(
+    tmp_path: Path, served: tuple[MockDaemon, str], action: str
+) -> None:
+    """The whole path: the hook gives up, its detached sender resends once settled."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    daemon, url = served
+    host, port = url.rsplit("//", 1)[1].split(":")
+    body, _ = WRITES[action]
+    with FaultProxy((host, int(port)), mode="slow", delay=2.0) as proxy:
+        env = {
+            "PATH": os.environ.get("PATH", ""),
+            "HOME": str(tmp_path),
+            "XDG_STATE_HOME": str(tmp_path / "state"),
+            "SIGNET_DAEMON_URL": proxy.url,
+            "SIGNET_FETCH_TIMEOUT": "1000",
+            "SIGNET_OUTBOX_SETTLE_SECONDS": "1",
+            "SIGNET_OUTBOX_FLUSH_SECONDS": "20",
+            "SIGNET_BREAKER_FAILURES": "0",
+        }
+        slug = action.replace("_", "-")
+        done = subprocess.run(
+            [str(Path(sys.executable).parent / "signet-sdk"), "hook", "legacy-cli", slug],
+            input=json.dumps(body).encode(),
+            capture_output=True,
+            env=env,
+            timeout=30,
+        )
+        assert (done.returncode, done.stderr) == (0, b"")
+        outbox = tmp_path / "state" / "signet-sdk" / "outbox"
+        end = time.monotonic() + 30
+        while (list(outbox.glob("*.json")) or not _sender_idle(outbox)) and time.monotonic() < end:
+            time.sleep(0.1)
+        assert list(outbox.glob("*.json")) == [] and _sender_idle(outbox)
+    assert stored(daemon, action) == 1

@@ -95,7 +95,9 @@ def outbox_sender(base: ClientConfig) -> Any:
         )
         client = LeanClient(config)
         if entry.resend and entry.action == "compaction_complete":
-            found = _stored_summary(client, entry, body, timeout)
+            # A detached sender has no harness waiting: the look-up gets a write's time.
+            look = timeout if timeout is not None else config.timeouts.write
+            found = _stored_summary(client, entry, body, look)
             if found is not None:
                 return found
         answer = client.call(entry.action, body, timeout=timeout)
