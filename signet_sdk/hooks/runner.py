@@ -183,7 +183,7 @@ def _run(
     if run.error is not None and run.calls and env.get("SIGNET_DEGRADED_NOTICE") == "1":
         from signet_sdk.runtime.dispatch import degraded_notice
 
-        return degraded_notice(translator, event, payload, run).text
+        return str(degraded_notice(translator, event, payload, run).text)
     return run.output.text
 
 
