@@ -104,6 +104,8 @@ CORE = {
 CORE_STDLIB = {"__future__", "_json", "select"}
 #: Added by events that call the daemon.
 SEND = {
+    "signet_sdk.hooks.breaker",  # the circuit breaker the hooks share (a small state file)
+    "signet_sdk.runtime.files",
     "signet_sdk.wire.endpoints",
     "signet_sdk.wire.lean",
     "signet_sdk.wire.request",
@@ -111,7 +113,12 @@ SEND = {
 }
 SEND_STDLIB = {"_socket"}  # not ``socket``: no enum, no selectors
 #: Added by events that open the outbox (a write, or a replay check).
-OUTBOX = {"signet_sdk.hooks.outbox", "signet_sdk.runtime.files", "signet_sdk.runtime.transcripts"}
+OUTBOX = {
+    "signet_sdk.hooks.entry",
+    "signet_sdk.hooks.outbox",
+    "signet_sdk.runtime.files",
+    "signet_sdk.runtime.transcripts",
+}
 OUTBOX_STDLIB = {"fcntl"}  # the entry and sender locks
 #: Added by writes, which may carry Claude Code's transcript.
 TRANSCRIPT = {"signet_adapter_claude_code._paths"}

@@ -206,6 +206,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     register_tools(sub)
 
+    from signet_sdk.cli.doctor import register as register_doctor
+    from signet_sdk.cli.outbox import register as register_outbox
+
+    register_outbox(sub)
+    register_doctor(sub)
+
     p = sub.add_parser("version", help="print the version")
     p.set_defaults(handler=_version)
     return parser

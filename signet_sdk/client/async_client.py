@@ -114,6 +114,7 @@ class AsyncAdapterClient(BaseAdapterClient, AsyncRuntimeAdapter):
         self._io = async_io_for(http_client)
 
     async def aclose(self) -> None:
+        self._closed = True
         await self._io.aclose()
 
     async def __aenter__(self) -> Self:
@@ -188,8 +189,8 @@ class AsyncAdapterClient(BaseAdapterClient, AsyncRuntimeAdapter):
 
     async def call_lifecycle(self, call: LifecycleCall) -> HookResult:
         """Perform a translated call: params validated, then its one daemon call."""
-        method = getattr(self, call.method)
-        return cast(HookResult, await method(self._lifecycle_params(call)))
+        params = self._lifecycle_params(call)  # an unknown action is a PayloadError here
+        return cast(HookResult, await getattr(self, call.method)(params))
 
     # -- synthesis ---------------------------------------------------------
 

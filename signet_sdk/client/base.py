@@ -23,9 +23,11 @@ from signet_sdk.wire.request import PreparedRequest, build_request, hook_extras,
 from signet_sdk.wire.retry import RetryPolicy
 
 if TYPE_CHECKING:
+    from typing import Self
+
     from typing_extensions import Unpack
 
-    from signet_sdk.wire.config import ClientOptions
+    from signet_sdk.wire.config import ClientOptions, Timeouts
 
 __all__ = ["BaseAdapterClient", "Plan", "SSEDecoder"]
 
@@ -115,6 +117,7 @@ class BaseAdapterClient:
         self._policy = RetryPolicy(max_retries=self._config.max_retries)
         self._header_cache: dict[tuple[str, bool], dict[str, str]] = {}
         self._routes: dict[str, _Route] = {}
+        self._closed = False
 
     @property
     def harness(self) -> str:
@@ -129,6 +132,28 @@ class BaseAdapterClient:
     def base_url(self) -> str:
         return self._config.base_url
 
+    def with_options(
+        self, *, timeout: float | Timeouts | None = None, max_retries: int | None = None
+    ) -> Self:
+        """This client with another deadline (seconds, whole call) or retry count.
+
+        For one call: ``client.with_options(timeout=2).recall(params)``. The
+        copy shares this client's connection pool; close the original.
+        """
+        import copy
+
+        checked = resolve_config(self.base_url, timeout=timeout, max_retries=max_retries, env={})
+        changes: dict[str, Any] = {}
+        if timeout is not None:
+            changes["timeouts"] = checked.timeouts
+        if max_retries is not None:
+            changes["max_retries"] = checked.max_retries
+        new = copy.copy(self)
+        new._config = self._config.with_options(**changes)
+        new._policy = RetryPolicy(max_retries=new._config.max_retries)
+        new._routes = {}
+        return new
+
     # -- planning ---------------------------------------------------------
 
     def _plan(
@@ -140,6 +165,10 @@ class BaseAdapterClient:
         path_params: Mapping[str, str] | None = None,
         query: Mapping[str, Any] | None = None,
     ) -> Plan:
+        if self._closed:
+            from signet_sdk.wire.errors import ConfigError
+
+            raise ConfigError("client", "is closed; create a new client to make more calls")
         if isinstance(body, BaseModel) and path_params is None and query is None:
             route = self._routes.get(name)
             if route is None:
@@ -183,7 +212,13 @@ class BaseAdapterClient:
         """Validate a translated call's wire body into its typed params model."""
         import signet_sdk.models as _models
 
-        name = LIFECYCLE[call.action].params_model
+        row = LIFECYCLE.get(call.action)
+        if row is None:
+            known = ", ".join(LIFECYCLE)
+            raise PayloadError(
+                "action", f"unknown lifecycle action {call.action!r}; known: {known}"
+            )
+        name = row.params_model
         model: type[BaseModel] = getattr(_models, name)
         try:
             return model.model_validate(dict(call.body))

@@ -116,6 +116,7 @@ class AdapterClient(BaseAdapterClient, RuntimeAdapter):
         self._io = io_for(http_client)
 
     def close(self) -> None:
+        self._closed = True
         self._io.close()
 
     def __enter__(self) -> Self:
@@ -184,8 +185,8 @@ class AdapterClient(BaseAdapterClient, RuntimeAdapter):
 
     def call_lifecycle(self, call: LifecycleCall) -> HookResult:
         """Perform a translated call: params validated, then its one daemon call."""
-        method = getattr(self, call.method)
-        return cast(HookResult, method(self._lifecycle_params(call)))
+        params = self._lifecycle_params(call)  # an unknown action is a PayloadError here
+        return cast(HookResult, getattr(self, call.method)(params))
 
     # -- synthesis ---------------------------------------------------------
 

@@ -13,10 +13,14 @@ first written here, then sent:
    An exclusive ``flock`` on the entry file means two replayers (a detached
    flusher, the next session's hook) never send the same entry at once, and
    an entry removed by one is skipped by the other: as far as the daemon can
-   tell, each entry arrives once. The one window left is a crash after the
-   daemon answered and before the entry is removed; the daemon's
-   session-end tombstone absorbs a repeat within 30 minutes.
-3. An entry the daemon cannot accept (400, 404, 409, 413, 422) or that failed
+   tell, each entry arrives once.
+3. An entry whose send may have reached the daemon without an answer (a
+   timeout, a reset, a hook killed mid-send) is *in doubt*: a ``.sending``
+   marker written before each send says so. It is not sent again until
+   ``settle`` seconds have passed (the daemon may still be working on it),
+   and then it is sent so that the daemon recognises a repeat (how, per
+   write: :mod:`signet_sdk.hooks.entry`).
+4. An entry the daemon cannot accept (400, 404, 409, 413, 422) or that failed
    ``max_attempts`` times after the daemon may have seen it moves to
    ``dead/`` with the reason beside it and a log line: never dropped silently.
    A refused connection, a 429 and a 503 do not count as attempts: the
@@ -33,6 +37,7 @@ from __future__ import annotations
 import os
 import time
 
+from signet_sdk.hooks.entry import Entry, entry_of, settle_seconds, stamp_identity
 from signet_sdk.runtime.files import fsync_dir, private_dir, state_dir, write_durably
 from signet_sdk.runtime.transcripts import (
     STAGING_ROOT,
@@ -48,7 +53,6 @@ from signet_sdk.wire.errors import (
     RateLimitError,
     ServiceUnavailableError,
 )
-from signet_sdk.wire.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -64,58 +68,6 @@ except ImportError:  # pragma: no cover
     fcntl = None  # type: ignore[assignment]
 
 __all__ = ["Entry", "Outbox", "state_dir"]
-
-
-# -- the outbox -------------------------------------------------------------
-
-
-class Entry(Record):
-    """One pending daemon call as stored on disk."""
-
-    __slots__ = (
-        "action",
-        "agent_id",
-        "body",
-        "created",
-        "harness",
-        "id",
-        "meta",
-        "runtime_path",
-        "transcript",
-    )
-    id: str
-    action: str
-    body: dict[str, Any]
-    harness: str | None
-    runtime_path: str | None
-    agent_id: str | None
-    created: float
-    transcript: dict[str, Any] | None
-    meta: dict[str, Any]
-
-    def __init__(
-        self,
-        id: str,
-        action: str,
-        body: dict[str, Any],
-        harness: str | None,
-        runtime_path: str | None,
-        agent_id: str | None,
-        created: float,
-        transcript: dict[str, Any] | None = None,
-        meta: dict[str, Any] | None = None,
-    ) -> None:
-        self._init(
-            id=id,
-            action=action,
-            body=body,
-            harness=harness,
-            runtime_path=runtime_path,
-            agent_id=agent_id,
-            created=created,
-            transcript=transcript,
-            meta=meta or {},
-        )
 
 
 #: Statuses that say the request itself is unacceptable: replaying cannot help.
@@ -135,12 +87,16 @@ class Outbox:
         max_attempts: int = 8,
         staging_root: str | os.PathLike[str] = STAGING_ROOT,
         log: Callable[[str], None] | None = None,
+        settle: float | None = None,
     ) -> None:
         self.root = os.fspath(root) if root is not None else os.path.join(state_dir(), "outbox")
         self.dead = os.path.join(self.root, "dead")
         self.max_attempts = max_attempts
         self.staging_root = staging_root
         self._log = log or (lambda line: None)
+        self.settle = settle_seconds() if settle is None else settle
+        #: The longest ``Retry-After`` a busy daemon gave since the last pass of ``flush``.
+        self.wait_hint = 0.0
 
     # -- writing -----------------------------------------------------------
 
@@ -172,7 +128,7 @@ class Outbox:
             "version": 1,
             "id": entry_id,
             "action": action,
-            "body": dict(body),
+            "body": stamp_identity(action, dict(body), entry_id),
             "harness": harness,
             "runtimePath": runtime_path,
             "agentId": agent_id,
@@ -183,7 +139,7 @@ class Outbox:
         data = jsonfast.dumps(record).encode("utf-8")
         write_durably(os.path.join(self.root, f"{entry_id}.json"), data)
         fsync_dir(self.root)
-        return _entry_of(record)
+        return entry_of(record)
 
     # -- reading -----------------------------------------------------------
 
@@ -208,9 +164,10 @@ class Outbox:
         """Send one entry if nobody else is sending it.
 
         Returns ``"sent"``, ``"busy"`` (another process holds it), ``"gone"``
-        (already delivered), ``"kept"`` (the daemon was unreachable: not an
-        attempt), ``"failed"`` (an attempt the daemon may have seen, counted
-        and kept) or ``"dead"``.
+        (already delivered), ``"kept"`` (the daemon was unreachable or busy:
+        not an attempt), ``"settling"`` (an earlier send is in doubt and not
+        ``settle`` seconds old: not sent now), ``"failed"`` (an attempt the
+        daemon may have seen, counted and kept) or ``"dead"``.
         """
         path = os.path.join(self.root, f"{entry_id}.json")
         try:
@@ -226,31 +183,72 @@ class Outbox:
             if os.fstat(fd).st_nlink == 0:
                 return "gone"  # delivered and removed between our open and our lock
             try:
-                entry = _entry_of(jsonfast.loads(read_exact(fd, 0, os.fstat(fd).st_size)))
+                entry = entry_of(jsonfast.loads(read_exact(fd, 0, os.fstat(fd).st_size)))
             except (ValueError, KeyError, TypeError) as exc:
                 self._bury(entry_id, f"unreadable entry: {exc}")
                 return "dead"
+            since = self.in_doubt_for(entry_id)
+            if since is not None and since < self.settle:
+                return "settling"  # an earlier send may still be in the daemon's hands
+            if since is not None:
+                entry = entry._replace(resend=True)
             return self._send_locked(entry, send)
         finally:
             os.close(fd)  # releases the lock
 
+    def in_doubt_for(self, entry_id: str) -> float | None:
+        """Seconds since a send of ``entry_id`` that got no answer began, or None."""
+        try:
+            started = os.lstat(os.path.join(self.root, f"{entry_id}.sending")).st_mtime
+        except OSError:
+            return None
+        return max(time.time() - started, 0.0)
+
+    def _mark_sending(self, entry_id: str) -> None:
+        # Not fsynced: it must outlive this process (a kill), not the machine.
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(os.path.join(self.root, f"{entry_id}.sending"), flags, 0o600)
+        try:
+            os.write(fd, f"{time.time():.3f}\n".encode())
+        finally:
+            os.close(fd)
+
     def _send_locked(self, entry: Entry, send: Sender) -> str:
         staged: str | None = None
         body = dict(entry.body)
+        settled = False  # True once the daemon's answer (or its absence) is known
         try:
             if entry.transcript is not None:
                 staged = self._attach_transcript(entry, body)
+            self._mark_sending(entry.id)
             try:
                 send(entry, body)
+                settled = True
+            except (NotSentError, RateLimitError, ServiceUnavailableError):
+                settled = True
+                raise
+            except APIStatusError:
+                # The daemon answered, so it is no longer working on this send; but
+                # a 5xx may follow a partly applied write: a repeat, without waiting.
+                settled = True
+                os.utime(os.path.join(self.root, f"{entry.id}.sending"), (0, 0))
+                raise
             finally:
-                if staged is not None:
+                # A staged transcript stays while its send is in doubt: the daemon may
+                # still read it. Old staged files are swept.
+                if staged is not None and settled:
                     _unlink(staged)
         except NotSentError:
+            self._not_sent(entry.id)
             return "kept"  # the daemon never saw it; the caller reports what is left
         except (RateLimitError, ServiceUnavailableError) as exc:
             if not getattr(exc, "permanent", False):
                 # Backpressure, not failure: the daemon turned it away before any
                 # handler ran. It waits for a later try without spending an attempt.
+                self._not_sent(entry.id)
+                said = getattr(exc, "retry_after", None)
+                if said is not None:
+                    self.wait_hint = max(self.wait_hint, float(said))
                 return "kept"
             return self._count_failure(entry, exc)
         except APIStatusError as exc:
@@ -282,6 +280,10 @@ class Outbox:
             body, snapshot, f"outbox {entry.id}", staging_root=self.staging_root, log=self._log
         )
 
+    def _not_sent(self, entry_id: str) -> None:
+        """The daemon provably did not act on this send: the entry is no longer in doubt."""
+        _unlink(os.path.join(self.root, f"{entry_id}.sending"))
+
     def _count_failure(self, entry: Entry, exc: BaseException) -> str:
         attempts = self.attempts(entry.id) + 1
         if attempts >= self.max_attempts:
@@ -292,7 +294,7 @@ class Outbox:
         return "failed"
 
     def _files(self, entry_id: str) -> Iterator[str]:
-        for suffix in (".json", ".transcript", ".attempts"):
+        for suffix in (".json", ".transcript", ".attempts", ".sending"):
             yield os.path.join(self.root, f"{entry_id}{suffix}")
 
     def _remove(self, entry_id: str) -> None:
@@ -321,7 +323,7 @@ class Outbox:
         removed = 0
         for name in names:
             stem, dot, suffix = name.rpartition(".")
-            orphan = dot and suffix in ("transcript", "attempts") and stem not in entries
+            orphan = dot and suffix in ("transcript", "attempts", "sending") and stem not in entries
             if not (name.startswith(".tmp-") or orphan):
                 continue
             path = os.path.join(self.root, name)
@@ -361,10 +363,14 @@ class Outbox:
                 counts[outcome] = counts.get(outcome, 0) + 1
                 if outcome == "failed":
                     failed.add(entry_id)
-                again = again or outcome in ("kept", "busy")
+                again = again or outcome in ("kept", "busy", "settling")
+                if outcome == "kept":
+                    break  # down or busy: the entries behind this one would hear the same
             if not again:
                 return counts
-            wait = min(delay, deadline - clock())
+            # A busy daemon's Retry-After is a lower bound on the wait, never an attempt.
+            wait = min(max(delay, self.wait_hint), deadline - clock())
+            self.wait_hint = 0.0
             if wait <= 0:
                 return counts
             sleep(wait)
@@ -377,17 +383,3 @@ def _unlink(path: str) -> None:
         os.unlink(path)
     except FileNotFoundError:
         pass
-
-
-def _entry_of(record: Mapping[str, Any]) -> Entry:
-    return Entry(
-        id=str(record["id"]),
-        action=str(record["action"]),
-        body=dict(record["body"]),
-        harness=record.get("harness"),
-        runtime_path=record.get("runtimePath"),
-        agent_id=record.get("agentId"),
-        created=float(record.get("created", 0.0)),
-        transcript=record.get("transcript"),
-        meta=dict(record.get("meta") or {}),
-    )

@@ -176,9 +176,14 @@ def _run(
     if spec is not None and spec.replay:
         sender.replay_if_pending()
     run = dispatch(translator, event, payload, sender.send)
-    if run.error is not None:
+    if run.error is not None and not getattr(run.error, "breaker_open", False):
+        # (A call the open breaker skipped is not logged: its opening was, once.)
         reason = "payload rejected" if not run.calls else "daemon call failed"
         log(f"{reason}, failed open: {run.error}")
+    if run.error is not None and run.calls and env.get("SIGNET_DEGRADED_NOTICE") == "1":
+        from signet_sdk.runtime.dispatch import degraded_notice
+
+        return str(degraded_notice(translator, event, payload, run).text)
     return run.output.text
 
 
@@ -204,9 +209,10 @@ class _HookSender:
 
     def outbox(self) -> Outbox:
         if self._outbox is None:
-            from signet_sdk.hooks.outbox import Outbox, state_dir
+            from signet_sdk.hooks.outbox import Outbox
+            from signet_sdk.runtime.files import outbox_dir
 
-            self._outbox = Outbox(os.path.join(state_dir(self.env), "outbox"), log=self.log)
+            self._outbox = Outbox(outbox_dir(self.env), log=self.log)
         return self._outbox
 
     def replay_if_pending(self) -> None:
@@ -219,7 +225,33 @@ class _HookSender:
         from signet_sdk.wire.lean import LeanClient
 
         timeout = max(self.deadline.left() - _EXIT_MARGIN, 0.05)
-        return LeanClient(self.config).call(call.action, call.body, timeout=timeout)
+        client = LeanClient(self.config)
+        return self._guarded(lambda: client.call(call.action, call.body, timeout=timeout))
+
+    def _guarded(self, call: Any) -> Any:
+        """Make one daemon call unless the shared breaker is open; tell it how it went."""
+        from signet_sdk.hooks.breaker import breaker_for, counts_as_failure
+
+        breaker = breaker_for(self.env)
+        if breaker is not None:
+            left = breaker.open_for()
+            if left > 0:
+                from signet_sdk.wire.errors import NotSentError
+
+                url = self.config.base_url
+                message = f"daemon skipped for {left:.0f}s more (circuit breaker open)"
+                skipped = NotSentError(message, method="-", url=url)
+                skipped.breaker_open = True  # type: ignore[attr-defined]
+                raise skipped
+        try:
+            result = call()
+        except Exception as exc:
+            if breaker is not None and counts_as_failure(exc):
+                breaker.failed(self.log)
+            raise
+        if breaker is not None:
+            breaker.succeeded()
+        return result
 
     def _durable(self, call: LifecycleCall) -> Any:
         """Hand one write to the outbox, then send it now or leave it to a flusher."""
@@ -228,15 +260,21 @@ class _HookSender:
         roots = self.plugin.transcript_roots(self.env) or ()
         body, snapshot = take_transcript(call.body, roots, self.log)
         config, deadline = self.config, self.deadline
-        with deadline.hold():
-            entry = self.outbox().put(
-                call.action,
-                body,
-                harness=config.harness,
-                runtime_path=config.runtime_path,
-                agent_id=config.agent_id,
-                transcript=snapshot,
-            )
+        try:
+            with deadline.hold():
+                entry = self.outbox().put(
+                    call.action,
+                    body,
+                    harness=config.harness,
+                    runtime_path=config.runtime_path,
+                    agent_id=config.agent_id,
+                    transcript=snapshot,
+                )
+        except OSError as exc:
+            # No safe place to keep it (a state directory that is a link, or not
+            # ours): send it now, once, rather than write through the link or drop it.
+            self.log(f"outbox refused ({exc}); {call.action} sent without a durable copy")
+            return self._direct(call.action, body, snapshot)
         if self.detached:
             _spawn_flusher(self.log, self.env)
             return None
@@ -244,14 +282,26 @@ class _HookSender:
         send = outbox_sender(config)
 
         def send_now(e: Entry, b: dict[str, Any]) -> Any:
-            result = send(e, b, timeout=max(deadline.left() - _EXIT_MARGIN, 0.05))
+            timeout = max(deadline.left() - _EXIT_MARGIN, 0.05)
+            result = self._guarded(lambda: send(e, b, timeout=timeout))
             answer.append(result)
             return result
 
         outcome = self.outbox().deliver(entry.id, send_now)
-        if outcome in ("kept", "failed", "busy"):
+        if outcome in ("kept", "failed", "busy", "settling"):
             _spawn_flusher(self.log, self.env)
         return answer[0] if answer else None
+
+    def _direct(self, action: str, body: dict[str, Any], snapshot: Any) -> Any:
+        from signet_sdk.runtime.transcripts import fit_inline_transcript
+        from signet_sdk.wire.lean import LeanClient
+
+        if snapshot is not None:
+            text, _ = fit_inline_transcript(body, snapshot.data)
+            if text:
+                body["transcript"] = text
+        timeout = max(self.deadline.left() - _EXIT_MARGIN, 0.05)
+        return LeanClient(self.config).call(action, body, timeout=timeout)
 
 
 def _spawn_flusher(log: Any, env: Mapping[str, str]) -> None:

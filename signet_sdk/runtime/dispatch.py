@@ -17,6 +17,8 @@ Standard library only: the hook path imports this.
 
 from __future__ import annotations
 
+import os
+
 from signet_sdk.runtime.native import NativeOutput
 from signet_sdk.wire.errors import SignetError
 from signet_sdk.wire.record import Record
@@ -29,7 +31,44 @@ if TYPE_CHECKING:
     from signet_sdk.runtime.translator import HarnessTranslator
     from signet_sdk.wire.lifecycle import LifecycleCall
 
-__all__ = ["Dispatched", "dispatch", "dispatch_async"]
+__all__ = [
+    "MAX_CONTEXT_CHARS",
+    "Dispatched",
+    "cap_context",
+    "degraded_notice",
+    "dispatch",
+    "dispatch_async",
+]
+
+#: The calls whose answer a harness puts in front of the model.
+_INJECTING = ("session_start", "user_prompt_submit")
+
+#: The most text an answer may put into a model's context (``SIGNET_MAX_CONTEXT_CHARS``).
+#: The daemon's own budget is a few thousand tokens; an answer far past that is a fault,
+#: and a harness handed megabytes would pay for them on every turn.
+MAX_CONTEXT_CHARS = 100_000
+#: The answer fields a translator passes on to the model as context.
+_CONTEXT_FIELDS = ("inject", "summaryPrompt")
+
+
+def cap_context(result: Any, limit: int | None = None) -> Any:
+    """``result`` with each context field cut to ``limit`` characters, at a line end,
+    and a last line saying how much was left out."""
+    if not isinstance(result, dict):
+        return result
+    if limit is None:
+        raw = os.environ.get("SIGNET_MAX_CONTEXT_CHARS", "").strip()
+        limit = int(raw) if raw.isdigit() else MAX_CONTEXT_CHARS
+    over = [k for k in _CONTEXT_FIELDS if isinstance(result.get(k), str) and len(result[k]) > limit]
+    if not over:
+        return result
+    capped = dict(result)
+    for key in over:
+        text: str = capped[key]
+        cut = text.rfind("\n", 0, limit)
+        kept = text[: cut if cut > 0 else limit]
+        capped[key] = f"{kept}\n[{len(text) - len(kept)} characters of memory context left out]"
+    return capped
 
 
 class Dispatched(Record):
@@ -58,6 +97,31 @@ class Dispatched(Record):
         return f"{type(self.error).__name__}: {self.error}"
 
 
+def degraded_notice(
+    translator: HarnessTranslator, event: str, payload: Any, run: Dispatched
+) -> Any:
+    """The output that tells the model, in one line, that memory could not be loaded.
+
+    Opt-in (``SIGNET_DEGRADED_NOTICE=1`` on the hook path): by default a
+    failed read is silent. Only for an event whose injecting call failed at
+    the daemon; otherwise, or if the translator cannot render it, ``run``'s
+    own output.
+    """
+    if run.error is None or not isinstance(run.error, SignetError):
+        return run.output
+    if not any(call.action in _INJECTING for call in run.calls):
+        return run.output
+    line = (
+        "[Signet memory could not be loaded for this turn: the memory daemon did not "
+        f"answer ({type(run.error).__name__}). Continue without it.]"
+    )
+    results = [{"inject": line} if call.action in _INJECTING else None for call in run.calls]
+    try:
+        return translator.render(event, payload, results)
+    except Exception:
+        return run.output
+
+
 def _plan(
     translator: HarnessTranslator, event: str, payload: Mapping[str, Any], fail_open: bool
 ) -> list[LifecycleCall] | Dispatched:
@@ -80,6 +144,7 @@ def _finish(
 ) -> Dispatched:
     if error is not None:
         return Dispatched(translator.neutral(event), calls, results, error)
+    results = [cap_context(r) for r in results]
     try:
         return Dispatched(translator.render(event, payload, results), calls, results)
     except Exception as exc:  # an answer the translator did not expect: fail open too

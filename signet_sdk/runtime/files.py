@@ -17,7 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-__all__ = ["fsync_dir", "private_dir", "state_dir", "write_durably"]
+__all__ = ["fsync_dir", "outbox_dir", "private_dir", "state_dir", "write_durably"]
 
 
 def state_dir(env: Mapping[str, str] | None = None) -> str:
@@ -30,14 +30,25 @@ def state_dir(env: Mapping[str, str] | None = None) -> str:
     return os.path.join(home, ".local", "state", "signet-sdk")
 
 
+def _make_private_dirs(path: str) -> None:
+    """``os.makedirs`` with 0700 for every directory it creates, not only the last
+    (``makedirs`` gives the parents it creates the umask's default, often 0755)."""
+    if os.path.lexists(path):
+        return  # whatever is there is checked by the caller
+    parent = os.path.dirname(path)
+    if parent and parent != path:
+        _make_private_dirs(parent)
+    # try/except rather than contextlib.suppress: contextlib stays off the hook path.
+    try:  # noqa: SIM105
+        os.mkdir(path, 0o700)
+    except FileExistsError:  # created meanwhile, or something else is there: checked after
+        pass
+
+
 def private_dir(path: str | os.PathLike[str]) -> str:
     """Create ``path`` (0700) if needed; refuse a symlink or a directory owned by another user."""
     path = os.fspath(path)
-    # try/except rather than contextlib.suppress: contextlib stays off the hook path.
-    try:  # noqa: SIM105
-        os.makedirs(path, mode=0o700, exist_ok=True)
-    except FileExistsError:  # something other than a directory is there; checked below
-        pass
+    _make_private_dirs(path)
     st = os.lstat(path)
     if not stat.S_ISDIR(st.st_mode):
         raise OSError(f"{path} is not a directory (a symlink or a file is in the way)")
@@ -46,6 +57,15 @@ def private_dir(path: str | os.PathLike[str]) -> str:
     if stat.S_IMODE(st.st_mode) & 0o077:
         os.chmod(path, 0o700)
     return path
+
+
+def outbox_dir(env: Mapping[str, str] | None = None) -> str:
+    """The hook path's outbox, with the state directory above it checked as well.
+
+    Both are ours and 0700: a state directory swapped for a link or planted by
+    another user is refused before anything is written under it.
+    """
+    return private_dir(os.path.join(private_dir(state_dir(env)), "outbox"))
 
 
 def fsync_dir(path: str | os.PathLike[str]) -> None:

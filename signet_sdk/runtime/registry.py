@@ -83,6 +83,10 @@ def find_plugin(harness: str) -> HarnessPlugin | None:
 
 def plugin_for(harness: str, *, strict: bool = False) -> HarnessPlugin:
     """The installed plugin, else the generic one (``strict`` raises AdapterNotFoundError)."""
+    if not isinstance(harness, str) or not harness:
+        from signet_sdk.wire.errors import ConfigError
+
+        raise ConfigError("harness", f"must be a non-empty string such as 'openclaw': {harness!r}")
     plugin = find_plugin(harness)
     if plugin is not None:
         return plugin

@@ -34,7 +34,7 @@ __all__ = ["EventRunner", "Handoff", "default_outbox_dir", "output_wire"]
 #: Seconds kept back from the deadline for a write's own send, as the hook does.
 _SEND_MARGIN = 0.05
 #: Outcomes of ``Outbox.deliver`` that leave the entry queued for a later sender.
-_STILL_QUEUED = ("kept", "failed", "busy")
+_STILL_QUEUED = ("kept", "failed", "busy", "settling")
 
 
 class Handoff:

@@ -152,6 +152,8 @@ def _masked(url: str) -> str:
 
 
 def _origin(value: str, source: str) -> str:
+    if not isinstance(value, str):
+        raise ConfigError(source, f"must be a URL string, got {type(value).__name__}")
     try:
         origin = parse_origin(value)
     except ValueError as exc:
@@ -185,7 +187,7 @@ def _ms(env: Mapping[str, str], names: tuple[str, ...], default_ms: int) -> floa
 
 
 def _base_url(daemon_url: str | None, env: Mapping[str, str]) -> str:
-    if daemon_url:
+    if daemon_url is not None and daemon_url != "":
         return _origin(daemon_url, "daemon_url")
     if env.get("SIGNET_DAEMON_URL", "").strip():
         return _origin(env["SIGNET_DAEMON_URL"], "SIGNET_DAEMON_URL")
@@ -209,6 +211,8 @@ def _header_value(value: str | None, source: str) -> str | None:
     """
     if value is None:
         return None
+    if not isinstance(value, str):
+        raise ConfigError(source, f"must be a string, got {type(value).__name__}")
     if not all(" " <= ch <= "~" for ch in value):
         bad = next(ch for ch in value if not " " <= ch <= "~")
         raise ConfigError(
@@ -241,12 +245,16 @@ def resolve_config(
         raise ConfigError("runtime_path", f"must be 'plugin' or 'legacy', got {runtime_path!r}")
     if actor_type is not None and actor_type not in _ACTOR_TYPES:
         raise ConfigError("actor_type", f"must be one of {', '.join(_ACTOR_TYPES)}")
-    if max_retries is not None and max_retries < 0:
-        raise ConfigError("max_retries", "must be zero or more")
+    if max_retries is not None and (
+        not isinstance(max_retries, int) or isinstance(max_retries, bool) or max_retries < 0
+    ):
+        raise ConfigError("max_retries", f"must be a whole number, zero or more: {max_retries!r}")
 
     if isinstance(timeout, Timeouts):
         timeouts = timeout
     elif timeout is not None:
+        if not isinstance(timeout, int | float) or isinstance(timeout, bool):
+            raise ConfigError("timeout", f"must be seconds or a Timeouts, got {timeout!r}")
         if timeout <= 0:
             raise ConfigError("timeout", f"must be positive seconds, got {timeout!r}")
         t = float(timeout)
@@ -260,6 +268,8 @@ def resolve_config(
             write=max(fetch, 15.0),
         )
 
+    if harness is not None and not isinstance(harness, str):
+        raise ConfigError("harness", f"must be a string, got {type(harness).__name__}")
     token_source = "token" if token else "SIGNET_TOKEN"
     agent_source = "agent_id" if agent_id else "SIGNET_AGENT_ID"
     return ClientConfig(

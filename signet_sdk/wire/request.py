@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from signet_sdk._version import __version__
 from signet_sdk.wire import jsonfast
-from signet_sdk.wire.errors import decode_body, status_error
+from signet_sdk.wire.errors import ConfigError, decode_body, status_error
 from signet_sdk.wire.record import Record
 from signet_sdk.wire.url import quote, urlencode
 
@@ -123,7 +123,7 @@ def _path(ep: Endpoint, params: Mapping[str, str] | None) -> str:
     for name in ep.path_params:
         value = (params or {}).get(name)
         if value is None or value == "":
-            raise ValueError(f"{ep.name}: path parameter {name!r} is required")
+            raise ConfigError(name, f"{ep.name} needs a non-empty {name!r}")
         # Session keys may hold ':' and '/': the route takes one segment.
         path = path.replace("{" + name + "}", quote(str(value)))
     return path

@@ -262,6 +262,9 @@ class MockDaemon:
         """The summary jobs session-end and checkpoint-extract queued."""
         return self._ctx.store.jobs()
 
+    def memory_count(self) -> int:  # stored and not deleted
+        return self._ctx.store.count_memories()
+
     def log_entries(self) -> list[dict[str, Any]]:
         """Every LogEntry still in the buffer, oldest first."""
         return self._ctx.logs.recent(1_000_000, None, None, None)

@@ -248,6 +248,12 @@ class MemoryFilters:
         return clause, args + more
 
 
+def _private_file(path: str) -> None:
+    """Create the database 0600 before SQLite opens it; its -wal and -shm files take its mode."""
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600))
+    os.chmod(path, 0o600)  # also narrows a database an earlier version left readable
+
+
 class MemoryStore:
     """The mock daemon's SQLite database (``path=None``: in memory), one connection behind
     a lock: the app runs on an event loop thread, tests seed and read from their own."""
@@ -257,6 +263,8 @@ class MemoryStore:
         self._lock = threading.RLock()
         target = ":memory:" if path is None else os.fspath(path)
         self.path: str | None = None if path is None else target
+        if path is not None:
+            _private_file(target)
         self._conn = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
         self._conn.row_factory = sqlite3.Row
         if path is not None:

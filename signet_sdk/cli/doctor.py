@@ -1,0 +1,285 @@
+"""``signet-sdk doctor``: is memory going to work here, and if not, what to do.
+
+It checks, in order, and prints one line per finding with what to do about
+each problem:
+
+* the daemon: reachable at the configured URL, its version, and whether the
+  token (if any) is accepted on a route that needs one;
+* each installed harness with an installer: ``install --dry-run`` changing
+  nothing means the hooks or plugin are there with today's command path and
+  timeouts; a change means they are missing or stale;
+* the outbox: writes still pending, dead letters;
+* the state directory: ours, 0700, files 0600, no links;
+* the circuit breaker: open or closed.
+
+Exit code 0 when nothing needs doing, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import stat
+import sys
+from typing import Any
+
+__all__ = ["Finding", "diagnose", "register"]
+
+#: The daemon release whose contract this SDK and its mock follow.
+KNOWN_VERSION = "0.109"
+
+
+class Finding:
+    """One line of the report: ``ok`` false means ``fix`` says what to do."""
+
+    def __init__(self, area: str, ok: bool, message: str, fix: str = "") -> None:
+        self.area, self.ok, self.message, self.fix = area, ok, message, fix
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"area": self.area, "ok": self.ok, "message": self.message, "fix": self.fix}
+
+
+def _daemon(env: dict[str, str]) -> list[Finding]:
+    from signet_sdk.wire.config import resolve_config
+    from signet_sdk.wire.errors import (
+        APIConnectionError,
+        APIStatusError,
+        AuthenticationError,
+        ConfigError,
+        PermissionDeniedError,
+    )
+    from signet_sdk.wire.lean import LeanClient
+
+    try:
+        config = resolve_config(harness="doctor", max_retries=0, env=env)
+    except ConfigError as exc:
+        return [Finding("daemon", False, f"configuration: {exc}", f"fix {exc.field}")]
+    client = LeanClient(config)
+    where = config.base_url
+    try:
+        health = client.call("health", timeout=5.0)
+    except AuthenticationError:
+        return [
+            Finding(
+                "daemon",
+                False,
+                f"{where} wants a token even for /health (team mode)",
+                "set SIGNET_TOKEN to a token the daemon issued",
+            )
+        ]
+    except APIConnectionError as exc:
+        return [
+            Finding(
+                "daemon",
+                False,
+                f"not reachable at {where}: {exc}",
+                "start the daemon ('signet daemon start', or 'signet-sdk dev-daemon' to try "
+                "things out), or point SIGNET_DAEMON_URL at it; hooks fail open meanwhile and "
+                "writes wait in the outbox",
+            )
+        ]
+    except APIStatusError as exc:
+        return [Finding("daemon", False, f"{where}/health answered {exc.status_code}", "")]
+    version = str(health.get("version", "?")) if isinstance(health, dict) else "?"
+    found = [Finding("daemon", True, f"reachable at {where}, version {version}")]
+    if not version.startswith(KNOWN_VERSION):
+        found.append(
+            Finding(
+                "daemon",
+                True,
+                f"this SDK follows the {KNOWN_VERSION} contract; {version} may differ in details",
+            )
+        )
+    try:
+        client.call("list_sessions", timeout=5.0)
+        found.append(Finding("auth", True, "token accepted" if config.token else "no token needed"))
+    except (AuthenticationError, PermissionDeniedError) as exc:
+        fix = "set SIGNET_TOKEN to a valid token" if not config.token else "the token is refused"
+        found.append(Finding("auth", False, f"/api/sessions: {exc}", fix))
+    except APIStatusError as exc:
+        found.append(Finding("auth", False, f"/api/sessions answered {exc.status_code}", ""))
+    except APIConnectionError as exc:
+        found.append(Finding("auth", False, f"/api/sessions: {exc}", "check the daemon's log"))
+    return found
+
+
+def _quiet(installer: Any, argv: list[str]) -> tuple[int, str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        try:
+            code = int(installer(argv) or 0)
+        except SystemExit as exc:
+            code = int(exc.code or 0)
+        except Exception as exc:
+            return 1, f"{type(exc).__name__}: {exc}"
+    return code, out.getvalue()
+
+
+def _unchanged(text: str) -> bool:
+    lines = [line for line in text.splitlines() if line.strip()]
+    return bool(lines) and all("nothing changed" in line for line in lines)
+
+
+def _harnesses() -> list[Finding]:
+    from signet_sdk.runtime.registry import installed_plugins
+
+    found = []
+    for plugin in installed_plugins():
+        installer = plugin.load_installer() if plugin.installer else None
+        if installer is None:
+            continue
+        name = plugin.name
+        code, text = _quiet(installer, ["install", "--dry-run"])
+        if code == 0 and _unchanged(text):
+            found.append(Finding("harness", True, f"{name}: installed and up to date"))
+            continue
+        code_u, text_u = _quiet(installer, ["uninstall", "--dry-run"])
+        if code_u == 0 and _unchanged(text_u):
+            found.append(Finding("harness", True, f"{name}: not installed (optional)"))
+        elif code != 0:
+            first = text.strip().splitlines()[:1]
+            found.append(
+                Finding(
+                    "harness",
+                    False,
+                    f"{name}: its configuration cannot be read: {' '.join(first)}",
+                    f"fix the file it names, then 'signet-sdk install {name}'",
+                )
+            )
+        else:
+            found.append(
+                Finding(
+                    "harness",
+                    False,
+                    f"{name}: installed, but not as this SDK would install it now (command path, "
+                    "timeouts or events changed)",
+                    f"signet-sdk install {name}  (see the change first with --dry-run)",
+                )
+            )
+    return found
+
+
+def _outbox() -> list[Finding]:
+    from signet_sdk.cli.outbox import outbox_report
+
+    report = outbox_report()
+    pending, dead = report["pending"], report["dead"]
+    found = []
+    if pending:
+        oldest = max(e["ageSeconds"] for e in pending)
+        found.append(
+            Finding(
+                "outbox",
+                False,
+                f"{len(pending)} writes not yet taken by the daemon (oldest {oldest:.0f}s)",
+                "once the daemon is up: signet-sdk outbox replay",
+            )
+        )
+    else:
+        found.append(Finding("outbox", True, "no pending writes"))
+    if dead:
+        reasons = sorted({d["reason"].split(":")[0] for d in dead})
+        found.append(
+            Finding(
+                "outbox",
+                False,
+                f"{len(dead)} dead letters ({', '.join(reasons)})",
+                "see 'signet-sdk outbox status'; then 'outbox replay --dead' or 'outbox purge'",
+            )
+        )
+    return found
+
+
+def _state_dir() -> list[Finding]:
+    from signet_sdk.runtime.files import state_dir
+
+    root = state_dir()
+    try:
+        st = os.lstat(root)
+    except FileNotFoundError:
+        return [Finding("state", True, f"{root} not created yet (the first hook creates it)")]
+    problems = []
+    if not stat.S_ISDIR(st.st_mode):
+        problems.append(f"{root} is not a directory (a link or a file)")
+    elif hasattr(os, "geteuid") and st.st_uid != os.geteuid():
+        problems.append(f"{root} belongs to another user")
+    else:
+        for folder, dirs, files in os.walk(root):
+            for name in dirs + files:
+                path = os.path.join(folder, name)
+                mode = os.lstat(path)
+                want = 0o700 if stat.S_ISDIR(mode.st_mode) else 0o600
+                if stat.S_ISLNK(mode.st_mode):
+                    problems.append(f"{path} is a symlink")
+                elif stat.S_IMODE(mode.st_mode) & ~want:
+                    problems.append(f"{path} is {oct(stat.S_IMODE(mode.st_mode))}")
+        if stat.S_IMODE(st.st_mode) & 0o077:
+            problems.append(f"{root} is {oct(stat.S_IMODE(st.st_mode))}")
+    if not problems:
+        return [Finding("state", True, f"{root}: private (0700, files 0600)")]
+    return [
+        Finding(
+            "state",
+            False,
+            p,
+            f"remove what you did not put there; 'chmod -R go= {root}' narrows the modes",
+        )
+        for p in problems
+    ]
+
+
+def _breaker(env: dict[str, str]) -> list[Finding]:
+    from signet_sdk.hooks.breaker import breaker_for
+
+    breaker = breaker_for(env)
+    if breaker is None:
+        return [Finding("breaker", True, "circuit breaker off (SIGNET_BREAKER_FAILURES=0)")]
+    left = breaker.open_for()
+    if left > 0:
+        return [
+            Finding(
+                "breaker",
+                False,
+                f"open: hooks skip the daemon for {left:.0f}s more",
+                f"once the daemon is up it closes by itself; or remove {breaker.path}",
+            )
+        ]
+    return [Finding("breaker", True, "closed")]
+
+
+def diagnose(env: dict[str, str] | None = None) -> list[Finding]:
+    """Every check, in order."""
+    environ = dict(os.environ if env is None else env)
+    return [
+        *_daemon(environ),
+        *_harnesses(),
+        *_outbox(),
+        *_state_dir(),
+        *_breaker(environ),
+    ]
+
+
+def _doctor(ns: argparse.Namespace) -> int:
+    findings = diagnose()
+    if ns.json:
+        sys.stdout.write(json.dumps([f.as_dict() for f in findings], indent=2) + "\n")
+    else:
+        for f in findings:
+            sys.stdout.write(f"{'ok ' if f.ok else 'FIX'}  {f.area:8} {f.message}\n")
+            if f.fix:
+                sys.stdout.write(f"               -> {f.fix}\n")
+    return 0 if all(f.ok for f in findings) else 1
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "doctor",
+        help="check the daemon, installed harnesses, the outbox and the state directory",
+        description="Check the daemon (reachable, version, auth), each installed harness, "
+        "the outbox and the state directory, and say what to do about each problem.",
+    )
+    p.add_argument("--json", action="store_true", help="print the findings as JSON")
+    p.set_defaults(handler=_doctor)

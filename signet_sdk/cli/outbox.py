@@ -1,0 +1,176 @@
+"""``signet-sdk outbox status|replay|purge``: see and act on writes the daemon has not taken.
+
+The outbox is the hook path's (``${XDG_STATE_HOME:-~/.local/state}/signet-sdk/outbox``).
+``status`` lists pending entries and dead letters with their reasons;
+``replay`` sends what is pending now (``--dead`` first puts dead letters
+back); ``purge`` deletes dead letters (``--pending`` also pending entries,
+which are then lost: it asks for ``--yes``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from typing import Any
+
+__all__ = ["outbox_report", "register"]
+
+
+def _root() -> str:
+    from signet_sdk.runtime.files import state_dir
+
+    return os.path.join(state_dir(), "outbox")
+
+
+def _read(path: str) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as fh:
+            data = json.loads(fh.read())
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def outbox_report(root: str | None = None) -> dict[str, Any]:
+    """Pending entries and dead letters, as ``outbox status --json`` prints them."""
+    from signet_sdk.hooks.outbox import Outbox
+
+    outbox = Outbox(root or _root())
+    now = time.time()
+    pending = []
+    for entry_id in outbox.pending():
+        record = _read(os.path.join(outbox.root, f"{entry_id}.json"))
+        doubt = outbox.in_doubt_for(entry_id)
+        pending.append(
+            {
+                "id": entry_id,
+                "action": record.get("action"),
+                "harness": record.get("harness"),
+                "sessionKey": (record.get("body") or {}).get("sessionKey"),
+                "ageSeconds": round(now - float(record.get("created") or now), 1),
+                "attempts": outbox.attempts(entry_id),
+                "inDoubt": doubt is not None,
+            }
+        )
+    dead = []
+    try:
+        names = sorted(os.listdir(outbox.dead))
+    except OSError:
+        names = []
+    for name in names:
+        if name.endswith(".reason"):
+            entry_id = name[: -len(".reason")]
+            with open(os.path.join(outbox.dead, name), encoding="utf-8", errors="replace") as fh:
+                reason = fh.read().strip()
+            record = _read(os.path.join(outbox.dead, f"{entry_id}.json"))
+            dead.append({"id": entry_id, "action": record.get("action"), "reason": reason})
+    return {"root": outbox.root, "pending": pending, "dead": dead}
+
+
+def _status(ns: argparse.Namespace) -> int:
+    report = outbox_report()
+    if ns.json:
+        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+        return 0
+    out = sys.stdout.write
+    out(f"outbox: {report['root']}\n")
+    out(f"pending: {len(report['pending'])}\n")
+    for e in report["pending"]:
+        doubt = ", in doubt (resent once settled)" if e["inDoubt"] else ""
+        out(
+            f"  {e['id']}  {e['action']}  session {e['sessionKey'] or '-'}  "
+            f"{e['ageSeconds']:.0f}s old, {e['attempts']} failed attempts{doubt}\n"
+        )
+    out(f"dead letters: {len(report['dead'])}\n")
+    for d in report["dead"]:
+        out(f"  {d['id']}  {d['action']}: {d['reason']}\n")
+    if report["pending"]:
+        out("to send them now: signet-sdk outbox replay\n")
+    if report["dead"]:
+        out(
+            "dead letters are never resent on their own: fix the cause, then "
+            "'signet-sdk outbox replay --dead', or drop them with 'signet-sdk outbox purge'\n"
+        )
+    return 0
+
+
+def _revive(root: str) -> int:
+    """Move dead letters back into the outbox, attempts reset; returns how many."""
+    dead = os.path.join(root, "dead")
+    try:
+        names = os.listdir(dead)
+    except OSError:
+        return 0
+    revived = 0
+    for name in names:
+        if name.endswith(".reason") or name.endswith(".attempts") or name.endswith(".sending"):
+            os.unlink(os.path.join(dead, name))
+            continue
+        os.replace(os.path.join(dead, name), os.path.join(root, name))
+        revived += name.endswith(".json")
+    return revived
+
+
+def _replay(ns: argparse.Namespace) -> int:
+    from signet_sdk.hooks.outbox import Outbox
+    from signet_sdk.hooks.sender import flush
+
+    root = _root()
+    if ns.dead:
+        sys.stdout.write(f"revived {_revive(root)} dead letters\n")
+    counts = flush(ns.seconds)
+    left = Outbox(root).pending()
+    summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "nothing to send"
+    sys.stdout.write(f"{summary}; {len(left)} still pending\n")
+    if counts.get("busy"):
+        sys.stdout.write("another sender is at work on the outbox; it sends them\n")
+    return 1 if left else 0
+
+
+def _purge(ns: argparse.Namespace) -> int:
+    from signet_sdk.hooks.outbox import Outbox
+
+    outbox = Outbox(_root())
+    if ns.pending and not ns.yes:
+        sys.stderr.write(
+            "signet-sdk outbox purge: --pending deletes writes the daemon never got; "
+            "add --yes to confirm\n"
+        )
+        return 2
+    removed = 0
+    folders = [outbox.dead] + ([outbox.root] if ns.pending else [])
+    for folder in folders:
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            path = os.path.join(folder, name)
+            if os.path.isfile(path) and not os.path.islink(path) and name != ".sender.lock":
+                os.unlink(path)
+                removed += name.endswith(".json")
+    sys.stdout.write(f"removed {removed} entries\n")
+    return 0
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "outbox",
+        help="pending writes and dead letters: status, replay, purge",
+        description=__doc__.split("\n\n")[1] if __doc__ else None,
+    )
+    verbs = p.add_subparsers(dest="verb", metavar="<verb>", required=True)
+    s = verbs.add_parser("status", help="list pending entries and dead letters")
+    s.add_argument("--json", action="store_true", help="print the report as JSON")
+    s.set_defaults(handler=_status)
+    r = verbs.add_parser("replay", help="send pending entries now")
+    r.add_argument("--seconds", type=float, default=10.0, help="retry for this long (default 10)")
+    r.add_argument("--dead", action="store_true", help="put dead letters back first")
+    r.set_defaults(handler=_replay)
+    g = verbs.add_parser("purge", help="delete dead letters")
+    g.add_argument("--pending", action="store_true", help="also delete pending entries")
+    g.add_argument("--yes", action="store_true", help="confirm --pending")
+    g.set_defaults(handler=_purge)

@@ -1,0 +1,131 @@
+"""A circuit breaker shared by every hook process, kept in one small file.
+
+Each hook is a fresh process, so a daemon that is down would otherwise cost
+every prompt its whole deadline (a refused connection is quick, but a daemon
+that accepts and never answers is not). After ``failures`` consecutive
+failed calls (unreachable, timed out, dropped, 5xx) the hooks skip the
+network for ``cooldown`` seconds: reads fail open at once and writes wait in
+the outbox. The first call after the cool-down goes through; its success
+closes the breaker, its failure opens it again. Each opening is logged once.
+
+The state is ``<state dir>/breaker``: ``<consecutive failures> <open until,
+epoch seconds>``, replaced atomically, 0600, opened without following links.
+Two hooks failing at the same moment may count one failure between them;
+that only delays the opening by a call.
+
+Settings: ``SIGNET_BREAKER_FAILURES`` (default 3; ``0`` turns the breaker
+off) and ``SIGNET_BREAKER_COOLDOWN`` (seconds, default 30).
+
+Standard library only: the hook path imports this.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from signet_sdk.wire.errors import APIConnectionError, APIStatusError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+__all__ = ["COOLDOWN", "FAILURES", "Breaker", "breaker_for", "counts_as_failure"]
+
+FAILURES = 3
+COOLDOWN = 30.0
+
+
+def counts_as_failure(exc: BaseException) -> bool:
+    """Failures that say the daemon is not there or not well, not that the request was bad."""
+    if isinstance(exc, APIStatusError):
+        return exc.status_code >= 500 and not getattr(exc, "permanent", False)
+    return isinstance(exc, APIConnectionError)
+
+
+class Breaker:
+    """The on-disk breaker at ``path``."""
+
+    def __init__(
+        self,
+        path: str,
+        failures: int = FAILURES,
+        cooldown: float = COOLDOWN,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.path = path
+        self.failures = failures
+        self.cooldown = cooldown
+        self.clock = clock
+
+    def _read(self) -> tuple[int, float]:
+        try:
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            return 0, 0.0
+        try:
+            count, _, until = os.read(fd, 64).decode("ascii", "replace").partition(" ")
+            return int(count), float(until)
+        except ValueError:
+            return 0, 0.0
+        finally:
+            os.close(fd)
+
+    def _write(self, count: int, until: float) -> None:
+        folder = os.path.dirname(self.path)
+        tmp = os.path.join(folder, f".tmp-breaker-{os.getpid()}-{os.urandom(3).hex()}")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        try:
+            fd = os.open(tmp, flags, 0o600)
+            try:
+                os.write(fd, f"{count} {until:.3f}".encode("ascii"))
+            finally:
+                os.close(fd)
+            os.replace(tmp, self.path)
+        except OSError:
+            try:  # noqa: SIM105 (no contextlib on the hook path)
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+    def open_for(self) -> float:
+        """Seconds the breaker stays open (skip the network), 0 when calls may go."""
+        _, until = self._read()
+        return max(until - self.clock(), 0.0)
+
+    def succeeded(self) -> None:
+        """A call went through: close the breaker (written only if it was not closed)."""
+        count, until = self._read()
+        if count or until:
+            self._write(0, 0.0)
+
+    def failed(self, log: Callable[[str], None]) -> None:
+        """A call failed; open the breaker when that makes ``failures`` in a row."""
+        count, until = self._read()
+        count += 1
+        now = self.clock()
+        if count >= self.failures and until <= now:
+            until = now + self.cooldown
+            log(
+                f"daemon unreachable ({count} failures in a row): hooks skip it for "
+                f"{self.cooldown:g}s (SIGNET_BREAKER_FAILURES=0 turns this off)"
+            )
+        self._write(count, until)
+
+
+def breaker_for(env: Mapping[str, str]) -> Breaker | None:
+    """The shared breaker as configured by ``env``, or None when it is off or unusable."""
+    try:
+        failures = int(env.get("SIGNET_BREAKER_FAILURES", "").strip() or FAILURES)
+        cooldown = float(env.get("SIGNET_BREAKER_COOLDOWN", "").strip() or COOLDOWN)
+    except ValueError:
+        failures, cooldown = FAILURES, COOLDOWN
+    if failures <= 0:
+        return None
+    from signet_sdk.runtime.files import private_dir, state_dir
+
+    try:
+        folder = private_dir(state_dir(env))
+    except OSError:
+        return None
+    return Breaker(os.path.join(folder, "breaker"), failures, min(max(cooldown, 0.0), 3600.0))

@@ -1,0 +1,176 @@
+"""A loopback proxy that puts one fault between a client and a (mock) daemon.
+
+``FaultProxy`` listens on 127.0.0.1, reads each whole HTTP/1.1 request and
+then, by its ``mode``:
+
+* ``pass``: forwards it to the upstream daemon and returns the answer;
+* ``slow``: forwards it at once (the daemon acts) but holds the answer back
+  ``delay`` seconds, the way a daemon busy after applying a write answers late;
+* ``slow_before``: holds the request ``delay`` seconds before the daemon sees it;
+* ``trickle``: forwards it and sends the answer one byte every ``delay`` seconds;
+* ``hang``: reads the request and never answers;
+* ``status``: answers ``status`` with ``body`` and ``headers`` without forwarding;
+* ``garbage``: a 200 whose body is not JSON;
+* ``reset``: a 200 that announces more bytes than it sends, then closes;
+* ``oversized``: a 200 whose JSON body is ``size`` bytes.
+
+Every request is recorded (method, path, JSON body). ``fail_first`` limits a
+fault to the first N requests; later ones pass through. The proxy runs in
+threads of this process and is stopped by ``close()``.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import struct
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def _read_request(conn: socket.socket) -> bytes | None:
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return None
+        data += chunk
+    head, _, rest = data.partition(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value.strip())
+    while len(rest) < length:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return None
+        rest += chunk
+    return head + b"\r\n\r\n" + rest
+
+
+def _forward(upstream: tuple[str, int], request: bytes) -> bytes:
+    with socket.create_connection(upstream, timeout=30) as up:
+        up.sendall(request)
+        chunks = []
+        while chunk := up.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _response(status: int, body: bytes, headers: dict[str, str] | None = None) -> bytes:
+    lines = [f"HTTP/1.1 {status} X", "Content-Type: application/json"]
+    lines += [f"{k}: {v}" for k, v in (headers or {}).items()]
+    lines += [f"Content-Length: {len(body)}", "Connection: close"]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+
+
+@dataclass
+class Seen:
+    method: str
+    path: str
+    json: Any
+
+
+@dataclass
+class FaultProxy:
+    upstream: tuple[str, int] | None = None
+    mode: str = "pass"
+    delay: float = 0.0
+    status: int = 500
+    body: Any = field(default_factory=lambda: {"error": "Hook execution failed"})
+    headers: dict[str, str] = field(default_factory=dict)
+    size: int = 20 * 1024 * 1024
+    fail_first: int | None = None
+    seen: list[Seen] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self._sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._lock = threading.Lock()
+        self._closed = False
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._thread.start()
+
+    def _accept(self) -> None:
+        while not self._closed:
+            try:
+                conn, _ = self._sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        try:
+            with conn:
+                request = _read_request(conn)
+                if request is None:
+                    return
+                head, _, raw = request.partition(b"\r\n\r\n")
+                method, path = head.split(b" ", 2)[:2]
+                try:
+                    parsed = json.loads(raw) if raw else None
+                except ValueError:
+                    parsed = raw
+                with self._lock:
+                    self.seen.append(Seen(method.decode(), path.decode(), parsed))
+                    n = len(self.seen)
+                mode = self.mode
+                if self.fail_first is not None and n > self.fail_first:
+                    mode = "pass"
+                self._answer(conn, mode, request)
+        except OSError:
+            pass
+
+    def _answer(self, conn: socket.socket, mode: str, request: bytes) -> None:
+        if mode == "status":
+            body = json.dumps(self.body).encode()
+            conn.sendall(_response(self.status, body, self.headers))
+        elif mode == "hang":
+            while not self._closed:  # accepts, reads, never answers
+                time.sleep(0.05)
+        elif mode == "garbage":
+            conn.sendall(_response(200, b"<html>not json"))
+        elif mode == "reset":
+            head = (
+                b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 99\r\n\r\n"
+            )
+            conn.sendall(head + b'{"partial":')
+            # Linger 0: the close is a TCP reset, not an orderly end of stream.
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        elif mode == "oversized":
+            body = b'{"context":"' + b"x" * self.size + b'"}'
+            conn.sendall(_response(200, body))
+        else:
+            assert self.upstream is not None, "pass/slow/trickle need an upstream"
+            if mode == "slow_before":
+                time.sleep(self.delay)
+            answer = _forward(self.upstream, request)
+            if mode == "slow":
+                time.sleep(self.delay)
+                conn.sendall(answer)
+            elif mode == "trickle":
+                for i in range(len(answer)):
+                    conn.sendall(answer[i : i + 1])
+                    time.sleep(self.delay)
+                    if self._closed:
+                        return
+            else:
+                conn.sendall(answer)
+
+    def requests_to(self, path: str) -> list[Seen]:
+        with self._lock:
+            return [s for s in self.seen if s.path.split("?")[0] == path]
+
+    def close(self) -> None:
+        self._closed = True
+        self._sock.close()
+
+    def __enter__(self) -> FaultProxy:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,144 @@
+"""``signet-sdk outbox status|replay|purge`` and ``signet-sdk doctor``, run as a user would."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from signet_sdk.hooks.outbox import Outbox
+from signet_sdk.testing.mock_daemon import MockDaemon
+
+SIGNET_SDK = str(Path(sys.executable).parent / "signet-sdk")
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> dict[str, str]:
+    return {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp_path),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "SIGNET_DAEMON_URL": "http://127.0.0.1:9",
+    }
+
+
+@pytest.fixture
+def daemon() -> Iterator[tuple[MockDaemon, str]]:
+    d = MockDaemon()
+    with d.serve() as handle:
+        yield d, handle.url
+    d.close()
+
+
+def cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([SIGNET_SDK, *args], capture_output=True, text=True, env=env, timeout=60)
+
+
+def outbox_of(env: dict[str, str]) -> Outbox:
+    return Outbox(Path(env["XDG_STATE_HOME"]) / "signet-sdk" / "outbox", max_attempts=1)
+
+
+def seed(env: dict[str, str]) -> tuple[str, str]:
+    """One pending remember and one dead letter (a 400 the daemon gave)."""
+    outbox = outbox_of(env)
+    pending = outbox.put("remember", {"content": "keep me"}, harness="claude-code")
+    doomed = outbox.put("remember", {"content": "bad"}, harness="claude-code")
+    outbox.deliver(doomed.id, lambda e, b: (_ for _ in ()).throw(RuntimeError("no")))
+    return pending.id, doomed.id
+
+
+def test_status_lists_pending_and_dead_with_reasons(home: dict[str, str]) -> None:
+    pending, dead = seed(home)
+    done = cli(home, "outbox", "status", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert [e["id"] for e in report["pending"]] == [pending]
+    assert report["pending"][0]["action"] == "remember"
+    assert report["pending"][0]["attempts"] == 0 and report["pending"][0]["inDoubt"] is False
+    assert report["dead"] == [
+        {"id": dead, "action": "remember", "reason": "gave up after 1 attempts: no"}
+    ]
+    text = cli(home, "outbox", "status").stdout
+    assert f"{pending}  remember" in text and "signet-sdk outbox replay" in text
+    assert "gave up after 1 attempts: no" in text and "outbox purge" in text
+
+
+def test_replay_sends_pending_and_optionally_the_dead(
+    home: dict[str, str], daemon: tuple[MockDaemon, str]
+) -> None:
+    mock, url = daemon
+    seed(home)
+    env = {**home, "SIGNET_DAEMON_URL": url}
+    done = cli(env, "outbox", "replay", "--seconds", "5")
+    assert (done.returncode, done.stdout) == (0, "1 sent; 0 still pending\n")
+    assert mock.memory_count() == 1
+    done = cli(env, "outbox", "replay", "--dead", "--seconds", "5")
+    assert done.stdout == "revived 1 dead letters\n1 sent; 0 still pending\n"
+    assert mock.memory_count() == 2
+    assert outbox_of(env).pending() == []
+
+
+def test_replay_with_the_daemon_down_keeps_everything(home: dict[str, str]) -> None:
+    pending, _ = seed(home)
+    done = cli(home, "outbox", "replay", "--seconds", "0.5")
+    assert done.returncode == 1 and done.stdout.endswith("1 still pending\n")
+    assert outbox_of(home).pending() == [pending]
+
+
+def test_purge_removes_dead_letters_and_pending_only_when_confirmed(home: dict[str, str]) -> None:
+    pending, _dead = seed(home)
+    assert cli(home, "outbox", "purge").stdout == "removed 1 entries\n"
+    root = Path(outbox_of(home).root)
+    assert list((root / "dead").iterdir()) == []
+    refused = cli(home, "outbox", "purge", "--pending")
+    assert refused.returncode == 2 and "--yes" in refused.stderr
+    assert outbox_of(home).pending() == [pending]
+    assert cli(home, "outbox", "purge", "--pending", "--yes").stdout == "removed 1 entries\n"
+    assert outbox_of(home).pending() == []
+
+
+def findings(env: dict[str, str]) -> tuple[int, list[dict[str, object]]]:
+    done = cli(env, "doctor", "--json")
+    return done.returncode, json.loads(done.stdout)
+
+
+def test_doctor_all_well(home: dict[str, str], daemon: tuple[MockDaemon, str]) -> None:
+    code, report = findings({**home, "SIGNET_DAEMON_URL": daemon[1]})
+    assert code == 0, report
+    messages = [f["message"] for f in report]
+    assert messages[0] == f"reachable at {daemon[1]}, version 0.109.0"
+    assert "no token needed" in messages
+    assert "claude-code: not installed (optional)" in messages
+    assert "no pending writes" in messages and "closed" in messages
+
+
+def test_doctor_says_what_to_do(home: dict[str, str]) -> None:
+    seed(home)
+    state = Path(home["XDG_STATE_HOME"]) / "signet-sdk"
+    (state / "hooks.log").write_text("x")
+    os.chmod(state / "hooks.log", 0o644)
+    installed = cli(home, "install", "claude-code")
+    assert installed.returncode == 0, installed.stderr
+    stale = {**home, "SIGNET_PROMPT_SUBMIT_TIMEOUT": "30000"}  # the installed timeouts lag
+    code, report = findings(stale)
+    assert code == 1
+    problems = {f["area"]: f for f in report if not f["ok"]}
+    assert "not reachable at http://127.0.0.1:9" in str(problems["daemon"]["message"])
+    assert "signet-sdk dev-daemon" in str(problems["daemon"]["fix"])
+    cc = next(f for f in report if str(f["message"]).startswith("claude-code"))
+    assert cc["ok"] is False and cc["fix"] == (
+        "signet-sdk install claude-code  (see the change first with --dry-run)"
+    )
+    dead = next(f for f in report if "dead letters" in str(f["message"]))
+    assert "outbox purge" in str(dead["fix"])
+    state_findings = [f for f in report if f["area"] == "state"]
+    assert [f["message"] for f in state_findings] == [f"{state / 'hooks.log'} is 0o644"]
+    assert "chmod -R go=" in str(state_findings[0]["fix"])
+    text = cli(stale, "doctor").stdout
+    assert "FIX  daemon" in text and "-> signet-sdk install claude-code" in text

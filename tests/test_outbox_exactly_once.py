@@ -1,0 +1,215 @@
+"""Exactly once, as far as the daemon can tell: every outbox write against a slow daemon.
+
+A daemon that applies a write and answers late makes the hook's send time
+out; the entry is then in doubt, and whoever sends it next (the detached
+sender, the next hook) must not make the daemon store it twice. These tests
+run each durable write through a proxy that delays the mock daemon's answer
+(or the request itself), then let the outbox send it again, and count what
+the daemon stored.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fault_support import FaultProxy
+
+from signet_sdk.hooks.outbox import Outbox
+from signet_sdk.hooks.sender import outbox_sender
+from signet_sdk.runtime.transcripts import TranscriptSnapshot
+from signet_sdk.testing.mock_daemon import MockDaemon
+from signet_sdk.wire.config import resolve_config
+from signet_sdk.wire.errors import APITimeoutError
+
+TRANSCRIPT = "".join(
+    f'{{"type":"user","message":{{"role":"user","content":"line {i} of a long talk"}}}}\n'
+    for i in range(40)
+).encode()
+
+WRITES: dict[str, tuple[dict[str, Any], bool]] = {
+    "session_end": ({"sessionKey": "s-end", "sessionId": "s-end", "cwd": "/w/p"}, True),
+    "session_checkpoint_extract": ({"sessionKey": "s-ckpt", "project": "/w/p"}, True),
+    "compaction_complete": ({"sessionKey": "s-cmp", "summary": "We chose sqlite."}, False),
+    "remember": ({"content": "The user prefers tabs.", "sessionKey": "s-rem"}, False),
+}
+
+
+@pytest.fixture
+def served() -> Iterator[tuple[MockDaemon, str]]:
+    daemon = MockDaemon()
+    with daemon.serve() as handle:
+        yield daemon, handle.url
+    daemon.close()
+
+
+def stored(daemon: MockDaemon, action: str) -> int:
+    """What the daemon kept for one write: a summary job or a memory."""
+    if action in ("session_end", "session_checkpoint_extract"):
+        return len(daemon.summary_jobs())
+    return daemon.memory_count()
+
+
+def put(outbox: Outbox, action: str) -> str:
+    body, with_transcript = WRITES[action]
+    snap = TranscriptSnapshot(TRANSCRIPT, len(TRANSCRIPT), False) if with_transcript else None
+    entry = outbox.put(action, body, harness="claude-code", runtime_path="legacy", transcript=snap)
+    return entry.id
+
+
+def sender_to(url: str, timeout: float | None = None) -> Any:
+    send = outbox_sender(resolve_config(url, env={}))
+    return lambda entry, body: send(entry, body, timeout=timeout)
+
+
+@pytest.mark.parametrize("action", list(WRITES))
+def test_late_answer_then_resend_is_stored_once(
+    tmp_path: Path, served: tuple[MockDaemon, str], action: str
+) -> None:
+    daemon, url = served
+    host, port = url.rsplit("//", 1)[1].split(":")
+    with FaultProxy((host, int(port)), mode="slow", delay=1.5) as proxy:
+        outbox = Outbox(tmp_path / "outbox", settle=0.0)
+        entry_id = put(outbox, action)
+        assert outbox.deliver(entry_id, sender_to(proxy.url, timeout=0.4)) == "failed"
+        assert outbox.in_doubt_for(entry_id) is not None
+        # The detached sender takes over at once, while the late answer is still on its way.
+        counts = outbox.flush(sender_to(url), deadline=time.monotonic() + 10)
+    assert counts == {"sent": 1} and outbox.pending() == []
+    assert stored(daemon, action) == 1
+    sends = daemon.requests_to(f"/api/hooks/{action.replace('_', '-')}")
+    # The daemon recognises the repeat, except compaction-complete, which it cannot:
+    # for that one the sender found the stored summary and sent no repeat.
+    assert len(sends) == (1 if action == "compaction_complete" else 2)
+    if action == "compaction_complete":
+        assert daemon.requests_to("/api/sessions/summaries", "GET")
+
+
+@pytest.mark.parametrize("action", list(WRITES))
+def test_request_held_back_then_resent_after_settling_is_stored_once(
+    tmp_path: Path, served: tuple[MockDaemon, str], action: str
+) -> None:
+    """The first send reaches the daemon only after the hook gave up on it."""
+    daemon, url = served
+    host, port = url.rsplit("//", 1)[1].split(":")
+    with FaultProxy((host, int(port)), mode="slow_before", delay=1.0) as proxy:
+        outbox = Outbox(tmp_path / "outbox", settle=2.0)
+        entry_id = put(outbox, action)
+        assert outbox.deliver(entry_id, sender_to(proxy.url, timeout=0.3)) == "failed"
+        assert outbox.deliver(entry_id, sender_to(url)) == "settling"
+        counts = outbox.flush(sender_to(url), deadline=time.monotonic() + 15)
+    assert counts.get("sent") == 1 and outbox.pending() == []
+    assert stored(daemon, action) == 1
+
+
+def test_remember_carries_its_entry_id(tmp_path: Path) -> None:
+    outbox = Outbox(tmp_path / "outbox")
+    entry = outbox.put("remember", {"content": "x"}, harness="h")
+    assert entry.body["sourceId"] == f"signet-sdk:{entry.id}"
+    assert entry.body["idempotencyKey"] == entry.id
+    own = outbox.put("remember", {"content": "y", "sourceId": "mine"}, harness="h")
+    assert own.body["sourceId"] == "mine"
+
+
+def test_a_hook_killed_mid_send_leaves_the_entry_in_doubt(tmp_path: Path) -> None:
+    outbox = Outbox(tmp_path / "outbox", settle=60.0)
+    entry_id = put(outbox, "session_end")
+
+    def killed(entry: Any, body: Any) -> Any:
+        raise APITimeoutError("no answer", method="POST", url="http://x")
+
+    assert outbox.deliver(entry_id, killed) == "failed"
+    assert outbox.deliver(entry_id, killed) == "settling"
+    assert outbox.attempts(entry_id) == 1
+
+
+@pytest.mark.parametrize("status", [429, 503])
+def test_backpressure_waits_for_retry_after_and_spends_no_attempt(
+    tmp_path: Path, served: tuple[MockDaemon, str], status: int
+) -> None:
+    daemon, url = served
+    host, port = url.rsplit("//", 1)[1].split(":")
+    busy = {"error": "rate limit exceeded"}
+    with FaultProxy(
+        (host, int(port)),
+        mode="status",
+        status=status,
+        body=busy,
+        headers={"Retry-After": "2"},
+        fail_first=2,
+    ) as proxy:
+        outbox = Outbox(tmp_path / "outbox", max_attempts=1, settle=0.0)
+        entry_id = put(outbox, "remember")
+        waits: list[float] = []
+        # No retries inside the call: each 429/503 reaches the outbox.
+        send = outbox_sender(resolve_config(proxy.url, max_retries=0, env={}))
+        counts = outbox.flush(send, deadline=time.monotonic() + 30, sleep=waits.append)
+    assert counts == {"kept": 2, "sent": 1}
+    assert waits == [2.0, 2.0]  # the daemon's Retry-After, not the 0.25 s back-off
+    assert outbox.pending() == [] and outbox.attempts(entry_id) == 0
+    assert not (Path(outbox.root) / "dead").exists()
+    assert daemon.memory_count() == 1
+
+
+def _sender_idle(outbox: Path) -> bool:
+    """No detached sender holds the outbox's sender lock (it has exited)."""
+    import fcntl
+    import os
+
+    try:
+        fd = os.open(outbox / ".sender.lock", os.O_RDWR)
+    except FileNotFoundError:
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+    return True
+
+
+# session_end is left out: a harness with no runtime path (this generic one) gets no
+# tombstone from the daemon, so its session-end is sent at least once, not exactly once.
+@pytest.mark.parametrize("action", ["compaction_complete", "remember"])
+def test_hook_that_times_out_on_a_slow_daemon_stores_its_write_once(
+    tmp_path: Path, served: tuple[MockDaemon, str], action: str
+) -> None:
+    """The whole path: the hook gives up, its detached sender resends once settled."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    daemon, url = served
+    host, port = url.rsplit("//", 1)[1].split(":")
+    body, _ = WRITES[action]
+    with FaultProxy((host, int(port)), mode="slow", delay=2.0) as proxy:
+        env = {
+            "PATH": os.environ.get("PATH", ""),
+            "HOME": str(tmp_path),
+            "XDG_STATE_HOME": str(tmp_path / "state"),
+            "SIGNET_DAEMON_URL": proxy.url,
+            "SIGNET_FETCH_TIMEOUT": "1000",
+            "SIGNET_OUTBOX_SETTLE_SECONDS": "1",
+            "SIGNET_OUTBOX_FLUSH_SECONDS": "20",
+            "SIGNET_BREAKER_FAILURES": "0",
+        }
+        slug = action.replace("_", "-")
+        done = subprocess.run(
+            [str(Path(sys.executable).parent / "signet-sdk"), "hook", "legacy-cli", slug],
+            input=json.dumps(body).encode(),
+            capture_output=True,
+            env=env,
+            timeout=30,
+        )
+        assert (done.returncode, done.stderr) == (0, b"")
+        outbox = tmp_path / "state" / "signet-sdk" / "outbox"
+        end = time.monotonic() + 30
+        while (list(outbox.glob("*.json")) or not _sender_idle(outbox)) and time.monotonic() < end:
+            time.sleep(0.1)
+        assert list(outbox.glob("*.json")) == [] and _sender_idle(outbox)
+    assert stored(daemon, action) == 1
