@@ -16,6 +16,7 @@ translator on a worker thread and gives up waiting at the event's deadline.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
@@ -41,21 +42,49 @@ _STILL_QUEUED = ("kept", "failed", "busy")
 
 
 class _Breaker:
-    """Open for ``seconds`` after a connection failure; reads skip the daemon meanwhile."""
+    """Open for ``seconds`` after a connection failure; reads skip the daemon meanwhile.
 
-    def __init__(self, seconds: float) -> None:
+    It also keeps the breaker every hook process shares
+    (:mod:`signet_sdk.hooks.breaker`, ``SIGNET_BREAKER_FAILURES`` /
+    ``SIGNET_BREAKER_COOLDOWN``): failures here count there, and while the
+    hooks' breaker is open this process skips the daemon too.
+    """
+
+    def __init__(self, seconds: float, env: Mapping[str, str]) -> None:
+        from signet_sdk.hooks.breaker import breaker_for
+
         self.seconds = seconds
         self._until = 0.0
+        try:
+            self.shared = breaker_for(env)
+        except Exception:  # an unusable state directory: this process's breaker only
+            self.shared = None
 
     def trip(self) -> None:
         self._until = time.monotonic() + self.seconds
 
+    def record(self, exc: BaseException) -> None:
+        """A failed call: counted by the shared breaker when it says the daemon is not well."""
+        from signet_sdk.hooks.breaker import counts_as_failure
+
+        if self.shared is not None and counts_as_failure(exc):
+            with contextlib.suppress(OSError):
+                self.shared.failed(log.warning)
+
     def reset(self) -> None:
         self._until = 0.0
+        if self.shared is not None:
+            with contextlib.suppress(OSError):
+                self.shared.succeeded()
 
     @property
     def open(self) -> bool:
-        return time.monotonic() < self._until
+        if time.monotonic() < self._until:
+            return True
+        try:
+            return self.shared is not None and self.shared.open_for() > 0
+        except OSError:
+            return False
 
 
 class _Writer:
@@ -108,7 +137,7 @@ class Channel:
 
     def __init__(self, env: Mapping[str, str]) -> None:
         self.env = env
-        self.breaker = _Breaker(BREAKER_SECONDS)
+        self.breaker = _Breaker(BREAKER_SECONDS, env)
         self._lock = threading.Lock()
         self._client: Any = None
         self._outbox: Any = None
@@ -189,6 +218,9 @@ class Channel:
         except APIConnectionError as exc:
             self.trip_on(exc)
             raise
+        except Exception as exc:
+            self.breaker.record(exc)
+            raise
         self.breaker.reset()
         return answer
 
@@ -198,6 +230,7 @@ class Channel:
         A timeout already cost that hook its deadline and the next may be
         quick; a refused or dropped connection will be refused again.
         """
+        self.breaker.record(exc)
         if not isinstance(exc, APITimeoutError):
             self.breaker.trip()
 

@@ -24,6 +24,9 @@ for at most the event's deadline, and follows the rules of the hook runner:
   ``BREAKER_SECONDS``: each read answers neutral at once instead of waiting
   out its deadline on every turn (writes still queue). A timeout does not
   open it: that hook already paid its deadline, and the next may be quick.
+  Failures also count in the breaker the hook processes share (its state
+  file in the state directory, ``SIGNET_BREAKER_FAILURES``); while that one
+  is open, this process skips the daemon too.
 * Nothing raises into Hermes: any failure is logged and the hook returns
   what Hermes expects when no provider helps ("" or None).
 * ``SIGNET_BYPASS=1`` or ``SIGNET_NO_HOOKS=1`` turns the automatic hooks

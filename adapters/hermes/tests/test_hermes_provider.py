@@ -266,3 +266,25 @@ def test_the_setup_schema_names_the_sdk_variables() -> None:
         ("agent_id", "SIGNET_AGENT_ID", False),
         ("token", "SIGNET_TOKEN", True),
     ]
+
+
+def test_the_breaker_is_shared_with_the_hook_processes(scripted: ScriptedDaemon) -> None:
+    """Failures here count in the hooks' breaker file; while it is open, reads skip the daemon."""
+    from signet_sdk.hooks.breaker import breaker_for
+
+    down = dict(os.environ, SIGNET_DAEMON_URL=f"http://127.0.0.1:{_closed_port()}")
+    down["SIGNET_BREAKER_FAILURES"] = "2"
+    provider = SignetMemoryProvider(down)
+    provider.initialize("s-b1", platform="cli", hermes_home="/tmp/h", agent_context="primary")
+    provider._channel.breaker._until = 0.0  # only the shared breaker decides below
+    provider.prefetch("How do I deploy atlas?")
+    shared = breaker_for(down)
+    assert shared is not None and shared.open_for() > 0  # two refused reads opened it
+
+    # A provider in another process (same state directory) meets a live daemon
+    # but the hooks' breaker is open: its reads answer neutral without a call.
+    up = dict(os.environ, SIGNET_DAEMON_URL=scripted.url, SIGNET_BREAKER_FAILURES="2")
+    other = SignetMemoryProvider(up)
+    other.initialize("s-b2", platform="cli", hermes_home="/tmp/h", agent_context="primary")
+    assert other.prefetch("How do I deploy atlas?") == ""
+    assert scripted.requests == []
