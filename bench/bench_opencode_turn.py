@@ -2,28 +2,31 @@
 
 Runs the real ``opencode serve`` (the pinned version the end-to-end tests
 install from npm) against a fake OpenAI-compatible model on 127.0.0.1 and
-the dev daemon (``signet-sdk dev-daemon`` in its own process), four ways in
-the same run:
+the dev daemon (``signet-sdk dev-daemon`` in its own process). Five OpenCode
+servers run side by side, one per configuration, and the timed turns go to
+them in turn (bare, off, server, process, mcp, bare, ...), so every
+configuration sees the same machine load:
 
-* ``bare``: OpenCode with no plugin of ours (the floor);
-* ``off``: our plugin installed but switched off (``SIGNET_BYPASS=1``);
-* ``server``: our plugin installed, ``signet-sdk serve`` running, so the
-  shim's transport posts each event to the adapter server;
-* ``process``: our plugin installed, no server, so each event runs
-  ``signet-sdk hook opencode <event>`` (the fallback).
+* ``bare``: OpenCode with nothing of ours (the floor);
+* ``off``: our plugin installed (``--no-mcp``) but switched off
+  (``SIGNET_BYPASS=1``);
+* ``server``: our plugin installed (``--no-mcp``), the shim's transport
+  posting each event to ``signet-sdk serve`` (``SIGNET_ADAPTER_URL``);
+* ``process``: our plugin installed (``--no-mcp``), no server, so each event
+  runs ``signet-sdk hook opencode <event>`` (the fallback);
+* ``mcp``: only ``mcp.signet`` (the memory tools' MCP server), no plugin:
+  what offering the tools costs a turn, reported beside the budget.
 
 A turn is one ``POST /session/<id>/message``, which answers when the turn
 is done; each prompt fires ``chat.message`` (the recall the shim waits for
 before the model request) and, after the turn, ``session.idle`` (messages
-fetched, a checkpoint handed to the outbox). OpenCode's start-up is not
-timed: every configuration starts one server per round, warms up with two
-prompts, then times ``--turns`` prompts. Rounds interleave the four, so all
-see the same machine load.
+fetched, a checkpoint handed to the outbox, in its own lane). Start-up and
+two warm-up prompts per server are not timed.
 
 Budget: the server path adds at most 5 ms per turn (median against the
 floor's median).
 
-    python bench/bench_opencode_turn.py [--rounds 3] [--turns 15]
+    python bench/bench_opencode_turn.py [--turns 40]
 
 Exit status 0 when the server path is within budget, 1 otherwise.
 """
@@ -89,46 +92,52 @@ def _port_open(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
-def _turns(opencode: str, project: Path, env: dict[str, str], turns: int) -> list[float]:
-    port = _free_port()
-    serve = subprocess.Popen(
-        [opencode, "serve", "--port", str(port), "--hostname", "127.0.0.1"],
-        cwd=project,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
-    times = []
-    try:
-        _wait(lambda: _port_open(port))
-        _wait(lambda: _call(f"{base}/session", method="GET", timeout=3) is not None)
-        session = _call(f"{base}/session", {"title": "bench"})["id"]
+class Instance:
+    """One ``opencode serve`` with one session, ready for timed turns."""
+
+    def __init__(self, opencode: str, project: Path, env: dict[str, str]) -> None:
+        self.port = _free_port()
+        self.proc = subprocess.Popen(
+            [opencode, "serve", "--port", str(self.port), "--hostname", "127.0.0.1"],
+            cwd=project,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.session = ""
+        self.turn = 0
+
+    def ready(self) -> None:
+        _wait(lambda: _port_open(self.port))
+        _wait(lambda: _call(f"{self.base}/session", method="GET", timeout=3) is not None)
+        self.session = _call(f"{self.base}/session", {"title": "bench"})["id"]
+
+    def prompt(self) -> float:
+        self.turn += 1
         model = {"providerID": "fake", "modelID": "fake-model"}
-        for n in range(turns + 2):
-            body = {"model": model, "parts": [{"type": "text", "text": f"Turn {n}: deploys?"}]}
-            start = time.perf_counter()
-            _call(f"{base}/session/{session}/message", body)
-            if n >= 2:
-                times.append(time.perf_counter() - start)
-            time.sleep(0.05)  # let the turn's idle event settle, as between typed prompts
-    finally:
-        serve.send_signal(signal.SIGTERM)
+        text = f"Turn {self.turn}: how do atlas deploys work?"
+        body = {"model": model, "parts": [{"type": "text", "text": text}]}
+        start = time.perf_counter()
+        _call(f"{self.base}/session/{self.session}/message", body)
+        return time.perf_counter() - start
+
+    def stop(self) -> None:
+        self.proc.send_signal(signal.SIGTERM)
         try:
-            serve.wait(timeout=15)
+            self.proc.wait(timeout=15)
         except subprocess.TimeoutExpired:
-            serve.kill()
-            serve.wait(timeout=5)
-    return times
+            self.proc.kill()
+            self.proc.wait(timeout=5)
 
 
-def _config_home(base: Path, name: str, seed: Path, env: dict[str, str], ours: bool) -> str:
+def _config_home(base: Path, name: str, seed: Path, env: dict[str, str], *args: str) -> str:
     home = base / name
     seed_into(home / "opencode", seed)
-    if ours:
+    if args:
         subprocess.run(
-            [SDK, "install", "opencode"],
+            [SDK, *args],
             env={**env, "XDG_CONFIG_HOME": str(home)},
             check=True,
             capture_output=True,
@@ -136,17 +145,33 @@ def _config_home(base: Path, name: str, seed: Path, env: dict[str, str], ours: b
     return str(home)
 
 
+def _project_config(fake: FakeOpenAI) -> str:
+    provider = {
+        "npm": "@ai-sdk/openai-compatible",
+        "options": {"baseURL": fake.base_url, "apiKey": "sk-fake"},
+        "models": {"fake-model": {}, "fake-small": {}},
+    }
+    return json.dumps(
+        {
+            "autoupdate": False,
+            "share": "disabled",
+            "model": "fake/fake-model",
+            "small_model": "fake/fake-small",
+            "provider": {"fake": provider},
+        }
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--turns", type=int, default=15)
+    parser.add_argument("--turns", type=int, default=40)
     args = parser.parse_args()
     if shutil.which("node") is None or shutil.which("npm") is None:
         print("bench_opencode_turn: node and npm are needed (OpenCode comes from npm)")
         return 2
     opencode = install_opencode()
     seed = plugin_seed()
-    print(f"opencode: {opencode}; {args.rounds} rounds x {args.turns} timed turns")
+    print(f"opencode: {opencode}; {args.turns} timed turns per configuration, interleaved")
     print(f"machine: {os.cpu_count()} cores, Python {platform.python_version()}, ", end="")
     print(f"load {os.getloadavg()[0]:.2f}")
 
@@ -178,51 +203,57 @@ def main() -> int:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
+        server: subprocess.Popen[str] | None = None
+        instances: dict[str, Instance] = {}
         try:
             _wait(lambda: _port_open(port))
+            server = subprocess.Popen(
+                [SDK, "serve", "--port", "0"],
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+            )
+            assert server.stdout is not None
+            assert "listening on" in server.stdout.readline()
+            state = json.loads((base / "state" / "signet-sdk" / "adapter-server.json").read_text())
             with FakeOpenAI(reply, models=["fake-model", "fake-small"]) as fake:
-                (project / "opencode.json").write_text(
-                    json.dumps(
-                        {
-                            "autoupdate": False,
-                            "share": "disabled",
-                            "model": "fake/fake-model",
-                            "small_model": "fake/fake-small",
-                            "provider": {
-                                "fake": {
-                                    "npm": "@ai-sdk/openai-compatible",
-                                    "options": {"baseURL": fake.base_url, "apiKey": "sk-fake"},
-                                    "models": {"fake-model": {}, "fake-small": {}},
-                                }
-                            },
-                        }
-                    )
-                )
-                bare = {**env, "XDG_CONFIG_HOME": _config_home(base, "bare", seed, env, False)}
-                ours = {**env, "XDG_CONFIG_HOME": _config_home(base, "ours", seed, env, True)}
-                runs: dict[str, list[float]] = {"bare": [], "off": [], "server": [], "process": []}
-                for _ in range(args.rounds):
-                    runs["bare"] += _turns(opencode, project, bare, args.turns)
-                    runs["off"] += _turns(
-                        opencode, project, {**ours, "SIGNET_BYPASS": "1"}, args.turns
-                    )
-                    server = subprocess.Popen(
-                        [SDK, "serve", "--port", "0"],
-                        env=ours,
-                        stdin=subprocess.DEVNULL,
-                        stdout=subprocess.PIPE,
-                        stderr=subprocess.DEVNULL,
-                        text=True,
-                    )
-                    try:
-                        assert server.stdout is not None
-                        assert "listening on" in server.stdout.readline()
-                        runs["server"] += _turns(opencode, project, ours, args.turns)
-                    finally:
-                        server.send_signal(signal.SIGTERM)
-                        server.wait(timeout=15)
-                    runs["process"] += _turns(opencode, project, ours, args.turns)
+                (project / "opencode.json").write_text(_project_config(fake))
+                bare = _config_home(base, "bare", seed, env)
+                ours = _config_home(base, "ours", seed, env, "install", "opencode", "--no-mcp")
+                mcp = _config_home(base, "mcp", seed, env, "install", "opencode")
+                # The mcp configuration keeps only the MCP server: its plugin is off.
+                configs = {
+                    "bare": {**env, "XDG_CONFIG_HOME": bare},
+                    "off": {**env, "XDG_CONFIG_HOME": ours, "SIGNET_BYPASS": "1"},
+                    "server": {
+                        **env,
+                        "XDG_CONFIG_HOME": ours,
+                        "SIGNET_ADAPTER_URL": state["url"],
+                        "SIGNET_ADAPTER_TOKEN": state.get("token") or "",
+                    },
+                    # Its own state directory: no server state file to find.
+                    "process": {**env, "XDG_CONFIG_HOME": ours, "XDG_STATE_HOME": str(base / "p")},
+                    "mcp": {**env, "XDG_CONFIG_HOME": mcp, "SIGNET_BYPASS": "1"},
+                }
+                for name, cfg in configs.items():
+                    instances[name] = Instance(opencode, project, cfg)
+                for instance in instances.values():
+                    instance.ready()
+                    instance.prompt()
+                    instance.prompt()
+                runs: dict[str, list[float]] = {name: [] for name in instances}
+                for _ in range(args.turns):
+                    for name, instance in instances.items():
+                        runs[name].append(instance.prompt())
+                        time.sleep(0.02)
         finally:
+            for instance in instances.values():
+                instance.stop()
+            if server is not None:
+                server.send_signal(signal.SIGTERM)
+                server.wait(timeout=15)
             daemon.terminate()
             daemon.wait(timeout=15)
 

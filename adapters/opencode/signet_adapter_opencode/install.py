@@ -14,8 +14,8 @@ OpenCode loads every ``plugins/*.js`` of its config directory
   table, with each event's deadline in milliseconds (the adapter's deadline,
   from ``SIGNET_*_TIMEOUT`` at install time, plus a margin);
 
-and merges ``mcp.signet`` (``signet-sdk mcp`` as a local MCP server, the
-memory tools) into the config file: the first of ``opencode.jsonc``,
+and (unless ``--no-mcp``) merges ``mcp.signet`` (``signet-sdk mcp`` as a
+local MCP server, the memory tools) into the config file: the first of ``opencode.jsonc``,
 ``opencode.json`` that exists (user: in the config directory; project: in
 ``DIR``), else a new ``opencode.json``. The file is edited as text (JSONC
 comments, trailing commas and layout survive), a backup of the previous
@@ -258,7 +258,10 @@ def _install(plugins: Path, files: Mapping[str, str], cfg: Path, entry: Any, dry
     cfg_text = _read(cfg)
     record_path = plugins / SUPPORT_DIR / RECORD
     old_record_text = _read(record_path)
-    new_cfg, change = merge_config(cfg, cfg_text, entry)
+    if entry is None:  # --no-mcp: the config file is not touched
+        new_cfg, change = cfg_text, None
+    else:
+        new_cfg, change = merge_config(cfg, cfg_text, entry)
     out = dict(files)
     if change is not None and old_record_text is not None:
         # Our own older entry replaced (a new interpreter path): uninstall still
@@ -366,6 +369,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--python", metavar="EXE", help="interpreter whose signet-sdk command the plugin runs"
     )
+    parser.add_argument(
+        "--no-mcp",
+        action="store_true",
+        help="do not register the memory tools' MCP server (mcp.signet) in the config",
+    )
     try:
         opts = parser.parse_args(args)
     except SystemExit as exc:
@@ -377,7 +385,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         files = plugin_files(env, opts.python)
         if opts.verb == "install":
-            return _install(plugins, files, cfg, mcp_entry(opts.python), opts.dry_run)
+            entry = None if opts.no_mcp else mcp_entry(opts.python)
+            return _install(plugins, files, cfg, entry, opts.dry_run)
         return _uninstall(plugins, list(files), cfg, opts.dry_run)
     except InstallError as exc:
         sys.stderr.write(f"signet-sdk {opts.verb} opencode: {exc}\nNo file was changed.\n")

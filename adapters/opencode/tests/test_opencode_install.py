@@ -186,3 +186,16 @@ def test_project_install_uses_the_projects_opencode_directory(tmp_path: Path) ->
     assert main(["uninstall", "--project", str(project)]) == 0
     assert (project / "opencode.json").read_text() == '{"model": "fake/fake-model"}\n'
     assert not (project / ".opencode" / "plugins" / "signet-sdk.js").exists()
+
+
+def test_no_mcp_leaves_the_config_alone(isolated: Path) -> None:
+    cfg = _config_dir(isolated) / "opencode.jsonc"
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text(JSONC)
+    assert main(["install", "--no-mcp"]) == 0
+    assert cfg.read_text() == JSONC
+    assert MARKER in (_plugins(isolated) / "signet-sdk.js").read_text()
+    assert not (cfg.parent / "opencode.jsonc.signet-sdk.bak").exists()
+    assert main(["uninstall"]) == 0
+    assert cfg.read_text() == JSONC
+    assert not (_plugins(isolated) / "signet-sdk.js").exists()
