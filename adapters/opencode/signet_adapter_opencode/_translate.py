@@ -66,6 +66,7 @@ from signet_sdk.runtime.native import NativeOutput
 from signet_sdk.wire.errors import PayloadError
 from signet_sdk.wire.lifecycle import LifecycleCall
 
+from ._output import _context_text, _guidance, _slot
 from ._payload import (
     _carried,
     _list,
@@ -162,9 +163,6 @@ SHIM_EVENTS: Mapping[str, Mapping[str, Any]] = {
 NOT_APPLICABLE: Mapping[str, str] = {
     "health": "a daemon status check, not a lifecycle moment of an OpenCode session",
 }
-
-#: Where the injected text is marked as memory for the model.
-_TAG = "signet-memory"
 
 
 def _sid(payload: Mapping[str, Any]) -> str:
@@ -342,56 +340,6 @@ def _chat_output(p: Mapping[str, Any], sid: str, results: Sequence[Any]) -> dict
     if system:
         data["system"] = system
     return data
-
-
-def _slot(
-    sid: str,
-    text: str,
-    source: str,
-    model: str | None,
-    *,
-    uses: int | None = None,
-    until: str | None = None,
-) -> dict[str, Any]:
-    slot: dict[str, Any] = {
-        "session": sid,
-        "text": f'<{_TAG} source="{source}">\n{text.strip()}\n</{_TAG}>',
-    }
-    if model is not None:
-        slot["model"] = model
-    if uses is not None:
-        slot["uses"] = uses
-    if until is not None:
-        slot["until"] = until
-    return slot
-
-
-def _context_text(result: Any, *, prompt: bool) -> str:
-    """The context text in a daemon answer, newest response fields first."""
-    if not isinstance(result, dict) or result.get("skipped") or result.get("bypassed"):
-        return ""
-    if prompt:
-        dynamic = result.get("dynamicContext")
-        if isinstance(dynamic, str) and dynamic.strip():
-            return dynamic
-    else:
-        parts = [result.get("stableSystemPrompt"), result.get("dynamicContext")]
-        joined = "\n\n".join(p for p in parts if isinstance(p, str) and p.strip())
-        if joined:
-            return joined
-    inject = result.get("inject")
-    return inject if isinstance(inject, str) and inject.strip() else ""
-
-
-def _guidance(result: Any) -> str:
-    """What the compaction prompt should keep: the daemon's guidelines, else its prompt."""
-    if not isinstance(result, dict):
-        return ""
-    for key in ("guidelines", "summaryPrompt"):
-        value = result.get(key)
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-    return ""
 
 
 _HANDLERS = {

@@ -291,7 +291,7 @@ def _install(plugins: Path, files: Mapping[str, str], cfg: Path, entry: Any, dry
         if cfg_changed:
             sys.stdout.write(_diff(cfg, cfg_text, new_cfg, "install"))
         return 0
-    if cfg_changed:
+    if cfg_changed and new_cfg is not None:
         if cfg_text is not None:
             _write(cfg.with_name(cfg.name + ".signet-sdk.bak"), cfg_text)
         _write(cfg, new_cfg)
