@@ -281,7 +281,7 @@ def _install(plugins: Path, files: Mapping[str, str], cfg: Path, entry: Any, dry
         out[f"{SUPPORT_DIR}/{RECORD}"] = old_record_text
     changes = [(n, _read(plugins / n), t) for n, t in out.items()]
     changes = [c for c in changes if c[1] != c[2]]
-    cfg_changed = new_cfg != (cfg_text if cfg_text is not None else None)
+    cfg_changed = new_cfg != cfg_text
     if not changes and not cfg_changed:
         sys.stdout.write(f"{plugins}: already up to date, nothing changed\n")
         return 0
