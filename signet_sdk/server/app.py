@@ -285,13 +285,21 @@ class RuntimeAdapterServer:
 
     async def lifecycle_answer(self, method: str, harness: str, params: BaseModel) -> Response:
         """The answer to one lifecycle call (the FastAPI route and the fast path share it)."""
+        answer = await self.lifecycle_json(method, harness, params)
+        if isinstance(answer, Response):
+            return answer
+        return Response(answer, media_type="application/json")
+
+    async def lifecycle_json(
+        self, method: str, harness: str, params: BaseModel
+    ) -> bytes | JSONResponse:
+        """The result's JSON bytes, or the error response for a daemon that failed."""
         try:
             result: BaseModel = await getattr(self.client(harness), method)(params)
         except SignetError as exc:
             return daemon_error(exc)
         # Already validated by the client: serialised once, in pydantic's core.
-        body = result.model_dump_json(by_alias=True, exclude_unset=True)
-        return Response(body, media_type="application/json")
+        return result.__pydantic_serializer__.to_json(result, by_alias=True, exclude_unset=True)
 
     async def event_answer(self, harness: str, event: str, payload: dict[str, Any]) -> JSONResponse:
         """The answer to one native event (the FastAPI route and the fast path share it)."""
