@@ -194,6 +194,37 @@ function __benchTimed(hooks) {
 """
 
 
+#: The floor of any forwarding plugin: ``chat.message`` makes one loopback
+#: HTTP request (node:http, as the shared transport does) to a server that
+#: answers at once, and the time OpenCode waits in it is logged like ours.
+_FLOOR_PLUGIN = """
+import { appendFileSync } from "node:fs";
+import { request } from "node:http";
+
+function ping(url) {
+  return new Promise((resolve) => {
+    const body = JSON.stringify({ ping: true });
+    const headers = { "content-type": "application/json", "content-length": body.length };
+    const req = request(url, { method: "POST", headers }, (res) => {
+      res.on("data", () => {});
+      res.on("end", resolve);
+    });
+    req.on("error", resolve);
+    req.end(body);
+  });
+}
+
+export const FloorPlugin = async () => ({
+  "chat.message": async () => {
+    const start = performance.now();
+    await ping(process.env.BENCH_FLOOR_URL);
+    const ms = (performance.now() - start).toFixed(3);
+    appendFileSync(process.env.BENCH_HOOK_LOG, `floor chat.message ${ms}\\n`);
+  },
+});
+"""
+
+
 def _time_the_hooks(config_home: str) -> None:
     """Make the bench's copy of the shim log how long OpenCode waits in each hook."""
     shim = Path(config_home) / "opencode" / "plugins" / "signet-sdk.js"
@@ -284,6 +315,10 @@ def main() -> int:
                 ours = _config_home(base, "ours", seed, env, "install", "opencode", "--no-mcp")
                 _time_the_hooks(ours)
                 mcp = _config_home(base, "mcp", seed, env, "install", "opencode")
+                floor_home = _config_home(base, "floor", seed, env)
+                plugins = Path(floor_home) / "opencode" / "plugins"
+                plugins.mkdir(parents=True, exist_ok=True)
+                (plugins / "floor.js").write_text(_FLOOR_PLUGIN)
                 # The mcp configuration keeps only the MCP server: its plugin is off.
                 configs = {
                     "bare": {**env, "XDG_CONFIG_HOME": bare},
@@ -297,6 +332,11 @@ def main() -> int:
                     # Its own state directory: no server state file to find.
                     "process": {**env, "XDG_CONFIG_HOME": ours, "XDG_STATE_HOME": str(base / "p")},
                     "mcp": {**env, "XDG_CONFIG_HOME": mcp, "SIGNET_BYPASS": "1"},
+                    "floor": {
+                        **env,
+                        "XDG_CONFIG_HOME": floor_home,
+                        "BENCH_FLOOR_URL": fake.base_url + "/floor",
+                    },
                 }
                 for name, cfg in configs.items():
                     timed = {**cfg, "BENCH_HOOK_LOG": str(hook_log), "BENCH_CONFIG": name}
@@ -337,7 +377,7 @@ def main() -> int:
     print("\ntime OpenCode waits in the plugin's hooks during a turn (what the plugin adds)")
     print(f"{'configuration':<13} {'per turn ms':>12} {'chat.message p50':>17} {'p90':>7}")
     verdict = 0
-    for name in ("off", "server", "process"):
+    for name in ("off", "floor", "server", "process"):
         got = hooks.get(name, {})
         total = sum(sum(v) for v in got.values()) / max(len(runs[name]), 1)
         chat = sorted(got.get("chat.message", [0.0]))

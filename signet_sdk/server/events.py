@@ -33,6 +33,9 @@ __all__ = ["EventRunner", "Handoff", "default_outbox_dir", "output_wire"]
 
 #: Seconds kept back from the deadline for a write's own send, as the hook does.
 _SEND_MARGIN = 0.05
+#: How often an event marked ``replay`` looks for writes left queued (a prompt
+#: per second need not list the outbox each time).
+_REPLAY_CHECK_SECONDS = 10.0
 #: Outcomes of ``Outbox.deliver`` that leave the entry queued for a later sender.
 _STILL_QUEUED = ("kept", "failed", "busy", "settling")
 
@@ -95,6 +98,7 @@ class EventRunner:
         self.env = env
         self.translator = plugin.make_translator(env)
         self._read = async_client_sender(client, plugin)
+        self._next_replay_check = 0.0
 
     def deadline(self, event: str) -> float:
         spec = self.plugin.events.get(event)
@@ -107,8 +111,10 @@ class EventRunner:
         loop = asyncio.get_running_loop()
         end = loop.time() + seconds
         spec = self.plugin.events.get(event)
-        if spec is not None and spec.replay:
-            await self._replay_if_pending()
+        if spec is not None and spec.replay and loop.time() >= self._next_replay_check:
+            # Beside the event, not before it: the answer never waits on the disk.
+            self._next_replay_check = loop.time() + _REPLAY_CHECK_SECONDS
+            self.handoff.track(self._replay_if_pending())
         queued: list[str] = []
         problems: list[Exception] = []
         detached = bool(spec and spec.detach)
@@ -131,7 +137,12 @@ class EventRunner:
         return run, list(queued)
 
     async def _replay_if_pending(self) -> None:
-        if await asyncio.to_thread(self.outbox.pending):
+        try:
+            pending = await asyncio.to_thread(self.outbox.pending)
+        except OSError as exc:
+            log.warning("could not read the outbox (entries stay queued): %s", exc)
+            return
+        if pending:
             self.handoff.used = True
             self.handoff.spawn()
 
