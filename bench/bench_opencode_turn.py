@@ -340,6 +340,8 @@ def main() -> int:
                 }
                 for name, cfg in configs.items():
                     timed = {**cfg, "BENCH_HOOK_LOG": str(hook_log), "BENCH_CONFIG": name}
+                    # Each server its own data directory: one SQLite database per process.
+                    timed["XDG_DATA_HOME"] = str(base / "data" / name)
                     instances[name] = Instance(opencode, project, timed)
                 for instance in instances.values():
                     instance.ready()
