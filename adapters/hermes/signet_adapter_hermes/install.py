@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import difflib
 import os
 import re
 import shlex
@@ -40,6 +39,8 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+from signet_sdk.installing.files import InstallError, read_text, replace_text, text_diff
 
 __all__ = [
     "MARKER",
@@ -74,10 +75,6 @@ def register(ctx):
 _MEMORY = re.compile(r"^memory:[ \t]*(?:#.*)?$")
 _MEMORY_FLOW = re.compile(r"^memory:[ \t]*[^\s#]")
 _PROVIDER = re.compile(r"^(?P<indent>[ \t]+)provider:(?P<value>[^#\n]*?)(?P<tail>[ \t]*(?:#.*)?)$")
-
-
-class InstallError(Exception):
-    """The change cannot be made safely; the message names the file and the problem."""
 
 
 def hermes_home(env: Mapping[str, str]) -> Path:
@@ -180,15 +177,6 @@ def without_provider(text: str | None) -> str | None:
     return out if out.strip() else None
 
 
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InstallError(f"{path}: cannot read: {exc}") from None
-
-
 def _is_ours(path: Path) -> bool:
     if path.is_symlink() or not path.is_file():
         return False
@@ -210,47 +198,18 @@ def _backup(path: Path) -> Path:
     return backup
 
 
-def _write(path: Path, text: str, mode: int = 0o644) -> None:
-    """Replace ``path`` atomically with ``text``, keeping an existing file's mode."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.exists():
-        mode = path.stat().st_mode & 0o777
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-def _diff(path: Path, old: str | None, new: str | None) -> str:
-    lines = difflib.unified_diff(
-        (old or "").splitlines(keepends=True),
-        (new or "").splitlines(keepends=True),
-        fromfile=str(path) if old is not None else "/dev/null",
-        tofile=str(path) if new is not None else "/dev/null",
-    )
-    return "".join(lines)
-
-
 def _plan_install(home: Path, force: bool) -> list[tuple[Path, str | None, str | None]]:
     plugin = home / "plugins" / NAME / "__init__.py"
     folder = plugin.parent
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
         raise InstallError(f"{folder}: exists and is not a directory we manage; left untouched")
-    current = _read(plugin)
+    current = read_text(plugin)
     if current is not None and not _is_ours(plugin):
         raise InstallError(
             f"{plugin}: exists without our marker ({MARKER}); not ours, left untouched"
         )
     config = home / "config.yaml"
-    old = _read(config)
+    old = read_text(config)
     try:
         new = with_provider(old, force=force)
     except InstallError as exc:
@@ -267,9 +226,9 @@ def _plan_uninstall(home: Path) -> list[tuple[Path, str | None, str | None]]:
     changes: list[tuple[Path, str | None, str | None]] = []
     plugin = home / "plugins" / NAME / "__init__.py"
     if _is_ours(plugin):
-        changes.append((plugin, _read(plugin), None))
+        changes.append((plugin, read_text(plugin), None))
     config = home / "config.yaml"
-    old = _read(config)
+    old = read_text(config)
     new = without_provider(old)
     if old != new:
         changes.append((config, old, new))
@@ -290,7 +249,7 @@ def _apply(changes: Sequence[tuple[Path, str | None, str | None]]) -> list[Path]
                 with contextlib.suppress(OSError):
                     path.parent.rmdir()
         else:
-            _write(path, new)
+            replace_text(path, new)
     return backups
 
 
@@ -373,7 +332,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if opts.dry_run:
             for path, old, new in changes:
-                sys.stdout.write(_diff(path, old, new))
+                sys.stdout.write(text_diff(path, old, new))
             return 0
         backups = _apply(changes)
     except InstallError as exc:

@@ -36,8 +36,6 @@ folder; a folder without our marker is never touched.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import difflib
 import hashlib
 import json
 import math
@@ -48,6 +46,8 @@ from pathlib import Path
 from typing import Any
 
 from signet_sdk.installing import json5edit as j5
+from signet_sdk.installing.command import sdk_command
+from signet_sdk.installing.files import InstallError, read_text, replace_text, text_diff
 
 from ._config import EMPTY, PLUGIN_ID, edit_config, undo_config
 from ._tools import plugin_manifest, shim_tools
@@ -59,12 +59,7 @@ DIRECTORY = "signet-sdk"
 MARKER = "SIGNET_SDK_MANAGED_OPENCLAW_PLUGIN"
 RECORD = "signet-install.json"
 _MARGIN_MS = 1000
-_PROGRAM = "signet-sdk"
 _PLUGIN_FILES = ("index.mjs", "openclaw.plugin.json", "package.json")
-
-
-class InstallError(Exception):
-    """The plugin cannot be written safely; the message names the path and the problem."""
 
 
 def _home(env: Mapping[str, str]) -> str:
@@ -89,15 +84,6 @@ def config_path(env: Mapping[str, str], state: Path | None = None) -> Path:
     if explicit:
         return Path(_expand(explicit, env))
     return (state or state_dir(env)) / "openclaw.json"
-
-
-def sdk_command(python: str | None = None) -> list[str]:
-    """The ``signet-sdk`` command for the transport, as absolute words (no PATH lookup)."""
-    exe = os.path.abspath(python or sys.executable)
-    script = Path(exe).parent / _PROGRAM
-    if script.is_file() and os.access(script, os.X_OK):
-        return [str(script)]
-    return [exe, "-m", "signet_sdk"]
 
 
 def shim_spec(env: Mapping[str, str]) -> dict[str, Any]:
@@ -145,15 +131,6 @@ def plugin_files(env: Mapping[str, str], python: str | None = None) -> dict[str,
     return out
 
 
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InstallError(f"{path}: cannot read: {exc}") from None
-
-
 def is_ours(folder: Path) -> bool:
     """Whether ``folder`` holds our plugin: its ``index.mjs`` starts with the marker."""
     index = folder / "index.mjs"
@@ -164,35 +141,6 @@ def is_ours(folder: Path) -> bool:
             return MARKER in fh.readline()
     except (OSError, UnicodeDecodeError):
         return False
-
-
-def _write(path: Path, text: str, mode: int = 0o644) -> None:
-    """Replace ``path`` atomically with ``text``, keeping an existing file's mode."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with contextlib.suppress(FileNotFoundError):
-        mode = path.stat().st_mode & 0o7777
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-def _diff(path: Path, old: str | None, new: str | None, verb: str) -> str:
-    lines = difflib.unified_diff(
-        (old or "").splitlines(keepends=True),
-        (new or "").splitlines(keepends=True),
-        fromfile=str(path) if old is not None else "/dev/null",
-        tofile=f"{path} (after {verb})" if new is not None else "/dev/null",
-    )
-    return "".join(lines)
 
 
 def _sha(text: str) -> str:
@@ -222,7 +170,7 @@ def _check_place(folder: Path) -> None:
 
 
 def _load_record(folder: Path) -> dict[str, Any]:
-    raw = _read(folder / RECORD)
+    raw = read_text(folder / RECORD)
     if raw is None:
         return {}
     try:
@@ -235,7 +183,7 @@ def _load_record(folder: Path) -> dict[str, Any]:
 def _install(plan: _Plan, files: dict[str, str], memory_slot: bool, dry_run: bool) -> int:
     _check_place(plan.folder)
     record = _load_record(plan.folder) if is_ours(plan.folder) else {}
-    original = _read(plan.config)
+    original = read_text(plan.config)
     try:
         text, changes, notes = edit_config(original if original is not None else EMPTY, memory_slot)
     except j5.Json5Error as exc:
@@ -249,7 +197,7 @@ def _install(plan: _Plan, files: dict[str, str], memory_slot: bool, dry_run: boo
         "changes": list(record.get("changes", [])) + changes,
     }
     files = {**files, RECORD: _json(new_record)}
-    file_changes = [(n, t) for n, t in files.items() if _read(plan.folder / n) != t]
+    file_changes = [(n, t) for n, t in files.items() if read_text(plan.folder / n) != t]
     config_changed = original is None or text != original
     if not file_changes and not config_changed:
         sys.stdout.write(f"{plan.folder}: already up to date, nothing changed\n")
@@ -258,17 +206,19 @@ def _install(plan: _Plan, files: dict[str, str], memory_slot: bool, dry_run: boo
         return 0
     if dry_run:
         for name, new in file_changes:
-            sys.stdout.write(_diff(plan.folder / name, _read(plan.folder / name), new, "install"))
+            sys.stdout.write(
+                text_diff(plan.folder / name, read_text(plan.folder / name), new, "install")
+            )
         if config_changed:
-            sys.stdout.write(_diff(plan.config, original, text, "install"))
+            sys.stdout.write(text_diff(plan.config, original, text, "install"))
         for note in notes:
             sys.stdout.write(f"note: {note}\n")
         return 0
     # index.mjs last: the marker appears only once the other files are in place.
     for name, new in sorted(file_changes, key=lambda c: c[0] == "index.mjs"):
-        _write(plan.folder / name, new)
+        replace_text(plan.folder / name, new)
     if config_changed:
-        _write(plan.config, text, 0o600)
+        replace_text(plan.config, text, 0o600)
     sys.stdout.write(f"Signet OpenClaw plugin installed into {plan.folder}\n")
     sys.stdout.write(f"enabled in {plan.config}; restart the OpenClaw gateway to load it\n")
     for note in notes:
@@ -282,7 +232,7 @@ def _uninstall(plan: _Plan, names: Sequence[str], dry_run: bool) -> int:
         return 0
     record = _load_record(plan.folder)
     config = Path(record.get("config") or plan.config)
-    original = _read(config)
+    original = read_text(config)
     text, notes = original, list[str]()
     if original is not None and record.get("changes"):
         try:
@@ -296,15 +246,17 @@ def _uninstall(plan: _Plan, names: Sequence[str], dry_run: bool) -> int:
     if dry_run:
         for name in present:
             sys.stdout.write(
-                _diff(plan.folder / name, _read(plan.folder / name), None, "uninstall")
+                text_diff(plan.folder / name, read_text(plan.folder / name), None, "uninstall")
             )
         if text != original or remove_config:
-            sys.stdout.write(_diff(config, original, None if remove_config else text, "uninstall"))
+            sys.stdout.write(
+                text_diff(config, original, None if remove_config else text, "uninstall")
+            )
         return 0
     if remove_config:
         config.unlink(missing_ok=True)
     elif text is not None and text != original:
-        _write(config, text)
+        replace_text(config, text)
     # index.mjs first: without the marker, whatever is left is never loaded as ours.
     for name in sorted(present, key=lambda n: n != "index.mjs"):
         (plan.folder / name).unlink(missing_ok=True)

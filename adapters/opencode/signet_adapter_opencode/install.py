@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import difflib
 import json
 import math
 import os
@@ -43,6 +42,8 @@ from pathlib import Path
 from typing import Any
 
 from signet_sdk.installing import json5edit as j5
+from signet_sdk.installing.command import sdk_command
+from signet_sdk.installing.files import InstallError, read_text, replace_text, text_diff
 
 __all__ = ["MARKER", "config_dir", "main", "mcp_entry", "plugin_files", "sdk_command", "shim_spec"]
 
@@ -58,20 +59,6 @@ _MARGIN_MS = 1000
 #: The plugin Signet's own connector installs; both capturing means doubled memories.
 _SIGNET_CONNECTOR_FILE = "signet.mjs"
 _CONFIG_NAMES = ("opencode.jsonc", "opencode.json")
-_PROGRAM = "signet-sdk"
-
-
-class InstallError(Exception):
-    """The plugin cannot be written safely; the message names the path and the problem."""
-
-
-def sdk_command(python: str | None = None) -> list[str]:
-    """The ``signet-sdk`` command, as absolute words (no PATH lookup)."""
-    exe = os.path.abspath(python or sys.executable)
-    script = Path(exe).parent / _PROGRAM
-    if script.is_file() and os.access(script, os.X_OK):
-        return [str(script)]
-    return [exe, "-m", "signet_sdk"]
 
 
 def config_dir(project: str | None, env: Mapping[str, str]) -> Path:
@@ -144,15 +131,6 @@ def plugin_files(env: Mapping[str, str], python: str | None = None) -> dict[str,
 # -- files -------------------------------------------------------------------
 
 
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InstallError(f"{path}: cannot read: {exc}") from None
-
-
 def _is_ours(path: Path) -> bool:
     if path.is_symlink() or not path.is_file():
         return False
@@ -161,34 +139,6 @@ def _is_ours(path: Path) -> bool:
             return MARKER in fh.readline()
     except (OSError, UnicodeDecodeError):
         return False
-
-
-def _write(path: Path, text: str) -> None:
-    """Replace ``path`` atomically with ``text`` (0644, as OpenCode's own files)."""
-    if path.is_symlink():
-        raise InstallError(f"{path}: is a symbolic link; left untouched")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-def _diff(path: Path, old: str | None, new: str | None, verb: str) -> str:
-    lines = difflib.unified_diff(
-        (old or "").splitlines(keepends=True),
-        (new or "").splitlines(keepends=True),
-        fromfile=str(path) if old is not None else "/dev/null",
-        tofile=f"{path} (after {verb})" if new is not None else "/dev/null",
-    )
-    return "".join(lines)
 
 
 # -- the config file --------------------------------------------------------
@@ -255,9 +205,9 @@ def _check_place(plugins: Path, names: Sequence[str]) -> None:
 
 def _install(plugins: Path, files: Mapping[str, str], cfg: Path, entry: Any, dry_run: bool) -> int:
     _check_place(plugins, list(files))
-    cfg_text = _read(cfg)
+    cfg_text = read_text(cfg)
     record_path = plugins / SUPPORT_DIR / RECORD
-    old_record_text = _read(record_path)
+    old_record_text = read_text(record_path)
     if entry is None:  # --no-mcp: the config file is not touched
         new_cfg, change = cfg_text, None
     else:
@@ -279,7 +229,7 @@ def _install(plugins: Path, files: Mapping[str, str], cfg: Path, entry: Any, dry
         out[f"{SUPPORT_DIR}/{RECORD}"] = _json(change)
     elif old_record_text is not None:
         out[f"{SUPPORT_DIR}/{RECORD}"] = old_record_text
-    changes = [(n, _read(plugins / n), t) for n, t in out.items()]
+    changes = [(n, read_text(plugins / n), t) for n, t in out.items()]
     changes = [c for c in changes if c[1] != c[2]]
     cfg_changed = new_cfg != cfg_text
     if not changes and not cfg_changed:
@@ -287,17 +237,17 @@ def _install(plugins: Path, files: Mapping[str, str], cfg: Path, entry: Any, dry
         return 0
     if dry_run:
         for name, current, text in changes:
-            sys.stdout.write(_diff(plugins / name, current, text, "install"))
+            sys.stdout.write(text_diff(plugins / name, current, text, "install"))
         if cfg_changed:
-            sys.stdout.write(_diff(cfg, cfg_text, new_cfg, "install"))
+            sys.stdout.write(text_diff(cfg, cfg_text, new_cfg, "install"))
         return 0
     if cfg_changed and new_cfg is not None:
         if cfg_text is not None:
-            _write(cfg.with_name(cfg.name + ".signet-sdk.bak"), cfg_text)
-        _write(cfg, new_cfg)
+            replace_text(cfg.with_name(cfg.name + ".signet-sdk.bak"), cfg_text)
+        replace_text(cfg, new_cfg)
     # The plugin file last: OpenCode loads it only once everything it needs is there.
     for name, _, text in sorted(changes, key=lambda c: c[0] == PLUGIN_FILE):
-        _write(plugins / name, text)
+        replace_text(plugins / name, text)
     sys.stdout.write(f"Signet OpenCode plugin installed into {plugins}\n")
     if cfg_changed:
         sys.stdout.write(f"{cfg}: mcp.{MCP_NAME} runs the memory tools (signet-sdk mcp)\n")
@@ -315,7 +265,7 @@ def _uninstall(plugins: Path, names: Sequence[str], cfg: Path, dry_run: bool) ->
     if not _is_ours(shim):
         sys.stdout.write(f"{plugins}: no plugin of ours there, nothing changed\n")
         return 0
-    record_text = _read(plugins / SUPPORT_DIR / RECORD)
+    record_text = read_text(plugins / SUPPORT_DIR / RECORD)
     record: dict[str, Any] = {}
     if record_text:
         try:
@@ -323,7 +273,7 @@ def _uninstall(plugins: Path, names: Sequence[str], cfg: Path, dry_run: bool) ->
         except ValueError:
             record = {}
     target = Path(record["file"]) if isinstance(record.get("file"), str) else cfg
-    cfg_text = _read(target)
+    cfg_text = read_text(target)
     new_cfg, note = (cfg_text, None)
     if cfg_text is not None and record:
         new_cfg, note = unmerge_config(target, cfg_text, record)
@@ -333,9 +283,11 @@ def _uninstall(plugins: Path, names: Sequence[str], cfg: Path, dry_run: bool) ->
     present = [n for n in present if (plugins / n).is_file() and not (plugins / n).is_symlink()]
     if dry_run:
         for name in present:
-            sys.stdout.write(_diff(plugins / name, _read(plugins / name), None, "uninstall"))
+            sys.stdout.write(
+                text_diff(plugins / name, read_text(plugins / name), None, "uninstall")
+            )
         if new_cfg != cfg_text:
-            sys.stdout.write(_diff(target, cfg_text, new_cfg, "uninstall"))
+            sys.stdout.write(text_diff(target, cfg_text, new_cfg, "uninstall"))
         return 0
     # The plugin file first: without it, whatever is left is never loaded.
     for name in sorted(present, key=lambda n: n != PLUGIN_FILE):
@@ -346,7 +298,7 @@ def _uninstall(plugins: Path, names: Sequence[str], cfg: Path, dry_run: bool) ->
         if new_cfg is None:
             target.unlink(missing_ok=True)
         else:
-            _write(target, new_cfg)
+            replace_text(target, new_cfg)
     if note:
         sys.stdout.write(f"note: {note}\n")
     sys.stdout.write(f"Signet OpenCode plugin removed from {plugins}\n")

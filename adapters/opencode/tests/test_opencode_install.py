@@ -199,3 +199,14 @@ def test_no_mcp_leaves_the_config_alone(isolated: Path) -> None:
     assert main(["uninstall"]) == 0
     assert cfg.read_text() == JSONC
     assert not (_plugins(isolated) / "signet-sdk.js").exists()
+
+
+def test_the_users_config_keeps_its_mode(isolated: Path) -> None:
+    cfg = _config_dir(isolated) / "opencode.json"
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text('{"theme": "dark"}\n')
+    cfg.chmod(0o600)
+    assert main(["install"]) == 0
+    assert cfg.stat().st_mode & 0o777 == 0o600
+    assert main(["uninstall"]) == 0
+    assert cfg.stat().st_mode & 0o777 == 0o600

@@ -26,7 +26,6 @@ directory that is not ours is left alone. Files are replaced atomically.
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import math
 import os
@@ -34,6 +33,9 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from signet_sdk.installing.command import sdk_command
+from signet_sdk.installing.files import InstallError, read_text, replace_text, text_diff
 
 __all__ = [
     "DIRECTORY",
@@ -55,20 +57,6 @@ _MARGIN_MS = 1000
 _TOOL_TIMEOUT_MS = 30_000
 #: The file Signet's own pi connector installs; both capturing means doubled memories.
 _SIGNET_CONNECTOR_FILE = "signet-pi.js"
-_PROGRAM = "signet-sdk"
-
-
-class InstallError(Exception):
-    """The extension cannot be written safely; the message names the path and the problem."""
-
-
-def sdk_command(python: str | None = None) -> list[str]:
-    """The ``signet-sdk`` command for the transport, as absolute words (no PATH lookup)."""
-    exe = os.path.abspath(python or sys.executable)
-    script = Path(exe).parent / _PROGRAM
-    if script.is_file() and os.access(script, os.X_OK):
-        return [str(script)]
-    return [exe, "-m", "signet_sdk"]
 
 
 def shim_spec(env: Mapping[str, str]) -> dict[str, Any]:
@@ -146,15 +134,6 @@ def extension_dir(agent: str | None, env: Mapping[str, str]) -> Path:
     return Path(extensions_dir(env)) / DIRECTORY
 
 
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InstallError(f"{path}: cannot read: {exc}") from None
-
-
 def is_ours(folder: Path) -> bool:
     """Whether ``folder`` holds our extension: its ``index.js`` starts with the marker."""
     index = folder / "index.js"
@@ -181,37 +160,11 @@ def _check_place(folder: Path, names: Sequence[str]) -> None:
         )
 
 
-def _write(path: Path, text: str) -> None:
-    """Replace ``path`` atomically with ``text`` (0644, as pi's own files)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-def _diff(path: Path, old: str | None, new: str | None, verb: str) -> str:
-    lines = difflib.unified_diff(
-        (old or "").splitlines(keepends=True),
-        (new or "").splitlines(keepends=True),
-        fromfile=str(path) if old is not None else "/dev/null",
-        tofile=f"{path} (after {verb})" if new is not None else "/dev/null",
-    )
-    return "".join(lines)
-
-
 def _install(folder: Path, files: Mapping[str, str], dry_run: bool) -> int:
     _check_place(folder, list(files))
     changes = []
     for name, text in files.items():
-        current = _read(folder / name)
+        current = read_text(folder / name)
         if current != text:
             changes.append((name, current, text))
     if not changes:
@@ -219,11 +172,11 @@ def _install(folder: Path, files: Mapping[str, str], dry_run: bool) -> int:
         return 0
     if dry_run:
         for name, current, text in changes:
-            sys.stdout.write(_diff(folder / name, current, text, "install"))
+            sys.stdout.write(text_diff(folder / name, current, text, "install"))
         return 0
     # index.js last: the marker appears only once the other files are in place.
     for name, _, text in sorted(changes, key=lambda c: c[0] == "index.js"):
-        _write(folder / name, text)
+        replace_text(folder / name, text)
     sys.stdout.write(f"Signet pi extension installed into {folder}\n")
     sys.stdout.write("pi loads extensions at start-up: restart running sessions (or /reload).\n")
     connector = folder.parent / _SIGNET_CONNECTOR_FILE
@@ -242,7 +195,7 @@ def _uninstall(folder: Path, names: Sequence[str], dry_run: bool) -> int:
     present = [n for n in names if (folder / n).is_file() and not (folder / n).is_symlink()]
     if dry_run:
         for name in present:
-            sys.stdout.write(_diff(folder / name, _read(folder / name), None, "uninstall"))
+            sys.stdout.write(text_diff(folder / name, read_text(folder / name), None, "uninstall"))
         return 0
     # index.js first: without the marker, whatever is left is never loaded as ours.
     for name in sorted(present, key=lambda n: n != "index.js"):

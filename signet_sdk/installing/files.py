@@ -1,0 +1,66 @@
+"""Reading, replacing and diffing the files a harness installer manages.
+
+Every installer refuses rather than guesses: a file it cannot read is an
+:class:`InstallError` naming the path; a file it replaces is swapped in
+atomically (written beside it, fsynced, renamed), so a crash leaves the old
+bytes or the new ones, never half of each; and ``--dry-run`` shows the same
+unified diff whatever the harness.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import os
+from pathlib import Path
+
+__all__ = ["InstallError", "read_text", "replace_text", "text_diff"]
+
+
+class InstallError(Exception):
+    """A file cannot be changed safely; the message names the path and the problem."""
+
+
+def read_text(path: Path) -> str | None:
+    """The file's text, or None when it does not exist; unreadable is an :class:`InstallError`."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InstallError(f"{path}: cannot read: {exc}") from None
+
+
+def replace_text(path: Path, text: str, mode: int = 0o644) -> None:
+    """Replace ``path`` atomically with ``text``.
+
+    An existing file keeps its mode (a user's 0600 config stays 0600); a new
+    one gets ``mode``.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(FileNotFoundError):
+        mode = path.stat().st_mode & 0o7777
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def text_diff(path: Path, old: str | None, new: str | None, verb: str | None = None) -> str:
+    """A unified diff from ``old`` to ``new`` (None: the file is absent on that side)."""
+    after = str(path) if verb is None else f"{path} (after {verb})"
+    lines = difflib.unified_diff(
+        (old or "").splitlines(keepends=True),
+        (new or "").splitlines(keepends=True),
+        fromfile=str(path) if old is not None else "/dev/null",
+        tofile=after if new is not None else "/dev/null",
+    )
+    return "".join(lines)
