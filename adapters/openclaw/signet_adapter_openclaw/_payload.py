@@ -7,6 +7,7 @@ a :class:`~signet_sdk.PayloadError` naming the field.
 
 from __future__ import annotations
 
+from signet_sdk.runtime.payload import mapping, string
 from signet_sdk.wire.errors import PayloadError
 from signet_sdk.wire.jsonfast import dumps
 
@@ -14,48 +15,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any
-
-
-def _str(obj: Mapping[str, Any], name: str, where: str = "") -> str | None:
-    """A string field, or None when absent; a wrong type is always an error."""
-    value = obj.get(name)
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise PayloadError(where + name, f"must be a string, got {type(value).__name__}")
-    return value
-
-
-def _obj(obj: Mapping[str, Any], name: str, where: str = "") -> Mapping[str, Any] | None:
-    value = obj.get(name)
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        raise PayloadError(where + name, f"must be an object, got {type(value).__name__}")
-    return value
-
-
-def _list(obj: Mapping[str, Any], name: str, where: str = "") -> list[Any] | None:
-    value = obj.get(name)
-    if value is None:
-        return None
-    if not isinstance(value, list):
-        raise PayloadError(where + name, f"must be an array, got {type(value).__name__}")
-    return value
-
-
-def _int(obj: Mapping[str, Any], name: str, where: str = "") -> int | None:
-    value = obj.get(name)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise PayloadError(where + name, f"must be an integer, got {type(value).__name__}")
-    return value
-
-
-def _put(body: dict[str, Any], key: str, value: Any) -> None:
-    if value is not None and value != "":
-        body[key] = value
 
 
 class _Scope:
@@ -69,21 +28,21 @@ class _Scope:
     __slots__ = ("agent", "carry", "held", "key", "project", "session_id", "trigger")
 
     def __init__(self, payload: Mapping[str, Any]) -> None:
-        ctx = _obj(payload, "ctx") or {}
-        self.carry = _obj(payload, "carry") or {}
-        self.held = _obj(payload, "held") or {}
+        ctx = mapping(payload, "ctx") or {}
+        self.carry = mapping(payload, "carry") or {}
+        self.held = mapping(payload, "held") or {}
         key = None
         for where, source in (("ctx.", ctx), ("", payload)):
-            key = key or _str(source, "sessionKey", where) or None
-        session_id = _str(ctx, "sessionId", "ctx.") or _str(payload, "sessionId") or None
+            key = key or string(source, "sessionKey", where) or None
+        session_id = string(ctx, "sessionId", "ctx.") or string(payload, "sessionId") or None
         key = key or session_id
         if not key or not key.strip():
             raise PayloadError("ctx.sessionKey", "is required (or ctx.sessionId)")
         self.key = key
         self.session_id = session_id
-        self.agent = _str(ctx, "agentId", "ctx.") or None
-        self.project = _str(ctx, "workspaceDir", "ctx.") or None
-        self.trigger = _str(ctx, "trigger", "ctx.") or None
+        self.agent = string(ctx, "agentId", "ctx.") or None
+        self.project = string(ctx, "workspaceDir", "ctx.") or None
+        self.trigger = string(ctx, "trigger", "ctx.") or None
 
     def carried(self, name: str) -> Any:
         return self.carry.get(name)

@@ -62,18 +62,14 @@ Choices, and why (observed on OpenClaw 2026.9.6):
 from __future__ import annotations
 
 from signet_sdk.runtime.native import NativeOutput
+from signet_sdk.runtime.payload import array, integer, mapping, put, string
 from signet_sdk.wire.errors import PayloadError
 from signet_sdk.wire.lifecycle import LifecycleCall
 
 from ._payload import (
     _context_text,
-    _int,
-    _list,
     _messages_jsonl,
-    _obj,
-    _put,
     _Scope,
-    _str,
     _text_of,
     _wrap,
 )
@@ -194,10 +190,10 @@ class _Turn:
     __slots__ = ("compaction", "prompt", "signature", "start", "summary")
 
     def __init__(self, p: Mapping[str, Any], s: _Scope) -> None:
-        prompt = _str(p, "prompt")
-        current = _str(p, "currentUserMessage")
-        ident = _str(p, "currentUserMessageId")
-        count = _int(p, "messageCount")
+        prompt = string(p, "prompt")
+        current = string(p, "currentUserMessage")
+        ident = string(p, "currentUserMessageId")
+        count = integer(p, "messageCount")
         text = current if current is not None else prompt
         if text is None:
             raise PayloadError("prompt", "is required")
@@ -206,8 +202,8 @@ class _Turn:
         seen = s.carried("turn") == self.signature
         self.start = not quiet and not seen and not s.carried("started")
         self.prompt = text if text.strip() and not quiet and not seen else None
-        found = _obj(p, "compactionSummary")
-        summary = _str(found, "summary", "compactionSummary.") if found else None
+        found = mapping(p, "compactionSummary")
+        summary = string(found, "summary", "compactionSummary.") if found else None
         self.summary = summary if summary and summary.strip() else None
         self.compaction = s.carried("compaction") == _PENDING and self.summary is not None
 
@@ -235,7 +231,7 @@ class OpenClawTranslator:
     def _session_start(self, p: Mapping[str, Any], s: _Scope) -> list[LifecycleCall]:
         if s.carried("started"):
             return []
-        resumed = _str(p, "resumedFrom")
+        resumed = string(p, "resumedFrom")
         body: dict[str, Any] = {"sessionKey": s.key, "source": "resume" if resumed else "startup"}
         return [LifecycleCall("session_start", body)]
 
@@ -244,38 +240,38 @@ class OpenClawTranslator:
         calls = []
         if turn.start:
             body: dict[str, Any] = {"sessionKey": s.key}
-            _put(body, "project", s.project)
+            put(body, "project", s.project)
             body["source"] = "startup"
             calls.append(LifecycleCall("session_start", body))
         if turn.compaction:
             body = {"sessionKey": s.key, "summary": turn.summary}
-            _put(body, "project", s.project)
+            put(body, "project", s.project)
             calls.append(LifecycleCall("compaction_complete", body))
         if turn.prompt is not None:
             body = {"sessionKey": s.key, "userMessage": turn.prompt, "userPrompt": turn.prompt}
-            _put(body, "project", s.project)
-            last = _obj(p, "lastAssistant")
+            put(body, "project", s.project)
+            last = mapping(p, "lastAssistant")
             if last is not None:
-                _put(body, "lastAssistantMessage", _text_of(last.get("content")).strip())
+                put(body, "lastAssistantMessage", _text_of(last.get("content")).strip())
             calls.append(LifecycleCall("user_prompt_submit", body))
         return calls
 
     def _agent_end(self, p: Mapping[str, Any], s: _Scope) -> list[LifecycleCall]:
-        messages = _list(p, "messages")
+        messages = array(p, "messages")
         if messages is None:
             raise PayloadError("messages", "is required")
         transcript = _messages_jsonl(messages)
         if not transcript:
             return []
         body: dict[str, Any] = {"sessionKey": s.key}
-        _put(body, "project", s.project)
+        put(body, "project", s.project)
         body["transcript"] = transcript
         return [LifecycleCall("session_checkpoint_extract", body)]
 
     def _before_compaction(self, p: Mapping[str, Any], s: _Scope) -> list[LifecycleCall]:
-        compacting = _int(p, "compactingCount")
-        count = compacting if compacting is not None else _int(p, "messageCount")
-        tokens = _int(p, "tokenCount")
+        compacting = integer(p, "compactingCount")
+        count = compacting if compacting is not None else integer(p, "messageCount")
+        tokens = integer(p, "tokenCount")
         context = "openclaw compaction"
         if count is not None:
             context += f" of {count} messages"
@@ -287,28 +283,28 @@ class OpenClawTranslator:
         return [LifecycleCall("pre_compaction", body)]
 
     def _after_compaction(self, p: Mapping[str, Any], s: _Scope) -> list[LifecycleCall]:
-        _int(p, "compactedCount")  # validated for a clear error
-        summary = _str(p, "summary")
-        entry = _obj(p, "compactionEntry")
+        integer(p, "compactedCount")  # validated for a clear error
+        summary = string(p, "summary")
+        entry = mapping(p, "compactionEntry")
         if (summary is None or not summary.strip()) and entry is not None:
-            summary = _str(entry, "summary", "compactionEntry.")
+            summary = string(entry, "summary", "compactionEntry.")
         if summary is None or not summary.strip():
             return []  # the next prompt hook sends it (see the module docstring)
         body: dict[str, Any] = {"sessionKey": s.key, "summary": summary}
-        _put(body, "project", s.project or s.carried("project"))
+        put(body, "project", s.project or s.carried("project"))
         return [LifecycleCall("compaction_complete", body)]
 
     def _session_end(self, p: Mapping[str, Any], s: _Scope) -> list[LifecycleCall]:
-        reason = _str(p, "reason")
+        reason = string(p, "reason")
         if reason == "compaction":
             return []  # the session id rotated; the session goes on
         body: dict[str, Any] = {"sessionKey": s.key}
-        _put(body, "sessionId", _str(p, "sessionId") or s.session_id)
-        _put(body, "cwd", s.carried("project"))
+        put(body, "sessionId", string(p, "sessionId") or s.session_id)
+        put(body, "cwd", s.carried("project"))
         body["reason"] = reason or "unknown"
-        messages = _list(s.held, "messages", "held.")
+        messages = array(s.held, "messages", "held.")
         if messages:
-            _put(body, "transcript", _messages_jsonl(messages))
+            put(body, "transcript", _messages_jsonl(messages))
         return [LifecycleCall("session_end", body)]
 
     # -- render ----------------------------------------------------------
@@ -330,7 +326,7 @@ class OpenClawTranslator:
                 return self.neutral(event)
             return NativeOutput({"carry": {"compaction": _PENDING}})
         if event == "session_end":
-            if _str(payload, "reason") == "compaction":
+            if string(payload, "reason") == "compaction":
                 return self.neutral(event)
             return NativeOutput({"end": True})
         return self.neutral(event)

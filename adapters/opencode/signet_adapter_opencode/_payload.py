@@ -7,6 +7,7 @@ a :class:`~signet_sdk.PayloadError` naming the field.
 
 from __future__ import annotations
 
+from signet_sdk.runtime.payload import array, mapping, string
 from signet_sdk.wire.errors import PayloadError
 
 TYPE_CHECKING = False
@@ -15,49 +16,11 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def _str(obj: Mapping[str, Any], name: str, where: str = "") -> str | None:
-    """A string field, or None when absent; a wrong type is always an error."""
-    value = obj.get(name)
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise PayloadError(where + name, f"must be a string, got {type(value).__name__}")
-    return value
-
-
-def _obj(obj: Mapping[str, Any], name: str, where: str = "") -> Mapping[str, Any] | None:
-    value = obj.get(name)
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        raise PayloadError(where + name, f"must be an object, got {type(value).__name__}")
-    return value
-
-
-def _list(obj: Mapping[str, Any], name: str, where: str = "") -> list[Any] | None:
-    value = obj.get(name)
-    if value is None:
-        return None
-    if not isinstance(value, list):
-        raise PayloadError(where + name, f"must be an array, got {type(value).__name__}")
-    return value
-
-
 def _session_id(payload: Mapping[str, Any]) -> str:
-    sid = _str(payload, "sessionID")
+    sid = string(payload, "sessionID")
     if not sid or not sid.strip():
         raise PayloadError("sessionID", "is required")
     return sid
-
-
-def _put(body: dict[str, Any], key: str, value: Any) -> None:
-    if value is not None and value != "":
-        body[key] = value
-
-
-def _carried(payload: Mapping[str, Any], key: str) -> Any:
-    carry = payload.get("carry")
-    return carry.get(key) if isinstance(carry, dict) else None
 
 
 def _text_of(parts: Sequence[Any], where: str) -> str:
@@ -68,7 +31,7 @@ def _text_of(parts: Sequence[Any], where: str) -> str:
             raise PayloadError(f"{where}[{n}]", "must be an object")
         if part.get("type") != "text" or part.get("synthetic") is True:
             continue
-        text = _str(part, "text", f"{where}[{n}].")
+        text = string(part, "text", f"{where}[{n}].")
         if text and text.strip():
             texts.append(text.strip())
     return "\n\n".join(texts)
@@ -82,18 +45,18 @@ class _Message:
     def __init__(self, entry: Any, where: str) -> None:
         if not isinstance(entry, dict):
             raise PayloadError(where, "must be an object")
-        info = _obj(entry, "info", where + ".")
+        info = mapping(entry, "info", where + ".")
         if info is None:
             raise PayloadError(where + ".info", "is required")
-        self.id = _str(info, "id", where + ".info.") or ""
-        self.role = _str(info, "role", where + ".info.") or ""
+        self.id = string(info, "id", where + ".info.") or ""
+        self.role = string(info, "role", where + ".info.") or ""
         # A compaction's summary is an assistant message marked summary: true.
         self.summary = self.role == "assistant" and info.get("summary") is True
-        self.text = _text_of(_list(entry, "parts", where + ".") or [], where + ".parts")
+        self.text = _text_of(array(entry, "parts", where + ".") or [], where + ".parts")
 
 
 def _messages(payload: Mapping[str, Any]) -> list[_Message]:
-    raw = _list(payload, "messages")
+    raw = array(payload, "messages")
     if raw is None:
         raise PayloadError("messages", "is required")
     return [_Message(m, f"messages[{n}]") for n, m in enumerate(raw)]

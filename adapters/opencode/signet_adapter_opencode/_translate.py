@@ -63,19 +63,15 @@ Choices, and why:
 from __future__ import annotations
 
 from signet_sdk.runtime.native import NativeOutput
+from signet_sdk.runtime.payload import array, carried, mapping, put, string
 from signet_sdk.wire.errors import PayloadError
 from signet_sdk.wire.lifecycle import LifecycleCall
 
 from ._output import _context_text, _guidance, _slot
 from ._payload import (
-    _carried,
-    _list,
     _Message,
     _messages,
-    _obj,
-    _put,
     _session_id,
-    _str,
     _text_of,
     _transcript,
 )
@@ -168,14 +164,14 @@ NOT_APPLICABLE: Mapping[str, str] = {
 def _sid(payload: Mapping[str, Any]) -> str:
     """The session id: ``sessionID``, else (bus events of 1.x) ``info.id``."""
     if payload.get("sessionID") is None:
-        info = _obj(payload, "info")
-        if info is not None and _str(info, "id", "info."):
+        info = mapping(payload, "info")
+        if info is not None and string(info, "id", "info."):
             return str(info["id"])
     return _session_id(payload)
 
 
 def _project(payload: Mapping[str, Any]) -> str | None:
-    return _str(payload, "directory") or None
+    return string(payload, "directory") or None
 
 
 class OpenCodeTranslator:
@@ -190,49 +186,49 @@ class OpenCodeTranslator:
         """
         if not isinstance(payload, dict):
             raise PayloadError("payload", "must be a JSON object")
-        named = _str(payload, "type")
+        named = string(payload, "type")
         if named is not None and named != event:
             raise PayloadError("type", f"is {named!r} but the event is {event!r}")
         handler = _HANDLERS.get(event)
         if handler is None:
             raise PayloadError("type", f"unsupported event {event!r}; known: {', '.join(EVENTS)}")
-        _obj(payload, "carry")  # validated for a clear error
+        mapping(payload, "carry")  # validated for a clear error
         _project(payload)
         return handler(self, payload, _sid(payload))
 
     def _created(self, p: Mapping[str, Any], sid: str) -> list[LifecycleCall]:
-        info = _obj(p, "info") or {}
-        _str(info, "parentID", "info.")
+        info = mapping(p, "info") or {}
+        string(info, "parentID", "info.")
         return []  # the first chat.message starts the session; this only carries lineage
 
     def _chat_message(self, p: Mapping[str, Any], sid: str) -> list[LifecycleCall]:
-        parts = _list(p, "parts")
+        parts = array(p, "parts")
         if parts is None:
             raise PayloadError("parts", "is required")
         text = _text_of(parts, "parts")
         _model(p)
         calls: list[LifecycleCall] = []
-        if not _carried(p, "started:" + sid):
+        if not carried(p, "started:" + sid):
             body: dict[str, Any] = {"sessionKey": sid}
-            _put(body, "project", _project(p))
-            _put(body, "parentSessionKey", _carried(p, "parent:" + sid))
+            put(body, "project", _project(p))
+            put(body, "parentSessionKey", carried(p, "parent:" + sid))
             calls.append(LifecycleCall("session_start", body))
         if text:
             ups: dict[str, Any] = {"sessionKey": sid, "userMessage": text, "userPrompt": text}
-            _put(ups, "project", _project(p))
+            put(ups, "project", _project(p))
             calls.append(LifecycleCall("user_prompt_submit", ups))
         return calls
 
     def _idle(self, p: Mapping[str, Any], sid: str) -> list[LifecycleCall]:
         messages = _messages(p)
-        if _carried(p, "ended:" + sid):
+        if carried(p, "ended:" + sid):
             return []
-        fresh = _since(messages, _carried(p, "checkpoint:" + sid))
+        fresh = _since(messages, carried(p, "checkpoint:" + sid))
         transcript = _transcript(fresh)
         if not transcript:
             return []
         body: dict[str, Any] = {"sessionKey": sid}
-        _put(body, "project", _project(p))
+        put(body, "project", _project(p))
         body["transcript"] = transcript
         return [LifecycleCall("session_checkpoint_extract", body)]
 
@@ -245,18 +241,18 @@ class OpenCodeTranslator:
         if not summaries:
             return []  # nothing to keep: the compaction produced no text
         body: dict[str, Any] = {"sessionKey": sid, "summary": summaries[-1].text}
-        _put(body, "project", _project(p))
+        put(body, "project", _project(p))
         return [LifecycleCall("compaction_complete", body)]
 
     def _deleted(self, p: Mapping[str, Any], sid: str) -> list[LifecycleCall]:
         return []  # the held session end is released (see render)
 
     def _end(self, p: Mapping[str, Any], sid: str) -> list[LifecycleCall]:
-        transcript = _str(p, "transcript")
+        transcript = string(p, "transcript")
         body: dict[str, Any] = {"sessionKey": sid, "sessionId": sid}
-        _put(body, "cwd", _project(p))
-        body["reason"] = _str(p, "reason") or "exit"
-        _put(body, "transcript", transcript)
+        put(body, "cwd", _project(p))
+        body["reason"] = string(p, "reason") or "exit"
+        put(body, "transcript", transcript)
         return [LifecycleCall("session_end", body)]
 
     # -- render ----------------------------------------------------------
@@ -267,12 +263,12 @@ class OpenCodeTranslator:
         """The structured output the shim applies (see the module docstring)."""
         sid = _sid(payload)
         if event == "session.created":
-            parent = _str(_obj(payload, "info") or {}, "parentID", "info.")
+            parent = string(mapping(payload, "info") or {}, "parentID", "info.")
             if parent:
                 return NativeOutput({"carry": {"parent:" + sid: parent}})
         elif event == "chat.message":
             return NativeOutput(_chat_output(payload, sid, results) or None)
-        elif event == "session.idle" and not _carried(payload, "ended:" + sid):
+        elif event == "session.idle" and not carried(payload, "ended:" + sid):
             messages = _messages(payload)
             data: dict[str, Any] = {"hold": {"end:" + sid: _held_end(payload, sid, messages)}}
             if messages and messages[-1].id:
@@ -295,11 +291,11 @@ class OpenCodeTranslator:
 
 def _model(p: Mapping[str, Any]) -> str | None:
     """The turn's model as ``provider/model`` (the system transform's key), if given."""
-    model = _obj(p, "model")
+    model = mapping(p, "model")
     if model is None:
         return None
-    provider = _str(model, "providerID", "model.")
-    name = _str(model, "modelID", "model.")
+    provider = string(model, "providerID", "model.")
+    name = string(model, "modelID", "model.")
     return f"{provider}/{name}" if provider and name else None
 
 
@@ -315,14 +311,14 @@ def _since(messages: Sequence[_Message], last: Any) -> Sequence[_Message]:
 def _held_end(p: Mapping[str, Any], sid: str, messages: Sequence[_Message]) -> dict[str, Any]:
     """The session end the shim keeps for exit: the whole conversation so far."""
     payload: dict[str, Any] = {"type": "session.end", "sessionID": sid}
-    _put(payload, "directory", _project(p))
-    _put(payload, "transcript", _transcript(messages))
+    put(payload, "directory", _project(p))
+    put(payload, "transcript", _transcript(messages))
     return {"event": "session.end", "payload": payload}
 
 
 def _chat_output(p: Mapping[str, Any], sid: str, results: Sequence[Any]) -> dict[str, Any]:
     model = _model(p)
-    starting = not _carried(p, "started:" + sid)
+    starting = not carried(p, "started:" + sid)
     system: dict[str, Any] = {}
     data: dict[str, Any] = {}
     index = 0

@@ -7,6 +7,7 @@ a :class:`~signet_sdk.PayloadError` naming the field.
 
 from __future__ import annotations
 
+from signet_sdk.runtime.payload import array, mapping, string
 from signet_sdk.wire.errors import PayloadError
 from signet_sdk.wire.jsonfast import dumps
 
@@ -18,66 +19,29 @@ if TYPE_CHECKING:
 # -- payload access ------------------------------------------------------
 
 
-def _str(obj: Mapping[str, Any], name: str, where: str = "") -> str | None:
-    """A string field, or None when absent; a wrong type is always an error."""
-    value = obj.get(name)
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise PayloadError(where + name, f"must be a string, got {type(value).__name__}")
-    return value
-
-
-def _obj(obj: Mapping[str, Any], name: str, where: str = "") -> Mapping[str, Any] | None:
-    value = obj.get(name)
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        raise PayloadError(where + name, f"must be an object, got {type(value).__name__}")
-    return value
-
-
-def _list(obj: Mapping[str, Any], name: str, where: str = "") -> list[Any] | None:
-    value = obj.get(name)
-    if value is None:
-        return None
-    if not isinstance(value, list):
-        raise PayloadError(where + name, f"must be an array, got {type(value).__name__}")
-    return value
-
-
-def _int(obj: Mapping[str, Any], name: str, where: str = "") -> int | None:
-    value = obj.get(name)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise PayloadError(where + name, f"must be an integer, got {type(value).__name__}")
-    return value
-
-
 class _Session:
     """The ``session`` object of a payload, validated."""
 
     __slots__ = ("cwd", "entries", "file", "header", "id", "leaf", "on_disk", "persisted")
 
     def __init__(self, payload: Mapping[str, Any]) -> None:
-        s = _obj(payload, "session")
+        s = mapping(payload, "session")
         if s is None:
             raise PayloadError("session", "is required")
-        sid = _str(s, "id", "session.")
+        sid = string(s, "id", "session.")
         if not sid or not sid.strip():
             raise PayloadError("session.id", "is required")
         self.id = sid
-        self.file = _str(s, "file", "session.") or None
-        self.leaf = _str(s, "leafId", "session.") or None
-        self.header = _obj(s, "header", "session.")
-        cwd = _str(s, "cwd", "session.")
+        self.file = string(s, "file", "session.") or None
+        self.leaf = string(s, "leafId", "session.") or None
+        self.header = mapping(s, "header", "session.")
+        cwd = string(s, "cwd", "session.")
         if not cwd and self.header is not None:
-            cwd = _str(self.header, "cwd", "session.header.")
+            cwd = string(self.header, "cwd", "session.header.")
         self.cwd = cwd or None
         self.persisted = s.get("persisted") is not False
         self.on_disk = s.get("onDisk") is True
-        self.entries = _list(s, "entries", "session.")
+        self.entries = array(s, "entries", "session.")
 
 
 # -- transcripts ------------------------------------------------------------
@@ -132,13 +96,3 @@ def _session_id_of_file(path: str | None) -> str | None:
         return None
     sid = name[: -len(".jsonl")].rsplit("_", 1)[1]
     return sid if sid and all(c.isalnum() or c == "-" for c in sid) else None
-
-
-def _put(body: dict[str, Any], key: str, value: Any) -> None:
-    if value is not None and value != "":
-        body[key] = value
-
-
-def _carried(payload: Mapping[str, Any], key: str) -> Any:
-    carry = payload.get("carry")
-    return carry.get(key) if isinstance(carry, dict) else None

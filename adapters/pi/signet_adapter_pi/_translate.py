@@ -72,20 +72,15 @@ Choices, and why:
 from __future__ import annotations
 
 from signet_sdk.runtime.native import NativeOutput
+from signet_sdk.runtime.payload import array, carried, integer, mapping, put, string
 from signet_sdk.wire.errors import PayloadError
 from signet_sdk.wire.lifecycle import LifecycleCall
 
 from ._payload import (
-    _carried,
     _entries_jsonl,
-    _int,
-    _list,
     _messages_jsonl,
-    _obj,
-    _put,
     _Session,
     _session_id_of_file,
-    _str,
 )
 
 # Payloads are parsed JSON, so objects are checked as dicts and arrays as lists:
@@ -201,65 +196,65 @@ class PiTranslator:
         """
         if not isinstance(payload, dict):
             raise PayloadError("payload", "must be a JSON object")
-        named = _str(payload, "type")
+        named = string(payload, "type")
         if named is not None and named != event:
             raise PayloadError("type", f"is {named!r} but the event is {event!r}")
         handler = _HANDLERS.get(event)
         if handler is None:
             raise PayloadError("type", f"unsupported event {event!r}; known: {', '.join(EVENTS)}")
-        _obj(payload, "carry")  # validated for a clear error
+        mapping(payload, "carry")  # validated for a clear error
         return handler(self, payload, _Session(payload))
 
     def _session_start(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
-        reason = _str(p, "reason")
+        reason = string(p, "reason")
         body: dict[str, Any] = {"sessionKey": s.id}
-        _put(body, "project", s.cwd)
-        _put(body, "source", reason)
+        put(body, "project", s.cwd)
+        put(body, "source", reason)
         if reason == "fork":
-            _put(body, "parentSessionKey", _session_id_of_file(_str(p, "previousSessionFile")))
+            put(body, "parentSessionKey", _session_id_of_file(string(p, "previousSessionFile")))
         return [LifecycleCall("session_start", body)]
 
     def _input(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
-        text = _str(p, "text")
+        text = string(p, "text")
         if text is None:
             raise PayloadError("text", "is required")
         if not text.strip():
             return []  # the daemon refuses a blank prompt; there is nothing to recall for
         body: dict[str, Any] = {"sessionKey": s.id, "userMessage": text, "userPrompt": text}
-        _put(body, "project", s.cwd)
+        put(body, "project", s.cwd)
         return [LifecycleCall("user_prompt_submit", body)]
 
     def _before_agent_start(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
-        _str(p, "prompt")  # validated for a clear error; input already made the call
+        string(p, "prompt")  # validated for a clear error; input already made the call
         return []
 
     def _agent_end(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
-        messages = _list(p, "messages")
+        messages = array(p, "messages")
         if messages is None:
             raise PayloadError("messages", "is required")
         transcript = _messages_jsonl(messages)
         if not transcript:
             return []
         body: dict[str, Any] = {"sessionKey": s.id}
-        _put(body, "project", s.cwd)
+        put(body, "project", s.cwd)
         body["transcript"] = transcript
         return [LifecycleCall("session_checkpoint_extract", body)]
 
     def _before_compact(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
-        if _compaction_key(s) == _carried(p, "compaction"):
+        if _compaction_key(s) == carried(p, "compaction"):
             return []  # the same compaction fired again
-        prep = _obj(p, "preparation") or {}
-        count = _int(prep, "messagesToSummarize", "preparation.")
-        tokens = _int(prep, "tokensBefore", "preparation.")
+        prep = mapping(p, "preparation") or {}
+        count = integer(prep, "messagesToSummarize", "preparation.")
+        tokens = integer(prep, "tokensBefore", "preparation.")
         context = "pi compaction"
-        reason = _str(p, "reason")
+        reason = string(p, "reason")
         if reason:
             context += f" ({reason})"
         if count is not None:
             context += f" of {count} messages"
         if tokens is not None:
             context += f", {tokens} tokens before"
-        instructions = _str(p, "customInstructions")
+        instructions = string(p, "customInstructions")
         if instructions and instructions.strip():
             context += f"; user instructions: {instructions.strip()}"
         body: dict[str, Any] = {"sessionKey": s.id, "sessionContext": context}
@@ -268,34 +263,34 @@ class PiTranslator:
         return [LifecycleCall("pre_compaction", body)]
 
     def _compact(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
-        entry = _obj(p, "compactionEntry")
+        entry = mapping(p, "compactionEntry")
         if entry is None:
             raise PayloadError("compactionEntry", "is required")
-        summary = _str(entry, "summary", "compactionEntry.")
+        summary = string(entry, "summary", "compactionEntry.")
         if summary is None:
             raise PayloadError("compactionEntry.summary", "is required")
         if not summary.strip():
             return []  # the daemon refuses an empty summary; there is nothing to keep
         body: dict[str, Any] = {"sessionKey": s.id, "summary": summary}
-        _put(body, "project", s.cwd)
+        put(body, "project", s.cwd)
         return [LifecycleCall("compaction_complete", body)]
 
     def _before_switch(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
-        _str(p, "reason")
-        _str(p, "targetSessionFile")
+        string(p, "reason")
+        string(p, "targetSessionFile")
         return []  # session_shutdown follows in the old session's context
 
     def _before_fork(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
-        _str(p, "entryId")
+        string(p, "entryId")
         if s.persisted:
             return []  # session_shutdown follows in the old session's context
         return [_session_end(s, "fork")]
 
     def _shutdown(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
-        ended = _carried(p, "ended")
+        ended = carried(p, "ended")
         if ended is not None and ended != s.id:
             return []  # an in-memory fork: the old session was ended at session_before_fork
-        return [_session_end(s, _str(p, "reason") or "quit")]
+        return [_session_end(s, string(p, "reason") or "quit")]
 
     # -- render ----------------------------------------------------------
 
@@ -326,7 +321,7 @@ class PiTranslator:
 
 def _session_end(s: _Session, reason: str) -> LifecycleCall:
     body: dict[str, Any] = {"sessionKey": s.id, "sessionId": s.id}
-    _put(body, "cwd", s.cwd)
+    put(body, "cwd", s.cwd)
     body["reason"] = reason
     if s.on_disk and s.file:
         body["transcriptPath"] = s.file

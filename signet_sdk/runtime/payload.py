@@ -1,0 +1,71 @@
+"""Reading a native event's payload: typed fields, or a ``PayloadError`` naming the field.
+
+A plugin harness's shim forwards parsed JSON, so objects are checked as
+dicts and arrays as lists. Absent (or null) is None; a value of the wrong
+type is always an error, named by its path (``where`` + ``name``, e.g.
+``session.cwd``), so a translator never guesses. Standard library only: the
+hook process imports this for every event of a plugin harness.
+"""
+
+from __future__ import annotations
+
+from signet_sdk.wire.errors import PayloadError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+__all__ = ["array", "carried", "integer", "mapping", "put", "string"]
+
+
+def string(obj: Mapping[str, Any], name: str, where: str = "") -> str | None:
+    """A string field, or None when absent."""
+    value = obj.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise PayloadError(where + name, f"must be a string, got {type(value).__name__}")
+    return value
+
+
+def mapping(obj: Mapping[str, Any], name: str, where: str = "") -> Mapping[str, Any] | None:
+    """An object field, or None when absent."""
+    value = obj.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise PayloadError(where + name, f"must be an object, got {type(value).__name__}")
+    return value
+
+
+def array(obj: Mapping[str, Any], name: str, where: str = "") -> list[Any] | None:
+    """An array field, or None when absent."""
+    value = obj.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise PayloadError(where + name, f"must be an array, got {type(value).__name__}")
+    return value
+
+
+def integer(obj: Mapping[str, Any], name: str, where: str = "") -> int | None:
+    """An integer field (not a boolean), or None when absent."""
+    value = obj.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise PayloadError(where + name, f"must be an integer, got {type(value).__name__}")
+    return value
+
+
+def put(body: dict[str, Any], key: str, value: Any) -> None:
+    """Set ``body[key]`` unless ``value`` is None or empty: the daemon treats both as unset."""
+    if value is not None and value != "":
+        body[key] = value
+
+
+def carried(payload: Mapping[str, Any], key: str) -> Any:
+    """A marker the shim carried back from an earlier answer (``payload.carry[key]``)."""
+    carry = payload.get("carry")
+    return carry.get(key) if isinstance(carry, dict) else None
