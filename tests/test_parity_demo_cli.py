@@ -95,6 +95,20 @@ def test_cli_parity_table_against_a_daemon_url() -> None:
     assert "parity: ok" in proc.stdout
 
 
+def test_parity_against_a_daemon_url_marks_secrets_exec_not_exercised() -> None:
+    """A real daemon's secrets are not planted or run: that row is n/a with its reason."""
+    from signet_sdk.testing.mock_daemon import MockDaemon
+
+    with MockDaemon().serve() as handle:
+        proc = run("parity", "--daemon-url", handle.url, "claude-code", "--json")
+    assert proc.returncode == 0, proc.stdout
+    column = json.loads(proc.stdout)["harnesses"]["claude-code"]
+    status = column["rows"]["secret-injection"]
+    assert status["status"] == "n/a"
+    assert "not exercised against a real daemon" in status["reason"]
+    assert column["rows"]["memory-search"]["status"] == "covered"
+
+
 def test_demo_plays_every_adapter_and_passes(monkeypatch: pytest.MonkeyPatch) -> None:
     proc = run("demo", timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]

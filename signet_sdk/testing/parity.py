@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 
 from signet_sdk.runtime.dispatch import dispatch
 from signet_sdk.runtime.plugin import HarnessPlugin
-from signet_sdk.testing.parity_tools import TOOL_PATHS, TOOL_ROWS, exercise_tools
+from signet_sdk.testing.parity_tools import TOOL_PATHS, TOOL_ROWS, NotExercised, exercise_tools
 from signet_sdk.wire.config import resolve_config
 from signet_sdk.wire.endpoints import DEPENDENCY_MAP_ROWS, endpoint, endpoint_for_row
 from signet_sdk.wire.errors import ConflictError, PayloadError, SignetError, status_error
@@ -248,6 +248,8 @@ def _matrix(
             rows[row] = (COVERED, "")
         elif tool_problem is None:
             rows[row] = (COVERED, f"via {path}")
+        elif isinstance(tool_problem, NotExercised):
+            rows[row] = (NOT_APPLICABLE, f"the {path} path: {tool_problem}")
         elif tool_problem:
             rows[row] = (MISSING, f"the {path} path: {tool_problem}")
         elif row in declared:

@@ -16,7 +16,7 @@ from typing import Any
 
 from signet_sdk.wire.errors import SignetError
 
-__all__ = ["TOOL_PATHS", "TOOL_ROWS", "exercise_tools"]
+__all__ = ["TOOL_PATHS", "TOOL_ROWS", "NotExercised", "exercise_tools"]
 
 #: Dependency-map row -> the tool that serves it.
 TOOL_ROWS = {
@@ -29,6 +29,10 @@ TOOL_ROWS = {
 }
 #: How each declared path is shown.
 TOOL_PATHS = {"mcp": "MCP (signet-sdk mcp)", "native": "native tools via the adapter server"}
+
+
+class NotExercised(str):
+    """A tool row deliberately not run here; the text says why (shown as n/a, not a gap)."""
 
 
 def exercise_tools(harness: str, url: str, mock: Any) -> dict[str, str | None]:
@@ -73,5 +77,7 @@ def exercise_tools(harness: str, url: str, mock: Any) -> dict[str, str | None]:
             if done is not None and done.get("code") != 0:
                 out["secret-injection"] = f"secrets_exec exited {done.get('code')}"
         else:
-            out["secret-injection"] = "not exercised against a real daemon (it runs a command)"
+            out["secret-injection"] = NotExercised(
+                "not exercised against a real daemon (it runs a command)"
+            )
     return out
