@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import threading
 import time
-import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from signet_sdk.testing.serve_process import ServeProcess
 
 SDK = str(Path(sys.executable).parent / "signet-sdk")
 VECTORS = Path(__file__).resolve().parents[1] / "signet_adapter_openclaw" / "vectors"
@@ -170,56 +170,7 @@ def run_hook(event: str, payload: Any, env: Mapping[str, str], timeout: float = 
     return HookRun(proc.returncode, proc.stdout, proc.stderr)
 
 
-class AdapterServer:
-    """``signet-sdk serve --port 0`` as a process; its URL and token come from its state file."""
+class AdapterServer(ServeProcess):
+    """``signet-sdk serve --port 0`` as a process; :meth:`post` sends openclaw events."""
 
-    def __init__(self, env: Mapping[str, str], timeout: float = 30.0) -> None:
-        self.env = dict(env)
-        self.proc = subprocess.Popen(
-            [SDK, "serve", "--port", "0"],
-            env=self.env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()  # printed once it accepts requests
-        if "listening on" not in line:
-            self.stop()
-            raise RuntimeError(f"signet-sdk serve did not start: {line!r}")
-        state = json.loads((state_dir(self.env) / "adapter-server.json").read_text())
-        self.url: str = state["url"]
-        self.token: str | None = state.get("token")
-
-    def post(self, event: str, payload: Any, timeout: float = 30.0) -> dict[str, Any]:
-        """One native event through the route the shim's transport posts to."""
-        headers = {"content-type": "application/json"}
-        if self.token:
-            headers["authorization"] = f"Bearer {self.token}"
-        request = urllib.request.Request(
-            f"{self.url}/v1/openclaw/events/{event}",
-            data=json.dumps(payload).encode(),
-            headers=headers,
-        )
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            answer: dict[str, Any] = json.loads(response.read())
-        return answer
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
-        for stream in (self.proc.stdout, self.proc.stderr):
-            if stream is not None:
-                stream.close()
-
-    def __enter__(self) -> AdapterServer:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+    harness = "openclaw"

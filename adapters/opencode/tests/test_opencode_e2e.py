@@ -38,6 +38,7 @@ from opencode_support import (
 
 from signet_sdk.testing.fake_openai import FakeOpenAI, system_text
 from signet_sdk.testing.mock_daemon import MockDaemon
+from signet_sdk.testing.serve_process import ServeProcess
 
 SDK = str(Path(sys.executable).parent / "signet-sdk")
 MARK = "MEMO-OPENCODE-E2E-3307"
@@ -85,42 +86,12 @@ def _let_senders_finish(world: World) -> None:
         time.sleep(0.05)
 
 
-class AdapterServer:
-    """``signet-sdk serve --port 0`` as a process, stopped by its PID."""
-
-    def __init__(self, env: dict[str, str]) -> None:
-        self.proc = subprocess.Popen(
-            [SDK, "serve", "--port", "0"],
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        if "listening on" not in line:
-            self.stop()
-            raise RuntimeError(f"signet-sdk serve did not start: {line!r}")
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
-
-
 @pytest.fixture(params=["server", "process"])
 def path(request: pytest.FixtureRequest, world: World) -> Iterator[str]:
     if request.param == "process":
         yield "process"
         return
-    server = AdapterServer(world.env)
+    server = ServeProcess(world.env)
     try:
         yield "server"
     finally:
@@ -238,7 +209,7 @@ def test_the_model_calls_the_memory_tools_over_mcp(world: World) -> None:
 
 
 def test_serve_mode_compaction_and_deletion(world: World) -> None:
-    server = AdapterServer(world.env)
+    server = ServeProcess(world.env)
     port = _free_port()
     serve = subprocess.Popen(
         [world.opencode, "serve", "--port", str(port), "--hostname", "127.0.0.1"],
