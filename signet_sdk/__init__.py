@@ -52,6 +52,7 @@ if TYPE_CHECKING:  # the public API, one line per name
     from signet_sdk.wire.errors import GoneError as GoneError
     from signet_sdk.wire.errors import InternalServerError as InternalServerError
     from signet_sdk.wire.errors import InvalidAdapterError as InvalidAdapterError
+    from signet_sdk.wire.errors import JobFailedError as JobFailedError
     from signet_sdk.wire.errors import NotFoundError as NotFoundError
     from signet_sdk.wire.errors import NotSentError as NotSentError
     from signet_sdk.wire.errors import PayloadError as PayloadError
@@ -61,6 +62,7 @@ if TYPE_CHECKING:  # the public API, one line per name
     from signet_sdk.wire.errors import ServiceUnavailableError as ServiceUnavailableError
     from signet_sdk.wire.errors import SignetError as SignetError
     from signet_sdk.wire.errors import UnprocessableEntityError as UnprocessableEntityError
+    from signet_sdk.wire.errors import UnsupportedByDaemonError as UnsupportedByDaemonError
     from signet_sdk.wire.lifecycle import LifecycleCall as LifecycleCall
 
 _where: dict[str, str] | None = None

@@ -51,6 +51,7 @@ from signet_sdk.models import (
     RecallResult,
     RememberParams,
     RememberResult,
+    SecretsExecJob,
     SecretsExecRequest,
     SecretsExecResult,
     SessionBypassResult,
@@ -75,7 +76,12 @@ from signet_sdk.models import (
     UserPromptSubmitParams,
     UserPromptSubmitResult,
 )
-from signet_sdk.wire.errors import APIResponseValidationError, ConflictError, SignetError
+from signet_sdk.wire.errors import (
+    APIResponseValidationError,
+    ConflictError,
+    NotFoundError,
+    SignetError,
+)
 from signet_sdk.wire.lifecycle import LifecycleCall
 from signet_sdk.wire.retry import CallBudget
 
@@ -140,10 +146,32 @@ class AdapterClient(BaseAdapterClient, RuntimeAdapter):
                 return self._result(plan, status, headers, content)
             except ConflictError as exc:
                 return self._conflict_outcome(plan.request.endpoint, plan.model, exc)
+            except NotFoundError as exc:
+                if not self._may_be_missing(plan.request.endpoint):
+                    raise
+                raise self._missing_route(plan, exc) from None
             except APIResponseValidationError:
                 raise  # the daemon answered: asking again gets the same answer
             except SignetError as exc:
                 self._sleep(budget.next_delay(plan.request.endpoint, exc))
+
+    def _missing_route(self, plan: Plan, exc: NotFoundError) -> NotFoundError:
+        """A 404 from a route newer than the daemon: the typed error, else the 404 as it was."""
+        try:
+            version = self.daemon_version()
+        except SignetError:
+            return exc
+        return self._unsupported(plan.request.endpoint, exc, version)
+
+    def daemon_version(self) -> str | None:
+        """The daemon's version (``0.145.8``), read from ``/health`` once per client.
+
+        None when the daemon does not say. Asked only when needed: a route
+        the daemon may lack answered 404, or the caller asks.
+        """
+        if self._daemon_version is None:
+            self._daemon_version = (self.health()).version or ""
+        return self._daemon_version or None
 
     def _call(
         self,
@@ -291,7 +319,40 @@ class AdapterClient(BaseAdapterClient, RuntimeAdapter):
     # -- secrets, health, logs ----------------------------------------------
 
     def secrets_exec(self, params: SecretsExecRequest) -> SecretsExecResult:
-        return self._call("secrets_exec", SecretsExecResult, params)
+        """Run a command with secrets injected; its result, on every daemon version.
+
+        0.109 runs it within the request. 0.145 queues a job (202), which is
+        polled with back-off (a 429's ``Retry-After`` honoured) until it is
+        done, all inside one deadline: the write timeout plus the command's
+        own ``timeoutMs``. A job that failed raises ``JobFailedError`` with
+        the daemon's reason; one still running at the deadline raises
+        ``APITimeoutError`` naming the job, which the daemon keeps running.
+        """
+        deadline = self._exec_deadline(params)
+        started = time.monotonic()
+        job = self.secrets_exec_start(params)
+        delay = self._POLL_FIRST
+        while not job.finished:
+            left = deadline - (time.monotonic() - started)
+            if left <= delay:
+                raise self._exec_timed_out(job, deadline)
+            self._sleep(delay)
+            job = self.with_options(timeout=left - delay).secrets_exec_status(self._job_id(job))
+            delay = min(delay * 2, self._POLL_MAX)
+        return self._exec_outcome(job)
+
+    def secrets_exec_start(self, params: SecretsExecRequest) -> SecretsExecJob:
+        """Start a secrets exec and return the job, for callers that poll themselves.
+
+        On 0.109 the job comes back already ``completed`` with its ``result``
+        and no ``id``; on 0.145 it is ``queued`` (a full queue is a 429,
+        ``RateLimitError``).
+        """
+        return self._call("secrets_exec", SecretsExecJob, params)
+
+    def secrets_exec_status(self, job_id: str) -> SecretsExecJob:
+        """One look at a secrets exec job (0.145 on; 0.109 raises ``UnsupportedByDaemonError``)."""
+        return self._call("secrets_exec_status", SecretsExecJob, path_params={"jobId": job_id})
 
     def health(self) -> HealthStatus:
         return self._call("health", HealthStatus)

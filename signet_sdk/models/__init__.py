@@ -65,6 +65,7 @@ from .ops import (
     LogEntry,
     LogError,
     LogList,
+    SecretsExecJob,
     SecretsExecRequest,
     SecretsExecResult,
 )
@@ -140,6 +141,7 @@ __all__ = [
     "RememberResult",
     "RequestModel",
     "ResponseModel",
+    "SecretsExecJob",
     "SecretsExecRequest",
     "SecretsExecResult",
     "SessionBypassRequest",

@@ -7,9 +7,9 @@ kept as extra fields.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from ._base import RequestModel, ResponseModel
 from .field_types import NonEmptyStr
@@ -20,6 +20,7 @@ __all__ = [
     "LogEntry",
     "LogError",
     "LogList",
+    "SecretsExecJob",
     "SecretsExecRequest",
     "SecretsExecResult",
 ]
@@ -36,14 +37,53 @@ class SecretsExecRequest(RequestModel):
 
     command: NonEmptyStr
     secrets: dict[str, str] = Field(min_length=1)
+    #: How long the command may run, in milliseconds (1 s to 30 min; the
+    #: daemon's default is 5 min). Read from 0.145 on; 0.109 ignores it.
+    timeout_ms: int | None = Field(None, ge=1_000, le=1_800_000)
 
 
 class SecretsExecResult(ResponseModel):
-    """A non-zero ``code`` is still a 200; secret values in the output are redacted."""
+    """A non-zero ``code`` is still a success; secret values in the output are redacted.
+
+    ``timedOut`` (0.145 on) marks a command the daemon killed at its
+    ``timeoutMs`` (``code`` is then 124).
+    """
 
     stdout: str
     stderr: str
     code: int
+    timed_out: bool | None = None
+
+
+class SecretsExecJob(ResponseModel):
+    """A secrets exec as a job: what 0.145 answers (202) and ``GET /api/secrets/exec/:id`` polls.
+
+    0.109 runs the command within the request and answers its result
+    directly; that answer reads as a job already ``completed`` with no
+    ``id``, so a caller handles both daemons the same way.
+    """
+
+    id: str | None = None
+    status: Literal["queued", "running", "completed", "failed"]
+    created_at: str | None = None
+    started_at: str | None = None
+    completed_at: str | None = None
+    timeout_ms: int | None = None
+    result: SecretsExecResult | None = None
+    error: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _direct_result(cls, data: Any) -> Any:
+        # 0.109's 200 is the bare result: {stdout, stderr, code}.
+        if isinstance(data, dict) and "status" not in data and "code" in data:
+            return {"status": "completed", "result": data}
+        return data
+
+    @property
+    def finished(self) -> bool:
+        """True once the job is ``completed`` or ``failed``: polling further changes nothing."""
+        return self.status in ("completed", "failed")
 
 
 class HealthPipeline(ResponseModel):

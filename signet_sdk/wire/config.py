@@ -4,7 +4,8 @@ The order, for every setting:
 
 1. an argument passed to the client or ``create_adapter``;
 2. the environment (``SIGNET_DAEMON_URL``, else ``SIGNET_HOST`` + ``SIGNET_PORT``;
-   ``SIGNET_TOKEN``; ``SIGNET_AGENT_ID``; the per-hook timeout variables);
+   ``SIGNET_API_KEY``, else its older name ``SIGNET_TOKEN``; ``SIGNET_AGENT_ID``;
+   the per-hook timeout variables);
 3. the contract's defaults.
 
 Timeout variables are milliseconds and clamped to 1000..120000, as the
@@ -270,12 +271,18 @@ def resolve_config(
 
     if harness is not None and not isinstance(harness, str):
         raise ConfigError("harness", f"must be a string, got {type(harness).__name__}")
-    token_source = "token" if token else "SIGNET_TOKEN"
+    # SIGNET_API_KEY (0.145's ``sig_sk_...`` keys) wins over SIGNET_TOKEN, as in
+    # the daemon's own CLI; both are sent as ``Authorization: Bearer``.
+    if token:
+        token_source = "token"
+    else:
+        token_source = "SIGNET_API_KEY" if env.get("SIGNET_API_KEY", "").strip() else "SIGNET_TOKEN"
+        token = env.get(token_source, "").strip() or None
     agent_source = "agent_id" if agent_id else "SIGNET_AGENT_ID"
     return ClientConfig(
         base_url=_base_url(daemon_url, env),
         harness=harness,
-        token=_header_value(token or env.get("SIGNET_TOKEN") or None, token_source),
+        token=_header_value(token, token_source),
         agent_id=_header_value(agent_id or env.get("SIGNET_AGENT_ID") or None, agent_source),
         runtime_path=runtime_path,
         actor=_header_value(actor, "actor"),

@@ -24,12 +24,18 @@ if TYPE_CHECKING:
     ]
 
 __all__ = [
+    "BASELINE_VERSION",
     "DEPENDENCY_MAP_ROWS",
     "ENDPOINTS",
     "Endpoint",
     "endpoint",
     "endpoint_for_row",
 ]
+
+
+#: The oldest daemon release the SDK supports; a route without ``since`` has
+#: been there at least as long.
+BASELINE_VERSION = "0.109.15"
 
 
 class Endpoint(Record):
@@ -40,6 +46,9 @@ class Endpoint(Record):
     retried session-start returns the repeat stub instead of the inject.
     ``conflict`` says how TS 0.109 answers when the other runtime path owns
     the session: ``"409"``, a ``"skip"`` 200 body, or ``"none"`` (no claim).
+    ``since`` is the oldest supported daemon release known to serve the
+    route: an older one answers 404, which the clients turn into
+    ``UnsupportedByDaemonError``.
     """
 
     __slots__ = (
@@ -53,6 +62,7 @@ class Endpoint(Record):
         "response",
         "retry_safe",
         "row",
+        "since",
         "summary",
         "timeout",
     )
@@ -68,6 +78,7 @@ class Endpoint(Record):
     row: str | None
     hook: bool
     summary: str
+    since: str
 
     def __init__(
         self,
@@ -84,6 +95,7 @@ class Endpoint(Record):
         row: str | None = None,
         hook: bool = False,
         summary: str = "",
+        since: str = BASELINE_VERSION,
     ) -> None:
         self._init(
             name=name,
@@ -98,6 +110,7 @@ class Endpoint(Record):
             row=row,
             hook=hook,
             summary=summary,
+            since=since,
         )
 
     @property
@@ -300,6 +313,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         True,
         "none",
         "default",
+        since="0.145.8",
     ),
     Endpoint(
         "search_sessions",
@@ -311,6 +325,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         True,
         "none",
         "default",
+        since="0.145.8",
     ),
     Endpoint(
         "list_session_summaries",
@@ -445,11 +460,25 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/api/secrets/exec",
         "secrets",
         "SecretsExecRequest",
-        "SecretsExecResult",
+        "SecretsExecJob",
         False,
         "none",
         "write",
         row="secret-injection",
+        summary="Run a command with secrets injected: 0.109 answers the result, 0.145 a job (202).",
+    ),
+    Endpoint(
+        "secrets_exec_status",
+        "GET",
+        "/api/secrets/exec/{jobId}",
+        "secrets",
+        None,
+        "SecretsExecJob",
+        True,
+        "none",
+        "default",
+        summary="Poll a secrets exec job until it is completed or failed.",
+        since="0.145.8",
     ),
     Endpoint(
         "health",

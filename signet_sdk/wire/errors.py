@@ -10,11 +10,13 @@
         │   ├── NotSentError                     refused before a byte was sent
         │   └── APITimeoutError                  no answer within the deadline
         ├── APIResponseValidationError           an answer that does not fit its model
+        ├── JobFailedError                       a daemon job (secrets exec) ended failed
         └── APIStatusError                       a non-2xx answer
             ├── BadRequestError          400
             ├── AuthenticationError      401
-            ├── PermissionDeniedError    403
+            ├── PermissionDeniedError    403  (``permission``: the one the credential lacks)
             ├── NotFoundError            404
+            │   └── UnsupportedByDaemonError  a route the running daemon is too old for
             ├── ConflictError            409  (``claimed_by`` for runtime-path claims)
             ├── GoneError                410  (a retired route: not supported)
             ├── PayloadTooLargeError     413
@@ -51,6 +53,7 @@ __all__ = [
     "GoneError",
     "InternalServerError",
     "InvalidAdapterError",
+    "JobFailedError",
     "NotFoundError",
     "NotSentError",
     "PayloadError",
@@ -60,6 +63,7 @@ __all__ = [
     "ServiceUnavailableError",
     "SignetError",
     "UnprocessableEntityError",
+    "UnsupportedByDaemonError",
     "status_error",
 ]
 
@@ -135,6 +139,20 @@ class APIResponseValidationError(APIError):
         self.body = body
 
 
+class JobFailedError(APIError):
+    """A job the daemon ran for us (a 0.145 secrets exec) ended ``failed``.
+
+    ``reason`` is the daemon's own words (``spawn printenv ENOENT`` ...).
+    """
+
+    def __init__(
+        self, message: str, *, method: str, url: str, job_id: str | None, reason: str
+    ) -> None:
+        super().__init__(message, method=method, url=url)
+        self.job_id = job_id
+        self.reason = reason
+
+
 class APIStatusError(APIError):
     """The daemon answered with a non-2xx status.
 
@@ -177,11 +195,55 @@ class AuthenticationError(APIStatusError):
 
 
 class PermissionDeniedError(APIStatusError):
+    """403: the credential may not do this (or a plugin capability is denied).
+
+    ``permission`` is the one the daemon named ("credential lacks 'recall'
+    permission", 0.145 on), else None.
+    """
+
     status_code = 403
+
+    @property
+    def permission(self) -> str | None:
+        text = self.error or ""
+        start = text.find("lacks '")
+        if start < 0:
+            return None
+        name, sep, rest = text[start + 7 :].partition("'")
+        return name if sep and name and rest.lstrip().startswith("permission") else None
 
 
 class NotFoundError(APIStatusError):
     status_code = 404
+
+
+class UnsupportedByDaemonError(NotFoundError):
+    """The daemon answered 404 for a route its version does not have yet.
+
+    ``daemon_version`` is what the daemon's ``/health`` reported and
+    ``since`` the first version with the route, so a caller can say "update
+    Signet to ``since``" instead of guessing at a bare 404. Still a
+    :class:`NotFoundError` for code that catches that.
+    """
+
+    def __init__(
+        self, cause: APIStatusError, *, endpoint: str, daemon_version: str, since: str
+    ) -> None:
+        message = (
+            f"{cause.method} {cause.url}: the daemon is Signet {daemon_version}; "
+            f"{endpoint} needs Signet {since} or newer"
+        )
+        super().__init__(
+            message,
+            method=cause.method,
+            url=cause.url,
+            status_code=cause.status_code,
+            body=cause.body,
+            headers=cause.headers,
+        )
+        self.endpoint = endpoint
+        self.daemon_version = daemon_version
+        self.since = since
 
 
 _CLAIM_PREFIX = "session claimed by "
