@@ -95,12 +95,42 @@ def test_version_conflict_is_an_error_not_retried(client: AdapterClient) -> None
 
 @respx.mock
 def test_plain_text_404_for_an_unknown_route(client: AdapterClient) -> None:
-    respx.get(f"{BASE}/api/sessions/k/transcript").respond(
+    respx.get(f"{BASE}/api/sessions/k").respond(
         404, text="404 Not Found", headers={"content-type": "text/plain"}
     )
     with pytest.raises(s.NotFoundError) as info:
-        client.get_session_transcript("k")
+        client.get_session("k")
     assert info.value.body == "404 Not Found"
+    assert not isinstance(info.value, s.UnsupportedByDaemonError)
+
+
+@respx.mock
+@pytest.mark.parametrize(
+    ("version", "unsupported"), [("0.109.15", True), ("0.145.8", False), (None, False)]
+)
+def test_a_route_newer_than_the_daemon_is_unsupported_not_a_bare_404(
+    client: AdapterClient, version: str | None, unsupported: bool
+) -> None:
+    route = respx.get(f"{BASE}/api/sessions/k/transcript").respond(
+        404, text="404 Not Found", headers={"content-type": "text/plain"}
+    )
+    health = respx.get(f"{BASE}/health").respond(
+        200, json={"status": "healthy", "version": version}
+    )
+    for _ in range(2):
+        with pytest.raises(s.NotFoundError) as info:
+            client.get_session_transcript("k")
+        assert isinstance(info.value, s.UnsupportedByDaemonError) is unsupported
+    if unsupported:
+        err = info.value
+        assert isinstance(err, s.UnsupportedByDaemonError)
+        assert (err.daemon_version, err.since, err.endpoint) == (
+            "0.109.15",
+            "0.145.8",
+            "get_session_transcript",
+        )
+        assert "Signet 0.109.15" in str(err) and "0.145.8 or newer" in str(err)
+    assert route.call_count == 2 and health.call_count == 1  # the version is asked once
 
 
 @respx.mock

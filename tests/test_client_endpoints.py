@@ -317,6 +317,21 @@ ROWS = [
         s.SecretsExecResult,
     ),
     Row(
+        "secrets_exec_status",
+        lambda: ("job-1",),
+        "GET",
+        "/api/secrets/exec/job-1",
+        None,
+        {
+            "id": "job-1",
+            "status": "completed",
+            "timeoutMs": 1000,
+            "result": {"stdout": "ok", "stderr": "", "code": 0},
+        },
+        s.SecretsExecJob,
+        check=lambda r: r.finished and r.result.stdout == "ok",
+    ),
+    Row(
         "health",
         lambda: (),
         "GET",

@@ -15,17 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
+from signet_sdk.client.versions import DaemonVersions
 from signet_sdk.wire.config import ClientConfig, resolve_config
-from signet_sdk.wire.endpoints import BASELINE_VERSION, Endpoint, endpoint
-from signet_sdk.wire.errors import (
-    APIResponseValidationError,
-    APITimeoutError,
-    ConflictError,
-    JobFailedError,
-    NotFoundError,
-    PayloadError,
-    UnsupportedByDaemonError,
-)
+from signet_sdk.wire.endpoints import Endpoint, endpoint
+from signet_sdk.wire.errors import APIResponseValidationError, ConflictError, PayloadError
 from signet_sdk.wire.lifecycle import LIFECYCLE, LifecycleCall
 from signet_sdk.wire.request import PreparedRequest, build_request, hook_extras, judge_response
 from signet_sdk.wire.retry import RetryPolicy
@@ -35,7 +28,6 @@ if TYPE_CHECKING:
 
     from typing_extensions import Unpack
 
-    from signet_sdk.models import SecretsExecJob, SecretsExecRequest, SecretsExecResult
     from signet_sdk.wire.config import ClientOptions, Timeouts
 
 __all__ = ["BaseAdapterClient", "Plan", "SSEDecoder"]
@@ -107,7 +99,7 @@ def _serialise(body: BaseModel, extras: tuple[tuple[str, bytes], ...]) -> bytes:
     return content[:-1] + joiner + b",".join(added) + b"}"
 
 
-class BaseAdapterClient:
+class BaseAdapterClient(DaemonVersions):
     """Configuration, request planning and answer handling for both clients."""
 
     def __init__(
@@ -127,8 +119,6 @@ class BaseAdapterClient:
         self._header_cache: dict[tuple[str, bool], dict[str, str]] = {}
         self._routes: dict[str, _Route] = {}
         self._closed = False
-        #: The daemon's version once learnt ("" when it does not say).
-        self._daemon_version: str | None = None
 
     @property
     def harness(self) -> str:
@@ -265,64 +255,6 @@ class BaseAdapterClient:
     def _stream_timeout(self) -> float | None:
         """A stream has no deadline; connecting to the daemon has the default one."""
         return self._config.timeouts.default
-
-    # -- daemon versions --------------------------------------------------
-
-    @staticmethod
-    def _may_be_missing(ep: Endpoint) -> bool:
-        """A route newer than the oldest supported daemon: its 404 may mean "too old"."""
-        return ep.since != BASELINE_VERSION
-
-    @staticmethod
-    def _unsupported(ep: Endpoint, exc: NotFoundError, version: str | None) -> NotFoundError:
-        from signet_sdk.wire.versions import older_than
-
-        if version and older_than(version, ep.since):
-            return UnsupportedByDaemonError(
-                exc, endpoint=ep.name, daemon_version=version, since=ep.since
-            )
-        return exc
-
-    # -- secrets exec jobs ------------------------------------------------
-
-    #: Seconds between the first polls of a secrets exec job, doubling up to the second.
-    _POLL_FIRST = 0.05
-    _POLL_MAX = 1.0
-
-    def _exec_deadline(self, params: SecretsExecRequest) -> float:
-        write = self._config.timeouts.write
-        return write + (params.timeout_ms or 0) / 1000
-
-    @staticmethod
-    def _job_id(job: SecretsExecJob) -> str:
-        if not job.id:
-            raise APIResponseValidationError(
-                "secrets exec: an unfinished job came back without an id",
-                method="POST",
-                url="/api/secrets/exec",
-                body=job.model_dump(by_alias=True),
-            )
-        return job.id
-
-    def _exec_timed_out(self, job: SecretsExecJob, deadline: float) -> APITimeoutError:
-        return APITimeoutError(
-            f"secrets exec job {job.id} still {job.status} after {deadline:.1f} s "
-            "(the daemon keeps running it; poll secrets_exec_status to see it end)",
-            method="GET",
-            url=f"{self.base_url}/api/secrets/exec/{job.id}",
-        )
-
-    def _exec_outcome(self, job: SecretsExecJob) -> SecretsExecResult:
-        if job.status == "completed" and job.result is not None:
-            return job.result
-        reason = job.error or f"job ended {job.status} without a result"
-        raise JobFailedError(
-            f"secrets exec job {job.id} failed: {reason}",
-            method="GET",
-            url=f"{self.base_url}/api/secrets/exec/{job.id}",
-            job_id=job.id,
-            reason=reason,
-        )
 
     # -- answers ----------------------------------------------------------
 

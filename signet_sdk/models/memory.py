@@ -36,11 +36,14 @@ __all__ = [
     "MemoryRememberRequest",
     "ModifyMemoryRequest",
     "ModifyMemoryResult",
+    "RecallAggregate",
+    "RecallDedupe",
     "RecallHit",
     "RecallMeta",
     "RecallParams",
     "RecallRequest",
     "RecallResult",
+    "RecallTime",
     "RememberParams",
     "RememberRequest",
     "RememberResult",
@@ -69,14 +72,63 @@ class RecallHit(ResponseModel):
     project: str | None = None
     created_at: str | None = Field(None, alias="created_at")
     supplementary: bool | None = None
+    # 0.145 on: where the memory came from, and whether this session saw it already.
+    source_path: str | None = Field(None, alias="source_path")
+    already_recalled: bool | None = Field(None, alias="already_recalled")
+    visibility: str | None = None
+    scope: str | None = None
+    # 0.145's temporal rows (``id`` ``temporal:<subject_type>:<subject_id>:<facet>``).
+    temporal_facet: str | None = Field(None, alias="temporal_facet")
+    temporal_start_at: str | None = Field(None, alias="temporal_start_at")
+    temporal_end_at: str | None = Field(None, alias="temporal_end_at")
+    subject_type: str | None = Field(None, alias="subject_type")
+    subject_id: str | None = Field(None, alias="subject_id")
+
+
+class RecallDedupe(ResponseModel):
+    """0.145's per-session recall dedupe: rows this session already saw are held back.
+
+    ``suppressed`` were left out; ``repeatedReturned`` came back marked
+    ``already_recalled`` (``includeRecalled``). ``contextEpoch`` advances at
+    each compaction-complete, which lets earlier rows through again.
+    """
+
+    enabled: bool | None = None
+    context_epoch: int | None = None
+    suppressed: int | None = None
+    repeated_returned: int | None = None
 
 
 class RecallMeta(ResponseModel):
-    """``noHits`` tells "nothing matched" apart from a failed search."""
+    """``noHits`` tells "nothing matched" apart from a failed search.
+
+    0.145 adds ``timings``, ``dedupe`` and, for a question about a time
+    (``time`` or "what happened yesterday"), ``temporal``.
+    """
 
     total_returned: int | None = None
     has_supplementary: bool | None = None
     no_hits: bool | None = None
+    timings: dict[str, Any] | None = None
+    dedupe: RecallDedupe | None = None
+    temporal: dict[str, Any] | None = None
+
+
+class RecallAggregate(ResponseModel):
+    """0.145's ``aggregate: true`` answer: one synthesised memory over many recalls.
+
+    ``stoppedReason`` is ``complete``, ``no_evidence``, ``router_unavailable``
+    or ``synthesis_failed`` (typed ``str``: newer daemons may add reasons).
+    """
+
+    saved_memory_id: str | None = None
+    saved: bool | None = None
+    deduped: bool | None = None
+    budget: str | None = None
+    queries: list[str] | None = None
+    source_memory_ids: list[str] | None = None
+    stopped_reason: str | None = None
+    usage: dict[str, Any] | None = None
 
 
 class _RecallBody(ResponseModel):
@@ -85,6 +137,20 @@ class _RecallBody(ResponseModel):
     meta: RecallMeta | None = None
     entities: list[Any] | None = None
     sources: dict[str, Any] | None = None
+    aggregate: RecallAggregate | None = None
+
+
+class RecallTime(RequestModel):
+    """A recall's time window (0.145 on): ISO ``start``/``end``, which facets, how to use it.
+
+    ``mode`` ``timeline`` orders what happened in the window, ``filter``
+    keeps only rows inside it, ``auto`` lets the daemon choose.
+    """
+
+    start: str | None = None
+    end: str | None = None
+    facets: list[str] | None = None
+    mode: Literal["auto", "timeline", "filter"] | None = None
 
 
 class MemoryRecallRequest(RequestModel):
@@ -108,6 +174,13 @@ class MemoryRecallRequest(RequestModel):
     scope: str | None = None
     expand: bool | None = None
     project: str | None = None
+    # 0.145 on (0.109 ignores them):
+    aggregate: bool | None = None
+    aggregate_budget: Literal["small", "medium", "large"] | None = None
+    save_aggregate: bool | None = None
+    time: RecallTime | None = None
+    include_recalled: bool | None = None
+    session_key: str | None = None
 
 
 class MemoryRecallResult(_RecallBody):
@@ -139,6 +212,7 @@ class RecallParams(RequestModel):
     aggregate: bool | None = None
     aggregate_budget: Literal["small", "medium", "large"] | None = None
     save_aggregate: bool | None = None
+    time: RecallTime | None = None
     include_recalled: bool | None = None
 
 
@@ -178,13 +252,25 @@ class _RememberFields(RequestModel):
     hints: list[str] | None = None
     transcript: str | None = None
     structured: dict[str, Any] | None = None
+    # 0.145 on (0.109 ignores them): when the fact held, where it came from,
+    # and a key that makes a resend store nothing new.
+    occurred_at: str | None = None
+    observed_at: str | None = None
+    valid_from: str | None = None
+    valid_until: str | None = None
+    source_created_at: str | None = None
+    source_path: str | None = None
+    idempotency_key: str | None = None
+    metadata: dict[str, Any] | None = None
 
 
 class MemoryRememberRequest(_RememberFields):
     """The fields ``/api/memory/remember`` acts on; all camelCase, unlike the rows.
 
     ``(sourceType, sourceId)`` within ``scope`` is the de-duplication key, and
-    ``transcript`` is stored only when ``sourceId`` is set.
+    ``transcript`` is stored only when ``sourceId`` is set. 0.145 also
+    de-duplicates on ``idempotencyKey`` and checks the temporal fields are ISO
+    timestamps (``validUntil`` after ``validFrom``), a 400 naming the field.
     """
 
 
@@ -197,7 +283,6 @@ class RememberParams(_RememberFields):
     """
 
     session_key: str | None = None
-    idempotency_key: str | None = None
     type: str | None = None
 
 

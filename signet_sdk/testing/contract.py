@@ -18,6 +18,7 @@ from typing import Any
 from signet_sdk.wire.config import Timeouts
 from signet_sdk.wire.contract_data import contract_dir
 from signet_sdk.wire.endpoints import DEPENDENCY_MAP_ROWS, ENDPOINTS, endpoint_for_row
+from signet_sdk.wire.versions import FIELDS_SINCE, TESTED_VERSIONS
 
 __all__ = ["contract_dir", "endpoint_map", "render"]
 
@@ -56,14 +57,22 @@ def endpoint_map() -> dict[str, Any]:
                 "sends_runtime_path": ep.sends_runtime_path,
                 "timeout_class": ep.timeout,
                 "default_timeout_seconds": defaults.for_class(ep.timeout),
+                "since": ep.since,
+                "request_fields_since": FIELDS_SINCE.get(ep.request or "", {}),
+                "response_fields_since": FIELDS_SINCE.get(ep.response, {}),
                 "summary": ep.summary,
             }
         )
     return {
         "description": (
-            "Signet daemon endpoints as spoken by signet-sdk (TS 0.109 baseline). "
-            "Generated from signet_sdk/_endpoints.py; do not edit by hand."
+            "Signet daemon endpoints as spoken by signet-sdk. 'since' is the oldest "
+            "supported daemon release with the route, '*_fields_since' the same for "
+            "fields newer than the route; everything else is there since the oldest. "
+            "Generated from signet_sdk/wire/endpoints.py and signet_sdk/wire/versions.py; "
+            "do not edit by hand."
         ),
+        "tested_daemon_versions": list(TESTED_VERSIONS),
+        "fields_since": FIELDS_SINCE,
         "runtime_path_conflict": _CONFLICT,
         "dependency_map": [
             {"row": row, "endpoint": endpoint_for_row(row).name} for row in DEPENDENCY_MAP_ROWS
