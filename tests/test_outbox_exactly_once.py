@@ -213,3 +213,37 @@ def test_hook_that_times_out_on_a_slow_daemon_stores_its_write_once(
             time.sleep(0.1)
         assert list(outbox.glob("*.json")) == [] and _sender_idle(outbox)
     assert stored(daemon, action) == 1
+
+
+def _conflict(error: str) -> Any:
+    from signet_sdk.wire.errors import status_error
+
+    def send(entry: Any, body: Any) -> Any:
+        raise status_error(
+            method="POST",
+            url="http://127.0.0.1:9/api/hooks/remember",
+            status_code=409,
+            body={"error": error},
+            headers={},
+        )
+
+    return send
+
+
+def test_a_409_naming_the_entrys_own_idempotency_key_counts_as_delivered(tmp_path: Path) -> None:
+    # 0.145's answer to a resend whose key an earlier send already stored.
+    outbox = Outbox(tmp_path / "outbox")
+    entry_id = outbox.put("remember", {"content": "x"}, harness="h").id
+    taken = _conflict("idempotencyKey already used for non-chunk content")
+    assert outbox.deliver(entry_id, taken) == "sent"
+    assert outbox.pending() == [] and not (Path(outbox.root) / "dead").exists()
+
+
+def test_any_other_409_is_still_a_dead_letter(tmp_path: Path) -> None:
+    outbox = Outbox(tmp_path / "outbox")
+    entry_id = outbox.put("remember", {"content": "x"}, harness="h").id
+    assert outbox.deliver(entry_id, _conflict("session claimed by plugin path")) == "dead"
+    own = outbox.put("session_end", {"sessionKey": "k"}, harness="h").id
+    taken = _conflict("idempotencyKey already used for non-chunk content")
+    assert outbox.deliver(own, taken) == "dead"  # only a memory write carries the key
+    assert len(list((Path(outbox.root) / "dead").glob("*.json"))) == 2

@@ -100,14 +100,29 @@ SETTLE_SECONDS = 10.0
 def stamp_identity(action: str, body: dict[str, Any], entry_id: str) -> dict[str, Any]:
     """Give a write the keys by which the daemon recognises a repeat of it.
 
-    Only ``remember`` has such keys in the daemon's API (``sourceId`` with
-    ``sourceType``; ``idempotencyKey`` on the Rust daemon). A caller's own
-    ``sourceId`` is kept: it is already the key the caller wants.
+    Only ``remember`` has such keys in the daemon's API: ``sourceId`` with
+    ``sourceType`` (every version), and ``idempotencyKey``, which 0.145 and
+    the Rust daemon de-duplicate on natively. A caller's own keys are kept:
+    they are already the ones the caller wants.
     """
     if action == "remember":
         body.setdefault("sourceId", f"signet-sdk:{entry_id}")
         body.setdefault("idempotencyKey", entry_id)
     return body
+
+
+def already_stored(action: str, body: Mapping[str, Any], error: str | None) -> bool:
+    """Whether a 409 to a resend says the write is already stored, i.e. delivered.
+
+    0.145 answers a memory write whose ``idempotencyKey`` is already taken
+    (by the same write, chunked or not) with 409 "idempotencyKey already
+    used ...": the key is this entry's own, so an earlier send landed.
+    """
+    return (
+        action == "remember"
+        and bool(body.get("idempotencyKey"))
+        and "idempotencyKey already used" in (error or "")
+    )
 
 
 def settle_seconds() -> float:

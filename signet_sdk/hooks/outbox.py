@@ -20,7 +20,9 @@ first written here, then sent:
    ``settle`` seconds have passed (the daemon may still be working on it),
    and then it is sent so that the daemon recognises a repeat (how, per
    write: :mod:`signet_sdk.hooks.entry`).
-4. An entry the daemon cannot accept (400, 404, 409, 413, 422) or that failed
+4. A 409 saying the entry's own ``idempotencyKey`` is taken means an earlier
+   send landed: the entry is delivered. Any other entry the daemon cannot
+   accept (400, 404, 409, 413, 422) or that failed
    ``max_attempts`` times after the daemon may have seen it moves to
    ``dead/`` with the reason beside it and a log line: never dropped silently.
    A refused connection, a 429 and a 503 do not count as attempts: the
@@ -37,7 +39,13 @@ from __future__ import annotations
 import os
 import time
 
-from signet_sdk.hooks.entry import Entry, entry_of, settle_seconds, stamp_identity
+from signet_sdk.hooks.entry import (
+    Entry,
+    already_stored,
+    entry_of,
+    settle_seconds,
+    stamp_identity,
+)
 from signet_sdk.runtime.files import fsync_dir, private_dir, state_dir, write_durably
 from signet_sdk.runtime.transcripts import (
     STAGING_ROOT,
@@ -252,6 +260,10 @@ class Outbox:
                 return "kept"
             return self._count_failure(entry, exc)
         except APIStatusError as exc:
+            if isinstance(exc, ConflictError) and already_stored(entry.action, body, exc.error):
+                self._log(f"outbox {entry.id} {entry.action}: already stored ({exc.error})")
+                self._remove(entry.id)
+                return "sent"
             if exc.status_code in _PERMANENT:
                 kind = "conflict" if isinstance(exc, ConflictError) else "rejected"
                 self._bury(entry.id, f"{kind}: {exc}")
