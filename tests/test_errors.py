@@ -69,3 +69,24 @@ def test_non_http_errors_name_their_field() -> None:
     nf = ex.AdapterNotFoundError("nope", ["claude-code"])
     assert isinstance(nf, LookupError)
     assert "installed: claude-code" in str(nf)
+
+
+def test_permission_denied_names_the_permission_0145_lacks() -> None:
+    # The message 0.145's auth policy writes; the error type parses it.
+    err = ex.PermissionDeniedError(
+        "POST /api/memory/recall -> 403",
+        method="POST",
+        url="http://127.0.0.1/api/memory/recall",
+        status_code=403,
+        body={"error": "credential lacks 'recall' permission"},
+        headers={},
+    )
+    assert err.permission == "recall"
+    other = ex.status_error(
+        method="GET",
+        url="u",
+        status_code=403,
+        body={"error": "Plugin capability denied"},
+        headers={},
+    )
+    assert isinstance(other, ex.PermissionDeniedError) and other.permission is None
