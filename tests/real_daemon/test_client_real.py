@@ -43,7 +43,7 @@ class Error:
         self.exc = exc
 
 
-def scenario(daemon: RealDaemon, called: set[str]) -> Scenario:  # noqa: PLR0915 - one story
+def scenario(daemon: RealDaemon, called: set[str]) -> Scenario:
     newer = daemon.minor != "0.109"
     key = f"real-{uuid.uuid4().hex[:10]}"
     marker = uuid.uuid4().hex[:8]
