@@ -1,0 +1,48 @@
+"""Gemini CLI plugin for signet-sdk: translation, installer and vectors.
+
+Gemini CLI runs a command for each hook event (JSON on stdin, JSON back on
+stdout); the installer registers ``signet-sdk hook gemini <Event>`` in its
+``settings.json`` and the memory tools as the MCP server ``signet``, and
+the core's hook runner does the rest through this package's translator.
+Per event:
+
+* SessionStart uses the session-start budget, BeforeAgent the prompt
+  budget, the rest ``SIGNET_FETCH_TIMEOUT``.
+* SessionEnd only hands its calls to the outbox and a detached sender:
+  Gemini does not wait for SessionEnd hooks.
+* SessionStart replays earlier writes still queued (a daemon that was down
+  last session).
+
+Importing this package costs almost nothing: a hook process imports it on
+every prompt.
+"""
+
+from __future__ import annotations
+
+from signet_sdk.runtime.plugin import EventSpec, HarnessPlugin
+
+from ._translate import EVENTS, NOT_APPLICABLE, TRANSLATOR, GeminiTranslator
+
+__all__ = ["EVENTS", "PLUGIN", "TRANSLATOR", "GeminiTranslator"]
+
+#: What this package registers in the ``signet_sdk.adapters`` entry-point group.
+PLUGIN = HarnessPlugin(
+    "gemini",
+    translator="signet_adapter_gemini._translate:translator_for",
+    events=[
+        EventSpec("SessionStart", "session_start", replay=True),
+        EventSpec("BeforeAgent", "prompt_submit"),
+        EventSpec("AfterAgent"),
+        EventSpec("PreCompress"),
+        EventSpec("SessionEnd", detach=True),
+    ],
+    runtime_path="legacy",
+    not_applicable=NOT_APPLICABLE,
+    transcript_roots="signet_adapter_gemini._paths:transcript_roots",
+    installer="signet_adapter_gemini.install:main",
+    vectors="signet_adapter_gemini.vectors",
+    story="signet_adapter_gemini._story:story_event",
+    tools="mcp",
+    description="Gemini CLI command hooks (settings.json) and the memory tools over MCP",
+)
+assert tuple(PLUGIN.events) == EVENTS

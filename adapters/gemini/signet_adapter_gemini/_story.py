@@ -1,0 +1,107 @@
+"""The ``signet-sdk demo`` story told as Gemini CLI hook payloads.
+
+Gemini records each session as a JSON-lines chat file and names it in every
+payload; the demo writes one the same way (under the demo's own folder,
+which it lists in ``SIGNET_TRANSCRIPT_ROOTS``). For the compaction it
+writes what Gemini leaves after compressing during a turn: the summary and
+the acknowledgement, the kept history, then the turn's prompt and answer,
+which the turn's AfterAgent reads the summary from.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ._chat import ACK
+
+__all__ = ["story_event"]
+
+_T0 = "2026-11-24T09:12:"
+
+
+def _message(n: int, kind: str, text: str, second: int) -> dict[str, Any]:
+    return {
+        "id": f"m{n}",
+        "timestamp": f"{_T0}{second:02d}.000Z",
+        "type": kind,
+        "content": [{"text": text}],
+    }
+
+
+def _chat(ctx: Any, *, compressed: bool = False) -> str:
+    folder = Path(ctx.workdir) / "gemini-chats"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"session-demo-{ctx.session_key}.jsonl"
+    lines: list[dict[str, Any]] = [{"sessionId": ctx.session_key, "projectHash": "demo"}]
+    turns = [line.partition(": ") for line in str(ctx.transcript or "").splitlines()]
+    for n, (role, _, text) in enumerate(turns):
+        if role in ("user", "assistant"):
+            kind = "user" if role == "user" else "gemini"
+            lines.append(_message(n, kind, text, 10 + n))
+    if compressed and ctx.summary:
+        kept = [
+            _message(1, "user", "How should billing deploy?", 10),
+            _message(2, "gemini", "Blue-green, on Tuesdays.", 11),
+        ]
+        lines = [
+            lines[0],
+            *kept,
+            {
+                "$set": {
+                    "messages": [
+                        _message(3, "user", ctx.summary, 20),
+                        _message(4, "gemini", ACK, 20),
+                        *kept,
+                    ]
+                }
+            },
+            _message(5, "user", ctx.prompt or "Write the pipeline config next.", 21),
+            _message(6, "gemini", "Here is the pipeline config.", 22),
+        ]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    return str(path)
+
+
+def story_event(step: str, ctx: Any) -> tuple[str, dict[str, Any]] | None:
+    base = {"session_id": ctx.session_key, "cwd": ctx.project, "timestamp": f"{_T0}00.000Z"}
+    if step == "session_start":
+        return "SessionStart", {
+            **base,
+            "hook_event_name": "SessionStart",
+            "transcript_path": "",
+            "source": "startup",
+        }
+    if step == "prompt":
+        return "BeforeAgent", {
+            **base,
+            "hook_event_name": "BeforeAgent",
+            "transcript_path": "",
+            "prompt": ctx.prompt,
+        }
+    if step == "pre_compaction":
+        return "PreCompress", {
+            **base,
+            "hook_event_name": "PreCompress",
+            "transcript_path": _chat(ctx),
+            "trigger": "manual",
+        }
+    if step == "compaction_complete":
+        # Gemini has no post-compression event: the turn's AfterAgent finds the summary.
+        return "AfterAgent", {
+            **base,
+            "hook_event_name": "AfterAgent",
+            "transcript_path": _chat(ctx, compressed=True),
+            "prompt": ctx.prompt,
+            "prompt_response": "Here is the pipeline config.",
+            "stop_hook_active": False,
+        }
+    if step == "session_end":
+        return "SessionEnd", {
+            **base,
+            "hook_event_name": "SessionEnd",
+            "transcript_path": _chat(ctx),
+            "reason": "exit",
+        }
+    return None

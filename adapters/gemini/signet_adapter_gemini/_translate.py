@@ -1,0 +1,265 @@
+"""Gemini CLI hook events <-> Signet lifecycle calls, as pure data.
+
+Gemini CLI runs a command per hook event and hands it one JSON object on
+stdin (``session_id``, ``transcript_path``, ``cwd``, ``hook_event_name``,
+``timestamp`` plus per-event fields). This module turns that object into the
+daemon calls it implies and the daemon's answers into the JSON Gemini reads
+back. It performs no I/O itself (a chat file is read only through the
+``read_chat`` function it is given) and imports only the standard library
+and ``signet_sdk``'s stdlib core, because the hook process imports it for
+every prompt.
+
+Choices, and why:
+
+* The session key is ``session_id``; the project is the payload's ``cwd``
+  (Gemini sets ``GEMINI_PROJECT_DIR`` to the same value).
+* Gemini parses stdout as JSON when the hook exits 0, and when stdout is
+  empty it shows whatever the hook wrote to stderr as a message to the user.
+  So every outcome prints JSON: context as ``{"hookSpecificOutput":
+  {"hookEventName": <event>, "additionalContext": <text>}}`` for
+  SessionStart and BeforeAgent, ``{}`` for everything else (a daemon that
+  is down included). Nothing sets ``decision`` or ``continue``: a memory
+  hook never blocks a turn.
+* ``SessionStart`` (``startup``, ``resume``, ``clear``) asks for the
+  session's context; Gemini puts it into the first turn (headless: in front
+  of the prompt, wrapped in ``<hook_context>``).
+* ``BeforeAgent`` (once per user prompt, before the model is called) is the
+  prompt submit; Gemini appends the context to that turn's request. Headless,
+  the prompt it hands over starts with SessionStart's context
+  (``<hook_context>...</hook_context>``); that block is cut off, so the
+  daemon recalls for the user's own words.
+* ``AfterAgent`` (once per turn, after the final answer) is a mid-session
+  checkpoint with the chat file, never a session-end. When the chat file
+  shows a compression made during the turn, its summary goes first as
+  compaction-complete.
+* ``PreCompress`` has only ``trigger``. ``manual`` (``/compress``) is a
+  compression about to happen: pre-compaction. ``auto`` fires before every
+  model request whether or not Gemini then compresses, so it becomes a
+  pre-compaction only when the chat file says the compression is due
+  (Gemini's own rule: the last prompt's token count at half the window);
+  otherwise it sends nothing.
+* ``SessionEnd`` (``exit``, ``clear``, ``logout``, ``prompt_input_exit``,
+  ``other``) sends session-end with the chat file through the outbox and a
+  detached sender (Gemini does not wait for it), preceded by
+  compaction-complete when a compression came after the last turn.
+"""
+
+from __future__ import annotations
+
+from signet_sdk.runtime.native import NativeOutput
+from signet_sdk.runtime.payload import put, string
+from signet_sdk.wire.errors import PayloadError
+from signet_sdk.wire.lifecycle import LifecycleCall
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import Any
+
+    #: ``transcript_path`` -> the chat's messages, or None when it cannot be read.
+    ChatReader = Callable[[str], list[dict[str, Any]] | None]
+
+__all__ = ["EVENTS", "NOT_APPLICABLE", "TRANSLATOR", "GeminiTranslator", "translator_for"]
+
+#: Native events this adapter understands, in lifecycle order.
+EVENTS: tuple[str, ...] = ("SessionStart", "BeforeAgent", "AfterAgent", "PreCompress", "SessionEnd")
+
+#: Events whose ``additionalContext`` Gemini adds to the model's context.
+_INJECTING = frozenset({"SessionStart", "BeforeAgent"})
+
+NOT_APPLICABLE: Mapping[str, str] = {
+    "health": "a daemon status check, not a lifecycle moment of a Gemini session",
+    "compaction-complete": (
+        "no Gemini hook payload carries the summary: AfterAgent and SessionEnd read it from "
+        "the chat file the payload names, which a static vector cannot carry (covered by "
+        "adapters/gemini/tests/test_gm_compress.py and the real-binary e2e)"
+    ),
+}
+
+
+def _required(payload: Mapping[str, Any], name: str) -> str:
+    value = string(payload, name)
+    if value is None or not value.strip():
+        raise PayloadError(name, "is required")
+    return value
+
+
+class GeminiTranslator:
+    """The pure half of the Gemini CLI adapter (a ``HarnessTranslator``).
+
+    ``read_chat`` maps a ``transcript_path`` to the chat's messages (or
+    None); without it no compression is looked for: AfterAgent is a plain
+    checkpoint and an ``auto`` PreCompress sends nothing.
+    """
+
+    harness = "gemini"
+
+    def __init__(self, read_chat: ChatReader | None = None) -> None:
+        self.read_chat = read_chat
+
+    def translate(self, event: str, payload: Mapping[str, Any]) -> list[LifecycleCall]:
+        """The daemon calls one Gemini hook event implies.
+
+        Raises :class:`signet_sdk.PayloadError` naming the offending field.
+        """
+        if not isinstance(payload, dict):
+            raise PayloadError("payload", "must be a JSON object")
+        named = string(payload, "hook_event_name")
+        if named is not None and named != event:
+            raise PayloadError(
+                "hook_event_name", f"is {named!r} but the hook was registered for {event!r}"
+            )
+        handler = _HANDLERS.get(event)
+        if handler is None:
+            raise PayloadError(
+                "hook_event_name", f"unsupported event {event!r}; known: {', '.join(EVENTS)}"
+            )
+        return handler(self, payload, _required(payload, "session_id"))
+
+    def _chat(self, p: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+        path = string(p, "transcript_path")
+        if not path or self.read_chat is None:
+            return None
+        return self.read_chat(path)
+
+    def _session_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
+        body: dict[str, Any] = {"sessionKey": session}
+        put(body, "project", string(p, "cwd"))
+        put(body, "source", string(p, "source"))
+        return [LifecycleCall("session_start", body)]
+
+    def _prompt(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
+        prompt = string(p, "prompt")
+        if prompt is None:
+            raise PayloadError("prompt", "is required")
+        prompt = _own_words(prompt)
+        if not prompt.strip():
+            return []  # the daemon rejects a blank prompt; there is nothing to recall for
+        body: dict[str, Any] = {"sessionKey": session, "userPrompt": prompt, "userMessage": prompt}
+        put(body, "project", string(p, "cwd"))
+        return [LifecycleCall("user_prompt_submit", body)]
+
+    def _compaction(
+        self, p: Mapping[str, Any], session: str, *, at_end: bool
+    ) -> list[LifecycleCall]:
+        chat = self._chat(p)
+        if not chat:
+            return []
+        from ._chat import fresh_summary
+
+        summary = fresh_summary(chat, at_end=at_end)
+        if not summary or not summary.strip():
+            return []
+        body: dict[str, Any] = {"sessionKey": session, "summary": summary}
+        put(body, "project", string(p, "cwd"))
+        return [LifecycleCall("compaction_complete", body)]
+
+    def _after_agent(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
+        string(p, "prompt")  # validated for a clear error, otherwise unused
+        transcript = string(p, "transcript_path")
+        if not transcript:
+            return []  # a session that records no chat file: nothing to hand over
+        body: dict[str, Any] = {"sessionKey": session}
+        put(body, "project", string(p, "cwd"))
+        body["transcriptPath"] = transcript
+        calls = self._compaction(p, session, at_end=False)
+        return [*calls, LifecycleCall("session_checkpoint_extract", body)]
+
+    def _pre_compress(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
+        trigger = string(p, "trigger") or "auto"
+        if trigger != "manual":
+            chat = self._chat(p)
+            if not chat:
+                return []
+            from ._chat import compression_due
+
+            if not compression_due(chat):
+                return []  # Gemini's check before every model request; no compression follows
+        body = {"sessionKey": session, "sessionContext": f"Gemini CLI compression ({trigger})"}
+        return [LifecycleCall("pre_compaction", body)]
+
+    def _session_end(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
+        body: dict[str, Any] = {"sessionKey": session, "sessionId": session}
+        put(body, "cwd", string(p, "cwd"))
+        body["reason"] = string(p, "reason") or "other"
+        put(body, "transcriptPath", string(p, "transcript_path"))
+        calls = self._compaction(p, session, at_end=True)
+        return [*calls, LifecycleCall("session_end", body)]
+
+    def render(
+        self, event: str, payload: Mapping[str, Any], results: Sequence[Any]
+    ) -> NativeOutput:
+        """What Gemini reads back: the context envelope, or ``{}``."""
+        if event not in _INJECTING or not results:
+            return self.neutral(event)
+        text = _context_text(event, results[0])
+        if not text:
+            return self.neutral(event)
+        return NativeOutput(
+            {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+        )
+
+    def neutral(self, event: str) -> NativeOutput:
+        """``{}``, exit 0: Gemini carries on as if no hook were set, and shows nothing."""
+        return NativeOutput({})
+
+
+def _own_words(prompt: str) -> str:
+    """The prompt without the context hooks put in front of it.
+
+    Headless, Gemini prepends SessionStart's context to the prompt as
+    ``<hook_context>...</hook_context>`` and a blank line, and hands that to
+    BeforeAgent as the prompt. Gemini escapes ``<`` and ``>`` inside hook
+    context, so the first closing tag ends the block.
+    """
+    rest = prompt
+    while rest.startswith(_OPEN):
+        end = rest.find(_CLOSE)
+        if end < 0:
+            return prompt
+        rest = rest[end + len(_CLOSE) :].lstrip("\r\n")
+    return rest
+
+
+_OPEN, _CLOSE = "<hook_context>", "</hook_context>"
+
+
+def _context_text(event: str, result: Any) -> str:
+    """The context text in a daemon answer, newest response fields first."""
+    if not isinstance(result, dict) or result.get("skipped") or result.get("bypassed"):
+        return ""
+    if event == "BeforeAgent":
+        dynamic = result.get("dynamicContext")
+        if isinstance(dynamic, str) and dynamic.strip():
+            return dynamic
+    else:
+        parts = [result.get("stableSystemPrompt"), result.get("dynamicContext")]
+        joined = "\n\n".join(p for p in parts if isinstance(p, str) and p.strip())
+        if joined:
+            return joined
+    inject = result.get("inject")
+    return inject if isinstance(inject, str) and inject.strip() else ""
+
+
+_HANDLERS = {
+    "SessionStart": GeminiTranslator._session_start,
+    "BeforeAgent": GeminiTranslator._prompt,
+    "AfterAgent": GeminiTranslator._after_agent,
+    "PreCompress": GeminiTranslator._pre_compress,
+    "SessionEnd": GeminiTranslator._session_end,
+}
+
+#: The translator with no chat reader (no compression is looked for).
+TRANSLATOR = GeminiTranslator()
+
+
+def translator_for(env: Mapping[str, str]) -> GeminiTranslator:
+    """The hook process's translator: it reads chat files under the transcript roots."""
+
+    def read_chat(path: str) -> list[dict[str, Any]] | None:
+        from ._chat import read_messages
+        from ._paths import transcript_roots
+
+        return read_messages(path, transcript_roots(env))
+
+    return GeminiTranslator(read_chat)

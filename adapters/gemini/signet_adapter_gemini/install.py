@@ -1,0 +1,405 @@
+"""``signet-sdk install gemini`` / ``uninstall``: our hooks and memory tools in Gemini's settings.
+
+Gemini CLI reads hooks from ``settings.json``: per event a list of groups
+(``{"matcher"?, "hooks": [{"type": "command", "command": ..., "timeout":
+<milliseconds>, "name"?}]}``), merged from the user's file
+(``~/.gemini/settings.json``, ``$GEMINI_CLI_HOME/.gemini`` when set) and
+the project's (``DIR/.gemini/settings.json`` with ``--project DIR``). The
+installer adds one group per event we translate, running
+``signet-sdk hook gemini <Event>``, and (unless ``--no-mcp``) the memory
+tools as the MCP server ``mcpServers.signet`` (``signet-sdk mcp`` on stdio).
+
+Rules:
+
+* The file is edited as text (Gemini accepts comments in it): the user's
+  comments, layout, hooks, servers and every other setting keep their
+  bytes; only our members are spliced in or out.
+* Our handlers are recognised by their command (``signet-sdk hook gemini``
+  or ``-m signet_sdk hook gemini``), so an install from another environment
+  is updated in place rather than duplicated.
+* Timeouts are in milliseconds, as Gemini reads them: the hook's own
+  deadline for the event plus a margin, so Gemini never kills a hook still
+  within its deadline; SessionEnd short, since its hook only hands its work
+  to the durable outbox.
+* A second run finds nothing to change and writes nothing. ``--dry-run``
+  prints the diff and writes nothing.
+* What the install changed is recorded beside the settings
+  (``signet-sdk-install.json``, 0600): ``uninstall`` puts back the exact
+  bytes when the file is as we left it, and otherwise removes only our
+  members (and what only they filled).
+* A file that does not parse, or whose ``hooks``/``mcpServers`` have the
+  wrong shape, is reported with its path (exit 1) and left untouched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shlex
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from signet_sdk.installing import json5edit as j5
+from signet_sdk.installing.command import sdk_command
+from signet_sdk.installing.files import InstallError, read_text, replace_text, text_diff
+
+__all__ = [
+    "MCP_NAME",
+    "hook_command",
+    "hook_groups",
+    "hook_timeouts",
+    "is_ours",
+    "main",
+    "mcp_entry",
+    "merge",
+    "settings_path",
+    "unmerge",
+]
+
+#: The MCP server name under ``mcpServers``; Gemini names its tools ``mcp_signet_<tool>``.
+MCP_NAME = "signet"
+#: What Gemini shows for our hooks (``/hooks panel``; ``/hooks disable signet-sdk``).
+HOOK_NAME = "signet-sdk"
+RECORD = "signet-sdk-install.json"
+#: Milliseconds Gemini waits beyond the hook's own deadline before killing it.
+_MARGIN_MS = 2000
+#: SessionEnd only hands its writes to the outbox and a detached sender.
+_SESSION_END_MS = 5000
+_PROGRAM = "signet-sdk"
+_HOOK_ARGS = ("hook", "gemini")
+
+
+def hook_timeouts(env: Mapping[str, str] | None = None) -> dict[str, int]:
+    """Gemini's ``timeout`` (milliseconds) per registered event.
+
+    The hook's own deadline for the event (from ``SIGNET_*_TIMEOUT`` in
+    ``env``, else the contract's defaults) plus a margin.
+    """
+    from signet_sdk.wire.config import resolve_config
+
+    from . import PLUGIN
+
+    timeouts = resolve_config(env=dict(env or {})).timeouts
+    out: dict[str, int] = {}
+    for name, spec in PLUGIN.events.items():
+        if spec.detach:
+            out[name] = _SESSION_END_MS
+            continue
+        seconds = timeouts.for_class(spec.timeout_class) or 10.0
+        out[name] = math.ceil(seconds * 1000) + _MARGIN_MS
+    return out
+
+
+def hook_command(python: str | None = None) -> str:
+    """The shell command Gemini runs (absolute, no PATH lookup), without the event."""
+    return " ".join([*(shlex.quote(w) for w in sdk_command(python)), *_HOOK_ARGS])
+
+
+def is_ours(handler: Any) -> bool:
+    """Whether a hook handler is one this installer wrote (from any environment)."""
+    if not isinstance(handler, dict) or not isinstance(handler.get("command"), str):
+        return False
+    try:
+        words = shlex.split(handler["command"])
+    except ValueError:
+        return False
+    for i, word in enumerate(words):
+        program = os.path.basename(word) == _PROGRAM
+        module = word == "signet_sdk" and i > 0 and words[i - 1] == "-m"
+        if (program or module) and tuple(words[i + 1 : i + 3]) == _HOOK_ARGS:
+            return True
+    return False
+
+
+def _group_is_ours(group: Any) -> bool:
+    handlers = group.get("hooks") if isinstance(group, dict) else None
+    return isinstance(handlers, list) and bool(handlers) and all(is_ours(h) for h in handlers)
+
+
+def hook_groups(command: str, timeouts: Mapping[str, int]) -> dict[str, dict[str, Any]]:
+    """Event -> the one group we register for it."""
+    return {
+        event: {
+            "hooks": [
+                {
+                    "name": HOOK_NAME,
+                    "type": "command",
+                    "command": f"{command} {event}",
+                    "timeout": ms,
+                }
+            ]
+        }
+        for event, ms in timeouts.items()
+    }
+
+
+def mcp_entry(python: str | None = None) -> dict[str, Any]:
+    """Gemini's stdio MCP server entry running ``signet-sdk mcp``, labelled as Gemini."""
+    words = sdk_command(python)
+    return {"command": words[0], "args": [*words[1:], "mcp"], "env": {"SIGNET_HARNESS": "gemini"}}
+
+
+def settings_path(project: str | None, env: Mapping[str, str]) -> Path:
+    """``DIR/.gemini/settings.json`` for a project, else the user's settings file."""
+    if project:
+        return Path(project).expanduser().absolute() / ".gemini" / "settings.json"
+    from ._paths import gemini_dir
+
+    return Path(gemini_dir(env)).expanduser().absolute() / "settings.json"
+
+
+# -- the settings text ---------------------------------------------------------
+
+
+def _parse(path: Path, text: str) -> j5.Node:
+    try:
+        root = j5.parse(text)
+    except j5.Json5Error as exc:
+        raise InstallError(f"{path}: not valid JSON ({exc}); fix it and run again") from None
+    if root.kind != "object":
+        raise InstallError(f"{path}: the top level is not an object; left untouched")
+    hooks = j5.find(root, ["hooks"])
+    if hooks is not None:
+        if hooks.kind != "object":
+            raise InstallError(f"{path}: 'hooks' is not an object; left untouched")
+        for event, _, groups in hooks.members:
+            if groups.kind != "array":
+                raise InstallError(f"{path}: hooks.{event} is not a list; left untouched")
+            for i, group in enumerate(groups.items):
+                inner = j5.find(group, ["hooks"]) if group.kind == "object" else None
+                if group.kind != "object" or (inner is not None and inner.kind != "array"):
+                    raise InstallError(
+                        f"{path}: hooks.{event}[{i}] is not a hook group; left untouched"
+                    )
+    servers = j5.find(root, ["mcpServers"])
+    if servers is not None and servers.kind != "object":
+        raise InstallError(f"{path}: 'mcpServers' is not an object; left untouched")
+    return root
+
+
+def _as_parsed(value: Any) -> Any:
+    """``value`` as :func:`json5edit.plain` gives it back (numbers as their text)."""
+    return j5.plain(j5.parse(json.dumps(value)))
+
+
+def _blank(text: str | None) -> str:
+    return "{}\n" if text is None or not text.strip() else text
+
+
+def merge(
+    path: Path,
+    text: str | None,
+    groups: Mapping[str, dict[str, Any]],
+    entry: dict[str, Any] | None,
+) -> tuple[str, dict[str, Any]]:
+    """The settings with our groups and server in, and what was created or replaced."""
+    if text is None or not text.strip():
+        # A new file: written whole, laid out the way Gemini writes its own.
+        fresh: dict[str, Any] = {"hooks": {e: [g] for e, g in groups.items()}}
+        if entry is not None:
+            fresh["mcpServers"] = {MCP_NAME: entry}
+        made = [["hooks"]] + ([["mcpServers"]] if entry is not None else [])
+        mcp_made = ["created", ["mcpServers"]] if entry is not None else None
+        return json.dumps(fresh, indent=2) + "\n", {"created": made, "mcp": mcp_made}
+    current = text
+    root = _parse(path, current)
+    created: list[list[str]] = []
+    for event, wanted in groups.items():
+        node = j5.find(root, ["hooks", event])
+        if node is None:
+            current, change = j5.set_member(current, ["hooks", event], [wanted])
+            if change is not None:
+                created.append(list(change[1]))
+            root = j5.parse(current)
+            continue
+        ours = [j5.plain(g) for g in node.items if _group_is_ours(j5.plain(g))]
+        if ours == [_as_parsed(wanted)]:
+            continue
+        for old in ours:
+            current = j5.remove_item(current, ["hooks", event], old)
+        current = j5.append_item(current, ["hooks", event], wanted)
+        root = j5.parse(current)
+    mcp: list[Any] | None = None
+    if entry is not None:
+        current, mcp = j5.set_member(current, ["mcpServers", MCP_NAME], entry)
+    return current, {"created": created, "mcp": mcp}
+
+
+def unmerge(path: Path, text: str, record: Mapping[str, Any], entry: Any) -> tuple[str, list[str]]:
+    """The settings without our groups and server (and what only they filled); notes."""
+    root = _parse(path, text)
+    notes: list[str] = []
+    current = text
+    created = [tuple(c) for c in record.get("created") or []]
+    hooks = j5.find(root, ["hooks"])
+    for event, _, node in list(hooks.members) if hooks is not None else []:
+        for group in [j5.plain(g) for g in node.items]:
+            if _group_is_ours(group):
+                current = j5.remove_item(current, ["hooks", event], group)
+            elif isinstance(group, dict) and any(is_ours(h) for h in group.get("hooks") or []):
+                notes.append(f"{path}: hooks.{event} has a group mixing ours with yours; kept")
+    root = j5.parse(current)
+    for path_created in reversed(created):
+        found = j5.find(root, list(path_created))
+        if found is None:
+            continue
+        empty = (found.kind == "array" and not found.items) or (
+            found.kind == "object" and all(_empty(v) for _, _, v in found.members)
+        )
+        if empty:
+            current = j5.remove_member(current, list(path_created))
+            root = j5.parse(current)
+    server = j5.find(root, ["mcpServers", MCP_NAME])
+    change = record.get("mcp")
+    if server is not None and change and entry is not None:
+        if j5.plain(server) != entry:
+            notes.append(f"{path}: mcpServers.{MCP_NAME} was changed since install; kept")
+        elif change[0] == "replaced":
+            current = j5.replace_value(current, ["mcpServers", MCP_NAME], str(change[2]))
+        elif change[0] == "created" and list(change[1]) == ["mcpServers"]:
+            servers = j5.find(root, ["mcpServers"])
+            if servers is not None and [k for k, _, _ in servers.members] == [MCP_NAME]:
+                current = j5.remove_member(current, ["mcpServers"])
+            else:
+                current = j5.remove_member(current, ["mcpServers", MCP_NAME])
+        else:
+            current = j5.remove_member(current, ["mcpServers", MCP_NAME])
+    return current, notes
+
+
+def _empty(node: j5.Node) -> bool:
+    return node.kind == "array" and not node.items
+
+
+# -- install / uninstall -------------------------------------------------------
+
+
+def _read_record(path: Path) -> dict[str, Any] | None:
+    text = read_text(path)
+    if text is None:
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise InstallError(f"{path}: not valid JSON; remove it and run again") from None
+    return data if isinstance(data, dict) else None
+
+
+def _record_text(record: Mapping[str, Any]) -> str:
+    return json.dumps(record, indent=2, ensure_ascii=False) + "\n"
+
+
+def _install(
+    path: Path, groups: Mapping[str, dict[str, Any]], entry: dict[str, Any] | None, dry: bool
+) -> int:
+    text = read_text(path)
+    record_path = path.with_name(RECORD)
+    old = _read_record(record_path)
+    new, change = merge(path, text, groups, entry)
+    if new == _blank(text) and text is not None:
+        sys.stdout.write(f"{path}: already up to date, nothing changed\n")
+        return 0
+    if old is not None and old.get("after") == text:
+        # Our earlier install, untouched since: keep what was there before it.
+        before, existed = old.get("before"), old.get("existed", True)
+        created = [c for c in old.get("created") or [] if c not in change["created"]]
+        change["created"] = created + change["created"]
+        if change["mcp"] is not None and old.get("mcp") and change["mcp"][0] == "replaced":
+            change["mcp"] = old["mcp"]
+    else:
+        before, existed = text, text is not None
+    record = {
+        "managedBy": "signet-sdk install gemini",
+        "file": str(path),
+        "existed": existed,
+        "before": before,
+        "after": new,
+        "created": change["created"],
+        "mcp": change["mcp"],
+        "entry": entry,
+    }
+    if dry:
+        sys.stdout.write(text_diff(path, text, new, "install"))
+        return 0
+    replace_text(record_path, _record_text(record), 0o600)
+    replace_text(path, new)
+    sys.stdout.write(f"Signet hooks and memory tools installed into {path}\n")
+    sys.stdout.write("Gemini CLI reads settings at start-up: restart running sessions.\n")
+    return 0
+
+
+def _uninstall(path: Path, entry: dict[str, Any], dry: bool) -> int:
+    text = read_text(path)
+    record_path = path.with_name(RECORD)
+    record = _read_record(record_path) or {}
+    if text is None:
+        sys.stdout.write(f"{path}: does not exist, nothing to remove\n")
+        return 0
+    notes: list[str] = []
+    new: str | None
+    if record.get("after") == text and "before" in record:
+        new = record["before"] if record.get("existed", True) else None
+    else:
+        new, notes = unmerge(path, text, record, record.get("entry", entry))
+    for note in notes:
+        sys.stderr.write(f"signet-sdk uninstall gemini: {note}\n")
+    if new == text:
+        sys.stdout.write(f"{path}: nothing of ours found, nothing changed\n")
+        if not dry and record:
+            record_path.unlink(missing_ok=True)
+        return 0
+    if dry:
+        sys.stdout.write(text_diff(path, text, new, "uninstall"))
+        return 0
+    if new is None:
+        path.unlink()
+    else:
+        replace_text(path, new)
+    record_path.unlink(missing_ok=True)
+    sys.stdout.write(f"Signet hooks and memory tools removed from {path}\n")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``main(["install" | "uninstall", *options])``; 0 ok, 1 a file we cannot change, 2 usage."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(
+        prog="signet-sdk {install|uninstall} gemini",
+        description="Merge Signet's Gemini CLI hooks and memory tools (MCP server 'signet') "
+        "into Gemini's settings.json, or remove them.",
+    )
+    parser.add_argument("verb", choices=("install", "uninstall"))
+    parser.add_argument("--project", metavar="DIR", help="use DIR/.gemini/settings.json")
+    parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+    parser.add_argument(
+        "--python", metavar="EXE", help="interpreter whose signet-sdk command to register"
+    )
+    parser.add_argument(
+        "--no-mcp", action="store_true", help="do not register the memory tools' MCP server"
+    )
+    try:
+        opts = parser.parse_args(args)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    env = dict(os.environ)
+    path = settings_path(opts.project, env)
+    entry = mcp_entry(opts.python)
+    try:
+        if opts.verb == "install":
+            groups = hook_groups(hook_command(opts.python), hook_timeouts(env))
+            return _install(path, groups, None if opts.no_mcp else entry, opts.dry_run)
+        return _uninstall(path, entry, opts.dry_run)
+    except (InstallError, j5.Json5Error) as exc:
+        sys.stderr.write(f"signet-sdk {opts.verb} gemini: {exc}\nNo file was changed.\n")
+        return 1
+    except OSError as exc:
+        sys.stderr.write(f"signet-sdk {opts.verb} gemini: {exc}\n")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
