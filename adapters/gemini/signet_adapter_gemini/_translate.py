@@ -15,11 +15,11 @@ Choices, and why:
   (Gemini sets ``GEMINI_PROJECT_DIR`` to the same value).
 * Gemini parses stdout as JSON when the hook exits 0, and when stdout is
   empty it shows whatever the hook wrote to stderr as a message to the user.
-  So every outcome prints JSON: context as ``{"hookSpecificOutput":
+  So every event prints JSON: context as ``{"hookSpecificOutput":
   {"hookEventName": <event>, "additionalContext": <text>}}`` for
   SessionStart and BeforeAgent, ``{}`` for everything else (a daemon that
-  is down included). Nothing sets ``decision`` or ``continue``: a memory
-  hook never blocks a turn.
+  is down included), and the hook writes nothing to stderr. Nothing sets
+  ``decision`` or ``continue``: a memory hook never blocks a turn.
 * ``SessionStart`` (``startup``, ``resume``, ``clear``) asks for the
   session's context; Gemini puts it into the first turn (headless: in front
   of the prompt, wrapped in ``<hook_context>``).

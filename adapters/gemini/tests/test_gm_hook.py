@@ -1,0 +1,128 @@
+"""The Gemini CLI hook as Gemini runs it: JSON on stdout always, failing open in time.
+
+Gemini parses a hook's stdout as JSON when it exits 0 and, when stdout is
+empty, shows the hook's stderr to the user as a message. So every event the
+translator sees prints exactly one JSON object, and nothing ever goes to
+stderr, whatever the daemon does. (Input the core runner refuses before any
+translator, such as stdin that is not a JSON object, prints nothing at all.)
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from gm_support import (
+    Reply,
+    ScriptedDaemon,
+    chat_file,
+    hook_log_lines,
+    message,
+    run_hook,
+    wait_outbox_empty,
+)
+from signet_adapter_gemini import PLUGIN
+
+SID = "7f3c2a91-5b8e-4d17-9c0a-2e6f81d4b3a5"
+
+
+def _payload(event: str, **extra: object) -> dict[str, object]:
+    return {
+        "session_id": SID,
+        "transcript_path": "",
+        "cwd": "/srv/atlas",
+        "hook_event_name": event,
+        "timestamp": "2026-11-24T09:12:29.481Z",
+        **extra,
+    }
+
+
+EXTRA: dict[str, dict[str, object]] = {
+    "SessionStart": {"source": "startup"},
+    "BeforeAgent": {"prompt": "how do we deploy?"},
+    "AfterAgent": {"prompt": "how do we deploy?", "prompt_response": "make ship"},
+    "PreCompress": {"trigger": "manual"},
+    "SessionEnd": {"reason": "exit"},
+}
+
+
+@pytest.mark.parametrize("event", list(PLUGIN.events))
+def test_daemon_down_prints_empty_json_and_nothing_else(event: str, isolated: Path) -> None:
+    path = chat_file(isolated, [{"sessionId": SID}, message(1, "user", "q", 1)])
+    payload = _payload(event, **EXTRA[event], transcript_path=str(path))
+    run = run_hook(event, payload, daemon_url="http://127.0.0.1:9")
+    assert (run.returncode, run.stdout, run.stderr) == (0, b"{}", b"")
+
+
+def test_daemon_down_the_prompt_fails_open_and_is_logged(isolated: Path) -> None:
+    run = run_hook(
+        "BeforeAgent", _payload("BeforeAgent", prompt="x"), daemon_url="http://127.0.0.1:9"
+    )
+    assert (run.returncode, run.stdout, run.stderr) == (0, b"{}", b"")
+    assert any("failed open" in line for line in hook_log_lines())
+
+
+def test_a_slow_daemon_costs_the_prompt_its_deadline_only(scripted: ScriptedDaemon) -> None:
+    scripted.default = Reply(200, {"inject": "late"}, delay=5.0)
+    run = run_hook(
+        "BeforeAgent",
+        _payload("BeforeAgent", prompt="deploy?"),
+        daemon_url=scripted.url,
+        env={"SIGNET_PROMPT_SUBMIT_TIMEOUT": "800"},
+    )
+    assert (run.returncode, run.stdout, run.stderr) == (0, b"{}", b"")
+    assert run.seconds < 3.0  # well inside the 2.8 s the installer gives Gemini's timeout
+
+
+def test_bad_input_fails_open_and_names_the_field(scripted: ScriptedDaemon) -> None:
+    run = run_hook(
+        "SessionStart", {**_payload("SessionStart"), "session_id": 7}, daemon_url=scripted.url
+    )
+    assert (run.returncode, run.stdout, run.stderr) == (0, b"{}", b"")
+    assert any("session_id" in line for line in hook_log_lines())
+    for raw in (b"{not json", b"", b"[]"):
+        # Refused by the core runner before any translator: no output at all, which
+        # Gemini reads as "nothing to add" since stderr stays empty too.
+        run = run_hook("SessionStart", raw, daemon_url=scripted.url)
+        assert (run.returncode, run.stdout, run.stderr) == (0, b"", b"")
+    run = run_hook("BeforeTool", _payload("BeforeTool", tool_name="x"), daemon_url=scripted.url)
+    assert run.returncode == 0 and run.stderr == b""
+    assert scripted.requests == []
+
+
+def test_context_reaches_gemini_as_additional_context(scripted: ScriptedDaemon) -> None:
+    scripted.replies = [Reply(200, {"inject": "- atlas deploys with make ship"})]
+    run = run_hook(
+        "SessionStart", _payload("SessionStart", source="startup"), daemon_url=scripted.url
+    )
+    assert run.returncode == 0 and run.stderr == b""
+    assert json.loads(run.stdout) == {
+        "hookSpecificOutput": {
+            "hookEventName": "SessionStart",
+            "additionalContext": "- atlas deploys with make ship",
+        }
+    }
+
+
+def test_a_session_end_the_daemon_missed_is_sent_by_the_next_session_start(
+    scripted: ScriptedDaemon, isolated: Path
+) -> None:
+    path = chat_file(isolated, [{"sessionId": SID}, message(1, "user", "q", 1)])
+    end = _payload("SessionEnd", reason="exit", transcript_path=str(path))
+    quick = {"SIGNET_OUTBOX_FLUSH_SECONDS": "0.5"}
+    run = run_hook("SessionEnd", end, daemon_url="http://127.0.0.1:9", env=quick)
+    assert (run.returncode, run.stdout, run.stderr) == (0, b"{}", b"")
+    assert run.seconds < 3.0
+    time.sleep(1.5)  # the detached sender gave up; the call stays queued
+    assert wait_outbox_empty(timeout=0.1) != []
+
+    start = {**_payload("SessionStart", source="startup"), "session_id": "next-1"}
+    run = run_hook("SessionStart", start, daemon_url=scripted.url)
+    assert run.returncode == 0
+    got = scripted.wait_for(2)
+    assert wait_outbox_empty() == []
+    ended = [r for r in got if r.path == "/api/hooks/session-end"]
+    assert len(ended) == 1 and ended[0].json["sessionKey"] == SID
+    assert ended[0].staged == path.read_bytes()  # with the chat as it was at exit
