@@ -2,12 +2,15 @@
 
 Runs every event of the command-hook harnesses (Claude Code and Codex:
 SessionStart, UserPromptSubmit, Stop, PreCompact, PostCompact, SubagentStart,
-SubagentStop, SessionEnd) exactly as the harness runs it: the installed
+SubagentStop, SessionEnd; Gemini CLI: SessionStart, BeforeAgent, AfterAgent,
+PreCompress, SessionEnd) exactly as the harness runs it: the installed
 command ``<venv>/bin/signet-sdk hook <harness> <Event>`` with a realistic
 payload on stdin, against the dev daemon (``signet-sdk dev-daemon`` in its
 own process on 127.0.0.1), with a real transcript under a private Claude
-config directory and a Codex rollout (with a ``compacted`` line, which
-PostCompact reads) under a private CODEX_HOME. ``python -c pass`` with the
+config directory, a Codex rollout (with a ``compacted`` line, which
+PostCompact reads) under a private CODEX_HOME and a Gemini chat file under
+the private HOME's ``.gemini`` (Gemini's AfterAgent and its ``auto``
+PreCompress, which fires before every model request, read it). ``python -c pass`` with the
 same interpreter is the floor; each round runs the floor and every event
 once, interleaved, so all see the same machine load. After each round the
 bench waits for the detached sender that SessionEnd starts to finish, so it
@@ -15,7 +18,7 @@ never competes with the next round.
 
 Budget: every event's median <= 3.0 x the floor's median.
 
-    python bench/bench_hooks.py [--runs 15]
+    python bench/bench_hooks.py [--runs 15] [--harness claude-code|codex|gemini ...]
 
 Prints the command lines, the machine (cores, Python, load average before
 and after), then per event the median and p90 wall time, the ratio of the
@@ -42,10 +45,13 @@ from pathlib import Path
 
 from signet_adapter_claude_code import PLUGIN
 from signet_adapter_codex import PLUGIN as CODEX
+from signet_adapter_gemini import PLUGIN as GEMINI
 
 BUDGET = 3.0
 EVENTS = tuple(PLUGIN.events)
 CODEX_EVENTS = tuple(CODEX.events)
+GEMINI_EVENTS = tuple(GEMINI.events)
+HARNESSES = ("claude-code", "codex", "gemini")
 
 
 def _free_port() -> int:
@@ -101,6 +107,47 @@ def _codex_payloads(session: str, rollout: Path, project: str) -> dict[str, dict
     return {e: {**base, "hook_event_name": e, **extra[e]} for e in CODEX_EVENTS}
 
 
+def _gemini_payloads(session: str, chat: Path, project: str) -> dict[str, dict[str, object]]:
+    base = {
+        "session_id": session,
+        "transcript_path": str(chat),
+        "cwd": project,
+        "timestamp": "2026-11-24T09:30:00.000Z",
+    }
+    prompt = "Which migrations run before the atlas release?"
+    extra: dict[str, dict[str, object]] = {
+        "SessionStart": {"source": "startup"},
+        "BeforeAgent": {"prompt": prompt},
+        "AfterAgent": {"prompt": prompt, "prompt_response": "Done.", "stop_hook_active": False},
+        "PreCompress": {"trigger": "auto"},
+        "SessionEnd": {"reason": "exit"},
+    }
+    return {e: {**base, "hook_event_name": e, **extra[e]} for e in GEMINI_EVENTS}
+
+
+def _write_gemini_chat(path: Path, turns: int = 40) -> None:
+    """A chat file as Gemini CLI writes it (JSON lines: metadata, then messages)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines: list[dict[str, object]] = [{"sessionId": path.stem, "projectHash": "bench"}]
+    for i in range(turns):
+        stamp = f"2026-11-24T09:{i // 60:02d}:{i % 60:02d}.000Z"
+        text = f"turn {i}: atlas migrations, release checklist item {i}"
+        lines.append(
+            {"id": f"u{i}", "timestamp": stamp, "type": "user", "content": [{"text": text}]}
+        )
+        lines.append(
+            {
+                "id": f"g{i}",
+                "timestamp": stamp,
+                "type": "gemini",
+                "content": f"answer {text}",
+                "tokens": {"input": 1000 + 50 * i, "output": 40, "total": 1040 + 50 * i},
+                "model": "gemini-2.5-pro",
+            }
+        )
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+
+
 def _write_rollout(path: Path, turns: int = 40) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = [{"type": "session_meta", "payload": {"id": path.stem, "cwd": "/srv/atlas"}}]
@@ -146,13 +193,21 @@ def _wait_outbox_empty(state: Path, limit: float = 30.0) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument(
+        "--harness",
+        action="append",
+        choices=HARNESSES,
+        help="only this harness's events (repeatable; default: all)",
+    )
     args = parser.parse_args(argv)
+    chosen = set(args.harness or HARNESSES)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
     python = sys.executable
     load_before = os.getloadavg()
     hook = [str(Path(python).parent / "signet-sdk"), "hook", "claude-code"]
     codex_hook = [str(Path(python).parent / "signet-sdk"), "hook", "codex"]
+    gemini_hook = [str(Path(python).parent / "signet-sdk"), "hook", "gemini"]
     work = Path(tempfile.mkdtemp(prefix="signet-bench-hooks-"))
     port = _free_port()
     daemon_argv = [
@@ -192,10 +247,19 @@ def main(argv: list[str] | None = None) -> int:
         rollout = work / ".codex" / "sessions" / "2026" / "11" / "24" / f"rollout-{session}.jsonl"
         _write_rollout(rollout)
         codex_payloads = _codex_payloads(str(uuid.uuid4()), rollout, "/srv/atlas")
-        runs = [(f"hook claude-code {e}", [*hook, e], json.dumps(p).encode())
-                for e, p in payloads.items()]  # fmt: skip
-        runs += [(f"hook codex {e}", [*codex_hook, e], json.dumps(p).encode())
-                 for e, p in codex_payloads.items()]  # fmt: skip
+        chat = work / ".gemini" / "tmp" / "atlas" / "chats" / f"session-{session}.jsonl"
+        _write_gemini_chat(chat)
+        gemini_payloads = _gemini_payloads(str(uuid.uuid4()), chat, "/srv/atlas")
+        runs: list[tuple[str, list[str], bytes]] = []
+        if "claude-code" in chosen:
+            runs += [(f"hook claude-code {e}", [*hook, e], json.dumps(p).encode())
+                     for e, p in payloads.items()]  # fmt: skip
+        if "codex" in chosen:
+            runs += [(f"hook codex {e}", [*codex_hook, e], json.dumps(p).encode())
+                     for e, p in codex_payloads.items()]  # fmt: skip
+        if "gemini" in chosen:
+            runs += [(f"hook gemini {e}", [*gemini_hook, e], json.dumps(p).encode())
+                     for e, p in gemini_payloads.items()]  # fmt: skip
         for _, argv, data in runs:  # warm the page cache and the daemon once
             _run(argv, data, env)
         _wait_outbox_empty(work / "state")
@@ -211,7 +275,9 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(work, ignore_errors=True)
     load_after = os.getloadavg()
     print(f"command: {shlex.join(['python', *sys.argv])}")
-    print(f"hooks:   {shlex.join(hook)} <Event>, {shlex.join(codex_hook)} <Event>")
+    commands = {"claude-code": hook, "codex": codex_hook, "gemini": gemini_hook}
+    shown = [f"{shlex.join(commands[h])} <Event>" for h in HARNESSES if h in chosen]
+    print(f"hooks:   {', '.join(shown)}")
     print("         (the event's JSON payload on stdin)")
     print(f"daemon:  {shlex.join(daemon_argv)}")
     print(
