@@ -1,8 +1,8 @@
 """What a hook process imports, pinned per event: a new import on the hook path fails here.
 
-Every Claude Code and Codex event runs as its installer registers it
-(``signet-sdk hook claude-code|codex <Event>``, through the console script's
-entry function) against
+Every Claude Code, Codex and Gemini CLI event runs as its installer registers
+it (``signet-sdk hook claude-code|codex|gemini <Event>``, through the console
+script's entry function) against
 the mock daemon on 127.0.0.1, with a real transcript. A tiny wrapper records
 ``sys.modules`` at exit; what the bare interpreter loads on its own (the same
 wrapper without the hook) is subtracted, and the rest must equal the pinned
@@ -31,6 +31,7 @@ from pathlib import Path
 import pytest
 from signet_adapter_claude_code import PLUGIN
 from signet_adapter_codex import PLUGIN as CODEX
+from signet_adapter_gemini import PLUGIN as GEMINI
 
 from signet_sdk.testing.mock_daemon import MockDaemon
 
@@ -160,7 +161,37 @@ CODEX_EXPECTED: dict[str, tuple[set[str], set[str]]] = {
     "SubagentStop": (CODEX_CORE, CORE_STDLIB),
     "SessionEnd": (CODEX_CORE | OUTBOX | CODEX_TRANSCRIPT, CORE_STDLIB | OUTBOX_STDLIB),
 }
-CASES = [("claude-code", e) for e in EVENTS] + [("codex", e) for e in CODEX.events]
+#: Gemini CLI: the same core, its translator (which reads payload fields with
+#: ``runtime.payload``); AfterAgent, PreCompress (``auto``, before every model
+#: request) and SessionEnd read the chat file for a compression (``_chat``).
+GEMINI_CORE = {m for m in CORE if not m.startswith("signet_adapter")} | {
+    "signet_adapter_gemini",
+    "signet_adapter_gemini._translate",
+    "signet_sdk.runtime.payload",
+}
+GEMINI_CHAT = {
+    "signet_adapter_gemini._chat",
+    "signet_adapter_gemini._paths",
+    "signet_sdk.runtime.files",
+    "signet_sdk.runtime.transcripts",
+}
+GEMINI_EXPECTED: dict[str, tuple[set[str], set[str]]] = {
+    "SessionStart": (GEMINI_CORE | SEND | OUTBOX, CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB),
+    "BeforeAgent": (GEMINI_CORE | SEND, CORE_STDLIB | SEND_STDLIB),
+    "AfterAgent": (
+        GEMINI_CORE | SEND | OUTBOX | GEMINI_CHAT,
+        CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB,
+    ),
+    # nothing due in the chat file: no daemon call at all
+    "PreCompress": (GEMINI_CORE | GEMINI_CHAT, CORE_STDLIB),
+    "SessionEnd": (GEMINI_CORE | OUTBOX | GEMINI_CHAT, CORE_STDLIB | OUTBOX_STDLIB),
+}
+EXPECTED_BY_HARNESS = {"claude-code": EXPECTED, "codex": CODEX_EXPECTED, "gemini": GEMINI_EXPECTED}
+CASES = (
+    [("claude-code", e) for e in EVENTS]
+    + [("codex", e) for e in CODEX.events]
+    + [("gemini", e) for e in GEMINI.events]
+)
 
 #: Writes ``sys.modules`` at exit to the file named by argv[1]. argv[2] names the event
 #: to run as the console script runs it, or is ``-``: then the modules named by
@@ -188,6 +219,7 @@ def _env(tmp_path: Path, url: str, **extra: str) -> dict[str, str]:
         "HOME": str(tmp_path),
         "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
         "CODEX_HOME": str(tmp_path / "codex"),
+        "GEMINI_CLI_HOME": str(tmp_path / "gemini"),
         "XDG_STATE_HOME": str(tmp_path / "state"),
         "SIGNET_DAEMON_URL": url,
         "SIGNET_OUTBOX_FLUSH_SECONDS": "5",
@@ -282,9 +314,43 @@ def _codex_payload(event: str, rollout: Path) -> str:
     return json.dumps({**base, **extra[event]})
 
 
+def _gemini_chat(tmp_path: Path) -> Path:
+    chat = tmp_path / "gemini" / ".gemini" / "tmp" / "atlas" / "chats" / "session-imports-1.jsonl"
+    chat.parent.mkdir(parents=True, exist_ok=True)
+    lines = [
+        {"sessionId": "imports-1", "projectHash": "atlas"},
+        {"id": "u1", "timestamp": "2026-11-24T09:12:01.000Z", "type": "user",
+         "content": [{"text": "what runs before the release?"}]},
+        {"id": "g1", "timestamp": "2026-11-24T09:12:02.000Z", "type": "gemini",
+         "content": "migrations first", "tokens": {"input": 1200}, "model": "gemini-2.5-pro"},
+    ]  # fmt: skip
+    chat.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return chat
+
+
+def _gemini_payload(event: str, chat: Path) -> str:
+    base: dict[str, object] = {
+        "session_id": "imports-1",
+        "transcript_path": str(chat),
+        "cwd": "/srv/atlas",
+        "hook_event_name": event,
+        "timestamp": "2026-11-24T09:12:03.000Z",
+    }
+    extra: dict[str, dict[str, object]] = {
+        "SessionStart": {"source": "startup"},
+        "BeforeAgent": {"prompt": "what runs before the release?"},
+        "AfterAgent": {"prompt": "what runs before the release?", "prompt_response": "migrations"},
+        "PreCompress": {"trigger": "auto"},
+        "SessionEnd": {"reason": "exit"},
+    }
+    return json.dumps({**base, **extra[event]})
+
+
 def _input(harness: str, event: str, tmp_path: Path) -> str:
     if harness == "codex":
         return _codex_payload(event, _rollout(tmp_path))
+    if harness == "gemini":
+        return _gemini_payload(event, _gemini_chat(tmp_path))
     return _payload(event, _transcript(tmp_path))
 
 
@@ -347,7 +413,7 @@ def test_hook_imports_are_pinned(
     modules = imported(event, daemon, tmp_path, harness)
     assert _forbidden(modules) == [], f"{harness} {event} imports {_forbidden(modules)}"
     added = modules - bare
-    ours_expected, stdlib_named = (CODEX_EXPECTED if harness == "codex" else EXPECTED)[event]
+    ours_expected, stdlib_named = EXPECTED_BY_HARNESS[harness][event]
     ours = {m for m in added if m.startswith(("signet_sdk", "signet_adapter"))}
     assert ours == ours_expected, _diff(event, ours, ours_expected)
     stdlib = added - ours
@@ -416,7 +482,7 @@ def test_installed_command_imports(harness: str, event: str, daemon: str, tmp_pa
     bad = _forbidden(modules - launcher)
     assert bad == [], f"signet-sdk hook {harness} {event} imports {bad}"
     ours = {m for m in modules if m.startswith(("signet_sdk", "signet_adapter"))}
-    expected = (CODEX_EXPECTED if harness == "codex" else EXPECTED)[event][0]
+    expected = EXPECTED_BY_HARNESS[harness][event][0]
     assert ours == expected, _diff(event, ours, expected)
 
 
