@@ -337,7 +337,7 @@ def _uninstall(path: Path, entry: dict[str, Any], dry: bool) -> int:
     record_path = path.with_name(RECORD)
     record = _read_record(record_path) or {}
     if text is None:
-        sys.stdout.write(f"{path}: does not exist, nothing to remove\n")
+        sys.stdout.write(f"{path}: does not exist, nothing changed\n")
         return 0
     notes: list[str] = []
     new: str | None

@@ -190,3 +190,17 @@ def test_through_the_signet_sdk_command(isolated: Path) -> None:
     assert "already up to date" in again.stdout
     gone = subprocess.run([SDK, "uninstall", "gemini"], capture_output=True, text=True, env=env)
     assert gone.returncode == 0 and not _settings(isolated).exists()
+
+
+def test_what_signet_sdk_doctor_reads(isolated: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``doctor`` calls the dry runs: "nothing changed" means installed / not installed."""
+    assert main(["uninstall", "--dry-run"]) == 0
+    assert "nothing changed" in capsys.readouterr().out
+    _settings(isolated).write_text(USER_SETTINGS)
+    assert main(["uninstall", "--dry-run"]) == 0
+    assert "nothing changed" in capsys.readouterr().out
+    assert main(["install"]) == 0
+    capsys.readouterr()
+    assert main(["install", "--dry-run"]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
+    assert lines and all("nothing changed" in line for line in lines)
