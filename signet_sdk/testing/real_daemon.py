@@ -52,6 +52,15 @@ def free_port() -> int:
         return port
 
 
+def _default_cache() -> Path:
+    """The kit's own default: ``SIGNET_DAEMON_CACHE``, else the user cache directory."""
+    explicit = os.environ.get("SIGNET_DAEMON_CACHE")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "signet-daemon"
+
+
 def _candidates(start: Path | None) -> Iterator[Path]:
     env = os.environ.get("SIGNET_DAEMON_KIT")
     if env:
@@ -103,6 +112,9 @@ class DaemonKit:
     """One kit directory: builds versions and starts daemons from them."""
 
     root: Path
+    #: Where built daemons are cached, fixed when the kit is made: a test that
+    #: points HOME elsewhere must not make the kit build everything again.
+    cache: Path = field(default_factory=lambda: _default_cache())
     _built: set[str] = field(default_factory=set)
 
     @property
@@ -148,9 +160,10 @@ class DaemonKit:
 
     def _run(self, *args: str, timeout: float) -> str:
         env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNET_")}
-        for keep in ("SIGNET_DAEMON_CACHE", "SIGNET_REAL_PROFILE", "SIGNET_REAL_KEEP"):
+        for keep in ("SIGNET_REAL_PROFILE", "SIGNET_REAL_KEEP"):
             if keep in os.environ:
                 env[keep] = os.environ[keep]
+        env["SIGNET_DAEMON_CACHE"] = str(self.cache)
         done = subprocess.run(
             ["bash", str(self.script), *args],
             env=env,
