@@ -198,6 +198,8 @@ def send_prepared(request: PreparedRequest, timeout: float | None) -> Any:
     kw = {"method": request.method, "url": request.url}
     try:
         try:
+            if deadline is not None:  # the connect took part of it; sending gets the rest
+                sock.settimeout(max(deadline - time.monotonic(), 0.001))
             sock.sendall(_head(request, origin.netloc) + (request.content or b""))
             status, headers, data = _Reader(sock, deadline).response(request.method)
         except TimeoutError as exc:

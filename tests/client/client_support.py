@@ -27,13 +27,19 @@ import signet_sdk as s
 #: the async client on an aiohttp session it was given, on an httpx client it was given.
 TRANSPORTS = ["sync", "async-aiohttp", "async-aiohttp-shared", "async-httpx"]
 #: The transports whose deadline covers the whole call (an answer that
-#: trickles in cannot hold it longer): the async ones.
-EXACT_DEADLINE = ["async-aiohttp", "async-aiohttp-shared", "async-httpx"]
+#: trickles in cannot hold it longer): every one, and the hook path's lean one.
+EXACT_DEADLINE = [*TRANSPORTS, "lean"]
 
 
 @dataclass
 class Reply:
-    """One scripted answer. ``trickle``: seconds between body bytes; ``drop``: hang up."""
+    """One scripted answer.
+
+    ``trickle``: seconds between body bytes (and head bytes with
+    ``trickle_head``); ``drop``: hang up; ``endless``: a chunked body whose
+    chunks never stop coming; ``stall_after``: send that many bytes of the
+    body, then hold the connection open and send nothing more.
+    """
 
     status: int = 200
     body: Any = b""
@@ -43,6 +49,8 @@ class Reply:
     trickle_head: bool = False
     drop: bool = False
     gzip: bool = False
+    endless: bool = False
+    stall_after: int | None = None
 
     def payload(self) -> tuple[bytes, list[tuple[str, str]]]:
         headers = list(self.headers)
@@ -165,8 +173,18 @@ class _Handler(socketserver.StreamRequestHandler):
         reason = "OK" if reply.status < 300 else "Scripted"
         head = f"HTTP/1.1 {reply.status} {reason}\r\n"
         head += "".join(f"{k}: {v}\r\n" for k, v in extra)
+        if reply.endless:
+            head += "Transfer-Encoding: chunked\r\n\r\n"
+            self._write(head.encode("latin-1"), None)
+            while not self.server.stopping.wait(reply.trickle or 0.05):
+                self.wfile.write(b"1\r\n \r\n")
+            return False
         head += f"Content-Length: {len(payload)}\r\n\r\n"
         self._write(head.encode("latin-1"), reply.trickle if reply.trickle_head else None)
+        if reply.stall_after is not None:
+            self._write(payload[: reply.stall_after], None)
+            self.server.stopping.wait()
+            return False
         self._write(payload, reply.trickle)
         return True
 
