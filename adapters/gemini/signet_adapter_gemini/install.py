@@ -7,7 +7,9 @@ Gemini CLI reads hooks from ``settings.json``: per event a list of groups
 the project's (``DIR/.gemini/settings.json`` with ``--project DIR``). The
 installer adds one group per event we translate, running
 ``signet-sdk hook gemini <Event>``, and (unless ``--no-mcp``) the memory
-tools as the MCP server ``mcpServers.signet`` (``signet-sdk mcp`` on stdio).
+tools as the MCP server ``mcpServers.signet`` (``signet-sdk mcp`` on stdio;
+``--trust-tools`` adds Gemini's ``trust: true``, so its tools run without a
+confirmation and a headless ``gemini -p`` offers them to the model).
 
 Rules:
 
@@ -137,10 +139,22 @@ def hook_groups(command: str, timeouts: Mapping[str, int]) -> dict[str, dict[str
     }
 
 
-def mcp_entry(python: str | None = None) -> dict[str, Any]:
-    """Gemini's stdio MCP server entry running ``signet-sdk mcp``, labelled as Gemini."""
+def mcp_entry(python: str | None = None, *, trust: bool = False) -> dict[str, Any]:
+    """Gemini's stdio MCP server entry running ``signet-sdk mcp``, labelled as Gemini.
+
+    ``trust`` sets Gemini's ``trust: true``: no confirmation before the
+    server's tools run, which is also what lets a headless ``gemini -p`` in
+    the default approval mode offer them to the model at all.
+    """
     words = sdk_command(python)
-    return {"command": words[0], "args": [*words[1:], "mcp"], "env": {"SIGNET_HARNESS": "gemini"}}
+    entry: dict[str, Any] = {
+        "command": words[0],
+        "args": [*words[1:], "mcp"],
+        "env": {"SIGNET_HARNESS": "gemini"},
+    }
+    if trust:
+        entry["trust"] = True
+    return entry
 
 
 def settings_path(project: str | None, env: Mapping[str, str]) -> Path:
@@ -378,8 +392,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--python", metavar="EXE", help="interpreter whose signet-sdk command to register"
     )
-    parser.add_argument(
+    tools = parser.add_mutually_exclusive_group()
+    tools.add_argument(
         "--no-mcp", action="store_true", help="do not register the memory tools' MCP server"
+    )
+    tools.add_argument(
+        "--trust-tools",
+        action="store_true",
+        help="mark the memory tools' server trusted (no confirmation before its tools run; "
+        "needed for headless 'gemini -p' to offer them in the default approval mode)",
     )
     try:
         opts = parser.parse_args(args)
@@ -387,7 +408,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0)
     env = dict(os.environ)
     path = settings_path(opts.project, env)
-    entry = mcp_entry(opts.python)
+    entry = mcp_entry(opts.python, trust=opts.trust_tools)
     try:
         if opts.verb == "install":
             groups = hook_groups(hook_command(opts.python), hook_timeouts(env))

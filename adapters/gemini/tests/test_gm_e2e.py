@@ -235,16 +235,16 @@ def test_resume_is_the_same_session(world: World) -> None:
 def test_the_model_uses_the_memory_tools_and_a_compression_sends_its_summary(
     world: World,
 ) -> None:
-    assert install_main(["install"]) == 0
+    # Trusted: headless, Gemini offers an MCP server's tools in the default
+    # approval mode only when the server is trusted (else they need --yolo).
+    assert install_main(["install", "--trust-tools"]) == 0
     first = _result(world.run("-p", "first question about atlas"))
     session = first["session_id"]
     # The store call reports a prompt past half the window: Gemini compresses
     # before the model call that follows, within the same turn.
     world.fake.tool_call_prompt_tokens = 900_000
 
-    out = _result(
-        world.run("--resume", "latest", "--approval-mode", "yolo", "-p", f"{TOOLS_MARK}: note it")
-    )
+    out = _result(world.run("--resume", "latest", "-p", f"{TOOLS_MARK}: note it"))
 
     assert REPLY in out["response"]
     stored = [r for r in world.daemon.requests if r.path == "/api/memory/remember"]
@@ -303,3 +303,18 @@ def test_project_scope_hooks_run_in_the_trusted_project(world: World) -> None:
     assert started.json["sessionKey"] == out["session_id"]
     assert started.json["project"] == str(world.project)
     assert len(world.wait_for("session-end")) == 1
+
+
+def test_untrusted_tools_are_not_offered_headless(world: World) -> None:
+    """Without --trust-tools, headless Gemini leaves out tools that would need a confirmation."""
+    assert install_main(["install"]) == 0
+    _result(world.run("-p", f"{TOOLS_MARK}: note it"))
+    assert [r for r in world.daemon.requests if r.path.startswith("/api/memory/")] == []
+    declared = [
+        f["name"]
+        for r in world.fake.requests()
+        if r["path"].split("?")[0].endswith(":streamGenerateContent")
+        for t in r["body"].get("tools") or []
+        for f in t.get("functionDeclarations") or []
+    ]
+    assert declared and not [n for n in declared if "memory" in n]

@@ -204,3 +204,15 @@ def test_what_signet_sdk_doctor_reads(isolated: Path, capsys: pytest.CaptureFixt
     assert main(["install", "--dry-run"]) == 0
     lines = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
     assert lines and all("nothing changed" in line for line in lines)
+
+
+def test_trust_tools_marks_the_server_trusted(isolated: Path) -> None:
+    assert main(["install", "--trust-tools"]) == 0
+    data = json.loads(_settings(isolated).read_text())
+    assert data["mcpServers"]["signet"]["trust"] is True
+    assert main(["install"]) == 0  # and back: our own entry, replaced in place
+    data = json.loads(_settings(isolated).read_text())
+    assert "trust" not in data["mcpServers"]["signet"]
+    assert main(["uninstall"]) == 0
+    assert not _settings(isolated).exists()
+    assert main(["install", "--no-mcp", "--trust-tools"]) == 2
