@@ -30,7 +30,7 @@ def home(tmp_path: Path) -> dict[str, str]:
 
 @pytest.fixture
 def daemon() -> Iterator[tuple[MockDaemon, str]]:
-    d = MockDaemon()
+    d = MockDaemon(version="0.109")  # the report below names its version
     with d.serve() as handle:
         yield d, handle.url
     d.close()

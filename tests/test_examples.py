@@ -17,7 +17,7 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 @pytest.fixture(scope="module")
 def daemon_url() -> Iterator[str]:
-    with MockDaemon().serve() as handle:
+    with MockDaemon(version="0.109").serve() as handle:  # the quickstart shows a prompt recall
         yield handle.url
 
 

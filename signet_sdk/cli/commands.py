@@ -18,6 +18,9 @@ from signet_sdk._version import __version__
 __all__ = ["build_parser", "run"]
 
 Handler = Callable[[argparse.Namespace], int]
+#: The mock daemon's release lines (its ``DAEMON_VERSIONS``; a test keeps them equal),
+#: spelled out so building the parser imports nothing of the mock.
+_MOCK_VERSIONS = ("0.109", "0.145")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -157,6 +160,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="TOKEN=ROLE",
         help="accept a bearer token with a role (admin, operator, agent, readonly); repeatable",
+    )
+    p.add_argument(
+        "--daemon-version",
+        choices=_MOCK_VERSIONS,
+        default=_MOCK_VERSIONS[-1],
+        help=f"answer as this Signet release line does (default {_MOCK_VERSIONS[-1]})",
     )
     p.set_defaults(handler=_dev_daemon)
 

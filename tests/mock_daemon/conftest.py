@@ -4,7 +4,8 @@ The clock starts at 2026-04-30T12:00:00Z and only moves when a test calls
 ``daemon.advance``, so every lifetime (4 h claims, 30 min tombstones) is
 tested without sleeping and every timestamp is predictable. A test (or a
 module's ``pytestmark``) passes further ``MockDaemon`` options with
-``@pytest.mark.daemon(version="0.110")``.
+``@pytest.mark.daemon(version="0.110")``; without one the daemon is 0.109 (the
+mock's default is the newest release line, 0.145).
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ def anyio_backend() -> str:
 @pytest.fixture
 def daemon(request: pytest.FixtureRequest) -> Iterator[MockDaemon]:
     options = request.node.get_closest_marker("daemon")
-    d = MockDaemon(clock=lambda: T0, **(options.kwargs if options else {}))
+    # These tests pin TS 0.109's answers byte for byte; 0.145's are asked for by marker.
+    kwargs = {"version": "0.109", **(options.kwargs if options else {})}
+    d = MockDaemon(clock=lambda: T0, **kwargs)
     yield d
     d.close()
 

@@ -21,7 +21,7 @@ def bearer(token: str) -> dict[str, str]:
 
 @pytest.fixture
 async def team() -> AsyncIterator[httpx.AsyncClient]:
-    daemon = MockDaemon(auth_mode="team", tokens=TOKENS)
+    daemon = MockDaemon(version="0.109", auth_mode="team", tokens=TOKENS)
     transport = httpx.ASGITransport(app=daemon)
     async with httpx.AsyncClient(transport=transport, base_url="http://d") as c:
         yield c
@@ -100,7 +100,7 @@ async def test_hooks_have_no_guard_except_remember_through_the_proxy(
 
 
 async def test_hybrid_mode_trusts_only_loopback_peers() -> None:
-    daemon = MockDaemon(auth_mode="hybrid", tokens=TOKENS)
+    daemon = MockDaemon(version="0.109", auth_mode="hybrid", tokens=TOKENS)
     local = httpx.ASGITransport(app=daemon, client=("127.0.0.1", 5000))
     remote = httpx.ASGITransport(app=daemon, client=("10.1.2.3", 5000))
     v6 = httpx.ASGITransport(app=daemon, client=("::1", 5000))
@@ -127,7 +127,7 @@ async def test_hybrid_mode_trusts_only_loopback_peers() -> None:
 
 
 async def test_tokens_can_be_added_later() -> None:
-    daemon = MockDaemon(auth_mode="team")
+    daemon = MockDaemon(version="0.109", auth_mode="team")
     daemon.add_token("fresh", "agent")
     transport = httpx.ASGITransport(app=daemon)
     async with httpx.AsyncClient(transport=transport, base_url="http://d") as c:

@@ -188,7 +188,7 @@ async def test_without_a_synthesis_worker_complete_is_503(client: httpx.AsyncCli
 
 
 async def test_a_stopped_pipeline_runs_no_synthesis_worker() -> None:
-    daemon = MockDaemon(synthesis_provider="ollama", pipeline_enabled=False)
+    daemon = MockDaemon(version="0.109", synthesis_provider="ollama", pipeline_enabled=False)
     transport = httpx.ASGITransport(app=daemon)
     async with httpx.AsyncClient(transport=transport, base_url="http://d") as client:
         config = (await client.get("/api/hooks/synthesis/config")).json()

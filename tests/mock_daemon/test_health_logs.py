@@ -106,7 +106,7 @@ async def test_head_on_the_stream_does_not_hang(
 
 
 def test_log_stream_over_a_socket_ends_when_the_client_leaves() -> None:
-    daemon = MockDaemon()
+    daemon = MockDaemon(version="0.109")
     with daemon.serve() as server, httpx.Client(base_url=server.url, timeout=5) as client:
         with client.stream("GET", "/api/logs/stream") as stream:
             assert stream.headers["content-type"] == "text/event-stream"
@@ -124,7 +124,7 @@ def test_log_stream_over_a_socket_ends_when_the_client_leaves() -> None:
 
 
 def test_server_stop_ends_open_streams() -> None:
-    daemon = MockDaemon()
+    daemon = MockDaemon(version="0.109")
     with daemon.serve() as server:
         client = httpx.Client(base_url=server.url, timeout=5)
         with client.stream("GET", "/api/logs/stream") as stream:

@@ -32,7 +32,7 @@ async def test_json_responses_declare_application_json(client: httpx.AsyncClient
     assert r.headers["content-type"] == "application/json"
 
 
-@pytest.mark.daemon(version="0.110")  # the map includes the routes added after 0.109
+@pytest.mark.daemon(version="0.145")  # the map includes the routes added after 0.109
 async def test_every_endpoint_in_the_map_is_served(client: httpx.AsyncClient) -> None:
     for ep in ENDPOINTS:
         if ep.name == "logs_stream":
@@ -108,7 +108,7 @@ async def test_malformed_json_on_bypass_expand_and_secrets(
 
 
 async def test_body_over_the_limit_is_413() -> None:
-    daemon = MockDaemon(body_limit=1024)
+    daemon = MockDaemon(version="0.109", body_limit=1024)
     transport = httpx.ASGITransport(app=daemon)
     async with httpx.AsyncClient(transport=transport, base_url="http://d") as client:
         big = b'{"harness":"h","content":"' + b"x" * 2000 + b'"}'

@@ -75,7 +75,9 @@ async def test_validation_errors(client: httpx.AsyncClient, daemon: MockDaemon) 
 
 
 async def test_secrets_need_admin_in_team_mode() -> None:
-    daemon = MockDaemon(auth_mode="team", tokens={"adm": "admin", "op": "operator"})
+    daemon = MockDaemon(
+        version="0.109", auth_mode="team", tokens={"adm": "admin", "op": "operator"}
+    )
     daemon.set_secret("S", "value")
     transport = httpx.ASGITransport(app=daemon)
     async with httpx.AsyncClient(transport=transport, base_url="http://d") as client:

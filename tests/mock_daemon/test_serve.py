@@ -20,7 +20,7 @@ from signet_sdk.testing.mock_daemon._serve import default_db_path
 
 
 def test_serve_on_a_free_port_and_always_stop() -> None:
-    daemon = MockDaemon()
+    daemon = MockDaemon(version="0.109")
     with daemon.serve() as server:
         assert re.fullmatch(r"http://127\.0\.0\.1:\d+", server.url)
         assert server.port > 0
@@ -48,7 +48,7 @@ def test_serve_on_a_free_port_and_always_stop() -> None:
 
 
 def test_serve_stops_even_when_the_body_raises() -> None:
-    daemon = MockDaemon()
+    daemon = MockDaemon(version="0.109")
     with pytest.raises(RuntimeError, match="boom"), daemon.serve() as server:
         url = server.url
         raise RuntimeError("boom")
@@ -59,7 +59,7 @@ def test_serve_stops_even_when_the_body_raises() -> None:
 
 def test_memories_persist_across_restarts_but_claims_do_not(tmp_path: Path) -> None:
     db = tmp_path / "dev.sqlite3"
-    first = MockDaemon(db_path=db)
+    first = MockDaemon(version="0.109", db_path=db)
     with first.serve() as server, httpx.Client(base_url=server.url, timeout=5) as client:
         client.post("/api/memory/remember", json={"content": "The staging cluster is eu-west-1"})
         client.post(
@@ -68,7 +68,7 @@ def test_memories_persist_across_restarts_but_claims_do_not(tmp_path: Path) -> N
             headers={"x-signet-runtime-path": "plugin"},
         )
     first.close()
-    second = MockDaemon(db_path=db)
+    second = MockDaemon(version="0.109", db_path=db)
     with second.serve() as server, httpx.Client(base_url=server.url, timeout=5) as client:
         hits = client.post("/api/memory/recall", json={"query": "staging cluster"}).json()
         assert [h["content"] for h in hits["results"]] == ["The staging cluster is eu-west-1"]
@@ -124,7 +124,8 @@ def test_cli_serves_until_interrupted(tmp_path: Path) -> None:
         assert proc.stdout is not None
         banner = proc.stdout.readline()
         match = re.search(
-            r"listening on (http://127\.0\.0\.1:\d+) \(auth: local, db: (.+)\)", banner
+            r"listening on (http://127\.0\.0\.1:\d+) as Signet 0\.145 \(auth: local, db: (.+)\)",
+            banner,
         )
         assert match, banner
         assert match.group(2) == str(db)
@@ -176,7 +177,7 @@ def test_cli_stops_cleanly_on_signals(tmp_path: Path, sig: signal.Signals) -> No
 
 def test_kept_alive_connections_have_nagle_off() -> None:
     """A response written as head then body must not wait for a delayed ACK (40 ms a call)."""
-    daemon = MockDaemon()
+    daemon = MockDaemon(version="0.109")
     with daemon.serve() as server, httpx.Client(base_url=server.url, timeout=5) as client:
         for _ in range(2):  # the second request rides the kept-alive connection
             assert client.get("/health").status_code == 200

@@ -111,7 +111,7 @@ async def test_noise_sessions_are_not_queued(
 
 
 async def test_pipeline_disabled_queues_nothing() -> None:
-    daemon = MockDaemon(pipeline_enabled=False)
+    daemon = MockDaemon(version="0.109", pipeline_enabled=False)
     transport = httpx.ASGITransport(app=daemon)
     async with httpx.AsyncClient(transport=transport, base_url="http://d") as client:
         assert (await end(client, "s1", transcript=LONG)).json() == {"memoriesSaved": 0}

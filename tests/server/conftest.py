@@ -27,7 +27,7 @@ def private_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def daemon(tmp_path: Path) -> Iterator[tuple[MockDaemon, str]]:
-    mock = MockDaemon(db_path=tmp_path / "daemon.sqlite3")
+    mock = MockDaemon(db_path=tmp_path / "daemon.sqlite3", version="0.109")  # prompt recall
     with mock.serve() as handle:
         yield mock, handle.url
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -44,7 +46,7 @@ def _node_send(env: dict[str, str], harness: str, event: str, payload: object) -
 
 @pytest.fixture
 def daemon(tmp_path: Path) -> Iterator[str]:
-    mock = MockDaemon(db_path=tmp_path / "d.sqlite3")
+    mock = MockDaemon(db_path=tmp_path / "d.sqlite3", version="0.109")  # prompt recall
     with mock.serve() as handle:
         with create_adapter("seed", handle.url) as seed:
             seed.remember(RememberParams(content="we deploy on Tuesdays"))
@@ -84,3 +86,78 @@ def test_through_the_hook_process_when_no_server_runs(tmp_path: Path, daemon: st
     out = _node_send(env, "claude-code", "UserPromptSubmit", PROMPT)
     assert isinstance(out, dict)
     assert "we deploy on Tuesdays" in out["hookSpecificOutput"]["additionalContext"]
+
+
+# -- twenty events at once, no server running ---------------------------------------
+
+
+def _ours(pid: int, state: Path) -> bool:
+    """Whether ``pid`` is still a server this test started (not a reused pid)."""
+    try:
+        environ = Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return False
+    return f"XDG_STATE_HOME={state}".encode() in environ.split(b"\0")
+
+
+def _stop(pids: list[int], state: Path) -> None:
+    for pid in pids:
+        if _ours(pid, state):
+            os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 15
+    while any(_ours(p, state) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for pid in pids:
+        if _ours(pid, state):
+            os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("lock", ["none", "stale"])
+def test_twenty_concurrent_events_leave_one_server(tmp_path: Path, daemon: str, lock: str) -> None:
+    state = tmp_path / "state"
+    log = tmp_path / "starts.log"
+    wrapper = tmp_path / "signet-sdk-logged"
+    wrapper.write_text(f'#!/bin/sh\necho "$$ $*" >> {log}\nexec {SDK} "$@"\n')
+    wrapper.chmod(0o755)
+    if lock == "stale":  # left by a start long ago, as after a server that idled out
+        (state / "signet-sdk").mkdir(parents=True, mode=0o700)
+        stale = state / "signet-sdk" / "adapter-server.lock"
+        stale.write_text("1")
+        os.utime(stale, (time.time() - 60, time.time() - 60))
+    env = _env(tmp_path, SIGNET_DAEMON_URL=daemon, SIGNET_SDK_COMMAND=str(wrapper))
+    script = (
+        f"const t = await import({json.dumps(TRANSPORT.as_uri())});"
+        f"const out = await t.send('claude-code', 'UserPromptSubmit', {json.dumps(PROMPT)});"
+    )
+    events = [
+        subprocess.Popen([str(NODE), "--input-type=module", "-e", script], env=env)
+        for _ in range(20)
+    ]
+    servers: list[int] = []
+    try:
+        for event in events:
+            assert event.wait(timeout=120) == 0
+        state_file = state / "signet-sdk" / "adapter-server.json"
+        deadline = time.monotonic() + 60
+        while not state_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        servers = [
+            int(line.split()[0]) for line in log.read_text().splitlines() if " serve " in line
+        ]
+        owner = json.loads(state_file.read_text())["pid"]
+        # Any other start gives up at once (the state directory is taken): within seconds.
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            if [p for p in servers if _ours(p, state)] == [owner]:
+                break
+            time.sleep(0.1)
+        assert [p for p in servers if _ours(p, state)] == [owner], (servers, owner)
+        if lock == "none":
+            assert len(servers) == 1  # the lock let exactly one event start one
+        assert not (state / "signet-sdk" / "adapter-server.lock").exists()  # removed once up
+    finally:
+        for event in events:
+            if event.poll() is None:
+                event.kill()
+                event.wait()
+        _stop(servers, state)

@@ -33,7 +33,7 @@ SEQUENCE = [
 def daemon(tmp_path: Path) -> Iterator[Any]:
     from signet_sdk.testing.mock_daemon import MockDaemon
 
-    mock = MockDaemon(db_path=tmp_path / "daemon.sqlite3")
+    mock = MockDaemon(db_path=tmp_path / "daemon.sqlite3", version="0.109")
     with mock.serve() as handle:
         yield mock, handle.url
 

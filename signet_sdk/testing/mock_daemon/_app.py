@@ -115,7 +115,8 @@ class MockDaemon:
         self.store: MemoryStore = ctx.store
         # TS 0.109's registration order: health, memory, hooks, secrets, sessions.
         newer = sessions.NEWER_ROUTES if ctx.newer_routes else []
-        specs = [*ops.ROUTES, *memory.ROUTES, *hooks.ROUTES, *ops.SECRET_ROUTES]
+        secret_routes = [*ops.SECRET_ROUTES, *(ops.NEWER_SECRET_ROUTES if ctx.v145 else [])]
+        specs = [*ops.ROUTES, *memory.ROUTES, *hooks.ROUTES, *secret_routes]
         routes = [daemon_route(ctx, spec) for spec in [*specs, *sessions.ROUTES, *newer]]
         self._router = Router(
             routes, redirect_slashes=False, default=NOT_FOUND, lifespan=self._lifespan

@@ -17,14 +17,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ._jobs import ExecJobs
 from ._rules import iso, parse_iso, resolve_agent_id
 from ._state import PresenceBoard, SessionTracker
 from ._store import MemoryStore
 
 AuthMode = Literal["local", "team", "hybrid"]
 
-#: The daemon release line the mock imitates unless told otherwise.
-DAEMON_VERSION = "0.109"
+#: The daemon release lines the mock imitates, oldest first; the newest is the default.
+DAEMON_VERSIONS = ("0.109", "0.145")
+DAEMON_VERSION = DAEMON_VERSIONS[-1]
 #: Providers ``memory.pipelineV2.synthesis.provider`` accepts.
 SYNTHESIS_PROVIDERS = frozenset(
     {"none", "llama-cpp", "ollama", "claude-code", "codex", "opencode", "anthropic", "openrouter"}
@@ -175,7 +177,7 @@ class Context:
     auth: AuthPolicy
     db_path: str | os.PathLike[str] | None = None
     pipeline_enabled: bool = True
-    version: tuple[int, int, int] = (0, 109, 0)
+    version: tuple[int, int, int] = (0, 145, 0)
     synthesis_provider: str = "none"
     agent_id_env: str | None = None
     secrets: dict[str, str] = field(default_factory=dict)
@@ -190,8 +192,26 @@ class Context:
         self.started_at = self.now()
         # Routes added after TS 0.109 (session transcript and search) are served.
         self.newer_routes = self.version[:2] > (0, 109)
+        # 0.145's answers: secrets exec as a job, entity-only prompt injection,
+        # recall timings and session dedupe, temporal and idempotent remember.
+        self.v145 = self.version[:2] >= (0, 145)
+        self.exec_jobs = ExecJobs(self.now)
+        # Recall dedupe per (session key, agent): the context epoch, and the ids
+        # recalled in each epoch.
+        self.epochs: dict[tuple[str, str], int] = {}
+        self.recalled: dict[tuple[str, str, int], set[str]] = {}
         # A synthesis worker runs when the pipeline runs and synthesis has a provider.
         self.synthesis_worker = self.pipeline_enabled and self.synthesis_provider != "none"
+
+    def advance_epoch(self, session_key: str | None, agent_id: str) -> int | None:
+        """``advanceRecallContextEpoch``: the session's next context epoch (``None``
+        without a session key)."""
+        key = (session_key or "").strip()
+        if not key:
+            return None
+        slot = (key, agent_id.strip() or "default")
+        self.epochs[slot] = self.epochs.get(slot, 0) + 1
+        return self.epochs[slot]
 
     def agent(self, agent_id: Any, session_key: Any) -> str:
         """``resolveAgentId`` with this daemon's ``SIGNET_AGENT_ID``."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -20,7 +21,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ._context import Context
-from ._routes_memory import JsTypeError, recall_params, remember_memory
+from ._routes_memory import (
+    JsTypeError,
+    check_recall_options,
+    recall_145,
+    recall_params,
+    remember_memory,
+)
 from ._rules import (
     TranscriptRejected,
     is_noise_session,
@@ -234,6 +241,8 @@ def _prompt(ctx: Context, req: Request, body: Body) -> Response:
         norm = normalize_session_key(key)
         ctx.store.upsert_transcript(norm, agent_id, transcript, harness, project)
     warning = ctx.tracker.expiry_warning(key) if key else None
+    if ctx.v145:
+        return json_response({**_entity_prompt(message, warning), "sessionKnown": known})
     exclude = ctx.tracker.recently_injected(key) if key else frozenset()
     # The daemon also matches by meaning (embeddings); without them, any
     # shared word is the closest stand-in.
@@ -273,6 +282,27 @@ def _prompt(ctx: Context, req: Request, body: Body) -> Response:
     if warning:
         result["warnings"] = [warning]
     return json_response({**result, "sessionKnown": known})
+
+
+#: Prompts 0.145 never looks up entities for (after lower-casing and squeezing).
+_LOW = "cool|got it|go ahead|great|k|kk|nice|ok|okay|okay cool|sounds good|sure|thanks|thank you"
+LOW_SIGNAL_PROMPTS = frozenset([*_LOW.split("|"), "yes", "yes please", "yep"])
+
+
+def _entity_prompt(message: str, warning: str | None) -> Body:
+    """0.145's prompt-submit: context only for a prompt naming a known entity (one with
+    aspects, which only the extraction pipeline writes; the mock has none), so the
+    answer is an empty inject and why: ``low-signal`` or ``no-entity``."""
+    normalized = " ".join(re.sub(r"[^a-z0-9]+", " ", message.lower()).split())
+    terms = query_terms(message)
+    low = not normalized or normalized in LOW_SIGNAL_PROMPTS or not terms
+    result: Body = {"inject": "", "memoryCount": 0}
+    if terms:
+        result["queryTerms"] = " ".join(terms)[:80]
+    result["engine"] = "low-signal" if low else "no-entity"
+    if warning:
+        result["warnings"] = [warning]
+    return result
 
 
 def _session_end_result(ctx: Context, body: Body, key: str | None) -> Body:
@@ -385,12 +415,21 @@ def _remember(ctx: Context, req: Request, body: Body) -> Response:
 
 @_hook("recall", ("harness", "query"), empty_hook_recall("", internal=True))
 def _recall(ctx: Context, req: Request, body: Body) -> Response:
+    if ctx.v145:
+        check_recall_options(body)
     _conflict(ctx, req, body, **empty_hook_recall(body.get("query")))
     if not isinstance(body["query"], str):
         raise JsTypeError("query.trim is not a function")
-    agent_id = ctx.agent(req.headers.get("x-signet-agent-id"), body.get("sessionKey"))
+    agent = req.headers.get("x-signet-agent-id")
+    if ctx.v145 and body.get("agentId") is not None:
+        agent = body["agentId"]
+    agent_id = ctx.agent(agent, body.get("sessionKey"))
     params = recall_params(body, agent_id, with_extras=False)
     params = dataclasses.replace(params, query=body["query"])
+    if ctx.v145:
+        included = body.get("includeRecalled") is True
+        result = recall_145(ctx, params, body.get("sessionKey"), included)
+        return json_response(hook_recall_payload(result))
     return json_response(hook_recall_payload(recall(ctx.store, params)))
 
 
@@ -465,14 +504,19 @@ def _compaction_complete(ctx: Context, req: Request, body: Body) -> Response:
             "meta_json": '{"source":"compaction-complete"}',
             "created_at": stamp,
         }
-        ctx.store.add_summary_node(node, [memory_id])
+        # 0.145 no longer links the summary memory to its node.
+        ctx.store.add_summary_node(node, [] if ctx.v145 else [memory_id])
     message = "skipped (noise session)" if noise else "saved"
     data = {"harness": harness, "memoryId": memory_id or "skipped-temp-session"}
     ctx.logs.log("info", "hooks", f"Compaction summary {message}", data)
+    epoch = ctx.advance_epoch(key, agent_id) if ctx.v145 else None
     if key and norm:
         ctx.tracker.reset(key)
         ctx.store.delete_transcript(norm, agent_id)
-    return json_response({"success": True, "memoryId": memory_id})
+    answer: Body = {"success": True, "memoryId": memory_id}
+    if epoch is not None:
+        answer["contextEpoch"] = epoch  # 0.145: recall dedupe starts a new epoch
+    return json_response(answer)
 
 
 def _synthesis_agent(ctx: Context, req: Request, body: Body) -> str:
@@ -486,7 +530,10 @@ def _synthesis_agent(ctx: Context, req: Request, body: Body) -> str:
 @ROUTES.add("GET", "/api/hooks/synthesis/config")
 def _synthesis_config(ctx: Context, req: Request) -> Response:
     provider = ctx.synthesis_provider
-    return json_response({"enabled": provider != "none", "provider": provider, **SYNTHESIS_CONFIG})
+    config = {"enabled": provider != "none", "provider": provider, **SYNTHESIS_CONFIG}
+    if ctx.v145:
+        del config["structuredOutput"]
+    return json_response(config)
 
 
 @_hook("synthesis", (), message="Synthesis request failed")
@@ -498,8 +545,23 @@ def _synthesis(ctx: Context, req: Request, body: Body) -> Response:
         group = [f"- {r['content']}" for r in rows if bool(r["pinned"]) is pinned]
         if group:
             lines += ["", f"## {title}", *group]
-    answer = {"harness": "daemon", "model": "projection", "prompt": "\n".join(lines) + "\n"}
-    return json_response({**answer, "fileCount": 1})
+    answer: Body = {"harness": "daemon", "model": "projection", "prompt": "\n".join(lines) + "\n"}
+    if not ctx.v145:
+        return json_response({**answer, "fileCount": 1})
+    # 0.145 ends the prompt with a temporal index of the summary nodes, and sends it too.
+    nodes, _total = ctx.store.list_summaries(agent_id, None, None, 50, 0)
+    index = ["## Temporal Index", ""]
+    for n in nodes:
+        index.append(
+            f"- id={n['id']} kind={n['kind']} source={n['source_type']} depth={n['depth']} "
+            f"session={n['session_key']} project={n['project']} latest={n['latest_at']}"
+        )
+        index.append(f"  summary: {' '.join(str(n['content']).split())[:200]}")
+    if not nodes:
+        index.append("- no summaries yet")
+    block = "\n".join(index)
+    answer["prompt"] += "\n" + block
+    return json_response({**answer, "fileCount": 1, "indexBlock": block})
 
 
 @_hook("synthesis/complete", ("content",), message="Failed to save MEMORY.md")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import math
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, TypeGuard
 
@@ -35,7 +36,14 @@ from ._rules import (
     parse_prefixes,
     parse_tags_mutation,
 )
-from ._store import PUBLIC_MEMORY_COLUMNS, MemoryFilters, RecallParams, fts_query, recall
+from ._store import (
+    PUBLIC_MEMORY_COLUMNS,
+    PUBLIC_MEMORY_COLUMNS_145,
+    MemoryFilters,
+    RecallParams,
+    fts_query,
+    recall,
+)
 from ._web import (
     BadJson,
     Reply,
@@ -96,6 +104,85 @@ def recall_params(body: Json, agent_id: str, *, with_extras: bool) -> RecallPara
     )
 
 
+_FACETS = ("session", "source", "captured", "observed", "occurred", "valid")
+_BAD_BUDGET = "Invalid aggregateBudget. Expected one of: small, medium, large."
+
+
+def _time_error(time: Any) -> str | None:
+    """``validateTemporalTimeOptions`` (0.145): why a recall's ``time`` is refused."""
+    if not isinstance(time, dict):
+        return "time must be an object"
+    start, end = time.get("start"), time.get("end")
+    if not isinstance(start, str) or not start.strip():
+        return "time.start is required when time is provided"
+    start_ts = parse_iso(start)
+    if start_ts is None:
+        return "time.start must be a valid ISO timestamp"
+    if "end" in time:
+        end_ts = parse_iso(end) if isinstance(end, str) else None
+        if end_ts is None:
+            return "time.end must be a valid ISO timestamp"
+        if end_ts <= start_ts:
+            return "time.end must be after time.start"
+    facets = time.get("facets")
+    if "facets" in time and not isinstance(facets, list):
+        return "time.facets must be an array"
+    if isinstance(facets, list) and any(f not in _FACETS for f in facets):
+        return f"time.facets entries must be one of: {', '.join(_FACETS)}"
+    if "mode" in time and time["mode"] not in ("auto", "timeline", "filter"):
+        return "time.mode must be one of: auto, timeline, filter"
+    return None
+
+
+def check_recall_options(body: Json) -> None:
+    """0.145's 400s for ``aggregateBudget`` and ``time`` (both recall routes)."""
+    for name in ("aggregateBudget", "aggregate_budget"):
+        if name in body:
+            require(body[name] in ("small", "medium", "large"), _BAD_BUDGET)
+            break
+    message = _time_error(body["time"]) if "time" in body else None
+    require(message is None, str(message))
+
+
+def recall_145(
+    ctx: Context, params: RecallParams, session_key: Any, include_recalled: bool
+) -> Json:
+    """0.145's recall: hits carry ``visibility`` and ``scope``, the meta ``timings`` and,
+    with a session key, ``dedupe``: a memory recalled once in the session's context
+    epoch is suppressed from later recalls (``includeRecalled`` returns it marked
+    ``already_recalled`` instead) until compaction starts a new epoch."""
+    started = time.perf_counter()
+    params = dataclasses.replace(params, extra_columns=("visibility", "scope"))
+    key = session_key.strip() if isinstance(session_key, str) else ""
+    dedupe: Json | None = None
+    if not key:
+        result = recall(ctx.store, params)
+    else:
+        slot = (key, params.filters.agent_id or "default")
+        epoch = ctx.epochs.get(slot, 0)
+        seen = ctx.recalled.setdefault((*slot, epoch), set())
+        dedupe = {"enabled": True, "contextEpoch": epoch, "suppressed": 0, "repeatedReturned": 0}
+        if include_recalled:
+            result = recall(ctx.store, params)
+            for hit in result["results"]:
+                if hit["id"] in seen:
+                    hit["already_recalled"] = True
+                    dedupe["repeatedReturned"] += 1
+                seen.add(hit["id"])
+        else:
+            everything = recall(ctx.store, params)["results"]
+            dedupe["suppressed"] = sum(1 for hit in everything if hit["id"] in seen)
+            fresh = dataclasses.replace(params, exclude_ids=params.exclude_ids | frozenset(seen))
+            result = recall(ctx.store, fresh)
+            seen.update(hit["id"] for hit in result["results"])
+    if dedupe is not None:
+        result["meta"]["dedupe"] = dedupe
+    millis = round((time.perf_counter() - started) * 1000, 2)
+    stages = [{"name": "memory_fts", "durationMs": millis}]
+    result["meta"]["timings"] = {"totalMs": millis, "stages": stages}
+    return result
+
+
 def _trimmed(body: Json, name: str) -> str | None:
     """``body.x?.trim() || null``; a non-string value throws in JavaScript."""
     value = body.get(name)
@@ -119,6 +206,43 @@ def _hints_written(body: Json) -> int:
     return sum(1 for hs in lists for h in hs if isinstance(h, str) and 5 <= len(h.strip()) <= 300)
 
 
+_TEMPORAL_FIELDS = ("sourceCreatedAt", "observedAt", "occurredAt", "validFrom", "validUntil")
+
+
+def _temporal_error(body: Json) -> str | None:
+    """0.145's explicit time fields: each must be an ISO timestamp when given, and a
+    validity range must not end before it starts."""
+    stamps: dict[str, float | None] = {}
+    for name in _TEMPORAL_FIELDS:
+        stamps[name] = parse_iso(body[name]) if name in body else None
+        if name in body and stamps[name] is None:
+            return f"{name} must be a valid ISO timestamp"
+    start, end = stamps["validFrom"], stamps["validUntil"]
+    if start is not None and end is not None and end <= start:
+        return "validUntil must be after validFrom"
+    return None
+
+
+def _pick(*values: Any) -> str | None:
+    return next((v.strip() for v in values if isinstance(v, str) and v.strip()), None)
+
+
+def _provenance(body: Json) -> Json:
+    """0.145's row provenance: where the memory came from, which runtime path wrote it,
+    and the caller's idempotency key (each also read from ``metadata``)."""
+    meta = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
+    assert isinstance(meta, dict)
+    names = {
+        "source_path": ("sourcePath", "source_path", "source"),
+        "runtime_path": ("runtimePath", "runtime_path"),
+        "idempotency_key": ("idempotencyKey", "idempotency_key"),
+    }
+    return {
+        column: _pick(*(body.get(k) for k in keys), *(meta.get(k) for k in keys))
+        for column, keys in names.items()
+    }
+
+
 def remember_memory(ctx: Context, body: Any, session_key_header: str | None) -> Response:
     """``POST /api/memory/remember`` after JSON parsing (the hook proxies here). Content
     over 800 characters is stored whole, not split into chunks as the daemon would."""
@@ -128,6 +252,11 @@ def remember_memory(ctx: Context, body: Any, session_key_header: str | None) -> 
     ts = parse_iso(body["createdAt"]) if "createdAt" in body else None
     require(ts is not None or "createdAt" not in body, "createdAt must be a valid ISO timestamp")
     created_at = None if ts is None else iso(ts)
+    provenance: Json = {}
+    if ctx.v145:
+        message = _temporal_error(body)
+        require(message is None, str(message))
+        provenance = _provenance(body)
     scope = None if body.get("scope") is None else str(body["scope"])
     agent_id = ctx.agent(body.get("agentId"), session_key_header)
     body_tags = parse_tags_mutation(body.get("tags"))
@@ -146,6 +275,8 @@ def remember_memory(ctx: Context, body: Any, session_key_header: str | None) -> 
 
     by_source = {"source_type": source_type, "source_id": source_id}
     existing = ctx.store.find_live(scope, **by_source) if source_id else None
+    if existing is None and provenance.get("idempotency_key"):
+        existing = ctx.store.find_live(scope, idempotency_key=provenance["idempotency_key"])
     existing = existing or ctx.store.find_live(scope, content_hash=digest)
     if existing is not None:
         saved = {k: existing[k] for k in ("id", "type", "tags", "pinned", "importance", "content")}
@@ -167,6 +298,7 @@ def remember_memory(ctx: Context, body: Any, session_key_header: str | None) -> 
         visibility="private" if body.get("visibility") == "private" else "global",
         created_at=created_at,
         extraction_status="pending" if ctx.pipeline_enabled else "none",
+        **provenance,
     )
     transcript = body.get("transcript")
     if isinstance(transcript, str) and transcript and source_id:
@@ -206,6 +338,14 @@ def _remember_route(ctx: Context, req: Request) -> Response:
 def _recall_route(ctx: Context, req: Request) -> Response:
     body = _object_or_throw(_parse(req), "query")
     require(_trimmed(body, "query"), "query is required")
+    if ctx.v145:
+        check_recall_options(body)
+        key = body.get("sessionKey")
+        key = req.headers.get("x-signet-session-key") if key is None else key
+        agent_id = ctx.agent(body.get("agentId"), key)
+        params = recall_params(body, agent_id, with_extras=True)
+        included = body.get("includeRecalled") is True
+        return json_response(recall_145(ctx, params, key, included))
     agent_id = ctx.agent(body.get("agentId"), req.headers.get("x-signet-session-key"))
     try:
         result = recall(ctx.store, recall_params(body, agent_id, with_extras=True))
@@ -233,7 +373,8 @@ def _by_id(method: str, permission: str, *, blank: bool = False) -> Callable[[By
 
 @_by_id("GET", "recall")
 def _get(ctx: Context, req: Request, memory_id: str, _: Json) -> Response:
-    out = ctx.store.get_memory(memory_id, columns=PUBLIC_MEMORY_COLUMNS) or {}
+    columns = PUBLIC_MEMORY_COLUMNS_145 if ctx.v145 else PUBLIC_MEMORY_COLUMNS
+    out = ctx.store.get_memory(memory_id, columns=columns) or {}
     require(out, "not found", 404)
     session_id = out["session_id"]
     if not isinstance(session_id, str) and str(out["source_type"] or "").startswith("session"):

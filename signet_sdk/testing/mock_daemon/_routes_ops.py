@@ -24,11 +24,13 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from ._context import Context, Subscriber
+from ._jobs import NAME_RULE, QueueFull, normalize_timeout
 from ._rules import parse_leading_int
-from ._web import BadJson, Routes, body_json, error, json_response, query_arg, require
+from ._web import BadJson, Reply, Routes, body_json, error, json_response, query_arg, require
 
-#: Health and log routes; the secrets route is registered after the hooks.
-ROUTES, SECRET_ROUTES = Routes(), Routes()
+#: Health and log routes; the secrets route is registered after the hooks; 0.145 adds
+#: the job poll and storing a secret.
+ROUTES, SECRET_ROUTES, NEWER_SECRET_ROUTES = Routes(), Routes(), Routes()
 
 
 def _resources() -> dict[str, Any]:
@@ -131,14 +133,21 @@ def _redact(text: str, injected: Mapping[str, str]) -> str:
     return text
 
 
-@SECRET_ROUTES.add("POST", "/api/secrets/exec", "admin")
-async def _exec_route(ctx: Context, req: Request) -> Response:
+def _exec_body(req: Request) -> dict[str, Any]:
+    """The exec body: malformed JSON and ``null`` throw inside the route's try (500)."""
     try:
         body = body_json(req)
     except BadJson as exc:
-        return error(f"JSON Parse error: {exc}", 500)
+        raise Reply(error(f"JSON Parse error: {exc}", 500)) from None
     require(body is not None, "Cannot read properties of null (reading 'command')", 500)
-    body = body if isinstance(body, dict) else {}
+    return body if isinstance(body, dict) else {}
+
+
+@SECRET_ROUTES.add("POST", "/api/secrets/exec", "admin")
+async def _exec_route(ctx: Context, req: Request) -> Response:
+    body = _exec_body(req)
+    if ctx.v145:
+        return _exec_job_route(ctx, body)
     command, refs = body.get("command"), body.get("secrets")
     require(isinstance(command, str) and command, "command is required")
     require(isinstance(refs, dict) and refs, "secrets map is required")
@@ -163,3 +172,50 @@ async def _exec_route(ctx: Context, req: Request) -> Response:
     ctx.logs.log("info", "secrets", "Command executed with secrets", {"code": done.returncode})
     out, err = (_redact(b.decode(errors="replace"), injected) for b in (done.stdout, done.stderr))
     return json_response({"stdout": out, "stderr": err, "code": done.returncode})
+
+
+def _exec_job_route(ctx: Context, body: dict[str, Any]) -> Response:
+    """0.145: validate, queue the job, answer it with 202 (429 when the queue is full)."""
+    command, refs = body.get("command"), body.get("secrets")
+    require(isinstance(command, str) and command.strip(), "command is required")
+    values = refs.values() if isinstance(refs, dict) else [None]
+    valid = refs and all(isinstance(v, str) and v.strip() for v in values)
+    require(valid, "non-empty secrets map is required")
+    assert isinstance(command, str) and isinstance(refs, dict)
+    timeout_ms = normalize_timeout(body.get("timeoutMs"))
+    with ctx.lock:
+        store = dict(ctx.secrets)
+    try:
+        job = ctx.exec_jobs.start(command, refs, store, timeout_ms)
+    except QueueFull as exc:
+        ctx.logs.log("error", "secrets", "exec_with_secrets failed", error=exc)
+        return error(str(exc), 429)
+    data = {"jobId": job["id"], "secretCount": len(refs), "timeoutMs": timeout_ms}
+    ctx.logs.log("info", "secrets", "exec_with_secrets queued", data)
+    return json_response(job, 202)
+
+
+@NEWER_SECRET_ROUTES.add("GET", "/api/secrets/exec/{jobId}", "admin")
+def _exec_status_route(ctx: Context, req: Request) -> Response:
+    job = ctx.exec_jobs.get(req.path_params["jobId"])
+    require(job is not None, "secret exec job not found", 404)
+    return json_response(job)
+
+
+@SECRET_ROUTES.add("POST", "/api/secrets/{name}", "admin")
+def _store_secret_route(ctx: Context, req: Request) -> Response:
+    """Store a secret (as ``signet secret put`` does), so a scenario can exec with it;
+    every failure inside is a 400 with its message."""
+    name = req.path_params["name"]
+    try:
+        body = body_json(req)
+    except BadJson as exc:
+        return error(f"JSON Parse error: {exc}")
+    value = body.get("value") if isinstance(body, dict) else None
+    require(body is not None, "Cannot read properties of null (reading 'value')")
+    require(isinstance(value, str) and value, "value is required")
+    bad_name = f"Invalid secret name '{name}'. {NAME_RULE}"
+    require(_SECRET_NAME.match(name), bad_name)
+    ctx.secrets[name] = str(value)
+    ctx.logs.log("info", "secrets", "Secret stored", {"name": name})
+    return json_response({"success": True, "name": name})

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._context import ROLE_PERMISSIONS
+from ._context import DAEMON_VERSION, ROLE_PERMISSIONS
 
 if TYPE_CHECKING:
     from ._app import MockDaemon
@@ -147,7 +147,8 @@ def _tokens(values: list[str]) -> dict[str, str]:
 
 def serve_from_args(args: Any) -> int:
     """``signet-sdk dev-daemon`` (``args``: ``host``, ``port``, ``db``, ``auth_mode``,
-    ``token`` list of ``TOKEN=ROLE``): serve until interrupted; 2 when the port is taken."""
+    ``token`` list of ``TOKEN=ROLE``, ``daemon_version`` the release line to answer as):
+    serve until interrupted; 2 when the port is taken."""
 
     def fail(code: int, message: str) -> int:
         sys.stderr.write(f"{PROG}: {message}\n")
@@ -191,7 +192,8 @@ def serve_from_args(args: Any) -> int:
 
     if args.auth_mode != "local" and not tokens:
         fail(0, f"warning: --auth-mode {args.auth_mode} without any --token")
-    daemon = MockDaemon(db_path=db_path, auth_mode=args.auth_mode, tokens=tokens)
+    version = getattr(args, "daemon_version", None) or DAEMON_VERSION
+    daemon = MockDaemon(db_path=db_path, auth_mode=args.auth_mode, tokens=tokens, version=version)
     daemon.port = port = int(sock.getsockname()[1])
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
@@ -200,7 +202,7 @@ def serve_from_args(args: Any) -> int:
     request_log.setLevel(logging.INFO)
     request_log.propagate = False  # one line per request on stderr, nowhere else
     sys.stdout.write(
-        f"{PROG}: listening on {_url(args.host, port)} "
+        f"{PROG}: listening on {_url(args.host, port)} as Signet {version} "
         f"(auth: {args.auth_mode}, db: {db_path}); Ctrl-C to stop\n"
     )
     sys.stdout.flush()

@@ -33,6 +33,14 @@ PUBLIC_MEMORY_COLUMNS = (
     "extraction_status, embedding_model, version, created_at, updated_at, updated_by"
 )
 
+#: 0.145's: the row's provenance after ``source_type``, then the same three camelCased.
+PUBLIC_MEMORY_COLUMNS_145 = PUBLIC_MEMORY_COLUMNS.replace(
+    "source_type, ", "source_type, source_path, runtime_path, idempotency_key, "
+) + (", source_path AS sourcePath, runtime_path AS runtimePath, idempotency_key AS idempotencyKey")
+#: Columns added to ``memories`` since the first release of the mock (a database file
+#: from an older mock gains them when opened).
+_ADDED_COLUMNS = ("source_path", "runtime_path", "idempotency_key")
+
 #: The columns of a ``session_summaries`` row, in table order.
 SUMMARY_COLUMNS = (
     "id, project, depth, kind, content, token_count, earliest_at, latest_at, session_key, "
@@ -91,7 +99,10 @@ CREATE TABLE IF NOT EXISTS memories (
     updated_by TEXT,
     agent_id TEXT NOT NULL DEFAULT 'default',
     scope TEXT,
-    visibility TEXT NOT NULL DEFAULT 'global'
+    visibility TEXT NOT NULL DEFAULT 'global',
+    source_path TEXT,
+    runtime_path TEXT,
+    idempotency_key TEXT
 );
 CREATE INDEX IF NOT EXISTS idx_memories_hash ON memories(content_hash, scope);
 CREATE INDEX IF NOT EXISTS idx_memories_source ON memories(source_type, source_id);
@@ -180,7 +191,7 @@ CREATE TABLE IF NOT EXISTS memory_md (
 )
 
 #: Columns a new memory takes as given, ``NULL`` when absent.
-_OPTIONAL_COLUMNS = ("tags", "source_id", "project", "session_id", "scope")
+_OPTIONAL_COLUMNS = ("tags", "source_id", "project", "session_id", "scope", *_ADDED_COLUMNS)
 _KEY = "session_key = ? AND agent_id = ?"
 #: A table row (or a JSON object built from one), column names as keys.
 Row = dict[str, Any]
@@ -270,6 +281,10 @@ class MemoryStore:
         if path is not None:
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=NORMAL")
+        have = {r[1] for r in self._conn.execute("PRAGMA table_info(memories)").fetchall()}
+        for column in _ADDED_COLUMNS if have else ():
+            if column not in have:
+                self._conn.execute(f"ALTER TABLE memories ADD COLUMN {column} TEXT")
         self._conn.executescript(_SCHEMA)
 
     @contextmanager
@@ -646,9 +661,11 @@ class RecallParams:
     expand: bool = False
     exclude_ids: frozenset[str] = frozenset()
     match_any: bool = False
+    #: Columns a hit carries after ``created_at`` (0.145: ``visibility``, ``scope``).
+    extra_columns: tuple[str, ...] = ()
 
 
-def _result(row: Row, score: float, expand: bool) -> Row:
+def _result(row: Row, score: float, expand: bool, extra: tuple[str, ...] = ()) -> Row:
     content = str(row["content"])
     truncated = not expand and len(content) > CONTENT_PREVIEW_CHARS
     out: Row = {
@@ -661,6 +678,7 @@ def _result(row: Row, score: float, expand: bool) -> Row:
     }
     out.update({k: row[k] for k in ("source_id", "session_id") if row.get(k)})
     out.update({k: row[k] for k in _RESULT_COLUMNS}, pinned=bool(row["pinned"]))
+    out.update({k: row.get(k) for k in extra})
     return out
 
 
@@ -677,7 +695,8 @@ def recall(store: MemoryStore, params: RecallParams) -> Row:
     found = store.search(match, params.filters, fetch) if match and params.limit != 0 else []
     rows = [(row, score) for row, score in found if row["id"] not in params.exclude_ids][:limit]
     top = max((abs(s) for _, s in rows), default=0.0) or 1.0
-    results = [_result(row, abs(score) / top, params.expand) for row, score in rows]
+    extra = params.extra_columns
+    results = [_result(row, abs(score) / top, params.expand, extra) for row, score in rows]
     meta = {"totalReturned": len(results), "hasSupplementary": False, "noHits": not results}
     return {"results": results, "query": params.query, "method": "hybrid", "meta": meta}
 
