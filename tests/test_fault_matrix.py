@@ -2,7 +2,10 @@
 
 Faults (a proxy on 127.0.0.1 in front of the mock daemon, or nothing at all):
 down, slow, trickle, 500, 409, 429 with Retry-After, 503, garbage JSON, a
-reset mid-body and an answer over the size cap.
+reset mid-body and an answer over the size cap; and 0.145's two ways of
+saying "not now" with a long ``Retry-After``: a busy 503 (prompt submits
+beyond its in-flight limit) and the aggregate recall's 429 (``retryAfter``
+as epoch milliseconds in the body).
 
 * Hook path: each cell runs ``signet-sdk hook <harness> <event>`` as a
   harness would, with a 1 s deadline. It must exit 0 with nothing on stderr,
@@ -65,6 +68,18 @@ FAULTS: dict[str, dict[str, Any]] = {
         "body": {"error": "rate limit exceeded", "retryAfter": 1},
     },
     "503": {"mode": "status", "status": 503, "body": {"error": "Daemon is shutting down"}},
+    "503-busy": {
+        "mode": "status",
+        "status": 503,
+        "headers": {"Retry-After": "30"},
+        "body": {"error": "busy"},
+    },
+    "429-aggregate": {
+        "mode": "status",
+        "status": 429,
+        "headers": {"Retry-After": "30"},
+        "body": {"error": "rate limit exceeded", "retryAfter": int(time.time() * 1000) + 30_000},
+    },
     "garbage": {"mode": "garbage"},
     "reset": {"mode": "reset"},
     "oversized": {"mode": "oversized", "size": 17 * 1024 * 1024},
@@ -169,7 +184,7 @@ def test_hook_path_fails_open_in_time_and_keeps_every_write(
         elif r["pending"] or r["dead"]:
             problems.append(f"{cell}: a read left outbox entries")
     assert problems == [], "\n".join(problems)
-    assert len(results) == len(FAULTS) * len(LIFECYCLE) == 80
+    assert len(results) == len(FAULTS) * len(LIFECYCLE) == 96
 
 
 def _sync_cell(url: str, action: str) -> tuple[str, float]:
@@ -218,6 +233,38 @@ def test_library_raises_only_signet_errors_in_time(urls: dict[str, str]) -> None
             if elapsed > DEADLINE + SLACK:
                 problems.append(f"{cell}: took {elapsed:.2f}s")
             # (A 409 may come back as a result: the client models claims as "skipped".)
-            if fault in ("down", "500", "429", "503", "reset") and outcome == "ok":
+            failing = ("down", "500", "429", "503", "503-busy", "429-aggregate", "reset")
+            if fault in failing and outcome == "ok":
                 problems.append(f"{cell}: succeeded against a failing daemon")
     assert problems == [], "\n".join(problems)
+
+
+@pytest.mark.parametrize("fault", ["503-busy", "429-aggregate"])
+@pytest.mark.parametrize("action", ["user_prompt_submit", "recall", "session_start"])
+def test_a_read_told_to_come_back_later_answers_neutral_at_once(
+    urls: dict[str, str], tmp_path: Path, fault: str, action: str
+) -> None:
+    """A Retry-After longer than the hook's deadline is not waited out, nor the deadline."""
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp_path),
+        "XDG_STATE_HOME": str(tmp_path),
+        "SIGNET_DAEMON_URL": urls[fault],
+        "SIGNET_FETCH_TIMEOUT": "8000",
+        "SIGNET_SESSION_START_TIMEOUT": "8000",
+        "SIGNET_PROMPT_SUBMIT_TIMEOUT": "8000",
+        "SIGNET_OUTBOX_FLUSH_SECONDS": "0",
+        "SIGNET_BREAKER_FAILURES": "0",
+    }
+    started = time.monotonic()
+    done = subprocess.run(
+        [SIGNET_SDK, "hook", "fault-matrix", LIFECYCLE[action].slug],
+        input=json.dumps(BODIES[action]).encode(),
+        capture_output=True,
+        env=env,
+        timeout=30,
+    )
+    elapsed = time.monotonic() - started
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert elapsed < 4.0, f"waited {elapsed:.2f}s of an 8 s deadline"
+    assert not list((tmp_path / "signet-sdk" / "outbox").glob("*.json"))
