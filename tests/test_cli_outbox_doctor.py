@@ -112,7 +112,9 @@ def test_doctor_all_well(home: dict[str, str], daemon: tuple[MockDaemon, str]) -
     code, report = findings({**home, "SIGNET_DAEMON_URL": daemon[1]})
     assert code == 0, report
     messages = [f["message"] for f in report]
-    assert messages[0] == f"reachable at {daemon[1]}, version 0.109.0"
+    assert messages[0] == f"reachable at {daemon[1]}, Signet 0.109.0"
+    between = "supported (between the tested releases 0.109.15, 0.145.8)"
+    assert messages[1] == f"Signet 0.109.0: {between}"
     assert "no token needed" in messages
     assert "claude-code: not installed (optional)" in messages
     assert "no pending writes" in messages and "closed" in messages

@@ -28,9 +28,6 @@ from typing import Any
 
 __all__ = ["Finding", "diagnose", "register"]
 
-#: The daemon release whose contract this SDK and its mock follow.
-KNOWN_VERSION = "0.109"
-
 
 class Finding:
     """One line of the report: ``ok`` false means ``fix`` says what to do."""
@@ -67,7 +64,7 @@ def _daemon(env: dict[str, str]) -> list[Finding]:
                 "daemon",
                 False,
                 f"{where} wants a token even for /health (team mode)",
-                "set SIGNET_TOKEN to a token the daemon issued",
+                "set SIGNET_API_KEY (or SIGNET_TOKEN) to a key the daemon issued",
             )
         ]
     except APIConnectionError as exc:
@@ -83,21 +80,28 @@ def _daemon(env: dict[str, str]) -> list[Finding]:
         ]
     except APIStatusError as exc:
         return [Finding("daemon", False, f"{where}/health answered {exc.status_code}", "")]
+    from signet_sdk.wire.versions import OLDEST_SUPPORTED, support_of
+
     version = str(health.get("version", "?")) if isinstance(health, dict) else "?"
-    found = [Finding("daemon", True, f"reachable at {where}, version {version}")]
-    if not version.startswith(KNOWN_VERSION):
-        found.append(
-            Finding(
-                "daemon",
-                True,
-                f"this SDK follows the {KNOWN_VERSION} contract; {version} may differ in details",
-            )
-        )
+    supported, why = support_of(version)
+    found = [
+        Finding("daemon", True, f"reachable at {where}, Signet {version}"),
+        Finding(
+            "daemon",
+            supported,
+            f"Signet {version}: {why}",
+            "" if supported else f"update Signet to {OLDEST_SUPPORTED} or newer",
+        ),
+    ]
     try:
         client.call("list_sessions", timeout=5.0)
         found.append(Finding("auth", True, "token accepted" if config.token else "no token needed"))
     except (AuthenticationError, PermissionDeniedError) as exc:
-        fix = "set SIGNET_TOKEN to a valid token" if not config.token else "the token is refused"
+        fix = (
+            "set SIGNET_API_KEY (or SIGNET_TOKEN) to a valid key"
+            if not config.token
+            else "the key is refused"
+        )
         found.append(Finding("auth", False, f"/api/sessions: {exc}", fix))
     except APIStatusError as exc:
         found.append(Finding("auth", False, f"/api/sessions answered {exc.status_code}", ""))

@@ -43,6 +43,10 @@ class DaemonVersions:
     def _unsupported(ep: Endpoint, exc: NotFoundError, version: str | None) -> NotFoundError:
         from signet_sdk.wire.versions import older_than
 
+        # A handler's 404 is JSON ({"error": ...}): the route exists, the thing does
+        # not. Only the router's own plain-text 404 can mean "too old for this route".
+        if isinstance(exc.body, dict):
+            return exc
         if version and older_than(version, ep.since):
             return UnsupportedByDaemonError(
                 exc, endpoint=ep.name, daemon_version=version, since=ep.since

@@ -127,7 +127,8 @@ def support_of(version: str) -> tuple[bool, str]:
     except ValueError:
         return False, f"cannot read the daemon's version {version!r}"
     tested = ", ".join(TESTED_VERSIONS)
-    if seen < parse_version(OLDEST_SUPPORTED):
+    oldest = parse_version(OLDEST_SUPPORTED)
+    if seen[:2] < oldest[:2]:  # a release line is supported as a whole (0.109.x)
         return False, f"older than {OLDEST_SUPPORTED}, the oldest this SDK supports"
     if version in TESTED_VERSIONS:
         return True, f"supported (tested: {tested})"
