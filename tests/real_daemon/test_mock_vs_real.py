@@ -214,6 +214,60 @@ SCENARIO: list[Step] = [
         PLUGIN,
     ),
     Step("hooks.recall.no-query", "POST", "/api/hooks/recall", {"harness": "claude-code"}),
+    # 0.145 suppresses what this session already recalled (0.109 returns it again)
+    Step(
+        "hooks.recall.repeat",
+        "POST",
+        "/api/hooks/recall",
+        {"harness": "claude-code", "query": "staging database", "sessionKey": KEY},
+        PLUGIN,
+    ),
+    Step(
+        "hooks.recall.include-recalled",
+        "POST",
+        "/api/hooks/recall",
+        {
+            "harness": "claude-code",
+            "query": "staging database",
+            "sessionKey": KEY,
+            "includeRecalled": True,
+        },
+        PLUGIN,
+    ),
+    Step(
+        "hooks.recall.bad-time",
+        "POST",
+        "/api/hooks/recall",
+        {
+            "harness": "claude-code",
+            "query": "staging",
+            "time": {"start": "2026-05-01T00:00:00Z", "end": "2026-04-01T00:00:00Z"},
+        },
+    ),
+    Step(
+        "memory.recall.session",
+        "POST",
+        "/api/memory/recall",
+        {"query": "billing", "sessionKey": "mvr-session-2"},
+    ),
+    Step(
+        "memory.recall.session-repeat",
+        "POST",
+        "/api/memory/recall",
+        {"query": "billing", "sessionKey": "mvr-session-2"},
+    ),
+    Step(
+        "memory.recall.bad-time",
+        "POST",
+        "/api/memory/recall",
+        {"query": "billing", "time": {"start": "not a date"}},
+    ),
+    Step(
+        "memory.recall.bad-budget",
+        "POST",
+        "/api/memory/recall",
+        {"query": "billing", "aggregateBudget": "huge"},
+    ),
     # -- a turn ----------------------------------------------------------
     Step(
         "prompt-submit",
@@ -239,6 +293,13 @@ SCENARIO: list[Step] = [
         "/api/hooks/user-prompt-submit",
         {"harness": "claude-code", "sessionKey": KEY, "userMessage": "and production?"},
         LEGACY,
+    ),
+    Step(
+        "prompt-submit.low-signal",
+        "POST",
+        "/api/hooks/user-prompt-submit",
+        {"harness": "claude-code", "sessionKey": KEY, "userMessage": "okay cool"},
+        PLUGIN,
     ),
     # -- live sessions ---------------------------------------------------
     Step("sessions.list", "GET", "/api/sessions"),
@@ -325,6 +386,13 @@ SCENARIO: list[Step] = [
         PLUGIN,
     ),
     Step(
+        "hooks.recall.after-compaction",
+        "POST",
+        "/api/hooks/recall",
+        {"harness": "claude-code", "query": "billing", "sessionKey": KEY},
+        PLUGIN,
+    ),
+    Step(
         "compaction-complete.no-summary",
         "POST",
         "/api/hooks/compaction-complete",
@@ -398,6 +466,40 @@ SCENARIO: list[Step] = [
         {"secrets": {"MVR_TOKEN": "MVR_SECRET"}},
     ),
     Step("secrets.exec.unknown-job", "GET", "/api/secrets/exec/mvr-no-such-job", since=(0, 145)),
+    Step(
+        "secrets.exec.no-secrets",
+        "POST",
+        "/api/secrets/exec",
+        {"command": "printenv MVR_TOKEN", "secrets": {}},
+    ),
+    Step(
+        "secrets.exec.metacharacters",
+        "POST",
+        "/api/secrets/exec",
+        {"command": "printenv MVR_TOKEN; ls", "secrets": {"MVR_TOKEN": "MVR_SECRET"}},
+        capture=_save("meta_job", "id"),
+    ),
+    Step(
+        "secrets.exec.metacharacters.poll",
+        "GET",
+        "/api/secrets/exec/{meta_job}",
+        since=(0, 145),
+        poll=True,
+    ),
+    Step(
+        "secrets.exec.timeout",
+        "POST",
+        "/api/secrets/exec",
+        {"command": "sleep 2", "secrets": {"MVR_TOKEN": "MVR_SECRET"}, "timeoutMs": 1000},
+        capture=_save("slow_job", "id"),
+    ),
+    Step(
+        "secrets.exec.timeout.poll",
+        "GET",
+        "/api/secrets/exec/{slow_job}",
+        since=(0, 145),
+        poll=True,
+    ),
     # -- synthesis -------------------------------------------------------
     Step("synthesis.config", "GET", "/api/hooks/synthesis/config"),
     Step("synthesis", "POST", "/api/hooks/synthesis", {"trigger": "manual"}),
@@ -426,6 +528,35 @@ SCENARIO: list[Step] = [
     # -- ops -------------------------------------------------------------
     Step("logs", "GET", "/api/logs?limit=5"),
     Step("unknown-route", "GET", "/api/mvr-no-such-route"),
+    # -- a second session: 0.145's new fields, then a clear ---------------
+    Step(
+        "session-start.child",
+        "POST",
+        "/api/hooks/session-start",
+        {
+            "harness": "claude-code",
+            "sessionKey": "mvr-session-3",
+            "project": PROJECT,
+            "source": "startup",
+            "parentSessionKey": KEY,
+            "harnessAgentId": "sub-agent-1",
+        },
+        PLUGIN,
+    ),
+    Step(
+        "pre-compaction.agent",
+        "POST",
+        "/api/hooks/pre-compaction",
+        {"harness": "claude-code", "sessionKey": "mvr-session-3", "agentId": "default"},
+        PLUGIN,
+    ),
+    Step(
+        "session-end.clear",
+        "POST",
+        "/api/hooks/session-end",
+        {"harness": "claude-code", "sessionKey": "mvr-session-3", "reason": "clear"},
+        PLUGIN,
+    ),
 ]
 
 
@@ -527,6 +658,64 @@ def differences(path: str, real: Any, mock: Any, allowed: frozenset[str]) -> lis
     return [] if real == mock else [f"{path}: real {real}, mock {mock}"]
 
 
+#: Keys whose values are compared too, wherever they appear: outcomes and counts a
+#: client branches on (ids, times, texts and scores are not).
+COMPARED_VALUES = frozenset(
+    [
+        "status",
+        "code",
+        "engine",
+        "suppressed",
+        "repeatedReturned",
+        "contextEpoch",
+        "enabled",
+        "bypassed",
+        "skipped",
+        "duplicateRuntimePath",
+        "claimedBy",
+        "duplicateSessionEnd",
+        "endedBy",
+        "memoriesSaved",
+        "queued",
+        "deduped",
+        "success",
+        "renewed",
+        "sessionKnown",
+        "timedOut",
+        "count",
+        "total",
+        "updated",
+        "deleted",
+        "requested",
+        "mode",
+        "requiresConfirm",
+        "already_recalled",
+        "timeoutMs",
+        "error",
+        "contentChanged",
+    ]
+)
+
+
+def value_differences(path: str, real: Any, mock: Any, allowed: frozenset[str]) -> list[str]:
+    """Where a :data:`COMPARED_VALUES` key has different values (both present)."""
+    if path in allowed:
+        return []
+    out: list[str] = []
+    if isinstance(real, dict) and isinstance(mock, dict):
+        for key in real.keys() & mock.keys():
+            sub = f"{path}.{key}"
+            if key in COMPARED_VALUES and not isinstance(real[key], dict | list):
+                if real[key] != mock[key] and sub not in allowed:
+                    out.append(f"{sub}: real {real[key]!r}, mock {mock[key]!r}")
+            else:
+                out += value_differences(sub, real[key], mock[key], allowed)
+    elif isinstance(real, list) and isinstance(mock, list) and len(real) == len(mock):
+        for r, m in zip(real, mock, strict=True):
+            out += value_differences(f"{path}[]", r, m, allowed)
+    return out
+
+
 #: Paths (``$`` is the answer) the comparison skips, per release line, and why. Each
 #: is something the mock cannot honestly reproduce or a difference kept on purpose.
 _COMMON: dict[str, str] = {
@@ -549,6 +738,11 @@ ALLOWED: dict[str, dict[str, str]] = {
         "prompt-submit $.queryTerms": "the mock finds a memory",
         "prompt-submit $.engine": "the mock finds a memory",
         "prompt-submit.transcript $.queryTerms": "the mock finds a memory",
+        # The mock's stop words are not the daemon's ("okay cool" keeps its terms).
+        "prompt-submit.low-signal $.queryTerms": "stop words",
+        # The mock's 0.109 compaction summary memory has no session_id.
+        "hooks.recall.after-compaction $.results[].session_id": "kept for the 0.109 tests",
+        "hooks.recall.after-compaction $.memories[].session_id": "kept for the 0.109 tests",
         # The mock links the compaction summary memory to its node; 0.109 does not.
         "summaries.expand $.linkedMemories": "kept for the 0.109 tests",
         # The mock's 0.109 synthesis config has always carried structuredOutput.
@@ -577,6 +771,7 @@ def compare(version: str, real: dict[str, Answer], mock: dict[str, Answer]) -> l
             continue
         allowed = _allowed(version, name)
         out += [f"{name} {d}" for d in differences("$", shape(r.body), shape(m.body), allowed)]
+        out += [f"{name} {d}" for d in value_differences("$", r.body, m.body, allowed)]
         errors = [b.get("error") if isinstance(b, dict) else None for b in (r.body, m.body)]
         if r.status >= 400 and errors[0] != errors[1]:
             out.append(f"{name}: error real {errors[0]!r}, mock {errors[1]!r}")

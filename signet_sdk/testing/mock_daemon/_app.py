@@ -68,13 +68,15 @@ def _loads(data: bytes) -> Any:
 
 
 class MockDaemon:
-    """A stateful, faithful stand-in for the Signet daemon (TS 0.109 by default).
+    """A stateful, faithful stand-in for the Signet daemon (TS 0.145 by default).
 
     Use it in-process as an ASGI app or on a real socket with :meth:`serve`.
     Lifetimes (claims 4 h, tombstones 30 min, bypass 4 h) run on ``clock`` plus
-    :meth:`advance`, so tests never sleep. A ``version`` after 0.109 adds the
-    session transcript and search routes; a ``synthesis_provider`` other than
-    ``"none"`` enables synthesis (with the pipeline, a worker accepts MEMORY.md).
+    :meth:`advance`, so tests never sleep. ``version="0.109"`` answers as that
+    release does; a version after 0.109 adds the session transcript and search
+    routes, and from 0.145 on the mock gives 0.145's answers. A
+    ``synthesis_provider`` other than ``"none"`` enables synthesis (with the
+    pipeline, a worker accepts MEMORY.md).
     """
 
     def __init__(

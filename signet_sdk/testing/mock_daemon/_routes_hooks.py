@@ -40,6 +40,7 @@ from ._rules import (
 )
 from ._state import RuntimePath
 from ._store import (
+    STOP_WORDS,
     MemoryFilters,
     RecallParams,
     empty_hook_recall,
@@ -294,7 +295,11 @@ def _entity_prompt(message: str, warning: str | None) -> Body:
     aspects, which only the extraction pipeline writes; the mock has none), so the
     answer is an empty inject and why: ``low-signal`` or ``no-entity``."""
     normalized = " ".join(re.sub(r"[^a-z0-9]+", " ", message.lower()).split())
-    terms = query_terms(message)
+    # Substantive words: hyphenated identifiers first, then words of three letters or more.
+    hyphenated = re.findall(r"[a-zA-Z][a-zA-Z0-9]*-[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*", message)
+    words = [w for w in re.split(r"\W+", message.lower()) if len(w) >= 3 and not w.isdigit()]
+    candidates = [h.lower() for h in hyphenated] + [w for w in words if w not in STOP_WORDS]
+    terms = list(dict.fromkeys(candidates))
     low = not normalized or normalized in LOW_SIGNAL_PROMPTS or not terms
     result: Body = {"inject": "", "memoryCount": 0}
     if terms:
@@ -486,6 +491,7 @@ def _compaction_complete(ctx: Context, req: Request, body: Body) -> Response:
             source_type=harness,
             source_id=key,
             created_at=stamp,
+            session_id=key if ctx.v145 else None,
         )
         node = {
             "id": f"{key}:compaction:{int(now * 1000)}" if key else str(uuid.uuid4()),
