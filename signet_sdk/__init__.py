@@ -31,6 +31,8 @@ if TYPE_CHECKING:  # the public API, one line per name
     from signet_sdk.runtime.native import NativeOutput as NativeOutput
     from signet_sdk.runtime.plugin import EventSpec as EventSpec
     from signet_sdk.runtime.plugin import HarnessPlugin as HarnessPlugin
+    from signet_sdk.runtime.registry import BrokenPlugin as BrokenPlugin
+    from signet_sdk.runtime.registry import broken_plugins as broken_plugins
     from signet_sdk.runtime.registry import create_adapter as create_adapter
     from signet_sdk.runtime.registry import create_async_adapter as create_async_adapter
     from signet_sdk.runtime.registry import find_plugin as find_plugin

@@ -40,9 +40,16 @@ def _dev_daemon(ns: argparse.Namespace) -> int:
 
 
 def _parity(ns: argparse.Namespace) -> int:
-    from signet_sdk.runtime.registry import installed_adapters
+    from signet_sdk.runtime.registry import broken_plugins, installed_adapters
     from signet_sdk.testing.parity import format_table, run_parity
 
+    broken = {b.name: b.reason for b in broken_plugins()}
+    for name in ns.harness:
+        if name in broken:
+            sys.stderr.write(f"signet-sdk parity: {name}: broken plugin: {broken[name]}\n")
+            return 2
+    for name, reason in sorted(broken.items()):  # the others are still checked
+        sys.stderr.write(f"signet-sdk parity: skipping {name}, a broken plugin: {reason}\n")
     known = ["generic", *installed_adapters()]
     unknown = [h for h in ns.harness if h not in known]
     if unknown:
@@ -60,8 +67,9 @@ def _parity(ns: argparse.Namespace) -> int:
 
 
 def _harnesses(ns: argparse.Namespace) -> int:
-    from signet_sdk.runtime.registry import installed_plugins
+    from signet_sdk.runtime.registry import broken_plugins, installed_plugins
 
+    broken = broken_plugins()
     rows: list[dict[str, Any]] = []
     for plugin in installed_plugins():
         rows.append(
@@ -75,18 +83,22 @@ def _harnesses(ns: argparse.Namespace) -> int:
                 "runtimePath": plugin.runtime_path,
             }
         )
+    rows += [{"name": b.name, "broken": b.reason} for b in broken]
     if ns.json:
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
-        return 0
+        return 1 if broken else 0
     if not rows:
         sys.stdout.write("no harness plugins installed (any name still gets the generic client)\n")
         return 0
     for row in rows:
+        if "broken" in row:
+            sys.stdout.write(_wrap(f"{row['name']}  BROKEN: {row['broken']}", "    ") + "\n")
+            continue
         head = f"{row['name']}  {row['distribution']} {row['version']}"
         extra = f"  vectors: {row['vectors']}  installer: {'yes' if row['installer'] else 'no'}"
         sys.stdout.write(head + extra + "\n")
         sys.stdout.write(_wrap("  events: " + ", ".join(row["events"]), "          ") + "\n")
-    return 0
+    return 1 if broken else 0
 
 
 def _wrap(text: str, indent: str, width: int = 100) -> str:
@@ -98,8 +110,13 @@ def _wrap(text: str, indent: str, width: int = 100) -> str:
 def _installer(verb: str) -> Handler:
     def run(ns: argparse.Namespace) -> int:
         from signet_sdk.runtime.registry import find_plugin, installed_plugins
+        from signet_sdk.wire.errors import InvalidAdapterError
 
-        plugin = find_plugin(ns.harness)
+        try:
+            plugin = find_plugin(ns.harness)
+        except InvalidAdapterError as exc:
+            sys.stderr.write(f"signet-sdk {verb}: {exc}\n")
+            return 2
         if plugin is None or plugin.installer is None:
             names = [p.name for p in installed_plugins() if p.installer is not None]
             sys.stderr.write(

@@ -128,9 +128,17 @@ def _unchanged(text: str) -> bool:
 
 
 def _harnesses() -> list[Finding]:
-    from signet_sdk.runtime.registry import installed_plugins
+    from signet_sdk.runtime.registry import broken_plugins, installed_plugins
 
-    found = []
+    found = [
+        Finding(
+            "harness",
+            False,
+            f"{b.name}: broken plugin: {b.reason}",
+            f"reinstall or uninstall the package behind {b.target}",
+        )
+        for b in broken_plugins()
+    ]
     for plugin in installed_plugins():
         installer = plugin.load_installer() if plugin.installer else None
         if installer is None:

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ADAPTER_GROUP",
+    "BrokenPlugin",
+    "broken_plugins",
     "create_adapter",
     "create_async_adapter",
     "find_plugin",
@@ -97,9 +99,49 @@ def plugin_for(harness: str, *, strict: bool = False) -> HarnessPlugin:
     return generic_plugin(harness)
 
 
+class BrokenPlugin:
+    """An installed plugin that cannot be used: its name, entry point and why."""
+
+    __slots__ = ("name", "reason", "target")
+
+    def __init__(self, name: str, target: str, reason: str) -> None:
+        self.name, self.target, self.reason = name, target, reason
+
+    def __repr__(self) -> str:
+        return f"BrokenPlugin({self.name!r}, {self.reason!r})"
+
+
+def _scan() -> tuple[list[HarnessPlugin], list[BrokenPlugin]]:
+    """Every installed plugin loaded, or set aside with the reason it cannot load."""
+    good: list[HarnessPlugin] = []
+    bad: list[BrokenPlugin] = []
+    names: dict[str, int] = {}
+    eps = sorted(entry_points(ADAPTER_GROUP), key=lambda e: (e.name, e.value))
+    for ep in eps:
+        names[ep.name] = names.get(ep.name, 0) + 1
+    for ep in eps:
+        if names[ep.name] > 1:
+            bad.append(BrokenPlugin(ep.name, ep.value, "claimed by several packages"))
+            continue
+        try:
+            good.append(_load(ep))
+        except InvalidAdapterError as exc:
+            bad.append(BrokenPlugin(ep.name, ep.value, str(exc)))
+    return good, bad
+
+
 def installed_plugins() -> list[HarnessPlugin]:
-    """Every installed plugin, loaded, sorted by name."""
-    return [_load(ep) for ep in sorted(entry_points(ADAPTER_GROUP), key=lambda e: e.name)]
+    """Every installed plugin that loads, sorted by name (see :func:`broken_plugins`).
+
+    One package that fails to import must not take the others down: it is
+    left out here and reported by :func:`broken_plugins` instead.
+    """
+    return _scan()[0]
+
+
+def broken_plugins() -> list[BrokenPlugin]:
+    """Installed plugins that fail to import or to validate, each with its reason."""
+    return _scan()[1]
 
 
 def _options(plugin: HarnessPlugin, options: ClientOptions) -> ClientOptions:
