@@ -14,13 +14,8 @@ library carries them:
   whole call, so an answer that trickles in cannot hold a call past it.
 * :class:`AsyncHttpxIO`: an ``httpx.AsyncClient`` the caller passes (to share
   a pool, use an ASGI app or mock with respx).
-* :class:`HttpxIO`: the sync client's, on ``httpx.Client``. httpx's timeouts
-  bound each read, not the call, so the pool the client makes for itself
-  checks the call's deadline before every connect, read and write
-  (:func:`httpx_transport`): an answer that trickles in, slow headers, a
-  body that never ends or a stalled connection all end the call at its
-  deadline. A client you pass keeps that guarantee when it was made with
-  ``httpx.Client(transport=httpx_transport())``.
+* :class:`HttpxIO`: the sync client's, on ``httpx.Client``; its own pool
+  keeps the whole call's deadline across reads (:func:`httpx_transport`).
 
 ``import signet_sdk`` does not import aiohttp: :class:`AiohttpIO` loads it
 when the first async client is made.
@@ -29,16 +24,14 @@ when the first async client is made.
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from signet_sdk.client.deadline import DEADLINE
 from signet_sdk.wire.errors import APIConnectionError, APITimeoutError, NotSentError
 
 if TYPE_CHECKING:
-    import ssl
-    from collections.abc import Iterable
     from typing import TypeAlias
 
     import aiohttp
@@ -122,26 +115,6 @@ def _pool_limits() -> httpx.Limits:
     )
 
 
-class _Deadline(threading.local):
-    """The deadline (``time.monotonic()``) of the call this thread is making, if any."""
-
-    at: float | None = None
-
-
-_DEADLINE = _Deadline()
-
-
-def _within(timeout: float | None, error: type[Exception]) -> float | None:
-    """``timeout`` cut to what is left of this thread's call; ``error`` once nothing is."""
-    at = _DEADLINE.at
-    if at is None:
-        return timeout
-    left = at - time.monotonic()
-    if left <= 0:
-        raise error("the call's deadline passed")
-    return left if timeout is None or timeout > left else timeout
-
-
 def httpx_transport() -> httpx.HTTPTransport:
     """An ``httpx.HTTPTransport`` on which an SDK call ends at its deadline.
 
@@ -153,82 +126,16 @@ def httpx_transport() -> httpx.HTTPTransport:
     ``httpx.Client(transport=httpx_transport())`` to share a pool and keep
     the guarantee.
     """
-    import httpcore
-    import httpx
+    from signet_sdk.client.deadline import deadline_transport
 
-    class DeadlineStream(httpcore.NetworkStream):
-        def __init__(self, inner: httpcore.NetworkStream) -> None:
-            self.inner = inner
-
-        def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-            return self.inner.read(max_bytes, _within(timeout, httpcore.ReadTimeout))
-
-        def write(self, buffer: bytes, timeout: float | None = None) -> None:
-            self.inner.write(buffer, _within(timeout, httpcore.WriteTimeout))
-
-        def close(self) -> None:
-            self.inner.close()
-
-        def start_tls(
-            self,
-            ssl_context: ssl.SSLContext,
-            server_hostname: str | None = None,
-            timeout: float | None = None,
-        ) -> httpcore.NetworkStream:
-            within = _within(timeout, httpcore.ConnectTimeout)
-            return DeadlineStream(self.inner.start_tls(ssl_context, server_hostname, within))
-
-        def get_extra_info(self, info: str) -> Any:
-            return self.inner.get_extra_info(info)
-
-    class DeadlineBackend(httpcore.NetworkBackend):
-        def __init__(self) -> None:
-            self.inner = httpcore.SyncBackend()
-
-        def connect_tcp(
-            self,
-            host: str,
-            port: int,
-            timeout: float | None = None,
-            local_address: str | None = None,
-            socket_options: Iterable[Any] | None = None,
-        ) -> httpcore.NetworkStream:
-            within = _within(timeout, httpcore.ConnectTimeout)
-            stream = self.inner.connect_tcp(host, port, within, local_address, socket_options)
-            return DeadlineStream(stream)
-
-        def connect_unix_socket(
-            self,
-            path: str,
-            timeout: float | None = None,
-            socket_options: Iterable[Any] | None = None,
-        ) -> httpcore.NetworkStream:
-            within = _within(timeout, httpcore.ConnectTimeout)
-            return DeadlineStream(self.inner.connect_unix_socket(path, within, socket_options))
-
-        def sleep(self, seconds: float) -> None:
-            self.inner.sleep(seconds)
-
-    class DeadlineTransport(httpx.HTTPTransport):
-        def __init__(self) -> None:  # httpx's own pool, on the backend above
-            limits = _pool_limits()
-            self._pool = httpcore.ConnectionPool(
-                ssl_context=httpx.create_ssl_context(),
-                max_connections=limits.max_connections,
-                max_keepalive_connections=limits.max_keepalive_connections,
-                keepalive_expiry=limits.keepalive_expiry,
-                network_backend=DeadlineBackend(),
-            )
-
-    return DeadlineTransport()
+    return deadline_transport(_pool_limits())
 
 
 class HttpxIO:
     """The sync client's I/O, on one ``httpx.Client`` (made here unless given).
 
-    The client made here sends over :func:`httpx_transport`, so a call ends at
-    its deadline whatever the daemon does; a client passed in keeps its own
-    transport.
+    The client made here sends over :func:`httpx_transport`: a call ends at its
+    deadline whatever the daemon does. A client passed in keeps its transport.
     """
 
     def __init__(self, client: httpx.Client | None = None) -> None:
@@ -240,7 +147,7 @@ class HttpxIO:
     def send(self, request: PreparedRequest, timeout: float | None) -> Answer:
         import httpx
 
-        _DEADLINE.at = None if timeout is None else time.monotonic() + timeout
+        DEADLINE.at = None if timeout is None else time.monotonic() + timeout
         try:
             resp = self.client.request(
                 request.method,
@@ -252,7 +159,7 @@ class HttpxIO:
         except httpx.HTTPError as exc:
             raise _httpx_error(request, exc) from exc
         finally:
-            _DEADLINE.at = None
+            DEADLINE.at = None
         return resp.status_code, resp.headers, resp.content
 
     def lines(
