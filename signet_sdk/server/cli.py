@@ -2,8 +2,11 @@
 
 Binds 127.0.0.1:3851 unless told otherwise and refuses a non-loopback
 address without ``--token``. Writes the discovery state file while it runs
-and removes it on exit. ``--idle-exit SECONDS`` stops a server nobody has
-called for that long (the shims start one on demand with it). SIGTERM and
+and removes it on exit; one server serves a state directory (a second one
+exits at once, naming the first). ``--idle-exit SECONDS`` stops a server
+nobody has called for that long (the shims start one on demand with it);
+such a background server also stops within seconds once its state file is
+gone (its directory deleted) or names another server. SIGTERM and
 SIGINT stop it gracefully: uvicorn lets in-flight requests finish, then the
 app finishes its background deliveries and hands queued writes to the
 outbox sender.
@@ -40,7 +43,11 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--daemon-url", help="the Signet daemon (default: SIGNET_DAEMON_URL, else 3850)")
     p.add_argument(
-        "--idle-exit", type=float, metavar="SECONDS", help="stop after this long without requests"
+        "--idle-exit",
+        type=float,
+        metavar="SECONDS",
+        help="stop after this long without requests, or within seconds once the state file "
+        "is gone or names another server (how shims start one in the background)",
     )
     p.add_argument(
         "--allow-host",
@@ -87,10 +94,6 @@ def serve(ns: argparse.Namespace) -> int:
     import asyncio
     import socket
 
-    import uvicorn
-
-    from signet_sdk.server.app import RuntimeAdapterServer
-    from signet_sdk.server.discovery import remove_state, write_state
     from signet_sdk.wire.errors import ConfigError
 
     host: str = ns.host
@@ -101,6 +104,21 @@ def serve(ns: argparse.Namespace) -> int:
             "(anyone who can reach it could read and write your memories)\n"
         )
         return 2
+    from signet_sdk.server.discovery import claim, state_owner
+
+    try:
+        owner = claim()
+    except OSError as exc:
+        sys.stderr.write(f"{PROG}: cannot use the state directory: {exc}\n")
+        return 1
+    if owner is None:
+        other = state_owner()
+        who = f" (pid {other})" if other else ""
+        sys.stderr.write(
+            f"{PROG}: another server{who} already serves this state directory; "
+            "stop it first, or give this one its own XDG_STATE_HOME\n"
+        )
+        return 1
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
@@ -111,6 +129,11 @@ def serve(ns: argparse.Namespace) -> int:
         sock.close()
         sys.stderr.write(f"{PROG}: cannot listen on {host}:{ns.port}: {exc.strerror}\n")
         return 2
+    import uvicorn
+
+    from signet_sdk.server.app import RuntimeAdapterServer
+    from signet_sdk.server.discovery import remove_state, write_state
+
     port = int(sock.getsockname()[1])
     shown = f"[{host}]" if ":" in host else host
     # A wildcard bind is reached locally through loopback: that is what shims get.
@@ -162,6 +185,7 @@ def serve(ns: argparse.Namespace) -> int:
         tasks = [asyncio.create_task(announce())]
         if ns.idle_exit:
             tasks.append(asyncio.create_task(_idle_watch(server, server_app, ns.idle_exit)))
+            tasks.append(asyncio.create_task(_state_watch(server, state_owner)))
         try:
             await server.serve(sockets=[sock])
         finally:
@@ -215,4 +239,28 @@ async def _idle_watch(server: Any, app: Any, seconds: float) -> None:
         await asyncio.sleep(min(seconds, 1.0))
         if time.monotonic() - app.last_request >= seconds:
             sys.stderr.write(f"{PROG}: idle for {seconds:g}s, exiting\n")
+            server.should_exit = True
+
+
+#: How often a background server checks that its state file still names it.
+STATE_CHECK_SECONDS = 1.0
+
+
+async def _state_watch(server: Any, owner_of_state: Any) -> None:
+    """Stop once the state file (written when the server started) is gone or names another.
+
+    A shim finds a background server only through that file: without it (its
+    directory deleted, a temporary HOME removed) or with another server in it,
+    nobody can reach this one, so it stops instead of waiting out its idle time.
+    """
+    import asyncio
+
+    while not server.started and not server.should_exit:
+        await asyncio.sleep(0.05)
+    while not server.should_exit:
+        await asyncio.sleep(STATE_CHECK_SECONDS)
+        owner = owner_of_state()
+        if owner != os.getpid():
+            why = "is gone" if owner is None else f"names another server (pid {owner})"
+            sys.stderr.write(f"{PROG}: the state file {why}, exiting\n")
             server.should_exit = True

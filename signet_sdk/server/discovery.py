@@ -5,7 +5,12 @@
 2. ``${XDG_STATE_HOME:-~/.local/state}/signet-sdk/adapter-server.json``:
    written by a running ``signet-sdk serve`` (mode 0600: it may hold the
    token) as ``{"url", "port", "pid", "token"}``, removed when it exits. A
-   file whose ``pid`` is not alive is stale and ignored.
+   file whose ``pid`` is not alive is stale and ignored. One server serves a
+   state directory: ``serve`` holds an exclusive lock on
+   ``adapter-server.owner`` there while it runs (:func:`claim`), and a
+   second one exits at once. A server started in the background
+   (``--idle-exit``) also exits within seconds once its state file is gone
+   or names another server (:func:`state_owner`).
 3. Otherwise the shim starts one (``signet-sdk serve --port 0 --idle-exit
    N``, detached, one at a time under ``adapter-server.lock``, with a fresh
    token in ``SIGNET_ADAPTER_SERVER_TOKEN`` that only the state file shares)
@@ -18,6 +23,7 @@ same order; :func:`discover` is the same rule for Python callers.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Mapping
@@ -25,9 +31,25 @@ from typing import Any
 
 from signet_sdk.runtime.files import private_dir, state_dir, write_durably
 
-__all__ = ["STATE_FILE", "discover", "remove_state", "state_path", "write_state"]
+__all__ = [
+    "OWNER_FILE",
+    "START_LOCK",
+    "STATE_FILE",
+    "claim",
+    "discover",
+    "remove_state",
+    "state_owner",
+    "state_path",
+    "write_state",
+]
 
 STATE_FILE = "adapter-server.json"
+#: Locked (``flock``, exclusive) by the one server of the state directory while it runs.
+OWNER_FILE = "adapter-server.owner"
+#: A shim's start lock (created exclusively while it starts a server); the
+#: server removes it once its state file is written, so the next start after
+#: this server has gone needs no stale-lock clean-up.
+START_LOCK = "adapter-server.lock"
 
 
 def state_path(env: Mapping[str, str] | None = None) -> str:
@@ -52,6 +74,8 @@ def write_state(
     private_dir(os.path.dirname(path))
     record = {"url": url, "port": port, "pid": os.getpid(), "token": token}
     write_durably(path, json.dumps(record).encode())
+    with contextlib.suppress(OSError):  # nobody was starting one
+        os.unlink(os.path.join(os.path.dirname(path), START_LOCK))
     return path
 
 
@@ -84,3 +108,38 @@ def discover(env: Mapping[str, str] | None = None) -> tuple[str, str | None] | N
         return None
     token = record.get("token")
     return record["url"], token if isinstance(token, str) else None
+
+
+def claim(env: Mapping[str, str] | None = None) -> int | None:
+    """Make this process the one server of its state directory; None when another is.
+
+    Returns a descriptor holding an exclusive lock on ``adapter-server.owner``
+    (kept for the life of the process; the system drops the lock when the
+    process ends, however it ends). Where locks are not available, every
+    caller gets it.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return -1
+    directory = private_dir(state_dir(env))
+    fd = os.open(os.path.join(directory, OWNER_FILE), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    os.ftruncate(fd, 0)
+    os.write(fd, str(os.getpid()).encode())
+    return fd
+
+
+def state_owner(env: Mapping[str, str] | None = None) -> int | None:
+    """The ``pid`` the state file names, or None when there is no readable state file."""
+    try:
+        with open(state_path(env), "rb") as fh:
+            record: Any = json.loads(fh.read())
+    except (OSError, ValueError):
+        return None
+    pid = record.get("pid") if isinstance(record, dict) else None
+    return pid if isinstance(pid, int) else None

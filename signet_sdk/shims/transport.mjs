@@ -10,7 +10,9 @@
 //      ({url, port, pid, token}; ignored when its pid is gone).
 //   3. Otherwise one server is started in the background (`signet-sdk serve
 //      --port 0 --idle-exit N`, detached, one at a time under a lock file, with
-//      a fresh token that only the state file shares), and this event is served
+//      a fresh token that only the state file shares; the server removes the
+//      lock once it is up, and a second server for the same state directory
+//      exits at once), and this event is served
 //      by running `signet-sdk hook <harness> <event>` as a process with the
 //      payload on stdin. SIGNET_ADAPTER_AUTOSTART=0 turns the start off.
 // sendSync() is for the moment a harness process exits, when nothing
