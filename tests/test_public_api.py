@@ -144,3 +144,21 @@ def test_async_adapter_for_unknown_harness() -> None:
     adapter = signet_sdk.create_async_adapter("custom", "http://127.0.0.1:1", runtime_path="legacy")
     assert isinstance(adapter, signet_sdk.AsyncRuntimeAdapter)
     assert adapter.config.runtime_path == "legacy"
+
+
+def test_the_runtime_table_and_the_type_checking_block_list_the_same_names() -> None:
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(signet_sdk.__file__).read_text(encoding="utf-8"))
+    block = next(n for n in tree.body if isinstance(n, ast.If))
+    imported = {
+        (alias.asname or alias.name): node.module
+        for node in block.body
+        if isinstance(node, ast.ImportFrom) and node.module != "typing"
+        for alias in node.names
+    }
+    table = signet_sdk._WHERE
+    models = {name: "signet_sdk.models" for name in _models.__all__}
+    assert imported == {**table, **models}
+    assert signet_sdk.__all__ == sorted({"__version__", *table, *models})
