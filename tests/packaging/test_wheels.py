@@ -51,6 +51,14 @@ def test_every_adapter_has_its_extra_and_is_in_all() -> None:
         assert any(r.startswith(name) for r in extras["all"]), f"{name} missing from 'all'"
 
 
+def test_every_adapter_package_is_typed() -> None:
+    for adapter in ADAPTERS:
+        packages = list(adapter.glob("signet_adapter_*/__init__.py"))
+        assert packages, adapter
+        for init in packages:
+            assert (init.parent / "py.typed").is_file(), f"{init.parent} lacks py.typed"
+
+
 class Venv:
     def __init__(self, path: Path, work: Path) -> None:
         self.path = path
