@@ -88,8 +88,10 @@ def generated_sync_client() -> str:
         rule = unasync.Rule(f"{src}/", f"{dst}/", additional_replacements=SYNC_NAMES)
         unasync.unasync_files([str(src / "client.py")], rules=[rule])
         text = SYNC_HEADER + (dst / "client.py").read_text()
+    here = Path(sys.executable).parent / "ruff"  # under plain pytest: this interpreter's ruff
+    ruff = here if here.exists() else BIN / "ruff"
     done = subprocess.run(
-        [str(BIN / "ruff"), "format", "--stdin-filename", str(SYNC_CLIENT), "-"],
+        [str(ruff), "format", "--stdin-filename", str(SYNC_CLIENT), "-"],
         input=text,
         capture_output=True,
         text=True,
