@@ -79,7 +79,7 @@ async def test_a_failed_job_says_why(client: httpx.AsyncClient, daemon: MockDaem
     job = await exec_job(client, {"command": "mvr-no-such-program", "secrets": {"T": "S"}})
     assert (job["status"], job["error"]) == ("failed", "spawn mvr-no-such-program ENOENT")
     job = await exec_job(client, {"command": "echo $HOME", "secrets": {"T": "S"}})
-    assert job["result"] == jobs.META_REFUSED
+    assert job["result"] == {**jobs.META_REFUSED, "code": 1}
 
 
 @needs_tools
@@ -297,3 +297,60 @@ async def test_0_109_keeps_its_answers(client: httpx.AsyncClient, daemon: MockDa
     assert r.status_code == 200  # 0.109 ignores the field
     r = await client.post("/api/memory/recall", json={"query": "x", "time": "no"})
     assert r.status_code == 200 and "timings" not in r.json()["meta"]
+
+
+LONG = " ".join(f"Robot {n} sorts parcels in aisle {n} and reports hourly." for n in range(1, 30))
+
+
+async def test_long_content_is_chunked_and_its_key_guards_the_group(
+    client: httpx.AsyncClient,
+) -> None:
+    body = {"content": LONG, "idempotencyKey": "k-chunks"}
+    first = (await client.post("/api/memory/remember", json=body)).json()
+    assert first["chunked"] is True and first["chunk_count"] == len(first["ids"]) > 1
+    assert first["group_id"].startswith("chunk-group:")
+    again = (await client.post("/api/memory/remember", json=body)).json()
+    assert again == {**first, "deduped": True}
+    chunk = (await client.get(f"/api/memory/{first['ids'][0]}")).json()
+    assert (chunk["source_type"], chunk["source_id"]) == ("chunk", first["group_id"])
+    assert chunk["idempotency_key"] == "k-chunks:chunk:1"
+    conflicts = [
+        ({"content": LONG.replace("Robot", "Drone"), "idempotencyKey": "k-chunks"}, "different"),
+        ({"content": "short", "idempotencyKey": "k-chunks"}, "chunked"),
+        ({"content": LONG}, "exists"),
+    ]
+    messages = {
+        "different": "idempotencyKey already used for different chunked content",
+        "chunked": "idempotencyKey already used for chunked content",
+        "exists": "chunk content already exists for this agent and scope",
+    }
+    for conflict, which in conflicts:
+        r = await client.post("/api/memory/remember", json=conflict)
+        assert (r.status_code, r.json()) == (409, {"error": messages[which]})
+    await client.post("/api/memory/remember", json={"content": "plain", "idempotencyKey": "k-p"})
+    r = await client.post(
+        "/api/memory/remember", json={"content": LONG.upper(), "idempotencyKey": "k-p"}
+    )
+    assert r.json() == {"error": "idempotencyKey already used for non-chunk content"}
+    # A structured part keeps long content whole.
+    whole = {"content": LONG.replace("Robot", "Cart"), "structured": {}}
+    r = await client.post("/api/memory/remember", json=whole)
+    assert r.status_code == 200 and "chunked" not in r.json()
+
+
+@pytest.mark.parametrize(
+    ("structured", "message"),
+    [
+        ([], "structured must be an object with entities and/or aspects arrays"),
+        (None, "structured must be an object with entities and/or aspects arrays"),
+        ({"entities": {}}, "structured.entities must be an array"),
+        ({"aspects": None}, "structured.aspects must be an array"),
+        ({"hints": "h"}, "structured.hints must be an array"),
+    ],
+)
+async def test_a_malformed_structured_part_is_400(
+    client: httpx.AsyncClient, structured: object, message: str
+) -> None:
+    body = {"content": "a fact", "structured": structured}
+    r = await client.post("/api/memory/remember", json=body)
+    assert (r.status_code, r.json()) == (400, {"error": message})

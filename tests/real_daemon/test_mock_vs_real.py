@@ -102,6 +102,11 @@ TRANSCRIPT = "\n".join(
     )
 )
 
+LONG = " ".join(
+    f"Warehouse robot {n} sorts parcels in aisle {n} and reports its battery level hourly."
+    for n in range(1, 21)
+)
+
 SCENARIO: list[Step] = [
     Step("health", "GET", "/health"),
     # -- a session starts ------------------------------------------------
@@ -181,6 +186,56 @@ SCENARIO: list[Step] = [
         "POST",
         "/api/memory/remember",
         {"content": "Invoices render with headless chrome", "idempotencyKey": "mvr-idem-1"},
+    ),
+    # 0.145 splits content over 800 characters into sentence chunks
+    Step(
+        "memory.remember.chunked",
+        "POST",
+        "/api/memory/remember",
+        {"content": LONG, "idempotencyKey": "mvr-chunks-1"},
+        since=(0, 145),
+    ),
+    Step(
+        "memory.remember.chunked-repeat",
+        "POST",
+        "/api/memory/remember",
+        {"content": LONG, "idempotencyKey": "mvr-chunks-1"},
+        since=(0, 145),
+    ),
+    Step(
+        "memory.remember.chunked-conflict",
+        "POST",
+        "/api/memory/remember",
+        {"content": LONG.replace("robot", "drone"), "idempotencyKey": "mvr-chunks-1"},
+        since=(0, 145),
+    ),
+    Step(
+        "memory.remember.chunk-key-reused",
+        "POST",
+        "/api/memory/remember",
+        {"content": "Robots charge overnight", "idempotencyKey": "mvr-chunks-1"},
+        since=(0, 145),
+    ),
+    Step(
+        "memory.remember.chunked-on-plain-key",
+        "POST",
+        "/api/memory/remember",
+        {"content": LONG.replace("robot", "cart"), "idempotencyKey": "mvr-idem-1"},
+        since=(0, 145),
+    ),
+    Step(
+        "memory.remember.chunked-again",
+        "POST",
+        "/api/memory/remember",
+        {"content": LONG},
+        since=(0, 145),
+    ),
+    Step(
+        "memory.remember.bad-structured",
+        "POST",
+        "/api/memory/remember",
+        {"content": "Robots charge overnight", "structured": []},
+        since=(0, 145),
     ),
     Step(
         "hooks.remember",
@@ -629,7 +684,9 @@ def _merge(a: Any, b: Any) -> Any:
         return b if a is None else a
     if isinstance(a, dict) and isinstance(b, dict):
         return {k: _merge(a.get(k), b.get(k)) for k in {**a, **b}}
-    return a if a == b else f"{a}|{b}"
+    if a == b:
+        return a
+    return "|".join(sorted({*str(a).split("|"), *str(b).split("|")}))  # a union of types
 
 
 def differences(path: str, real: Any, mock: Any, allowed: frozenset[str]) -> list[str]:

@@ -11,12 +11,14 @@ whether the mock is served on a socket or called in-process.
 
 from __future__ import annotations
 
+import math
+import os
 import re
 import subprocess
 import threading
 import uuid
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ._rules import iso, parse_iso
@@ -32,14 +34,10 @@ MAX_OUTPUT_BYTES = 1024 * 1024
 #: Characters that would need a shell (such a command is answered, never run).
 SHELL_META = re.compile(r"[;&|`$(){}\[\]<>!\\]")
 _TOKEN = re.compile(r"""(?:[^\s"']+|"[^"]*"|'[^']*')+""")
-_SECRET_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+SECRET_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 REDACTED = "[REDACTED]"
 NAME_RULE = "Use letters, digits, and underscores only."
-META_REFUSED = {
-    "stdout": "",
-    "stderr": "command contains disallowed shell metacharacters",
-    "code": 1,
-}
+META_REFUSED = {"stdout": "", "stderr": "command contains disallowed shell metacharacters"}
 
 Job = dict[str, Any]
 
@@ -57,9 +55,7 @@ class ExecFailed(Exception):
 
 def normalize_timeout(value: Any) -> int:
     """``normalizeSecretExecTimeoutMs``: a finite number clamped to 1 s .. 30 min."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
-        return DEFAULT_TIMEOUT_MS
-    if value in (float("inf"), float("-inf")):
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         return DEFAULT_TIMEOUT_MS
     return min(MAX_TIMEOUT_MS, max(MIN_TIMEOUT_MS, int(value)))
 
@@ -69,36 +65,34 @@ def resolve_secret(ref: str, store: Mapping[str, str]) -> str:
     if ref.startswith("op://"):
         raise ExecFailed("Secret 'OP_SERVICE_ACCOUNT_TOKEN' not found")
     name = ref.removeprefix("local://")
-    if not _SECRET_NAME.match(name):
+    if not SECRET_NAME.match(name):
         raise ExecFailed(f"Invalid secret name '{name}'. {NAME_RULE}")
     if name not in store:
         raise ExecFailed(f"Secret '{name}' not found")
     return store[name]
 
 
-def _redact(text: str, values: list[str]) -> str:
+def redact(text: str, values: Iterable[str]) -> str:
+    """Every secret value longer than three characters, longest first, replaced."""
     for value in sorted(values, key=len, reverse=True):
         if len(value) > 3:
             text = text.replace(value, REDACTED)
     return text
 
 
-def _capped(data: bytes | None, name: str) -> str:
-    data = data or b""
-    text = data[:MAX_OUTPUT_BYTES].decode(errors="replace")
-    if len(data) > MAX_OUTPUT_BYTES:
-        text += f"\n[signet secret exec: {name} truncated]\n"
-    return text
+def _output(data: bytes | None, name: str, values: Iterable[str]) -> str:
+    """At most 1 MiB of a stream (with the daemon's note when cut), redacted."""
+    text = redact((data or b"")[:MAX_OUTPUT_BYTES].decode(errors="replace"), values)
+    cut = len(data or b"") > MAX_OUTPUT_BYTES
+    return text + (f"\n[signet secret exec: {name} truncated]\n" if cut else "")
 
 
 def run_command(
     command: str, refs: Mapping[str, str], store: Mapping[str, str], timeout_ms: int
 ) -> dict[str, Any]:
     """``execWithSecrets``: the result, or :class:`ExecFailed` (a secret, or the spawn)."""
-    import os
-
     if SHELL_META.search(command):
-        return dict(META_REFUSED)
+        return {**META_REFUSED, "code": 1}
     argv = [re.sub(r"^[\"']|[\"']$", "", token) for token in _TOKEN.findall(command)]
     if not argv:
         return {"stdout": "", "stderr": "empty command", "code": 1}
@@ -117,15 +111,12 @@ def run_command(
         out: bytes | None = done.stdout
         err: bytes | None = done.stderr
     except subprocess.TimeoutExpired as exc:
-        code, timed_out = 124, True
-        out = exc.stdout if isinstance(exc.stdout, bytes) else None
-        err = exc.stderr if isinstance(exc.stderr, bytes) else None
+        code, out, err, timed_out = 124, exc.output, exc.stderr, True
     except OSError as exc:
         kind = {FileNotFoundError: "ENOENT", PermissionError: "EACCES"}.get(type(exc))
         raise ExecFailed(f"spawn {argv[0]} {kind or 'EIO'}") from exc
-    stdout = _redact(_capped(out, "stdout"), values)
-    stderr = _redact(_capped(err, "stderr"), values)
-    result: dict[str, Any] = {"stdout": stdout, "stderr": stderr, "code": code}
+    result: dict[str, Any] = {"stdout": _output(out, "stdout", values)}
+    result.update(stderr=_output(err, "stderr", values), code=code)
     if timed_out:
         result["stderr"] += f"\n[signet secret exec: timed out after {timeout_ms}ms]\n"
         result["timedOut"] = True

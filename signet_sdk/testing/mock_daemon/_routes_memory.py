@@ -19,6 +19,7 @@ from typing import Any, NamedTuple, TypeGuard
 from starlette.requests import Request
 from starlette.responses import Response
 
+from ._chunks import MAX_CONTENT_CHARS, chunk_key_rows, remember_chunks
 from ._context import Context
 from ._rules import (
     INVALID,
@@ -206,6 +207,18 @@ def _hints_written(body: Json) -> int:
     return sum(1 for hs in lists for h in hs if isinstance(h, str) and 5 <= len(h.strip()) <= 300)
 
 
+def _check_structured(body: Json) -> None:
+    """0.145's 400s for a ``structured`` part that is not an object of arrays."""
+    if "structured" not in body:
+        return
+    part = body["structured"]
+    message = "structured must be an object with entities and/or aspects arrays"
+    require(isinstance(part, dict), message)
+    for name in ("entities", "aspects", "hints"):
+        ok = (part.get(name) is None and name not in part) or isinstance(part.get(name), list)
+        require(ok, f"structured.{name} must be an array")
+
+
 _TEMPORAL_FIELDS = ("sourceCreatedAt", "observedAt", "occurredAt", "validFrom", "validUntil")
 
 
@@ -270,6 +283,17 @@ def remember_memory(ctx: Context, body: Any, session_key_header: str | None) -> 
     importance = prefix_importance if number is None else float(number)
     pinned = js_truthy(prefix_pinned if body.get("pinned") is None else body["pinned"])
     tags = body_tags if "tags" in body else prefix_tags
+    if ctx.v145:
+        _check_structured(body)
+        key = provenance["idempotency_key"]
+        if "structured" not in body and len(raw) > MAX_CONTENT_CHARS:
+            fields = {"agent_id": agent_id, "importance": importance, "tags": tags}
+            fields.update(pinned=pinned, who=who, project=project, **provenance)
+            fields.update(visibility="private" if body.get("visibility") == "private" else "global")
+            fields.update(extraction_status="pending" if ctx.pipeline_enabled else "none")
+            return remember_chunks(ctx, raw, key, scope, fields)
+        chunked = bool(key and chunk_key_rows(ctx, key))
+        require(not chunked, "idempotencyKey already used for chunked content", 409)
     storage, _normalized, digest = normalize_content(content)
     require(storage, "content is required")
 

@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import json
 import os
-import re
 import shlex
 import subprocess
 from collections.abc import AsyncIterator, Mapping
@@ -24,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from ._context import Context, Subscriber
-from ._jobs import NAME_RULE, QueueFull, normalize_timeout
+from ._jobs import NAME_RULE, SECRET_NAME, SHELL_META, QueueFull, normalize_timeout, redact
 from ._rules import parse_leading_int
 from ._web import BadJson, Reply, Routes, body_json, error, json_response, query_arg, require
 
@@ -100,12 +99,6 @@ def _stream_route(ctx: Context, req: Request) -> Response:
     return StreamingResponse(_frames(sub), headers=head, background=done)
 
 
-#: Characters that would need a shell: ; & | ` $ ( ) { } [ ] < > ! and backslash.
-SHELL_META = re.compile(r"[;&|`$(){}\[\]<>!\\]")
-_SECRET_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-REDACTED = "[REDACTED]"
-
-
 def split_command(command: str) -> list[str]:
     """Split on whitespace; single or double quotes group words, an unclosed quote runs to
     the end (backslashes never get here: they are shell metacharacters)."""
@@ -121,16 +114,9 @@ def _resolve(ref: object, store: Mapping[str, str]) -> str:
     no_op = "1Password is not configured (OP_SERVICE_ACCOUNT_TOKEN is not set)"
     require(not str(ref).startswith("op://"), no_op, 500)
     name = str(ref).removeprefix("local://")
-    require(_SECRET_NAME.match(name), f"Invalid secret name '{name}'", 500)
+    require(SECRET_NAME.match(name), f"Invalid secret name '{name}'", 500)
     require(name in store, f"Secret '{name}' not found", 500)
     return store[name]
-
-
-def _redact(text: str, injected: Mapping[str, str]) -> str:
-    for value in sorted(injected.values(), key=len, reverse=True):
-        if len(value) > 3:
-            text = text.replace(value, REDACTED)
-    return text
 
 
 def _exec_body(req: Request) -> dict[str, Any]:
@@ -170,7 +156,9 @@ async def _exec_route(ctx: Context, req: Request) -> Response:
         kind = {FileNotFoundError: "ENOENT", PermissionError: "EACCES"}.get(type(exc))
         return error(f"spawn {argv[0]} {kind or f'failed: {exc.strerror}'}", 500)
     ctx.logs.log("info", "secrets", "Command executed with secrets", {"code": done.returncode})
-    out, err = (_redact(b.decode(errors="replace"), injected) for b in (done.stdout, done.stderr))
+    out, err = (
+        redact(b.decode(errors="replace"), injected.values()) for b in (done.stdout, done.stderr)
+    )
     return json_response({"stdout": out, "stderr": err, "code": done.returncode})
 
 
@@ -215,7 +203,7 @@ def _store_secret_route(ctx: Context, req: Request) -> Response:
     require(body is not None, "Cannot read properties of null (reading 'value')")
     require(isinstance(value, str) and value, "value is required")
     bad_name = f"Invalid secret name '{name}'. {NAME_RULE}"
-    require(_SECRET_NAME.match(name), bad_name)
+    require(SECRET_NAME.match(name), bad_name)
     ctx.secrets[name] = str(value)
     ctx.logs.log("info", "secrets", "Secret stored", {"name": name})
     return json_response({"success": True, "name": name})

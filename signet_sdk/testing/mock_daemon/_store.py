@@ -369,6 +369,16 @@ class MemoryStore:
             [*equal.values(), scope, exclude],
         )
 
+    def live_chunks(self, key: str) -> list[Row]:
+        """Live memories whose idempotency key is ``<key>:chunk:<n>`` (a positive n)."""
+        rows = self._all(
+            "SELECT id, source_id, content_hash, idempotency_key FROM memories "
+            "WHERE idempotency_key LIKE ? ESCAPE '\\' AND is_deleted = 0",
+            (_escape_like(key) + ":chunk:%",),
+        )
+        tail = len(key) + len(":chunk:")
+        return [r for r in rows if str(r["idempotency_key"])[tail:].isdigit()]
+
     def get_memory(
         self, memory_id: str, *, include_deleted: bool = False, columns: str = "*"
     ) -> Row | None:
