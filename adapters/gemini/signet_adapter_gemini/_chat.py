@@ -126,12 +126,14 @@ def _last_summary(messages: Sequence[dict[str, Any]]) -> int | None:
     return None
 
 
-def fresh_summary(messages: Sequence[dict[str, Any]], *, at_end: bool = False) -> str | None:
-    """The summary of a compression made during the latest turn, or None.
+def fresh_summary(
+    messages: Sequence[dict[str, Any]], *, at_end: bool = False
+) -> tuple[str, str] | None:
+    """The message id and text of a compression summary made during the latest turn.
 
     ``at_end`` (SessionEnd): only a compression after the latest turn had
     ended counts (``/compress`` and then quitting), since each turn's own
-    compressions were reported when it ended.
+    compressions were reported when it ended. None when there is none.
     """
     index = _last_summary(messages)
     if index is None:
@@ -147,16 +149,20 @@ def fresh_summary(messages: Sequence[dict[str, Any]], *, at_end: bool = False) -
     ]
     newer = [m for m in rest if _stamp(m) > made]
     if at_end:
-        return None if newer else _text(summary)
+        return None if newer else _found(summary)
     prompts = [m for m in rest if m.get("type") == "user" and _text(m).strip()]
     if not prompts:
-        return _text(summary)
+        return _found(summary)
     prompt = _stamp(prompts[-1])
     if prompt <= made:
-        return _text(summary)  # compressed between two model calls of this turn
+        return _found(summary)  # compressed between two model calls of this turn
     if any(_stamp(m) < prompt for m in newer):
         return None  # an earlier turn went on after the summary: it was reported then
-    return _text(summary)
+    return _found(summary)
+
+
+def _found(summary: dict[str, Any]) -> tuple[str, str]:
+    return str(summary["id"]), _text(summary)
 
 
 def compression_due(messages: Sequence[dict[str, Any]]) -> bool:

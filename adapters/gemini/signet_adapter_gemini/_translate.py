@@ -42,6 +42,9 @@ Choices, and why:
   ``other``) sends session-end with the chat file through the outbox and a
   detached sender (Gemini does not wait for it), preceded by
   compaction-complete when a compression came after the last turn.
+  Interactive ``/quit`` fires SessionEnd three times at once: the daemon
+  drops the repeated session-ends, and a summary is claimed by the first
+  process that finds it (``claim``), so it is sent once.
 """
 
 from __future__ import annotations
@@ -58,6 +61,8 @@ if TYPE_CHECKING:
 
     #: ``transcript_path`` -> the chat's messages, or None when it cannot be read.
     ChatReader = Callable[[str], list[dict[str, Any]] | None]
+    #: (session, summary message id) -> whether this process reports that summary.
+    Claim = Callable[[str, str], bool]
 
 __all__ = ["EVENTS", "NOT_APPLICABLE", "TRANSLATOR", "GeminiTranslator", "translator_for"]
 
@@ -89,13 +94,16 @@ class GeminiTranslator:
 
     ``read_chat`` maps a ``transcript_path`` to the chat's messages (or
     None); without it no compression is looked for: AfterAgent is a plain
-    checkpoint and an ``auto`` PreCompress sends nothing.
+    checkpoint and an ``auto`` PreCompress sends nothing. ``claim`` says
+    whether this process is the first to find a summary (Gemini can run one
+    event's hooks several times at once); without it every find is sent.
     """
 
     harness = "gemini"
 
-    def __init__(self, read_chat: ChatReader | None = None) -> None:
+    def __init__(self, read_chat: ChatReader | None = None, claim: Claim | None = None) -> None:
         self.read_chat = read_chat
+        self.claim = claim
 
     def translate(self, event: str, payload: Mapping[str, Any]) -> list[LifecycleCall]:
         """The daemon calls one Gemini hook event implies.
@@ -147,9 +155,12 @@ class GeminiTranslator:
             return []
         from ._chat import fresh_summary
 
-        summary = fresh_summary(chat, at_end=at_end)
-        if not summary or not summary.strip():
+        found = fresh_summary(chat, at_end=at_end)
+        if found is None or not found[1].strip():
             return []
+        message_id, summary = found
+        if self.claim is not None and not self.claim(session, message_id):
+            return []  # another process of this event reports it
         body: dict[str, Any] = {"sessionKey": session, "summary": summary}
         put(body, "project", string(p, "cwd"))
         return [LifecycleCall("compaction_complete", body)]
@@ -262,4 +273,9 @@ def translator_for(env: Mapping[str, str]) -> GeminiTranslator:
 
         return read_messages(path, transcript_roots(env))
 
-    return GeminiTranslator(read_chat)
+    def claim(session: str, message_id: str) -> bool:
+        from ._once import claim_summary
+
+        return claim_summary(env, session, message_id)
+
+    return GeminiTranslator(read_chat, claim)

@@ -102,7 +102,7 @@ def test_compression_at_the_start_of_the_turn_is_fresh() -> None:
             message(4, "gemini", "answer two", 12),
         )
     )
-    assert fresh_summary(chat) == SUMMARY
+    assert fresh_summary(chat) == ("m90", SUMMARY)
     assert fresh_summary(chat, at_end=True) is None  # the turn went on: reported at its end
 
 
@@ -111,7 +111,7 @@ def test_compression_between_model_calls_of_the_turn_is_fresh() -> None:
     chat = messages_from_lines(
         _lines(META, *kept, _compressed_at(5, *kept), message(3, "gemini", "done", 6))
     )
-    assert fresh_summary(chat) == SUMMARY
+    assert fresh_summary(chat) == ("m90", SUMMARY)
 
 
 def test_compression_of_an_earlier_turn_is_not_fresh() -> None:
@@ -138,7 +138,7 @@ def test_compress_then_quit_is_fresh_at_the_end() -> None:
             _compressed_at(10, message(2, "gemini", "answer one", 2)),
         )
     )
-    assert fresh_summary(chat, at_end=True) == SUMMARY
+    assert fresh_summary(chat, at_end=True) == ("m90", SUMMARY)
 
 
 def test_no_acknowledgement_no_summary() -> None:
@@ -294,3 +294,46 @@ def test_chat_outside_the_roots_is_not_read(
     assert "transcriptPath" not in got[0].json or not str(got[0].json["transcriptPath"]).endswith(
         "chat.jsonl"
     )
+
+
+def test_a_summary_is_claimed_once(tmp_path: Path) -> None:
+    from signet_adapter_gemini._once import claim_summary
+
+    env = {"XDG_STATE_HOME": str(tmp_path / "state")}
+    assert claim_summary(env, "s-1", "m90")
+    assert not claim_summary(env, "s-1", "m90")
+    assert claim_summary(env, "s-1", "m91")
+    assert claim_summary(env, "s-2", "m90")
+    folder = tmp_path / "state" / "signet-sdk" / "gemini-compactions"
+    assert folder.stat().st_mode & 0o777 == 0o700
+    blocked = {"XDG_STATE_HOME": str(tmp_path / "file")}
+    (tmp_path / "file").write_text("not a directory")
+    assert claim_summary(blocked, "s-1", "m90")  # cannot claim: send rather than lose it
+
+
+def test_session_end_fired_three_times_at_once_sends_the_summary_once(
+    scripted: ScriptedDaemon, isolated: Path
+) -> None:
+    """Interactive /quit runs SessionEnd's hooks three times within 0.1 s."""
+    import concurrent.futures
+
+    path = chat_file(
+        isolated,
+        [
+            META,
+            message(1, "user", "first", 1),
+            message(2, "gemini", "answer one", 2),
+            _compressed_at(10, message(2, "gemini", "answer one", 2)),
+        ],
+    )
+    payload = _payload("SessionEnd", path, reason="exit")
+    with concurrent.futures.ThreadPoolExecutor(3) as pool:
+        runs = list(
+            pool.map(lambda _: run_hook("SessionEnd", payload, daemon_url=scripted.url), range(3))
+        )
+    assert all((r.returncode, r.stdout, r.stderr) == (0, b"{}", b"") for r in runs)
+    scripted.wait_for(4)
+    assert wait_outbox_empty() == []
+    paths = [r.path for r in scripted.requests]
+    assert paths.count("/api/hooks/compaction-complete") == 1
+    assert paths.count("/api/hooks/session-end") == 3  # the daemon drops the repeats

@@ -16,9 +16,9 @@ PreCompress ``auto`` fires before every model request. A compression is
 driven by the fake: it reports a prompt token count above half the window
 with a tool call, so Gemini compresses before the next model request of the
 turn (the history needs an earlier prompt to split at, hence a resumed
-session). ``/compress`` exists only in the interactive UI: headless, ``-p
-/compress`` is sent to the model as text, so the manual trigger is covered
-by the vectors and the hook tests.
+session). ``/compress`` exists only in the interactive UI (headless, ``-p
+/compress`` is sent to the model as text), so one test drives the UI on a
+pseudo-terminal: a prompt, ``/compress``, ``/quit``.
 
 Without npm the tests skip, except under CI (``CI=true``), where they fail.
 """
@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import select
 import shutil
 import socket
 import subprocess
@@ -318,3 +320,117 @@ def test_untrusted_tools_are_not_offered_headless(world: World) -> None:
         for f in t.get("functionDeclarations") or []
     ]
     assert declared and not [n for n in declared if "memory" in n]
+
+
+_ANSI = re.compile(
+    rb"\x1b\[[0-9;?<>=]*[A-Za-z~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\\\)|\x1b[()][A-Z0-9]"
+)
+
+
+class Terminal:
+    """``gemini`` in its interactive UI on a pseudo-terminal, stopped by PID."""
+
+    def __init__(self, world: World) -> None:
+        master, slave = os.openpty()
+        env = {**world.env, "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40"}
+        self.proc = subprocess.Popen(
+            [world.gemini],
+            cwd=world.project,
+            env=env,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            start_new_session=True,
+        )
+        os.close(slave)
+        self.fd = master
+        self.screen = b""
+
+    def text(self) -> str:
+        return _ANSI.sub(b"", self.screen).decode("utf-8", "replace")
+
+    def read(self, seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            ready, _, _ = select.select([self.fd], [], [], 0.05)
+            if ready:
+                try:
+                    data = os.read(self.fd, 65536)
+                except OSError:
+                    return
+                if not data:
+                    return
+                self.screen += data
+
+    def wait_for(self, needle: str, timeout: float = 60.0) -> None:
+        end = time.monotonic() + timeout
+        while needle not in self.text():
+            assert time.monotonic() < end, f"no {needle!r} on screen:\n{self.text()[-3000:]}"
+            self.read(0.2)
+
+    def type(self, line: str) -> None:
+        """Types ``line``, then Enter on its own (typed at once, Enter would be a newline)."""
+        for char in line:
+            os.write(self.fd, char.encode())
+            time.sleep(0.01)
+        self.read(1.0)
+        os.write(self.fd, b"\r")
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            os.kill(self.proc.pid, 9)
+        self.proc.wait(timeout=30)
+        os.close(self.fd)
+
+
+def test_interactive_compress_brings_pre_compaction_and_its_summary(world: World) -> None:
+    assert install_main(["install"]) == 0
+    # The answer reports a large prompt, so /compress shrinks the history (Gemini keeps
+    # a compression only when it makes the history smaller).
+    world.fake.prompt_tokens = 600_000
+    term = Terminal(world)
+    try:
+        term.wait_for("Tips for getting started")
+        term.read(3.0)  # the input box takes keys once the UI has settled
+        term.type("first question about atlas")
+        term.wait_for(REPLY)
+        term.type("/compress")
+        term.wait_for("compressed from")
+        term.type("/quit")
+        term.proc.wait(timeout=60)
+    finally:
+        term.close()
+
+    (started,) = world.hook_calls("session-start")
+    session = started.json["sessionKey"]
+    (pre,) = world.hook_calls("pre-compaction")
+    assert pre.json == {
+        "sessionKey": session,
+        "sessionContext": "Gemini CLI compression (manual)",
+        "harness": "gemini",
+        "runtimePath": "legacy",
+    }
+    # No hook follows a /compress until the session ends: SessionEnd finds the summary.
+    # Gemini fires SessionEnd more than once on /quit (its exit cleanup runs from
+    # several places): the summary is still sent once, the repeated session-ends are
+    # the daemon's duplicateSessionEnd no-ops.
+    (ended, *repeats) = world.wait_for("session-end")
+    outbox = world.state / "signet-sdk" / "outbox"
+    end = time.monotonic() + 15
+    while time.monotonic() < end and list(outbox.glob("*.json")):
+        time.sleep(0.05)
+    (done,) = world.hook_calls("compaction-complete")
+    assert done.status == 200, done.response_json
+    assert done.json["summary"] == SUMMARY and done.json["sessionKey"] == session
+    assert ended.json["reason"] == "exit" and ended.json["sessionKey"] == session
+    assert all(r.response_json.get("duplicateSessionEnd") for r in repeats)
+    hooks = [r.path.removeprefix("/api/hooks/") for r in world.daemon.requests]
+    assert hooks[: hooks.index("session-end") + 1] == [
+        "session-start",
+        "user-prompt-submit",
+        "session-checkpoint-extract",
+        "pre-compaction",
+        "compaction-complete",
+        "session-end",
+    ]
+    assert set(hooks[hooks.index("session-end") :]) == {"session-end"}

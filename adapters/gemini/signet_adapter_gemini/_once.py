@@ -1,0 +1,69 @@
+"""Each compression summary reported once, whichever Gemini hook process finds it first.
+
+Gemini CLI 0.61 can run one event's hooks more than once: quitting the
+interactive UI with ``/quit`` fires SessionEnd three times within a tenth of
+a second (its exit cleanup runs from several places at once). The daemon
+recognises a repeated session-end (its tombstone), but stores every
+compaction-complete it is sent. So before a summary is sent, the hook
+claims it: an empty file named after the session and the summary's message
+id (Gemini gives every chat message its own id), created with ``O_EXCL``
+under ``<state dir>/gemini-compactions``. Only the process that creates it
+sends the summary. A claim that cannot be made (an unwritable state
+directory) lets the summary go: a duplicate beats a loss. Claims older than
+30 days are swept when a new one is made.
+
+Standard library only: the hook process imports this.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from signet_sdk.runtime.files import private_dir, state_dir
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+__all__ = ["claim_summary"]
+
+_FOLDER = "gemini-compactions"
+_KEEP_SECONDS = 30 * 24 * 3600
+
+
+def _safe(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)[:96]
+
+
+def claim_summary(env: Mapping[str, str], session: str, message_id: str) -> bool:
+    """True when this process is the first to report this summary."""
+    try:
+        folder = private_dir(os.path.join(private_dir(state_dir(env)), _FOLDER))
+    except OSError:
+        return True
+    path = os.path.join(folder, f"{_safe(session)}--{_safe(message_id)}")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        os.close(os.open(path, flags, 0o600))
+    except FileExistsError:
+        return False
+    except OSError:
+        return True
+    _sweep(folder)
+    return True
+
+
+def _sweep(folder: str) -> None:
+    cutoff = time.time() - _KEEP_SECONDS
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            if os.lstat(path).st_mtime < cutoff:
+                os.unlink(path)
+        except OSError:
+            continue
