@@ -4,10 +4,11 @@ Gemini CLI runs a command per hook event and hands it one JSON object on
 stdin (``session_id``, ``transcript_path``, ``cwd``, ``hook_event_name``,
 ``timestamp`` plus per-event fields). This module turns that object into the
 daemon calls it implies and the daemon's answers into the JSON Gemini reads
-back. It performs no I/O itself (a chat file is read only through the
-``read_chat`` function it is given) and imports only the standard library
-and ``signet_sdk``'s stdlib core, because the hook process imports it for
-every prompt.
+back. It performs no I/O itself (a chat file is read, and a summary
+claimed, only through the ``read_chat`` and ``claim`` functions it is given;
+:func:`translator_for` gives the hook process both) and imports only the
+standard library and ``signet_sdk``'s stdlib core, because the hook process
+imports it for every prompt.
 
 Choices, and why:
 
