@@ -244,45 +244,64 @@ def merge(
 
 
 def unmerge(path: Path, text: str, record: Mapping[str, Any], entry: Any) -> tuple[str, list[str]]:
-    """The settings without our groups and server (and what only they filled); notes."""
+    """The settings without our groups and server (and what only they filled); notes.
+
+    ``record`` says what the install created; without one (it was deleted), an
+    event list or ``hooks`` that our removal leaves empty goes too, and
+    ``mcpServers.signet`` goes when it runs ``signet-sdk mcp``.
+    """
     root = _parse(path, text)
     notes: list[str] = []
     current = text
-    created = [tuple(c) for c in record.get("created") or []]
+    emptied: list[list[str]] = []
     hooks = j5.find(root, ["hooks"])
     for event, _, node in list(hooks.members) if hooks is not None else []:
         for group in [j5.plain(g) for g in node.items]:
             if _group_is_ours(group):
                 current = j5.remove_item(current, ["hooks", event], group)
+                emptied.append(["hooks", event])
             elif isinstance(group, dict) and any(is_ours(h) for h in group.get("hooks") or []):
                 notes.append(f"{path}: hooks.{event} has a group mixing ours with yours; kept")
+    known = "created" in record
+    created = [list(c) for c in record.get("created") or []] if known else [["hooks"], *emptied]
     root = j5.parse(current)
     for path_created in reversed(created):
-        found = j5.find(root, list(path_created))
+        found = j5.find(root, path_created)
         if found is None:
             continue
         empty = (found.kind == "array" and not found.items) or (
             found.kind == "object" and all(_empty(v) for _, _, v in found.members)
         )
         if empty:
-            current = j5.remove_member(current, list(path_created))
+            current = j5.remove_member(current, path_created)
             root = j5.parse(current)
     server = j5.find(root, ["mcpServers", MCP_NAME])
-    change = record.get("mcp")
-    if server is not None and change and entry is not None:
-        if j5.plain(server) != entry:
+    change = record.get("mcp") if known else ["created", ["mcpServers", MCP_NAME]]
+    if server is not None and change:
+        ours = j5.plain(server) == _as_parsed(entry) if known else _runs_our_mcp(j5.plain(server))
+        if not ours:
             notes.append(f"{path}: mcpServers.{MCP_NAME} was changed since install; kept")
         elif change[0] == "replaced":
             current = j5.replace_value(current, ["mcpServers", MCP_NAME], str(change[2]))
-        elif change[0] == "created" and list(change[1]) == ["mcpServers"]:
-            servers = j5.find(root, ["mcpServers"])
-            if servers is not None and [k for k, _, _ in servers.members] == [MCP_NAME]:
-                current = j5.remove_member(current, ["mcpServers"])
-            else:
-                current = j5.remove_member(current, ["mcpServers", MCP_NAME])
         else:
-            current = j5.remove_member(current, ["mcpServers", MCP_NAME])
+            servers = j5.find(root, ["mcpServers"])
+            alone = servers is not None and [k for k, _, _ in servers.members] == [MCP_NAME]
+            whole = list(change[1]) == ["mcpServers"] or not known
+            current = j5.remove_member(
+                current, ["mcpServers"] if alone and whole else ["mcpServers", MCP_NAME]
+            )
     return current, notes
+
+
+def _runs_our_mcp(server: Any) -> bool:
+    """A server entry that runs ``signet-sdk mcp`` (or ``-m signet_sdk mcp``)."""
+    if not isinstance(server, dict) or not isinstance(server.get("command"), str):
+        return False
+    args = server.get("args")
+    words = [server["command"], *(a for a in args or [] if isinstance(a, str))]
+    return words[-1:] == ["mcp"] and (
+        os.path.basename(words[0]) == _PROGRAM or words[-3:-1] == ["-m", "signet_sdk"]
+    )
 
 
 def _empty(node: j5.Node) -> bool:

@@ -216,3 +216,12 @@ def test_trust_tools_marks_the_server_trusted(isolated: Path) -> None:
     assert main(["uninstall"]) == 0
     assert not _settings(isolated).exists()
     assert main(["install", "--no-mcp", "--trust-tools"]) == 2
+
+
+def test_uninstall_without_the_record_removes_only_ours(isolated: Path) -> None:
+    path = _settings(isolated)
+    path.write_text(USER_SETTINGS)
+    assert main(["install"]) == 0
+    (isolated / "signet-sdk-install.json").unlink()
+    assert main(["uninstall"]) == 0
+    assert path.read_text() == USER_SETTINGS
