@@ -1,1 +1,104 @@
-"""Testing aids: the mock/dev daemon, the parity suite and the contract files' drift checks."""
+"""Testing aids for this SDK and for anyone writing a harness adapter.
+
+What an adapter package's own tests need, importable from here:
+
+* :func:`load_vectors`, :func:`check_vector`, :func:`vector_id`: the
+  package's contract vectors, each checked without a daemon (the requests
+  the event makes, the output the harness gets back);
+* :func:`assert_parity`: the package's parity column, with no MISSING row,
+  against the bundled mock daemon (or a daemon URL);
+* :class:`ScriptedDaemon`, :class:`Reply`, :class:`Recorded`: a daemon on
+  127.0.0.1 answering from a script and recording what it received;
+* :func:`run_hook`, :class:`HookRun`, :func:`hook_command`,
+  :func:`outbox_left`, :func:`hook_log_lines`, :func:`sdk_state_dir`: a
+  hook command run as a harness runs it, and what it left behind;
+* :class:`ServeProcess`: ``signet-sdk serve`` as a child process;
+* :class:`MockDaemon`: the faithful mock daemon, in-process or served;
+* :class:`RecordingProxy`, :class:`DaemonKit`, :class:`RealDaemon`: the
+  real Signet daemons, and what they received.
+
+The pytest plugin :mod:`signet_sdk.testing.pytest_plugin` adds fixtures on
+top (``scripted_daemon``, ``signet_vector``, ``real_daemon``). Names load on
+first use, so importing this package costs nothing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from signet_sdk.testing.hook_process import HookRun as HookRun
+    from signet_sdk.testing.hook_process import hook_command as hook_command
+    from signet_sdk.testing.hook_process import hook_log_lines as hook_log_lines
+    from signet_sdk.testing.hook_process import outbox_left as outbox_left
+    from signet_sdk.testing.hook_process import run_hook as run_hook
+    from signet_sdk.testing.hook_process import sdk_state_dir as sdk_state_dir
+    from signet_sdk.testing.mock_daemon import MockDaemon as MockDaemon
+    from signet_sdk.testing.parity import assert_parity as assert_parity
+    from signet_sdk.testing.real_daemon import DaemonKit as DaemonKit
+    from signet_sdk.testing.real_daemon import RealDaemon as RealDaemon
+    from signet_sdk.testing.recording_proxy import RecordingProxy as RecordingProxy
+    from signet_sdk.testing.scripted import Recorded as Recorded
+    from signet_sdk.testing.scripted import Reply as Reply
+    from signet_sdk.testing.scripted import ScriptedDaemon as ScriptedDaemon
+    from signet_sdk.testing.serve_process import ServeProcess as ServeProcess
+    from signet_sdk.testing.vectors import check_vector as check_vector
+    from signet_sdk.testing.vectors import load_vectors as load_vectors
+    from signet_sdk.testing.vectors import vector_id as vector_id
+
+_WHERE = {
+    "DaemonKit": "signet_sdk.testing.real_daemon",
+    "HookRun": "signet_sdk.testing.hook_process",
+    "MockDaemon": "signet_sdk.testing.mock_daemon",
+    "RealDaemon": "signet_sdk.testing.real_daemon",
+    "Recorded": "signet_sdk.testing.scripted",
+    "RecordingProxy": "signet_sdk.testing.recording_proxy",
+    "Reply": "signet_sdk.testing.scripted",
+    "ScriptedDaemon": "signet_sdk.testing.scripted",
+    "ServeProcess": "signet_sdk.testing.serve_process",
+    "assert_parity": "signet_sdk.testing.parity",
+    "check_vector": "signet_sdk.testing.vectors",
+    "hook_command": "signet_sdk.testing.hook_process",
+    "hook_log_lines": "signet_sdk.testing.hook_process",
+    "load_vectors": "signet_sdk.testing.vectors",
+    "outbox_left": "signet_sdk.testing.hook_process",
+    "run_hook": "signet_sdk.testing.hook_process",
+    "sdk_state_dir": "signet_sdk.testing.hook_process",
+    "vector_id": "signet_sdk.testing.vectors",
+}
+
+__all__ = [
+    "DaemonKit",
+    "HookRun",
+    "MockDaemon",
+    "RealDaemon",
+    "Recorded",
+    "RecordingProxy",
+    "Reply",
+    "ScriptedDaemon",
+    "ServeProcess",
+    "assert_parity",
+    "check_vector",
+    "hook_command",
+    "hook_log_lines",
+    "load_vectors",
+    "outbox_left",
+    "run_hook",
+    "sdk_state_dir",
+    "vector_id",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'signet_sdk.testing' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return list(__all__)

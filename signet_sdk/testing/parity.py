@@ -19,7 +19,6 @@ adapter declares why) or missing: an unexplained gap fails the suite.
 
 from __future__ import annotations
 
-import json
 import textwrap
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -28,17 +27,16 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from signet_sdk.runtime.dispatch import dispatch
 from signet_sdk.runtime.plugin import HarnessPlugin
 from signet_sdk.testing.parity_tools import TOOL_PATHS, TOOL_ROWS, NotExercised, exercise_tools
+from signet_sdk.testing.vectors import load_vectors, vector_problems
 from signet_sdk.wire.config import resolve_config
 from signet_sdk.wire.endpoints import DEPENDENCY_MAP_ROWS, endpoint, endpoint_for_row
-from signet_sdk.wire.errors import ConflictError, PayloadError, SignetError, status_error
+from signet_sdk.wire.errors import ConflictError, SignetError
 from signet_sdk.wire.lean import LeanClient
-from signet_sdk.wire.lifecycle import LifecycleCall
 from signet_sdk.wire.request import build_request
 
-__all__ = ["ParityReport", "load_vectors", "plugins", "run_parity"]
+__all__ = ["ParityReport", "assert_parity", "load_vectors", "plugins", "run_parity"]
 
 COVERED, NOT_APPLICABLE, MISSING = "covered", "n/a", "missing"
 
@@ -109,42 +107,6 @@ def plugins() -> dict[str, HarnessPlugin]:
     return found
 
 
-def load_vectors(plugin: HarnessPlugin) -> list[dict[str, Any]]:
-    """The plugin's vectors, each named after its file when it has no name."""
-    vectors = []
-    for path in plugin.vector_files():
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-        data.setdefault("name", Path(path).stem)
-        vectors.append(data)
-    return vectors
-
-
-def _expected_output(vector: Mapping[str, Any]) -> dict[str, Any]:
-    out = vector.get("output") or {}
-    return {
-        "data": out.get("data"),
-        "stdout": out.get("stdout", ""),
-        "exitCode": out.get("exit_code", 0),
-    }
-
-
-def _canned(vector: Mapping[str, Any], made: list[LifecycleCall]) -> Callable[..., Any]:
-    """``send`` that records each call and answers from the vector's canned answers."""
-    answers = list(vector.get("answers") or [])
-
-    def send(call: LifecycleCall) -> Any:
-        made.append(call)
-        answer = answers[len(made) - 1] if len(made) <= len(answers) else {}
-        status = int(answer.get("status", 200))
-        if not 200 <= status < 300:
-            raise status_error(
-                method="POST", url="canned", status_code=status, body=answer.get("body"), headers={}
-            )
-        return answer.get("body")
-
-    return send
-
-
 def _check_vector(
     plugin: HarnessPlugin,
     vector: Mapping[str, Any],
@@ -152,42 +114,11 @@ def _check_vector(
     recorded: Callable[[], list[Any]] | None,
 ) -> VectorResult:
     result = VectorResult(str(vector["name"]), str(vector["event"]))
-    payload = vector.get("payload") or {}
-    expected_error = vector.get("error")
-    tr = plugin.make_translator({})
-    calls: list[LifecycleCall] = []
-    run = dispatch(tr, result.event, payload, _canned(vector, calls))
-    if isinstance(run.error, PayloadError):
-        exc = run.error
-        if expected_error and expected_error.get("field") == exc.field:
-            return result
-        result.problems.append(f"translate raised {exc}")
+    problems, calls, run = vector_problems(plugin, vector, daemon.config)
+    result.problems += problems
+    if run is None:  # a refused payload: nothing was sent
         return result
-    if expected_error:
-        result.problems.append(f"expected PayloadError on {expected_error.get('field')!r}")
-        return result
-
-    built = [build_request(daemon.config, endpoint(c.action), body=c.body) for c in calls]
-    got = [
-        {
-            "action": c.action,
-            "method": r.method,
-            "path": urlsplit(r.url).path,
-            "body": json.loads(r.content) if r.content else None,
-        }
-        for c, r in zip(calls, built, strict=True)
-    ]
-    want = [{k: c.get(k) for k in ("action", "method", "path", "body")} for c in vector["calls"]]
-    if got != want:
-        result.problems.append(
-            f"requests differ:\n  want {json.dumps(want, sort_keys=True)}\n"
-            f"  got  {json.dumps(got, sort_keys=True)}"
-        )
     result.endpoints = [c.action for c in calls]
-
-    output = run.output.to_wire()
-    if output != _expected_output(vector):
-        result.problems.append(f"output differs: want {_expected_output(vector)!r}, got {output!r}")
 
     from signet_sdk.runtime.events import prepare_transcript
 
@@ -361,3 +292,17 @@ def format_table(report: ParityReport) -> str:
     lines.append("")
     lines.append("parity: ok" if report.ok else "parity: FAILED (see MISSING and FAIL above)")
     return "\n".join(lines)
+
+
+def assert_parity(harness: str, daemon_url: str | None = None) -> None:
+    """Raise ``AssertionError`` unless ``harness``'s parity column passes with no MISSING row.
+
+    The harness's plugin must be installed (its entry point is how the
+    suite finds it); the vectors run against the bundled mock daemon unless
+    ``daemon_url`` names another.
+    """
+    report = run_parity(daemon_url, [harness])
+    if not report.harnesses:
+        raise AssertionError(f"no plugin installed for harness {harness!r}")
+    if not report.ok:
+        raise AssertionError(format_table(report))

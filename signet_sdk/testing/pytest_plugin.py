@@ -1,25 +1,66 @@
-"""Pytest fixtures for the real Signet daemons: ``real_daemon`` runs a test on every version.
+"""Pytest fixtures for harness adapters and for the real Signet daemons.
 
-Load it with ``pytest_plugins = ("signet_sdk.testing.pytest_plugin",)`` in a
-root ``conftest.py``. ``real_daemon`` is parametrised over
-:data:`~signet_sdk.testing.real_daemon.SUPPORTED_VERSIONS`: one daemon per
-version for the whole session (tests use their own session keys and
-memories), started on a free loopback port and stopped by its PID at the
-end. Without a kit the tests skip with one line; under ``CI=true`` they fail.
-A test that needs a daemon of its own (state it must not share) uses
-``real_daemon_kit.running(version)``.
+Installed with the SDK as a pytest plugin (entry point ``pytest11``), so an
+adapter package's tests get, with no set-up:
+
+* ``signet_vector``: every contract vector of the module's ``SIGNET_PLUGIN``,
+  one test each::
+
+      from signet_sdk.testing import assert_parity, check_vector
+      from my_adapter import PLUGIN as SIGNET_PLUGIN
+
+      def test_vector(signet_vector):
+          check_vector(SIGNET_PLUGIN, signet_vector)
+
+      def test_parity():
+          assert_parity(SIGNET_PLUGIN.name)
+
+* ``scripted_daemon``: a :class:`~signet_sdk.testing.ScriptedDaemon` on
+  127.0.0.1, closed after the test;
+* ``real_daemon``: a real Signet daemon of each supported version (one per
+  version for the whole session, on a free loopback port, stopped by its
+  PID), and ``real_daemon_kit`` for a test that needs one of its own
+  (``real_daemon_kit.running(version)``). Without a kit the tests skip with
+  one line; under ``CI=true`` they fail.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from signet_sdk.testing.real_daemon import SUPPORTED_VERSIONS, DaemonKit, RealDaemon, require_kit
 
-__all__ = ["real_daemon", "real_daemon_kit"]
+__all__ = ["real_daemon", "real_daemon_kit", "scripted_daemon"]
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "signet_vector" not in metafunc.fixturenames:
+        return
+    from signet_sdk.testing.vectors import load_vectors, vector_id
+
+    plugin: Any = getattr(metafunc.module, "SIGNET_PLUGIN", None)
+    if plugin is None:
+        raise pytest.UsageError(
+            f"{metafunc.module.__name__}: signet_vector needs SIGNET_PLUGIN = <your HarnessPlugin> "
+            "in the test module"
+        )
+    vectors = load_vectors(plugin)
+    if not vectors:
+        raise pytest.UsageError(f"{plugin.name}: the plugin ships no vectors")
+    metafunc.parametrize("signet_vector", vectors, ids=[vector_id(v) for v in vectors])
+
+
+@pytest.fixture
+def scripted_daemon() -> Iterator[Any]:
+    """A daemon on 127.0.0.1 answering from ``.replies`` and recording ``.requests``."""
+    from signet_sdk.testing.scripted import ScriptedDaemon
+
+    with ScriptedDaemon() as daemon:
+        yield daemon
 
 
 @pytest.fixture(scope="session")

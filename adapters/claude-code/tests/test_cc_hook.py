@@ -12,14 +12,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cc_support import (
-    HOOK,
+
+from signet_sdk.testing import (
     Reply,
     ScriptedDaemon,
+    hook_command,
     hook_log_lines,
+    outbox_left,
     run_hook,
-    state_dir,
-    wait_outbox_empty,
+    sdk_state_dir,
 )
 
 SID = "0d9e8f7a-1111-4222-8333-444455556666"
@@ -58,7 +59,7 @@ FAST_FLUSH = {"SIGNET_OUTBOX_FLUSH_SECONDS": "1"}
 
 
 def test_daemon_down_fails_open_with_one_log_line() -> None:
-    run = run_hook("UserPromptSubmit", PROMPT, daemon_url=closed_port_url())
+    run = run_hook("claude-code", "UserPromptSubmit", PROMPT, daemon_url=closed_port_url())
     assert (run.returncode, run.stdout, run.stderr) == (0, b"", b"")
     lines = hook_log_lines()
     assert len(lines) == 1
@@ -75,11 +76,13 @@ def test_daemon_down_fails_open_with_one_log_line() -> None:
     ],
 )
 def test_slow_daemon_ends_within_the_deadline(
-    scripted: ScriptedDaemon, event: str, variable: str
+    scripted_daemon: ScriptedDaemon, event: str, variable: str
 ) -> None:
-    scripted.default = Reply(200, {"inject": "too late"}, delay=5.0)
+    scripted_daemon.default = Reply(200, {"inject": "too late"}, delay=5.0)
     body = payload(event, prompt="x", source="startup", trigger="manual")
-    run = run_hook(event, body, daemon_url=scripted.url, env={variable: "1000"})
+    run = run_hook(
+        "claude-code", event, body, daemon_url=scripted_daemon.url, env={variable: "1000"}
+    )
     assert (run.returncode, run.stdout) == (0, b"")
     assert run.seconds < 1.0 + 0.8, run.seconds
     assert any("failed open" in line or "deadline" in line for line in hook_log_lines())
@@ -94,10 +97,13 @@ def test_slow_daemon_ends_within_the_deadline(
         (200, "not json at all"),
     ],
 )
-def test_daemon_errors_fail_open(scripted: ScriptedDaemon, status: int, body: Any) -> None:
-    scripted.default = Reply(status, body)
+def test_daemon_errors_fail_open(scripted_daemon: ScriptedDaemon, status: int, body: Any) -> None:
+    scripted_daemon.default = Reply(status, body)
     run = run_hook(
-        "SessionStart", payload("SessionStart", source="startup"), daemon_url=scripted.url
+        "claude-code",
+        "SessionStart",
+        payload("SessionStart", source="startup"),
+        daemon_url=scripted_daemon.url,
     )
     assert (run.returncode, run.stdout, run.stderr) == (0, b"", b"")
     if status != 200:
@@ -109,15 +115,20 @@ def test_daemon_errors_fail_open(scripted: ScriptedDaemon, status: int, body: An
     [b"", b"not json", b"[1, 2]", b'{"session_id": 5}', b'{"cwd": "/x"}', b"\xff\xfe"],
     ids=["empty", "text", "array", "wrong-type", "no-session", "bytes"],
 )
-def test_malformed_stdin_fails_open(scripted: ScriptedDaemon, raw: bytes) -> None:
-    run = run_hook("UserPromptSubmit", raw, daemon_url=scripted.url)
+def test_malformed_stdin_fails_open(scripted_daemon: ScriptedDaemon, raw: bytes) -> None:
+    run = run_hook("claude-code", "UserPromptSubmit", raw, daemon_url=scripted_daemon.url)
     assert (run.returncode, run.stdout, run.stderr) == (0, b"", b"")
-    assert scripted.requests == []
+    assert scripted_daemon.requests == []
     assert len(hook_log_lines()) == 1
 
 
-def test_payload_error_names_the_field(scripted: ScriptedDaemon) -> None:
-    run_hook("PostCompact", payload("PostCompact", trigger="manual"), daemon_url=scripted.url)
+def test_payload_error_names_the_field(scripted_daemon: ScriptedDaemon) -> None:
+    run_hook(
+        "claude-code",
+        "PostCompact",
+        payload("PostCompact", trigger="manual"),
+        daemon_url=scripted_daemon.url,
+    )
     (line,) = hook_log_lines()
     assert "compact_summary" in line
 
@@ -125,7 +136,7 @@ def test_payload_error_names_the_field(scripted: ScriptedDaemon) -> None:
 def _popen_hook(event: str, url: str) -> subprocess.Popen[bytes]:
     env = dict(os.environ, SIGNET_DAEMON_URL=url)
     return subprocess.Popen(
-        [*HOOK, event],
+        [*hook_command("claude-code"), event],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -133,9 +144,11 @@ def _popen_hook(event: str, url: str) -> subprocess.Popen[bytes]:
     )
 
 
-def test_stdin_left_open_with_a_whole_payload_answers_at_once(scripted: ScriptedDaemon) -> None:
-    scripted.default = Reply(200, {"inject": "CTX", "memoryCount": 1})
-    proc = _popen_hook("UserPromptSubmit", scripted.url)
+def test_stdin_left_open_with_a_whole_payload_answers_at_once(
+    scripted_daemon: ScriptedDaemon,
+) -> None:
+    scripted_daemon.default = Reply(200, {"inject": "CTX", "memoryCount": 1})
+    proc = _popen_hook("UserPromptSubmit", scripted_daemon.url)
     assert proc.stdin is not None and proc.stdout is not None
     start = time.monotonic()
     proc.stdin.write(json.dumps(PROMPT).encode())
@@ -150,8 +163,10 @@ def test_stdin_left_open_with_a_whole_payload_answers_at_once(scripted: Scripted
     assert json.loads(out)["hookSpecificOutput"]["additionalContext"] == "CTX"
 
 
-def test_stdin_left_open_with_half_a_payload_is_time_bounded(scripted: ScriptedDaemon) -> None:
-    proc = _popen_hook("UserPromptSubmit", scripted.url)
+def test_stdin_left_open_with_half_a_payload_is_time_bounded(
+    scripted_daemon: ScriptedDaemon,
+) -> None:
+    proc = _popen_hook("UserPromptSubmit", scripted_daemon.url)
     assert proc.stdin is not None and proc.stdout is not None
     start = time.monotonic()
     proc.stdin.write(b'{"session_id": "abc", "prompt": "unfinished')
@@ -163,24 +178,29 @@ def test_stdin_left_open_with_half_a_payload_is_time_bounded(scripted: ScriptedD
         proc.stdin.close()
     assert 1.5 < time.monotonic() - start < 3.5
     assert (proc.returncode, out) == (0, b"")
-    assert scripted.requests == []
+    assert scripted_daemon.requests == []
     assert any("bad stdin" in line for line in hook_log_lines())
 
 
-def test_python_m_runs_the_same_hook(scripted: ScriptedDaemon) -> None:
+def test_python_m_runs_the_same_hook(scripted_daemon: ScriptedDaemon) -> None:
     """The installer's fallback form, ``python -m signet_sdk hook claude-code <Event>``."""
-    scripted.default = Reply(200, {"inject": "CTX", "memoryCount": 1})
-    env = dict(os.environ, SIGNET_DAEMON_URL=scripted.url)
+    scripted_daemon.default = Reply(200, {"inject": "CTX", "memoryCount": 1})
+    env = dict(os.environ, SIGNET_DAEMON_URL=scripted_daemon.url)
     argv = [sys.executable, "-m", "signet_sdk", "hook", "claude-code", "UserPromptSubmit"]
     proc = subprocess.run(argv, input=json.dumps(PROMPT).encode(), capture_output=True, env=env)
     assert proc.returncode == 0
     assert json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"] == "CTX"
-    assert scripted.requests[0].json["harness"] == "claude-code"
+    assert scripted_daemon.requests[0].json["harness"] == "claude-code"
 
 
-def test_event_may_come_from_the_payload(scripted: ScriptedDaemon) -> None:
-    scripted.default = Reply(200, {"inject": "CTX", "memoryCount": 1})
-    run = run_hook(None, dict(PROMPT, hook_event_name="UserPromptSubmit"), daemon_url=scripted.url)
+def test_event_may_come_from_the_payload(scripted_daemon: ScriptedDaemon) -> None:
+    scripted_daemon.default = Reply(200, {"inject": "CTX", "memoryCount": 1})
+    run = run_hook(
+        "claude-code",
+        None,
+        dict(PROMPT, hook_event_name="UserPromptSubmit"),
+        daemon_url=scripted_daemon.url,
+    )
     assert json.loads(run.stdout)["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
 
 
@@ -188,18 +208,20 @@ def test_event_may_come_from_the_payload(scripted: ScriptedDaemon) -> None:
 
 
 @pytest.mark.parametrize("variable", ["SIGNET_BYPASS", "SIGNET_NO_HOOKS"])
-def test_bypass_exits_before_any_request(scripted: ScriptedDaemon, variable: str) -> None:
+def test_bypass_exits_before_any_request(scripted_daemon: ScriptedDaemon, variable: str) -> None:
     write_transcript()
     for event, body in [
         ("SessionStart", payload("SessionStart", source="startup")),
         ("UserPromptSubmit", PROMPT),
         ("SessionEnd", payload("SessionEnd", reason="other")),
     ]:
-        run = run_hook(event, body, daemon_url=scripted.url, env={variable: "1"})
+        run = run_hook(
+            "claude-code", event, body, daemon_url=scripted_daemon.url, env={variable: "1"}
+        )
         assert (run.returncode, run.stdout, run.stderr) == (0, b"", b"")
     time.sleep(0.3)
-    assert scripted.requests == []
-    assert not state_dir().exists()  # no log, no outbox: nothing was even read
+    assert scripted_daemon.requests == []
+    assert not sdk_state_dir().exists()  # no log, no outbox: nothing was even read
 
 
 def test_children_get_signet_no_hooks(tmp_path: Path) -> None:
@@ -215,7 +237,7 @@ def test_children_get_signet_no_hooks(tmp_path: Path) -> None:
 
 
 def test_hook_process_sets_signet_no_hooks_for_anything_it_spawns(
-    scripted: ScriptedDaemon, monkeypatch: pytest.MonkeyPatch
+    scripted_daemon: ScriptedDaemon, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import io
 
@@ -224,7 +246,7 @@ def test_hook_process_sets_signet_no_hooks_for_anything_it_spawns(
     from signet_sdk.hooks.runner import run_hook as run_in_process
 
     monkeypatch.delenv("SIGNET_NO_HOOKS", raising=False)
-    monkeypatch.setenv("SIGNET_DAEMON_URL", scripted.url)
+    monkeypatch.setenv("SIGNET_DAEMON_URL", scripted_daemon.url)
     read_fd, write_fd = os.pipe()
     os.write(write_fd, json.dumps(PROMPT).encode())
     os.close(write_fd)
@@ -236,46 +258,56 @@ def test_hook_process_sets_signet_no_hooks_for_anything_it_spawns(
     assert code == 0
     assert os.environ["SIGNET_NO_HOOKS"] == "1"
     # ... and the request itself did not carry the daemon's no-op header.
-    assert "x-signet-no-hooks" not in scripted.requests[0].headers
+    assert "x-signet-no-hooks" not in scripted_daemon.requests[0].headers
 
 
 # -- identity --------------------------------------------------------------------
 
 
-def test_agent_id_comes_from_config_never_from_the_payload(scripted: ScriptedDaemon) -> None:
-    scripted.default = Reply(200, {"inject": "", "memoryCount": 0})
+def test_agent_id_comes_from_config_never_from_the_payload(scripted_daemon: ScriptedDaemon) -> None:
+    scripted_daemon.default = Reply(200, {"inject": "", "memoryCount": 0})
     body = dict(PROMPT, agent_id="subagent-42")
-    run_hook("UserPromptSubmit", body, daemon_url=scripted.url, env={"SIGNET_AGENT_ID": "atlas"})
-    run_hook("UserPromptSubmit", body, daemon_url=scripted.url)
-    first, second = scripted.wait_for(2)
+    run_hook(
+        "claude-code",
+        "UserPromptSubmit",
+        body,
+        daemon_url=scripted_daemon.url,
+        env={"SIGNET_AGENT_ID": "atlas"},
+    )
+    run_hook("claude-code", "UserPromptSubmit", body, daemon_url=scripted_daemon.url)
+    first, second = scripted_daemon.wait_for(2)
     assert first.json["agentId"] == "atlas"
     assert first.headers["x-signet-agent-id"] == "atlas"
     assert first.json["harnessAgentId"] == "subagent-42"
     assert "agentId" not in second.json
 
 
-def test_claude_project_dir_is_the_project(scripted: ScriptedDaemon, tmp_path: Path) -> None:
-    scripted.default = Reply(200, {"inject": "", "memories": []})
+def test_claude_project_dir_is_the_project(scripted_daemon: ScriptedDaemon, tmp_path: Path) -> None:
+    scripted_daemon.default = Reply(200, {"inject": "", "memories": []})
     env = {"CLAUDE_PROJECT_DIR": str(tmp_path)}
     run_hook(
-        "SessionStart", payload("SessionStart", source="startup"), daemon_url=scripted.url, env=env
+        "claude-code",
+        "SessionStart",
+        payload("SessionStart", source="startup"),
+        daemon_url=scripted_daemon.url,
+        env=env,
     )
-    assert scripted.requests[0].json["project"] == str(tmp_path)
+    assert scripted_daemon.requests[0].json["project"] == str(tmp_path)
 
 
 # -- outbox: hand-off first, then send ---------------------------------------------
 
 
 def test_session_end_with_daemon_down_keeps_the_transcript_and_replays_at_next_start(
-    scripted: ScriptedDaemon,
+    scripted_daemon: ScriptedDaemon,
 ) -> None:
     transcript = write_transcript()
     down = closed_port_url()
     end = payload("SessionEnd", reason="prompt_input_exit")
-    run = run_hook("SessionEnd", end, daemon_url=down, env=FAST_FLUSH)
+    run = run_hook("claude-code", "SessionEnd", end, daemon_url=down, env=FAST_FLUSH)
     assert (run.returncode, run.stdout) == (0, b"")
     assert run.seconds < 1.5
-    outbox = state_dir() / "outbox"
+    outbox = sdk_state_dir() / "outbox"
     (entry,) = outbox.glob("*.json")
     assert entry.stat().st_mode & 0o777 == 0o600
     assert outbox.stat().st_mode & 0o777 == 0o700
@@ -283,36 +315,41 @@ def test_session_end_with_daemon_down_keeps_the_transcript_and_replays_at_next_s
     time.sleep(1.5)  # the first flusher gives up against the dead port
     assert entry.exists()
 
-    scripted.default = Reply(200, {"inject": "", "memories": [], "memoriesSaved": 0})
+    scripted_daemon.default = Reply(200, {"inject": "", "memories": [], "memoriesSaved": 0})
     start = payload("SessionStart", source="resume")
-    run_hook("SessionStart", start, daemon_url=scripted.url, env=FAST_FLUSH)
-    got = scripted.wait_for(2)
-    assert wait_outbox_empty() == []
+    run_hook("claude-code", "SessionStart", start, daemon_url=scripted_daemon.url, env=FAST_FLUSH)
+    got = scripted_daemon.wait_for(2)
+    assert outbox_left() == []
     assert sorted(r.path for r in got) == ["/api/hooks/session-end", "/api/hooks/session-start"]
     (ended,) = [r for r in got if r.path.endswith("session-end")]
     assert ended.json["reason"] == "prompt_input_exit"
     assert ended.staged == b'{"type":"user","message":{"content":"hi"}}\n'
     time.sleep(0.3)
-    assert len(scripted.requests) == 2  # exactly once
+    assert len(scripted_daemon.requests) == 2  # exactly once
 
 
-def test_stop_checkpoint_is_sent_inline_and_leaves_nothing(scripted: ScriptedDaemon) -> None:
+def test_stop_checkpoint_is_sent_inline_and_leaves_nothing(scripted_daemon: ScriptedDaemon) -> None:
     write_transcript()
-    scripted.default = Reply(200, {"queued": True, "jobId": "j1"})
-    run = run_hook("Stop", payload("Stop", stop_hook_active=False), daemon_url=scripted.url)
+    scripted_daemon.default = Reply(200, {"queued": True, "jobId": "j1"})
+    run = run_hook(
+        "claude-code",
+        "Stop",
+        payload("Stop", stop_hook_active=False),
+        daemon_url=scripted_daemon.url,
+    )
     assert (run.returncode, run.stdout) == (0, b"")
-    (request,) = scripted.requests  # sent by the hook itself, before it exited
+    (request,) = scripted_daemon.requests  # sent by the hook itself, before it exited
     assert request.path == "/api/hooks/session-checkpoint-extract"
-    assert wait_outbox_empty(0.1) == []
+    assert outbox_left(0.1) == []
 
 
-def test_rejected_write_goes_to_dead_letters_with_a_reason(scripted: ScriptedDaemon) -> None:
+def test_rejected_write_goes_to_dead_letters_with_a_reason(scripted_daemon: ScriptedDaemon) -> None:
     write_transcript()
-    scripted.default = Reply(400, {"error": "harness and summary are required"})
+    scripted_daemon.default = Reply(400, {"error": "harness and summary are required"})
     body = payload("PostCompact", trigger="auto", compact_summary="S")
-    run = run_hook("PostCompact", body, daemon_url=scripted.url)
+    run = run_hook("claude-code", "PostCompact", body, daemon_url=scripted_daemon.url)
     assert (run.returncode, run.stdout) == (0, b"")
-    dead = state_dir() / "outbox" / "dead"
+    dead = sdk_state_dir() / "outbox" / "dead"
     (reason,) = dead.glob("*.reason")
     assert "rejected" in reason.read_text()
     assert list(dead.glob("*.json"))
@@ -322,10 +359,10 @@ def test_rejected_write_goes_to_dead_letters_with_a_reason(scripted: ScriptedDae
 def test_hooks_log_is_never_written_through_a_planted_symlink(tmp_path: Path) -> None:
     target = tmp_path / "victim.txt"
     target.write_text("keep me\n")
-    folder = state_dir()
+    folder = sdk_state_dir()
     folder.mkdir(parents=True, mode=0o700)
     (folder / "hooks.log").symlink_to(target)
-    run = run_hook("UserPromptSubmit", b"not json", daemon_url="http://127.0.0.1:9")
+    run = run_hook("claude-code", "UserPromptSubmit", b"not json", daemon_url="http://127.0.0.1:9")
     assert (run.returncode, run.stdout) == (0, b"")
     assert target.read_text() == "keep me\n"
 
@@ -333,9 +370,9 @@ def test_hooks_log_is_never_written_through_a_planted_symlink(tmp_path: Path) ->
 def test_a_state_directory_that_is_a_symlink_is_refused(tmp_path: Path) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    folder = state_dir()
+    folder = sdk_state_dir()
     folder.parent.mkdir(parents=True, exist_ok=True)
     folder.symlink_to(elsewhere, target_is_directory=True)
-    run = run_hook("UserPromptSubmit", b"not json", daemon_url="http://127.0.0.1:9")
+    run = run_hook("claude-code", "UserPromptSubmit", b"not json", daemon_url="http://127.0.0.1:9")
     assert (run.returncode, run.stdout) == (0, b"")
     assert list(elsewhere.iterdir()) == []  # nothing was written through the link

@@ -14,7 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cc_support import VECTORS, run_hook, wait_outbox_empty
+from signet_adapter_claude_code import PLUGIN
+
+from signet_sdk.testing import load_vectors, outbox_left, run_hook
+
+VECTORS = {v["name"]: v for v in load_vectors(PLUGIN)}
 
 SEQUENCE = [
     "session-start-startup",
@@ -52,12 +56,12 @@ def test_a_session_of_vectors_is_accepted_by_the_mock_daemon(
     transcript.write_text("".join(json.dumps(t) + "\n" for t in turns))
 
     for name in SEQUENCE:
-        vector = json.loads((VECTORS / f"{name}.json").read_text())
+        vector = VECTORS[name]
         payload = dict(vector["payload"], transcript_path=str(transcript))
         mock.clear_requests()
-        run = run_hook(vector["event"], payload, daemon_url=url)
+        run = run_hook("claude-code", vector["event"], payload, daemon_url=url)
         assert (run.returncode, run.stderr) == (0, b""), name
-        assert wait_outbox_empty() == [], name
+        assert outbox_left() == [], name
         got = [r for r in mock.requests if r.path.startswith("/api/hooks/")]
         assert [r.path for r in got] == [c["path"] for c in vector["calls"]], name
         for request, call in zip(got, vector["calls"], strict=True):

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cc_support import Reply, ScriptedDaemon
 
 from signet_sdk.hooks.outbox import Entry, Outbox
 from signet_sdk.hooks.runner import outbox_sender
@@ -25,6 +24,7 @@ from signet_sdk.runtime.transcripts import (
     snapshot_transcript,
     stage_file,
 )
+from signet_sdk.testing import Reply, ScriptedDaemon
 from signet_sdk.wire.config import resolve_config
 
 BODY = {"sessionKey": "s-1", "sessionId": "s-1", "cwd": "/w", "reason": "other"}
@@ -50,7 +50,7 @@ def put(outbox: Outbox, data: bytes | None = b'{"type":"user"}\n', **body: Any) 
 
 
 def test_entry_killed_after_hand_off_is_replayed_exactly_once(
-    tmp_path: Path, scripted: ScriptedDaemon
+    tmp_path: Path, scripted_daemon: ScriptedDaemon
 ) -> None:
     root = tmp_path / "outbox"
     code = (
@@ -68,8 +68,8 @@ def test_entry_killed_after_hand_off_is_replayed_exactly_once(
     outbox = Outbox(root)
     assert len(outbox.pending()) == 1
 
-    scripted.default = Reply(200, {"memoriesSaved": 0, "queued": True}, delay=0.3)
-    send = sender(scripted.url)
+    scripted_daemon.default = Reply(200, {"memoriesSaved": 0, "queued": True}, delay=0.3)
+    send = sender(scripted_daemon.url)
     results: list[dict[str, int]] = []
 
     def flush() -> None:
@@ -80,8 +80,8 @@ def test_entry_killed_after_hand_off_is_replayed_exactly_once(
         t.start()
     for t in threads:
         t.join()
-    assert len(scripted.requests) == 1  # three replayers, one delivery
-    request = scripted.requests[0]
+    assert len(scripted_daemon.requests) == 1  # three replayers, one delivery
+    request = scripted_daemon.requests[0]
     assert request.json["sessionKey"] == "k"
     assert request.json["harness"] == "claude-code"
     assert request.headers["x-signet-runtime-path"] == "legacy"
@@ -89,7 +89,7 @@ def test_entry_killed_after_hand_off_is_replayed_exactly_once(
     assert outbox.pending() == []
     assert sum(r.get("sent", 0) for r in results) == 1
     Outbox(root).flush(send, deadline=_later(1))
-    assert len(scripted.requests) == 1
+    assert len(scripted_daemon.requests) == 1
 
 
 def _later(seconds: float) -> float:
@@ -99,13 +99,13 @@ def _later(seconds: float) -> float:
 
 
 def test_concurrent_flushers_deliver_each_entry_once(
-    tmp_path: Path, scripted: ScriptedDaemon
+    tmp_path: Path, scripted_daemon: ScriptedDaemon
 ) -> None:
     outbox = Outbox(tmp_path / "outbox")
     for i in range(6):
         put(outbox, sessionKey=f"s-{i}")
-    scripted.default = Reply(200, {"memoriesSaved": 0}, delay=0.05)
-    send = sender(scripted.url)
+    scripted_daemon.default = Reply(200, {"memoriesSaved": 0}, delay=0.05)
+    send = sender(scripted_daemon.url)
     threads = [
         threading.Thread(target=lambda: Outbox(outbox.root).flush(send, deadline=_later(5)))
         for _ in range(3)
@@ -114,7 +114,7 @@ def test_concurrent_flushers_deliver_each_entry_once(
         t.start()
     for t in threads:
         t.join()
-    keys = sorted(r.json["sessionKey"] for r in scripted.requests)
+    keys = sorted(r.json["sessionKey"] for r in scripted_daemon.requests)
     assert keys == [f"s-{i}" for i in range(6)]
     assert outbox.pending() == []
 
@@ -141,12 +141,14 @@ def test_unreachable_daemon_is_not_an_attempt(tmp_path: Path) -> None:
     assert outbox.pending() == [entry.id]
 
 
-def test_repeated_failures_end_in_dead_letters(tmp_path: Path, scripted: ScriptedDaemon) -> None:
+def test_repeated_failures_end_in_dead_letters(
+    tmp_path: Path, scripted_daemon: ScriptedDaemon
+) -> None:
     lines: list[str] = []
     outbox = Outbox(tmp_path / "outbox", max_attempts=2, log=lines.append)
     entry = put(outbox)
-    scripted.default = Reply(500, {"error": "Hook execution failed"})
-    send = sender(scripted.url)
+    scripted_daemon.default = Reply(500, {"error": "Hook execution failed"})
+    send = sender(scripted_daemon.url)
     assert outbox.flush(send, deadline=_later(5)) == {"failed": 1}  # once per run
     assert outbox.attempts(entry.id) == 1
     assert outbox.flush(send, deadline=_later(5)) == {"dead": 1}
@@ -160,12 +162,12 @@ def test_repeated_failures_end_in_dead_letters(tmp_path: Path, scripted: Scripte
 
 @pytest.mark.parametrize("status", [400, 409, 413, 422])
 def test_unacceptable_requests_are_dead_at_once(
-    tmp_path: Path, scripted: ScriptedDaemon, status: int
+    tmp_path: Path, scripted_daemon: ScriptedDaemon, status: int
 ) -> None:
     outbox = Outbox(tmp_path / "outbox")
     entry = put(outbox)
-    scripted.default = Reply(status, {"error": "no"})
-    assert outbox.deliver(entry.id, sender(scripted.url)) == "dead"
+    scripted_daemon.default = Reply(status, {"error": "no"})
+    assert outbox.deliver(entry.id, sender(scripted_daemon.url)) == "dead"
     assert (Path(outbox.root) / "dead" / f"{entry.id}.reason").exists()
 
 
@@ -267,28 +269,28 @@ def test_default_staging_root_is_tmp_signet() -> None:
 
 
 def test_transcript_over_the_file_cap_is_sent_inline(
-    tmp_path: Path, scripted: ScriptedDaemon
+    tmp_path: Path, scripted_daemon: ScriptedDaemon
 ) -> None:
     outbox = Outbox(tmp_path / "outbox", staging_root=tmp_path / "signet")
     data = b"".join(b'{"n":%d}\n' % i for i in range(60000))
     assert len(data) > STAGED_MAX_BYTES
     entry = put(outbox, data)
-    assert outbox.deliver(entry.id, sender(scripted.url)) == "sent"
-    (request,) = scripted.requests
+    assert outbox.deliver(entry.id, sender(scripted_daemon.url)) == "sent"
+    (request,) = scripted_daemon.requests
     assert "transcriptPath" not in request.json
     assert request.json["transcript"] == data.decode()
 
 
 def test_transcript_falls_back_to_inline_when_staging_is_unusable(
-    tmp_path: Path, scripted: ScriptedDaemon
+    tmp_path: Path, scripted_daemon: ScriptedDaemon
 ) -> None:
     blocker = tmp_path / "signet"
     blocker.write_text("a file where the staging directory should be")
     lines: list[str] = []
     outbox = Outbox(tmp_path / "outbox", staging_root=blocker, log=lines.append)
     entry = put(outbox, b'{"a":1}\n')
-    assert outbox.deliver(entry.id, sender(scripted.url)) == "sent"
-    assert scripted.requests[0].json["transcript"] == '{"a":1}\n'
+    assert outbox.deliver(entry.id, sender(scripted_daemon.url)) == "sent"
+    assert scripted_daemon.requests[0].json["transcript"] == '{"a":1}\n'
     assert any("cannot stage" in line for line in lines)
 
 
@@ -321,17 +323,17 @@ def test_a_nul_in_the_transcript_path_keeps_the_write(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("status", [429, 503])
 def test_backpressure_never_turns_an_entry_into_a_dead_letter(
-    tmp_path: Path, scripted: ScriptedDaemon, status: int
+    tmp_path: Path, scripted_daemon: ScriptedDaemon, status: int
 ) -> None:
     outbox = Outbox(tmp_path / "outbox", max_attempts=1)
     entry = put(outbox)
-    scripted.default = Reply(status, {"error": "busy"})
+    scripted_daemon.default = Reply(status, {"error": "busy"})
     for _ in range(3):
-        assert outbox.deliver(entry.id, sender(scripted.url)) == "kept"
+        assert outbox.deliver(entry.id, sender(scripted_daemon.url)) == "kept"
     assert outbox.pending() == [entry.id] and outbox.attempts(entry.id) == 0
     assert not (Path(outbox.root) / "dead").exists()
-    scripted.default = Reply(200, {"memoriesSaved": 1})
-    assert outbox.deliver(entry.id, sender(scripted.url)) == "sent"
+    scripted_daemon.default = Reply(200, {"memoriesSaved": 1})
+    assert outbox.deliver(entry.id, sender(scripted_daemon.url)) == "sent"
 
 
 def test_one_sender_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -372,12 +374,12 @@ def test_dead_letter_reasons_are_private(tmp_path: Path) -> None:
 
 
 def test_a_write_queued_while_the_sender_works_is_sent_by_it(
-    tmp_path: Path, scripted: ScriptedDaemon, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, scripted_daemon: ScriptedDaemon, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The hook that sees a busy sender starts none: the busy one must take its write."""
     from signet_sdk.hooks import sender as runner
 
-    env = {"XDG_STATE_HOME": str(tmp_path / "state"), "SIGNET_DAEMON_URL": scripted.url}
+    env = {"XDG_STATE_HOME": str(tmp_path / "state"), "SIGNET_DAEMON_URL": scripted_daemon.url}
     outbox = Outbox(tmp_path / "state" / "signet-sdk" / "outbox")
     first = put(outbox, sessionKey="first")
     real = runner.outbox_sender
@@ -397,5 +399,5 @@ def test_a_write_queued_while_the_sender_works_is_sent_by_it(
     monkeypatch.setattr(runner, "outbox_sender", sender_with_a_hook_meanwhile)
     runner.flush(5.0, env)
     assert outbox.pending() == []
-    keys = [r.json["sessionKey"] for r in scripted.requests]
+    keys = [r.json["sessionKey"] for r in scripted_daemon.requests]
     assert sorted(keys) == ["first", "late"] and first.id != late[0].id

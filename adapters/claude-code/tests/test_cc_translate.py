@@ -142,19 +142,18 @@ def test_plugin_events_and_deadlines() -> None:
     assert len(PLUGIN.vector_files()) == 24
 
 
-def test_library_path_handles_an_event(scripted: Any) -> None:
-    from cc_support import Reply
-
+def test_library_path_handles_an_event(scripted_daemon: Any) -> None:
     import signet_sdk
+    from signet_sdk.testing import Reply
 
-    scripted.default = Reply(200, {"inject": "CTX", "memoryCount": 1, "sessionKnown": True})
-    with signet_sdk.create_adapter("claude-code", scripted.url) as client:
+    scripted_daemon.default = Reply(200, {"inject": "CTX", "memoryCount": 1, "sessionKnown": True})
+    with signet_sdk.create_adapter("claude-code", scripted_daemon.url) as client:
         run = signet_sdk.run_event(client, "UserPromptSubmit", dict(BASE, prompt="hi"))
     assert run.output.data == {
         "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "CTX"}
     }
     assert run.output.text.startswith('{"hookSpecificOutput":')
-    assert scripted.requests[0].json["harness"] == "claude-code"
+    assert scripted_daemon.requests[0].json["harness"] == "claude-code"
 
 
 HEAVY = ("pydantic", "httpx", "fastapi", "starlette", "anyio", "uvicorn", "aiohttp")

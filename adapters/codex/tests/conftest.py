@@ -2,7 +2,7 @@
 
 Every test gets its own HOME, CODEX_HOME and XDG state directory (the hook
 writes its log and outbox there) and no SIGNET_* or CODEX_* variables from
-the developer's shell. ``scripted`` is a recording fake daemon, stopped after the test.
+the developer's shell. ``scripted_daemon`` (the SDK's pytest plugin) is a recording fake daemon.
 """
 
 from __future__ import annotations
@@ -12,16 +12,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cx_support import ScriptedDaemon
-
-
-@pytest.fixture
-def scripted() -> Iterator[ScriptedDaemon]:
-    daemon = ScriptedDaemon()
-    try:
-        yield daemon
-    finally:
-        daemon.close()
 
 
 @pytest.fixture(autouse=True)

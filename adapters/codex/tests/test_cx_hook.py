@@ -6,9 +6,10 @@ import json
 import time
 from pathlib import Path
 
-from cx_support import Reply, ScriptedDaemon, hook_log_lines, run_hook, wait_outbox_empty
 from signet_adapter_codex import TRANSLATOR, CodexTranslator
 from signet_adapter_codex._compact import summary_from_lines
+
+from signet_sdk.testing import Reply, ScriptedDaemon, hook_log_lines, outbox_left, run_hook
 
 SID = "019a2f0b-9da1-7c91-b4d4-d295403e0c1f"
 SUMMARY = "The user deploys atlas with make ship; staging is pg-staging-2."
@@ -35,18 +36,18 @@ def _post_compact(path: Path | str) -> dict[str, object]:
 
 
 def test_post_compact_sends_the_summary_codex_wrote_into_the_rollout(
-    scripted: ScriptedDaemon, isolated: Path
+    scripted_daemon: ScriptedDaemon, isolated: Path
 ) -> None:
     older: dict[str, object] = {"type": "compacted", "payload": {"message": "an older summary"}}
     newest: dict[str, object] = {"type": "compacted", "payload": {"message": SUMMARY}}
     path = _rollout(isolated, [older, {"type": "event_msg", "payload": {}}, newest])
-    scripted.replies = [Reply(200, {"success": True, "memoryId": "m-1"})]
+    scripted_daemon.replies = [Reply(200, {"success": True, "memoryId": "m-1"})]
 
-    run = run_hook("PostCompact", _post_compact(path), daemon_url=scripted.url)
+    run = run_hook("codex", "PostCompact", _post_compact(path), daemon_url=scripted_daemon.url)
 
     assert (run.returncode, run.stdout, run.stderr) == (0, b"", b"")
-    (request,) = scripted.wait_for(1)
-    assert wait_outbox_empty() == []
+    (request,) = scripted_daemon.wait_for(1)
+    assert outbox_left() == []
     assert request.path == "/api/hooks/compaction-complete"
     assert request.json == {
         "sessionKey": SID,
@@ -78,16 +79,16 @@ def test_summary_drops_the_handoff_line_codex_writes_before_it() -> None:
 
 
 def test_post_compact_without_a_readable_summary_is_a_checkpoint(
-    scripted: ScriptedDaemon, isolated: Path, tmp_path: Path
+    scripted_daemon: ScriptedDaemon, isolated: Path, tmp_path: Path
 ) -> None:
     outside = tmp_path / "elsewhere.jsonl"
     outside.write_text(json.dumps({"type": "compacted", "payload": {"message": "secret"}}) + "\n")
-    scripted.replies = [Reply(200, {"queued": True})]
+    scripted_daemon.replies = [Reply(200, {"queued": True})]
 
-    run = run_hook("PostCompact", _post_compact(outside), daemon_url=scripted.url)
+    run = run_hook("codex", "PostCompact", _post_compact(outside), daemon_url=scripted_daemon.url)
 
     assert (run.returncode, run.stdout) == (0, b"")
-    (request,) = scripted.wait_for(1)
+    (request,) = scripted_daemon.wait_for(1)
     assert request.path == "/api/hooks/session-checkpoint-extract"
     assert "secret" not in json.dumps(request.json)  # outside the transcript roots: not read
     assert "transcriptPath" not in request.json
@@ -109,41 +110,41 @@ def test_translator_reader_is_injected() -> None:
 def test_daemon_down_fails_open_with_no_output(isolated: Path) -> None:
     payload = {"session_id": SID, "cwd": "/srv/atlas", "hook_event_name": "UserPromptSubmit",
                "prompt": "deploy?", "transcript_path": None, "turn_id": "t"}  # fmt: skip
-    run = run_hook("UserPromptSubmit", payload, daemon_url="http://127.0.0.1:9")
+    run = run_hook("codex", "UserPromptSubmit", payload, daemon_url="http://127.0.0.1:9")
     assert (run.returncode, run.stdout, run.stderr) == (0, b"", b"")
     assert any("failed open" in line for line in hook_log_lines())
 
 
-def test_bad_payload_fails_open_and_names_the_field(scripted: ScriptedDaemon) -> None:
+def test_bad_payload_fails_open_and_names_the_field(scripted_daemon: ScriptedDaemon) -> None:
     payload = {"session_id": 7, "hook_event_name": "SessionStart", "cwd": "/srv/atlas"}
-    run = run_hook("SessionStart", payload, daemon_url=scripted.url)
+    run = run_hook("codex", "SessionStart", payload, daemon_url=scripted_daemon.url)
     assert (run.returncode, run.stdout, run.stderr) == (0, b"", b"")
-    assert scripted.requests == []
+    assert scripted_daemon.requests == []
     assert any("session_id" in line for line in hook_log_lines())
-    run = run_hook("SessionStart", b"{not json", daemon_url=scripted.url)
+    run = run_hook("codex", "SessionStart", b"{not json", daemon_url=scripted_daemon.url)
     assert (run.returncode, run.stdout, run.stderr) == (0, b"", b"")
 
 
 def test_a_session_end_the_daemon_missed_is_sent_by_the_next_session_start(
-    scripted: ScriptedDaemon, isolated: Path
+    scripted_daemon: ScriptedDaemon, isolated: Path
 ) -> None:
     """Codex gives SessionEnd 3 s; a daemon down then gets the call from the next start."""
     path = _rollout(isolated, [])
     end = {"session_id": SID, "transcript_path": str(path), "cwd": "/srv/atlas",
            "hook_event_name": "SessionEnd", "reason": "other"}  # fmt: skip
     quick = {"SIGNET_OUTBOX_FLUSH_SECONDS": "0.5"}
-    run = run_hook("SessionEnd", end, daemon_url="http://127.0.0.1:9", env=quick)
+    run = run_hook("codex", "SessionEnd", end, daemon_url="http://127.0.0.1:9", env=quick)
     assert (run.returncode, run.stdout) == (0, b"")
     assert run.seconds < 3.0
     time.sleep(1.5)  # the detached sender gave up; the call stays queued
-    assert wait_outbox_empty(timeout=0.1) != []
+    assert outbox_left(timeout=0.1) != []
 
     start = {"session_id": "next-1", "transcript_path": None, "cwd": "/srv/atlas",
              "hook_event_name": "SessionStart", "source": "startup"}  # fmt: skip
-    run = run_hook("SessionStart", start, daemon_url=scripted.url)
+    run = run_hook("codex", "SessionStart", start, daemon_url=scripted_daemon.url)
     assert run.returncode == 0
-    got = scripted.wait_for(2)
-    assert wait_outbox_empty() == []
+    got = scripted_daemon.wait_for(2)
+    assert outbox_left() == []
     ended = [r for r in got if r.path == "/api/hooks/session-end"]
     assert len(ended) == 1 and ended[0].json["sessionKey"] == SID
     assert ended[0].staged == path.read_bytes()  # with the transcript it had at exit

@@ -16,15 +16,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cx_support import Reply, ScriptedDaemon, load_vectors, run_hook, wait_outbox_empty
 from signet_adapter_codex import PLUGIN, TRANSLATOR
 
+from signet_sdk.testing import Reply, ScriptedDaemon, load_vectors, outbox_left, run_hook
 from signet_sdk.wire.config import resolve_config
 from signet_sdk.wire.endpoints import endpoint
 from signet_sdk.wire.errors import PayloadError
 from signet_sdk.wire.request import build_request
 
-VECTORS = load_vectors()
+VECTORS = load_vectors(PLUGIN)
 IDS = [v["name"] for v in VECTORS]
 #: The only keys Codex's hook output schema accepts (deny_unknown_fields).
 CODEX_TOP_KEYS = {"continue", "stopReason", "suppressOutput", "systemMessage", "decision",
@@ -100,21 +100,21 @@ def _rollout(codex_home: Path) -> tuple[Path, bytes]:
 
 @pytest.mark.parametrize("vector", VECTORS, ids=IDS)
 def test_vector_through_hook_command(
-    vector: dict[str, Any], scripted: ScriptedDaemon, isolated: Path
+    vector: dict[str, Any], scripted_daemon: ScriptedDaemon, isolated: Path
 ) -> None:
     transcript, data = _rollout(isolated)
     payload = dict(vector["payload"])
     if payload.get("transcript_path"):
         payload["transcript_path"] = str(transcript)
-    scripted.replies = [Reply(a["status"], a["body"]) for a in vector["answers"]]
+    scripted_daemon.replies = [Reply(a["status"], a["body"]) for a in vector["answers"]]
 
-    run = run_hook(vector["event"], payload, daemon_url=scripted.url)
+    run = run_hook("codex", vector["event"], payload, daemon_url=scripted_daemon.url)
 
     assert run.returncode == 0
     assert run.stdout == vector["output"]["stdout"].encode("utf-8")
     assert run.stderr == b""
-    got = scripted.wait_for(len(vector["calls"]))
-    assert wait_outbox_empty() == []
+    got = scripted_daemon.wait_for(len(vector["calls"]))
+    assert outbox_left() == []
     assert [r.path for r in got] == [c["path"] for c in vector["calls"]]
     for request, call in zip(got, vector["calls"], strict=True):
         expected = dict(call["body"])
