@@ -322,6 +322,18 @@ def test_untrusted_tools_are_not_offered_headless(world: World) -> None:
     assert declared and not [n for n in declared if "memory" in n]
 
 
+def test_installed_in_both_scopes_each_hook_runs_once(world: World) -> None:
+    """Gemini concatenates the scopes' hook lists, then drops repeats (same name and command)."""
+    assert install_main(["install"]) == 0
+    assert install_main(["install", "--project", str(world.project)]) == 0
+
+    _result(world.run("-p", PROMPT))
+
+    assert len(world.hook_calls("session-start")) == 1
+    assert len(world.hook_calls("user-prompt-submit")) == 1
+    assert len(world.wait_for("session-end")) == 1
+
+
 _ANSI = re.compile(
     rb"\x1b\[[0-9;?<>=]*[A-Za-z~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\\\)|\x1b[()][A-Z0-9]"
 )
