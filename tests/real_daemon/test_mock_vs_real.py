@@ -50,6 +50,7 @@ class Step:
     since: tuple[int, int] = (0, 109)
     capture: Callable[[State, Any], None] | None = None
     poll: bool = False  # repeat until the answer's status is completed or failed
+    stream: bool = False  # an event stream: its content type and first frame
 
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
@@ -580,8 +581,30 @@ SCENARIO: list[Step] = [
         PLUGIN,
     ),
     Step("session-end.no-harness", "POST", "/api/hooks/session-end", {"sessionKey": KEY}),
+    Step(
+        "session-start.after-end",
+        "POST",
+        "/api/hooks/session-start",
+        {"harness": "claude-code", "sessionKey": KEY, "project": PROJECT},
+        PLUGIN,
+    ),
+    Step(
+        "session-start.clear",
+        "POST",
+        "/api/hooks/session-start",
+        {"harness": "claude-code", "sessionKey": KEY, "project": PROJECT, "source": "clear"},
+        PLUGIN,
+    ),
+    Step(
+        "session-start.repeat",
+        "POST",
+        "/api/hooks/session-start",
+        {"harness": "claude-code", "sessionKey": KEY, "project": PROJECT},
+        PLUGIN,
+    ),
     # -- ops -------------------------------------------------------------
     Step("logs", "GET", "/api/logs?limit=5"),
+    Step("logs.stream", "GET", "/api/logs/stream", stream=True),
     Step("unknown-route", "GET", "/api/mvr-no-such-route"),
     # -- a second session: 0.145's new fields, then a clear ---------------
     Step(
@@ -621,6 +644,16 @@ class Answer:
     body: Any  # parsed JSON, or the text of a non-JSON answer
 
 
+def _first_frame(client: httpx.Client, path: str) -> Answer:
+    """An event stream's status, content type and first ``data:`` frame (then hang up)."""
+    with client.stream("GET", path) as response:
+        kind = response.headers.get("content-type", "")
+        for line in response.iter_lines():
+            if line.startswith("data:"):
+                return Answer(response.status_code, {"type": kind, "frame": json.loads(line[5:])})
+    return Answer(response.status_code, {"type": kind})
+
+
 def run_scenario(url: str, version: tuple[int, int]) -> dict[str, Answer]:
     """Send the scenario to the daemon at ``url``; each step's answer by step name."""
     state: State = {}
@@ -633,6 +666,9 @@ def run_scenario(url: str, version: tuple[int, int]) -> dict[str, Answer]:
                 path, body = _fill(step.path, state), _fill(step.body, state)
             except KeyError as exc:
                 out[step.name] = Answer(0, f"needs {exc} from an earlier step")
+                continue
+            if step.stream:
+                out[step.name] = _first_frame(client, path)
                 continue
             deadline = time.monotonic() + 20
             while True:
@@ -910,9 +946,5 @@ def test_the_mock_answers_the_scenario_as_the_real_daemon_does(
     assert compare(minor, real_answers, mock_answers) == []
     # Every route of the endpoint map this release serves was exercised.
     routes = {(s.method, _route_of(s.path)) for s in SCENARIO if version >= s.since}
-    wanted = {
-        (e.method, e.path)
-        for e in ENDPOINTS
-        if e.name != "logs_stream" and parse_version(e.since)[:2] <= version
-    }
+    wanted = {(e.method, e.path) for e in ENDPOINTS if parse_version(e.since)[:2] <= version}
     assert wanted <= routes, sorted(wanted - routes)

@@ -191,6 +191,9 @@ def _session_start(ctx: Context, req: Request, body: Body) -> Response:
     warning = ctx.tracker.expiry_warning(key) if key else None
     warnings = {"warnings": [warning]} if warning else {}
     header = _date_header(ctx.now())
+    source = body.get("source")
+    if key and ctx.v145 and isinstance(source, str) and source.strip().lower() == "clear":
+        ctx.tracker.reset(key, start=True)  # 0.145: a cleared session injects afresh
     if key and not ctx.tracker.start(key):
         inject = f"{_BANNER}\n{header}\n"
         stub = {"identity": {"name": "Agent"}, "memories": [], "inject": inject}
