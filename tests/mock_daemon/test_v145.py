@@ -354,3 +354,15 @@ async def test_a_malformed_structured_part_is_400(
     body = {"content": "a fact", "structured": structured}
     r = await client.post("/api/memory/remember", json=body)
     assert (r.status_code, r.json()) == (400, {"error": message})
+
+
+def test_the_cli_flag_takes_the_release_lines_only(capsys: pytest.CaptureFixture[str]) -> None:
+    from signet_sdk.cli.commands import build_parser
+
+    parser = build_parser()
+    assert parser.parse_args(["dev-daemon"]).daemon_version == "0.145"
+    assert parser.parse_args(["dev-daemon", "--daemon-version", "0.109"]).daemon_version == "0.109"
+    with pytest.raises(SystemExit) as exc:
+        parser.parse_args(["dev-daemon", "--daemon-version", "0.120"])
+    assert exc.value.code == 2
+    assert "--daemon-version" in capsys.readouterr().err
