@@ -86,10 +86,13 @@ CORE = {
     "signet_sdk.hooks.process",
     "signet_sdk.hooks.runner",
     "signet_sdk.hooks.sender",
+    "signet_sdk.plugin",  # the translator's one door into the core
     "signet_sdk.runtime",
+    "signet_sdk.runtime.context",
     "signet_sdk.runtime.dispatch",
     "signet_sdk.runtime.entrypoints",
     "signet_sdk.runtime.native",
+    "signet_sdk.runtime.payload",
     "signet_sdk.runtime.plugin",
     "signet_sdk.runtime.registry",
     "signet_sdk.wire",
@@ -164,7 +167,12 @@ CODEX_EXPECTED: dict[str, tuple[set[str], set[str]]] = {
 #: Gemini CLI: the same core, its translator (which reads payload fields with
 #: ``runtime.payload``); AfterAgent, PreCompress (``auto``, before every model
 #: request) and SessionEnd read the chat file for a compression (``_chat``).
-GEMINI_CORE = {m for m in CORE if not m.startswith("signet_adapter")} | {
+GEMINI_CORE = {
+    m
+    for m in CORE
+    if not m.startswith("signet_adapter")
+    and m not in ("signet_sdk.plugin", "signet_sdk.runtime.context")
+} | {
     "signet_adapter_gemini",
     "signet_adapter_gemini._translate",
     "signet_sdk.runtime.payload",

@@ -37,6 +37,7 @@ LAYERS = [
 STDLIB_ONLY = {"wire", "hooks", "installing"}
 #: Modules of ``runtime`` that a hook process loads: standard library only too.
 STDLIB_ONLY_MODULES = {
+    "signet_sdk.runtime.context",
     "signet_sdk.runtime.dispatch",
     "signet_sdk.runtime.entrypoints",
     "signet_sdk.runtime.files",
@@ -109,7 +110,20 @@ MODULES = _modules()
 
 def test_every_module_belongs_to_a_layer() -> None:
     loose = [m for m, _ in MODULES if _layer(m) is None]
-    assert loose == ["signet_sdk", "signet_sdk.__main__", "signet_sdk._version"]
+    assert loose == [
+        "signet_sdk",
+        "signet_sdk.__main__",
+        "signet_sdk._version",
+        "signet_sdk.plugin",
+    ]
+
+
+def test_the_adapter_facade_reaches_only_hook_path_modules() -> None:
+    """``signet_sdk.plugin`` is what translators import: standard-library modules only."""
+    import signet_sdk.plugin as facade
+
+    for name, (module, _) in facade._WHERE.items():
+        assert module.startswith("signet_sdk.wire.") or module in STDLIB_ONLY_MODULES, name
 
 
 @pytest.mark.parametrize(("module", "path"), MODULES, ids=[m for m, _ in MODULES])

@@ -19,13 +19,19 @@ if TYPE_CHECKING:
 __all__ = ["array", "carried", "integer", "mapping", "put", "string"]
 
 
-def string(obj: Mapping[str, Any], name: str, where: str = "") -> str | None:
-    """A string field, or None when absent."""
+def string(
+    obj: Mapping[str, Any], name: str, where: str = "", *, required: bool = False
+) -> str | None:
+    """A string field, or None when absent; ``required``: present and not blank."""
     value = obj.get(name)
     if value is None:
+        if required:
+            raise PayloadError(where + name, "is required")
         return None
     if not isinstance(value, str):
         raise PayloadError(where + name, f"must be a string, got {type(value).__name__}")
+    if required and not value.strip():
+        raise PayloadError(where + name, "must not be empty")
     return value
 
 

@@ -21,7 +21,7 @@ every prompt, so it holds plain data and the standard-library translator.
 
 from __future__ import annotations
 
-from signet_sdk.runtime.plugin import EventSpec, HarnessPlugin
+from signet_sdk.plugin import EventSpec, HarnessPlugin
 
 from ._translate import EVENTS, NOT_APPLICABLE, TRANSLATOR, ClaudeCodeTranslator
 

@@ -40,9 +40,7 @@ Choices that the daemon contract leaves open, and why:
 
 from __future__ import annotations
 
-from signet_sdk.runtime.native import NativeOutput
-from signet_sdk.wire.errors import PayloadError
-from signet_sdk.wire.lifecycle import LifecycleCall
+from signet_sdk.plugin import LifecycleCall, NativeOutput, PayloadError, context_text, put, string
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -73,20 +71,6 @@ NOT_APPLICABLE: Mapping[str, str] = {
 }
 
 
-def _str(payload: Mapping[str, Any], name: str, *, required: bool = False) -> str | None:
-    """A string field, or None when absent; a wrong type is always an error."""
-    value = payload.get(name)
-    if value is None:
-        if required:
-            raise PayloadError(name, "is required")
-        return None
-    if not isinstance(value, str):
-        raise PayloadError(name, f"must be a string, got {type(value).__name__}")
-    if required and not value.strip():
-        raise PayloadError(name, "must not be empty")
-    return value
-
-
 class ClaudeCodeTranslator:
     """The pure half of the Claude Code adapter (a ``HarnessTranslator``).
 
@@ -109,7 +93,7 @@ class ClaudeCodeTranslator:
         """
         if not isinstance(payload, dict):  # a JSON object (collections.abc costs a hook ~1 ms)
             raise PayloadError("payload", "must be a JSON object")
-        named = _str(payload, "hook_event_name")
+        named = string(payload, "hook_event_name")
         if named is not None and named != event:
             raise PayloadError(
                 "hook_event_name", f"is {named!r} but the hook was registered for {event!r}"
@@ -119,75 +103,75 @@ class ClaudeCodeTranslator:
             raise PayloadError(
                 "hook_event_name", f"unsupported event {event!r}; known: {', '.join(EVENTS)}"
             )
-        session = _str(payload, "session_id", required=True)
+        session = string(payload, "session_id", required=True)
         assert session is not None
         return handler(self, payload, session)
 
     def _project(self, payload: Mapping[str, Any]) -> str | None:
-        cwd = _str(payload, "cwd")
+        cwd = string(payload, "cwd")
         return self.project_dir or cwd or None
 
     def _session_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         body: dict[str, Any] = {"sessionKey": session}
-        _put(body, "project", self._project(p))
-        _put(body, "source", _str(p, "source"))
-        _put(body, "harnessAgentId", _str(p, "agent_id"))
-        parent = _str(p, "parent_session_id") or _str(p, "parent_session_key")
-        _put(body, "parentSessionKey", parent)
+        put(body, "project", self._project(p))
+        put(body, "source", string(p, "source"))
+        put(body, "harnessAgentId", string(p, "agent_id"))
+        parent = string(p, "parent_session_id") or string(p, "parent_session_key")
+        put(body, "parentSessionKey", parent)
         return [LifecycleCall("session_start", body)]
 
     def _prompt(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        prompt = _str(p, "prompt")
+        prompt = string(p, "prompt")
         if prompt is None:
             raise PayloadError("prompt", "is required")
         if not prompt.strip():
             return []  # the daemon rejects a blank prompt; there is nothing to recall for
         body: dict[str, Any] = {"sessionKey": session, "userPrompt": prompt, "userMessage": prompt}
-        _put(body, "project", self._project(p))
-        _put(body, "harnessAgentId", _str(p, "agent_id"))
+        put(body, "project", self._project(p))
+        put(body, "harnessAgentId", string(p, "agent_id"))
         return [LifecycleCall("user_prompt_submit", body)]
 
     def _stop(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        transcript = _str(p, "transcript_path", required=True)
+        transcript = string(p, "transcript_path", required=True)
         body: dict[str, Any] = {"sessionKey": session}
-        _put(body, "project", self._project(p))
+        put(body, "project", self._project(p))
         body["transcriptPath"] = transcript
         return [LifecycleCall("session_checkpoint_extract", body)]
 
     def _pre_compact(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        trigger = _str(p, "trigger") or "unknown"
+        trigger = string(p, "trigger") or "unknown"
         context = f"Claude Code compaction ({trigger})"
-        instructions = _str(p, "custom_instructions")
+        instructions = string(p, "custom_instructions")
         if instructions and instructions.strip():
             context += f"; user instructions: {instructions.strip()}"
         body: dict[str, Any] = {"sessionKey": session, "sessionContext": context}
         return [LifecycleCall("pre_compaction", body)]
 
     def _post_compact(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        summary = _str(p, "compact_summary", required=True)
+        summary = string(p, "compact_summary", required=True)
         body: dict[str, Any] = {"sessionKey": session, "summary": summary}
-        _put(body, "project", self._project(p))
+        put(body, "project", self._project(p))
         return [LifecycleCall("compaction_complete", body)]
 
     def _subagent_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        agent = _str(p, "agent_id", required=True)
+        agent = string(p, "agent_id", required=True)
         body: dict[str, Any] = {"sessionKey": session, "harnessAgentId": agent}
-        _put(body, "project", self._project(p))
-        _put(body, "source", "subagent")
+        put(body, "project", self._project(p))
+        put(body, "source", "subagent")
         return [LifecycleCall("session_start", body)]
 
     def _subagent_stop(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        _str(p, "agent_id")  # validated for a clear error, otherwise unused
+        string(p, "agent_id")  # validated for a clear error, otherwise unused
         return []
 
     def _session_end(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        reason = _str(p, "reason") or "other"
+        reason = string(p, "reason") or "other"
         body: dict[str, Any] = {"sessionKey": session, "sessionId": session}
-        _put(body, "cwd", self._project(p))
+        put(body, "cwd", self._project(p))
         body["reason"] = reason
-        transcript = _str(p, "transcript_path")
+        transcript = string(p, "transcript_path")
         if reason != "clear":
-            _put(body, "transcriptPath", transcript)
+            put(body, "transcriptPath", transcript)
         return [LifecycleCall("session_end", body)]
 
     # -- render ----------------------------------------------------------
@@ -202,7 +186,7 @@ class ClaudeCodeTranslator:
         """
         if event not in _INJECTING or not results:
             return self.neutral(event)
-        text = _context_text(event, results[0])
+        text = context_text(results[0], prompt=event == "UserPromptSubmit")
         if not text:
             return self.neutral(event)
         out = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
@@ -214,28 +198,6 @@ class ClaudeCodeTranslator:
         Never exit 2, which on UserPromptSubmit erases the user's prompt.
         """
         return NativeOutput()
-
-
-def _put(body: dict[str, Any], key: str, value: str | None) -> None:
-    if value:
-        body[key] = value
-
-
-def _context_text(event: str, result: Any) -> str:
-    """The context text in a daemon answer, newest response fields first."""
-    if not isinstance(result, dict) or result.get("skipped") or result.get("bypassed"):
-        return ""
-    if event == "UserPromptSubmit":
-        dynamic = result.get("dynamicContext")
-        if isinstance(dynamic, str) and dynamic.strip():
-            return dynamic
-    else:
-        parts = [result.get("stableSystemPrompt"), result.get("dynamicContext")]
-        joined = "\n\n".join(p for p in parts if isinstance(p, str) and p.strip())
-        if joined:
-            return joined
-    inject = result.get("inject")
-    return inject if isinstance(inject, str) and inject.strip() else ""
 
 
 _HANDLERS = {

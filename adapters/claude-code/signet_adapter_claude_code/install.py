@@ -78,11 +78,11 @@ def hook_timeouts(env: Mapping[str, str] | None = None) -> dict[str, int]:
     ``env``, else the contract's defaults) plus a margin, so Claude Code
     never kills a hook that is still within its deadline.
     """
-    from signet_sdk.wire.config import resolve_config
+    from signet_sdk.installing.command import hook_timeouts
 
     from . import PLUGIN
 
-    timeouts = resolve_config(env=dict(env or {})).timeouts
+    timeouts = hook_timeouts(env)
     out: dict[str, int] = {}
     for name, spec in PLUGIN.events.items():
         if name == "SubagentStop":

@@ -11,8 +11,7 @@ through a symlink.
 
 from __future__ import annotations
 
-from signet_sdk.runtime.transcripts import TranscriptRefused, snapshot_transcript
-from signet_sdk.wire.jsonfast import loads
+from signet_sdk.plugin import TranscriptRefused, json_loads, snapshot_transcript
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,7 +37,7 @@ def summary_from_lines(lines: Sequence[str]) -> str | None:
         if '"compacted"' not in line:
             continue
         try:
-            item = loads(line)
+            item = json_loads(line)
         except ValueError:
             continue
         if not isinstance(item, dict) or item.get("type") != "compacted":

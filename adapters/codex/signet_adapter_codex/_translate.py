@@ -40,9 +40,7 @@ Choices, and why:
 
 from __future__ import annotations
 
-from signet_sdk.runtime.native import NativeOutput
-from signet_sdk.wire.errors import PayloadError
-from signet_sdk.wire.lifecycle import LifecycleCall
+from signet_sdk.plugin import LifecycleCall, NativeOutput, PayloadError, context_text, put, string
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -71,20 +69,6 @@ NOT_APPLICABLE: Mapping[str, str] = {
 }
 
 
-def _str(payload: Mapping[str, Any], name: str, *, required: bool = False) -> str | None:
-    """A string field, or None when absent; a wrong type is always an error."""
-    value = payload.get(name)
-    if value is None:
-        if required:
-            raise PayloadError(name, "is required")
-        return None
-    if not isinstance(value, str):
-        raise PayloadError(name, f"must be a string, got {type(value).__name__}")
-    if required and not value.strip():
-        raise PayloadError(name, "must not be empty")
-    return value
-
-
 class CodexTranslator:
     """The pure half of the Codex adapter (a ``HarnessTranslator``).
 
@@ -104,7 +88,7 @@ class CodexTranslator:
         """
         if not isinstance(payload, dict):
             raise PayloadError("payload", "must be a JSON object")
-        named = _str(payload, "hook_event_name")
+        named = string(payload, "hook_event_name")
         if named is not None and named != event:
             raise PayloadError(
                 "hook_event_name", f"is {named!r} but the hook was registered for {event!r}"
@@ -114,68 +98,68 @@ class CodexTranslator:
             raise PayloadError(
                 "hook_event_name", f"unsupported event {event!r}; known: {', '.join(EVENTS)}"
             )
-        session = _str(payload, "session_id", required=True)
+        session = string(payload, "session_id", required=True)
         assert session is not None
         return handler(self, payload, session)
 
     def _session_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         body: dict[str, Any] = {"sessionKey": session}
-        _put(body, "project", _str(p, "cwd"))
-        _put(body, "source", _str(p, "source"))
+        put(body, "project", string(p, "cwd"))
+        put(body, "source", string(p, "source"))
         return [LifecycleCall("session_start", body)]
 
     def _prompt(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        prompt = _str(p, "prompt")
+        prompt = string(p, "prompt")
         if prompt is None:
             raise PayloadError("prompt", "is required")
         if not prompt.strip():
             return []  # the daemon rejects a blank prompt; there is nothing to recall for
         body: dict[str, Any] = {"sessionKey": session, "userPrompt": prompt, "userMessage": prompt}
-        _put(body, "project", _str(p, "cwd"))
+        put(body, "project", string(p, "cwd"))
         return [LifecycleCall("user_prompt_submit", body)]
 
     def _checkpoint(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        transcript = _str(p, "transcript_path")
+        transcript = string(p, "transcript_path")
         if not transcript:
             return []  # an ephemeral session keeps no rollout: nothing to hand over
         body: dict[str, Any] = {"sessionKey": session}
-        _put(body, "project", _str(p, "cwd"))
+        put(body, "project", string(p, "cwd"))
         body["transcriptPath"] = transcript
         return [LifecycleCall("session_checkpoint_extract", body)]
 
     def _pre_compact(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        trigger = _str(p, "trigger") or "unknown"
+        trigger = string(p, "trigger") or "unknown"
         body = {"sessionKey": session, "sessionContext": f"Codex compaction ({trigger})"}
         return [LifecycleCall("pre_compaction", body)]
 
     def _post_compact(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        _str(p, "trigger")
-        transcript = _str(p, "transcript_path")
-        summary = _str(p, "compact_summary")
+        string(p, "trigger")
+        transcript = string(p, "transcript_path")
+        summary = string(p, "compact_summary")
         if not summary and transcript and self.read_summary is not None:
             summary = self.read_summary(transcript)
         if not summary or not summary.strip():
             return self._checkpoint(p, session)
         body: dict[str, Any] = {"sessionKey": session, "summary": summary}
-        _put(body, "project", _str(p, "cwd"))
+        put(body, "project", string(p, "cwd"))
         return [LifecycleCall("compaction_complete", body)]
 
     def _subagent_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        agent = _str(p, "agent_id", required=True)
+        agent = string(p, "agent_id", required=True)
         body: dict[str, Any] = {"sessionKey": session, "harnessAgentId": agent}
-        _put(body, "project", _str(p, "cwd"))
+        put(body, "project", string(p, "cwd"))
         body["source"] = "subagent"
         return [LifecycleCall("session_start", body)]
 
     def _subagent_stop(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        _str(p, "agent_id")  # validated for a clear error, otherwise unused
+        string(p, "agent_id")  # validated for a clear error, otherwise unused
         return []
 
     def _session_end(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         body: dict[str, Any] = {"sessionKey": session, "sessionId": session}
-        _put(body, "cwd", _str(p, "cwd"))
-        body["reason"] = _str(p, "reason") or "other"
-        _put(body, "transcriptPath", _str(p, "transcript_path"))
+        put(body, "cwd", string(p, "cwd"))
+        body["reason"] = string(p, "reason") or "other"
+        put(body, "transcriptPath", string(p, "transcript_path"))
         return [LifecycleCall("session_end", body)]
 
     def render(
@@ -184,7 +168,7 @@ class CodexTranslator:
         """What Codex reads back: the one schema-valid context envelope, or nothing."""
         if event not in _INJECTING or not results:
             return self.neutral(event)
-        text = _context_text(event, results[0])
+        text = context_text(results[0], prompt=event == "UserPromptSubmit")
         if not text:
             return self.neutral(event)
         return NativeOutput(
@@ -194,28 +178,6 @@ class CodexTranslator:
     def neutral(self, event: str) -> NativeOutput:
         """Exit 0 and no stdout: Codex carries on as if no hook were set (never blocks)."""
         return NativeOutput()
-
-
-def _put(body: dict[str, Any], key: str, value: str | None) -> None:
-    if value:
-        body[key] = value
-
-
-def _context_text(event: str, result: Any) -> str:
-    """The context text in a daemon answer, newest response fields first."""
-    if not isinstance(result, dict) or result.get("skipped") or result.get("bypassed"):
-        return ""
-    if event == "UserPromptSubmit":
-        dynamic = result.get("dynamicContext")
-        if isinstance(dynamic, str) and dynamic.strip():
-            return dynamic
-    else:
-        parts = [result.get("stableSystemPrompt"), result.get("dynamicContext")]
-        joined = "\n\n".join(p for p in parts if isinstance(p, str) and p.strip())
-        if joined:
-            return joined
-    inject = result.get("inject")
-    return inject if isinstance(inject, str) and inject.strip() else ""
 
 
 _HANDLERS = {

@@ -59,11 +59,11 @@ _ABSENT = "\x00absent\n"
 
 def hook_timeouts(env: Mapping[str, str] | None = None) -> dict[str, int]:
     """Codex's ``timeout`` (seconds) per registered event."""
-    from signet_sdk.wire.config import resolve_config
+    from signet_sdk.installing.command import hook_timeouts
 
     from . import PLUGIN
 
-    timeouts = resolve_config(env=dict(env or {})).timeouts
+    timeouts = hook_timeouts(env)
     out: dict[str, int] = {}
     for name, spec in PLUGIN.events.items():
         if name == "SubagentStop":
