@@ -366,3 +366,52 @@ def test_the_cli_flag_takes_the_release_lines_only(capsys: pytest.CaptureFixture
         parser.parse_args(["dev-daemon", "--daemon-version", "0.120"])
     assert exc.value.code == 2
     assert "--daemon-version" in capsys.readouterr().err
+
+
+async def test_a_time_window_filters_or_lists_the_timeline(client: httpx.AsyncClient) -> None:
+    march = {"content": "billing moved region", "occurredAt": "2026-03-05T00:00:00Z"}
+    await client.post("/api/memory/remember", json=march)
+    await client.post("/api/memory/remember", json={"content": "billing meets on Mondays"})
+    window = {"start": "2026-03-01T00:00:00Z", "end": "2026-03-31T00:00:00Z"}
+    r = (await client.post("/api/memory/recall", json={"query": "billing", "time": window})).json()
+    assert [h["content"] for h in r["results"]] == ["billing moved region"]
+    assert r["meta"]["temporal"] == {
+        "mode": "filter",
+        "source": "request",
+        "originalQuery": "billing",
+        "contentQuery": "billing",
+        "start": "2026-03-01T00:00:00.000Z",
+        "end": "2026-03-31T00:00:00.000Z",
+        "facets": ["session", "source", "occurred", "observed", "valid", "captured"],
+    }
+    listed = {"query": "billing", "time": {**window, "mode": "timeline", "facets": ["occurred"]}}
+    r = (await client.post("/api/memory/recall", json=listed)).json()
+    (hit,) = r["results"]
+    assert hit["id"].startswith("temporal:memory:") and hit["id"].endswith(":occurred")
+    assert (hit["source"], hit["temporal_start_at"]) == (
+        "temporal_occurred",
+        "2026-03-05T00:00:00.000Z",
+    )
+    assert r["meta"]["timings"]["stages"] == []
+    one_day = {"query": "billing", "time": {"start": "2026-03-01T00:00:00Z"}}
+    r = (await client.post("/api/memory/recall", json=one_day)).json()
+    assert r["results"] == [] and r["meta"]["temporal"]["end"] == "2026-03-02T00:00:00.000Z"
+
+
+async def test_aggregate_recall_has_no_model_to_answer(client: httpx.AsyncClient) -> None:
+    await client.post("/api/memory/remember", json={"content": "billing meets on Mondays"})
+    r = (
+        await client.post("/api/memory/recall", json={"query": "billing", "aggregate": True})
+    ).json()
+    assert r["results"] == [] and r["meta"]["noHits"] is True
+    aggregate = r["aggregate"]
+    assert (aggregate["stoppedReason"], aggregate["budget"], aggregate["saved"]) == (
+        "synthesis_failed",
+        "small",
+        False,
+    )
+    assert len(aggregate["sourceMemoryIds"]) == 1
+    body = {"harness": "x", "query": "zyzzyva", "aggregate": True, "aggregateBudget": "large"}
+    r = (await client.post("/api/hooks/recall", json=body)).json()
+    assert (r["aggregate"]["stoppedReason"], r["aggregate"]["budget"]) == ("no_evidence", "large")
+    assert r["count"] == 0

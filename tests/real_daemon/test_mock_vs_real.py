@@ -103,6 +103,7 @@ TRANSCRIPT = "\n".join(
     )
 )
 
+MARCH = ("2026-02-15T00:00:00.000Z", "2026-03-15T00:00:00.000Z")
 LONG = " ".join(
     f"Warehouse robot {n} sorts parcels in aisle {n} and reports its battery level hourly."
     for n in range(1, 21)
@@ -261,6 +262,45 @@ SCENARIO: list[Step] = [
         "POST",
         "/api/memory/recall",
         {"query": "zyzzyva quokka", "limit": 5},
+    ),
+    # 0.145 reads a time window (0.109 ignores it) and aggregate (no model: no answer)
+    Step(
+        "memory.recall.time-filter",
+        "POST",
+        "/api/memory/recall",
+        {"query": "billing", "time": {"start": MARCH[0], "end": MARCH[1]}},
+    ),
+    Step(
+        "memory.recall.time-timeline",
+        "POST",
+        "/api/memory/recall",
+        {
+            "query": "billing",
+            "time": {
+                "start": MARCH[0],
+                "end": MARCH[1],
+                "mode": "timeline",
+                "facets": ["occurred"],
+            },
+        },
+    ),
+    Step(
+        "hooks.recall.time",
+        "POST",
+        "/api/hooks/recall",
+        {"harness": "claude-code", "query": "region", "time": {"start": MARCH[0]}},
+    ),
+    Step(
+        "memory.recall.aggregate",
+        "POST",
+        "/api/memory/recall",
+        {"query": "billing", "aggregate": True},
+    ),
+    Step(
+        "hooks.recall.aggregate-none",
+        "POST",
+        "/api/hooks/recall",
+        {"harness": "claude-code", "query": "zyzzyva", "aggregate": True},
     ),
     Step(
         "hooks.recall",

@@ -23,6 +23,7 @@ from starlette.responses import Response
 from ._context import Context
 from ._routes_memory import (
     JsTypeError,
+    aggregate_145,
     check_recall_options,
     recall_145,
     recall_params,
@@ -434,9 +435,11 @@ def _recall(ctx: Context, req: Request, body: Body) -> Response:
     agent_id = ctx.agent(agent, body.get("sessionKey"))
     params = recall_params(body, agent_id, with_extras=False)
     params = dataclasses.replace(params, query=body["query"])
+    if ctx.v145 and body.get("aggregate") is True:
+        return json_response(hook_recall_payload(aggregate_145(ctx, params, body)))
     if ctx.v145:
         included = body.get("includeRecalled") is True
-        result = recall_145(ctx, params, body.get("sessionKey"), included)
+        result = recall_145(ctx, params, body.get("sessionKey"), included, body.get("time"))
         return json_response(hook_recall_payload(result))
     return json_response(hook_recall_payload(recall(ctx.store, params)))
 

@@ -19,6 +19,7 @@ from typing import Any, NamedTuple, TypeGuard
 from starlette.requests import Request
 from starlette.responses import Response
 
+from . import _temporal as temporal
 from ._chunks import MAX_CONTENT_CHARS, chunk_key_rows, remember_chunks
 from ._context import Context
 from ._rules import (
@@ -145,8 +146,57 @@ def check_recall_options(body: Json) -> None:
     require(message is None, str(message))
 
 
+def _temporal_recall(
+    ctx: Context, params: RecallParams, time_range: Any
+) -> Callable[[RecallParams], Json]:
+    """How a 0.145 recall searches: plainly, or within a ``time`` window."""
+    if not isinstance(time_range, dict):
+        return lambda p: recall(ctx.store, p)
+    window = temporal.intent(time_range, params.query)
+    agent = params.filters.agent_id or "default"
+    rows = ctx.store.temporal_rows(agent, window["start"], window["end"], window["facets"])
+    on_it = {r["id"] for r in rows if r["subject_type"] == "memory"}
+
+    def run(p: RecallParams) -> Json:
+        if window["mode"] == "filter" and window["contentQuery"] and on_it:
+            result = recall(ctx.store, dataclasses.replace(p, limit=-1))
+            hits = [h for h in result["results"] if h["id"] in on_it]
+            hits = hits[: p.limit] if p.limit >= 0 else hits
+        else:
+            every = temporal.timeline(rows, window, -1)
+            hits = [h for h in every if h["id"] not in p.exclude_ids][: max(p.limit, 0)]
+            result = {"query": p.query, "method": "keyword"}
+        meta = {"totalReturned": len(hits), "hasSupplementary": False, "noHits": not hits}
+        if "results" not in result:  # the window answered without a search
+            meta["searched"] = False
+        return {**result, "results": hits, "meta": {**meta, "temporal": window}}
+
+    return run
+
+
+def aggregate_145(ctx: Context, params: RecallParams, body: Json) -> Json:
+    """0.145's ``aggregate: true``: recall, then a model would write one answer from the
+    hits; the mock has no model, so it answers as a daemon whose synthesis failed."""
+    started = time.perf_counter()
+    found = [hit["id"] for hit in recall(ctx.store, params)["results"]]
+    budget = body.get("aggregateBudget", body.get("aggregate_budget", "small"))
+    millis = round((time.perf_counter() - started) * 1000, 2)
+    meta = {"totalReturned": 0, "hasSupplementary": False, "noHits": True}
+    stages = [{"name": "aggregate_initial_recall", "durationMs": millis}]
+    aggregate = {"savedMemoryId": None, "saved": False, "deduped": False, "budget": budget}
+    aggregate.update(queries=[params.query], sourceMemoryIds=found)
+    aggregate["stoppedReason"] = "synthesis_failed" if found else "no_evidence"
+    timings = {"totalMs": millis, "stages": stages}
+    answer = {"results": [], "query": params.query, "method": "hybrid"}
+    return {**answer, "meta": {**meta, "timings": timings}, "aggregate": aggregate}
+
+
 def recall_145(
-    ctx: Context, params: RecallParams, session_key: Any, include_recalled: bool
+    ctx: Context,
+    params: RecallParams,
+    session_key: Any,
+    include_recalled: bool,
+    time_range: Any = None,
 ) -> Json:
     """0.145's recall: hits carry ``visibility`` and ``scope``, the meta ``timings`` and,
     with a session key, ``dedupe``: a memory recalled once in the session's context
@@ -154,32 +204,34 @@ def recall_145(
     ``already_recalled`` instead) until compaction starts a new epoch."""
     started = time.perf_counter()
     params = dataclasses.replace(params, extra_columns=("visibility", "scope"))
+    search = _temporal_recall(ctx, params, time_range)
     key = session_key.strip() if isinstance(session_key, str) else ""
     dedupe: Json | None = None
     if not key:
-        result = recall(ctx.store, params)
+        result = search(params)
     else:
         slot = (key, params.filters.agent_id or "default")
         epoch = ctx.epochs.get(slot, 0)
         seen = ctx.recalled.setdefault((*slot, epoch), set())
         dedupe = {"enabled": True, "contextEpoch": epoch, "suppressed": 0, "repeatedReturned": 0}
         if include_recalled:
-            result = recall(ctx.store, params)
+            result = search(params)
             for hit in result["results"]:
                 if hit["id"] in seen:
                     hit["already_recalled"] = True
                     dedupe["repeatedReturned"] += 1
                 seen.add(hit["id"])
         else:
-            everything = recall(ctx.store, params)["results"]
+            everything = search(params)["results"]
             dedupe["suppressed"] = sum(1 for hit in everything if hit["id"] in seen)
             fresh = dataclasses.replace(params, exclude_ids=params.exclude_ids | frozenset(seen))
-            result = recall(ctx.store, fresh)
+            result = search(fresh)
             seen.update(hit["id"] for hit in result["results"])
     if dedupe is not None:
         result["meta"]["dedupe"] = dedupe
     millis = round((time.perf_counter() - started) * 1000, 2)
-    stages = [{"name": "memory_fts", "durationMs": millis}]
+    searched = result["meta"].pop("searched", True)
+    stages = [{"name": "memory_fts", "durationMs": millis}] if searched else []
     result["meta"]["timings"] = {"totalMs": millis, "stages": stages}
     return result
 
@@ -324,6 +376,8 @@ def remember_memory(ctx: Context, body: Any, session_key_header: str | None) -> 
         extraction_status="pending" if ctx.pipeline_enabled else "none",
         **provenance,
     )
+    if ctx.v145:
+        ctx.store.add_temporal(mem_id, temporal.edges(body))
     transcript = body.get("transcript")
     if isinstance(transcript, str) and transcript and source_id:
         ctx.store.upsert_transcript(source_id, agent_id, transcript, source_type, project)
@@ -368,8 +422,10 @@ def _recall_route(ctx: Context, req: Request) -> Response:
         key = req.headers.get("x-signet-session-key") if key is None else key
         agent_id = ctx.agent(body.get("agentId"), key)
         params = recall_params(body, agent_id, with_extras=True)
+        if body.get("aggregate") is True:
+            return json_response(aggregate_145(ctx, params, body))
         included = body.get("includeRecalled") is True
-        return json_response(recall_145(ctx, params, key, included))
+        return json_response(recall_145(ctx, params, key, included, body.get("time")))
     agent_id = ctx.agent(body.get("agentId"), req.headers.get("x-signet-session-key"))
     try:
         result = recall(ctx.store, recall_params(body, agent_id, with_extras=True))

@@ -185,6 +185,14 @@ CREATE TABLE IF NOT EXISTS memory_md (
     content TEXT NOT NULL,
     updated_at TEXT NOT NULL
 );
+
+CREATE TABLE IF NOT EXISTS temporal_edges (
+    memory_id TEXT NOT NULL,
+    facet TEXT NOT NULL,
+    start_at TEXT NOT NULL,
+    end_at TEXT,
+    PRIMARY KEY (memory_id, facet)
+);
 """
     + _fts("memories", "memories")
     + _fts("session_transcripts", "transcripts")
@@ -617,6 +625,47 @@ class MemoryStore:
             "WHERE l.summary_id = ? ORDER BY m.created_at DESC LIMIT ?",
             (node_id, limit),
         )
+
+    def add_temporal(self, memory_id: str, edges: Sequence[tuple[str, str, str | None]]) -> None:
+        """A memory's explicit times: ``(facet, start, end)`` (0.145's remember fields)."""
+        with self._tx() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO temporal_edges VALUES (?, ?, ?, ?)",
+                [(memory_id, *edge) for edge in edges],
+            )
+
+    def temporal_rows(
+        self, agent_id: str, start: str, end: str, facets: Sequence[str]
+    ) -> list[Row]:
+        """What overlaps ``[start, end)`` on the ``facets``: a live memory's explicit
+        times and its capture, and a summary's span (``facet``, ``start_at``, ``end_at``,
+        ``subject_type``, ``rank`` plus the memory's or summary's columns)."""
+        overlap = "{0} < ? AND COALESCE({1}, {0}) >= ?"
+        live = "m.agent_id = ? AND m.is_deleted = 0 AND m.scope IS NULL"
+        marks = ", ".join("?" for _ in facets)
+        sql = [
+            f"SELECT m.*, t.facet, t.start_at, t.end_at, 'memory' AS subject_type, 1.0 AS rank "
+            f"FROM temporal_edges t JOIN memories m ON m.id = t.memory_id WHERE {live} "
+            f"AND t.facet IN ({marks}) AND {overlap.format('t.start_at', 't.end_at')}",
+        ]
+        args: list[Any] = [agent_id, *facets, end, start]
+        if "captured" in facets:
+            sql.append(
+                "SELECT m.*, 'captured' AS facet, m.created_at AS start_at, "
+                "m.created_at AS end_at, 'memory' AS subject_type, 0.7 AS rank "
+                f"FROM memories m WHERE {live} "
+                "AND m.created_at >= ? AND m.created_at < ?"
+            )
+            args += [agent_id, start, end]
+        rows = self._all(" UNION ALL ".join(sql), args)
+        if "session" in facets:
+            rows += self._all(
+                "SELECT *, 'session' AS facet, earliest_at AS start_at, latest_at AS end_at, "
+                "'session_summary' AS subject_type, 1.0 AS rank FROM session_summaries "
+                f"WHERE agent_id = ? AND {overlap.format('earliest_at', 'latest_at')}",
+                (agent_id, end, start),
+            )
+        return rows
 
     def memory_md(self, agent_id: str, content: str | None = None) -> str | None:
         """An agent's synthesized MEMORY.md (after storing ``content``), if one was saved."""
