@@ -25,11 +25,13 @@ Without npm the tests skip, except under CI (``CI=true``), where they fail.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import select
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -93,15 +95,29 @@ class World:
     def run(
         self, *args: str, env: dict[str, str] | None = None
     ) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [self.gemini, *args, "--output-format", "json"],
+        """One headless run, in its own process group, all of which is stopped after it.
+
+        Gemini relaunches itself as a child node process, which starts the MCP
+        server; the hooks' detached senders start sessions of their own and live on.
+        """
+        argv = [self.gemini, *args, "--output-format", "json"]
+        proc = subprocess.Popen(
+            argv,
             cwd=self.project,
             env=env or self.env,
             stdin=subprocess.DEVNULL,
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-            timeout=180,
+            start_new_session=True,
         )
+        try:
+            out, err = proc.communicate(timeout=180)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+        return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
     def wait_for(self, name: str, count: int = 1, timeout: float = 15.0) -> list[Any]:
         end = time.monotonic() + timeout
@@ -340,7 +356,7 @@ _ANSI = re.compile(
 
 
 class Terminal:
-    """``gemini`` in its interactive UI on a pseudo-terminal, stopped by PID."""
+    """``gemini`` in its interactive UI on a pseudo-terminal, in its own process group."""
 
     def __init__(self, world: World) -> None:
         master, slave = os.openpty()
@@ -389,8 +405,10 @@ class Terminal:
         os.write(self.fd, b"\r")
 
     def close(self) -> None:
-        if self.proc.poll() is None:
-            os.kill(self.proc.pid, 9)
+        # Gemini relaunches itself as a child node process (and that one starts the MCP
+        # server): stop the whole process group this test started, by its leader's PID.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait(timeout=30)
         os.close(self.fd)
 
