@@ -464,3 +464,36 @@ def test_interactive_compress_brings_pre_compaction_and_its_summary(world: World
         "session-end",
     ]
     assert set(hooks[hooks.index("session-end") :]) == {"session-end"}
+
+
+def test_interactive_clear_ends_one_session_and_starts_another(world: World) -> None:
+    assert install_main(["install"]) == 0
+    term = Terminal(world)
+    try:
+        term.wait_for("Tips for getting started")
+        term.read(3.0)
+        term.type("first question about atlas")
+        term.wait_for(REPLY)
+        term.type("/clear")
+        term.read(3.0)
+        term.type("second question about atlas")
+        end = time.monotonic() + 60
+        while len(world.hook_calls("user-prompt-submit")) < 2:
+            assert time.monotonic() < end, term.text()[-3000:]
+            term.read(0.2)
+        term.wait_for(REPLY)
+        term.type("/quit")
+        term.proc.wait(timeout=60)
+    finally:
+        term.close()
+
+    starts = world.hook_calls("session-start")
+    assert [s.json["source"] for s in starts] == ["startup", "clear"]
+    first, second = (s.json["sessionKey"] for s in starts)
+    assert first != second
+    prompts = world.hook_calls("user-prompt-submit")
+    assert [p.json["sessionKey"] for p in prompts] == [first, second]
+    ends = world.wait_for("session-end", 2)
+    cleared = [e for e in ends if e.json["reason"] == "clear"]
+    assert [e.json["sessionKey"] for e in cleared] == [first]
+    assert {e.json["sessionKey"] for e in ends if e.json["reason"] == "exit"} == {second}
