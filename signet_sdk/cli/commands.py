@@ -234,9 +234,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     from signet_sdk.cli.doctor import register as register_doctor
     from signet_sdk.cli.outbox import register as register_outbox
+    from signet_sdk.cli.scaffold import register as register_scaffold
 
     register_outbox(sub)
     register_doctor(sub)
+    register_scaffold(sub)
 
     p = sub.add_parser("version", help="print the version")
     p.set_defaults(handler=_version)

@@ -156,6 +156,10 @@ def dev_daemon(venv: Venv) -> Iterator[str]:
             str(port),
             "--db",
             str(venv.work / "dev.sqlite3"),
+            # 0.109 recalls for every prompt (0.145 only for a named entity), which
+            # the prompt test below relies on to see context come back.
+            "--daemon-version",
+            "0.109",
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -260,3 +264,37 @@ def test_install_and_uninstall(venv: Venv) -> None:
     done = venv.run("uninstall", "claude-code", "--settings", str(settings))
     assert done.returncode == 0, done.stderr
     assert json.loads(settings.read_text()) == {"theme": "dark"}
+
+
+# Last in this module: it installs a new harness into the shared venv.
+@pytest.mark.parametrize("kind", ["command-hook", "plugin"])
+def test_a_new_adapter_installs_is_listed_passes_parity_and_its_own_tests(
+    venv: Venv, kind: str
+) -> None:
+    name = "acme-hook" if kind == "command-hook" else "acme-plug"
+    target = venv.work / name
+    done = venv.run("new-adapter", name, "--kind", kind, "--dir", str(target))
+    assert done.returncode == 0, done.stderr
+    module = "signet_adapter_" + name.replace("-", "_")
+    translator = (target / module / "_translate.py").read_text()
+    assert len(translator.splitlines()) < 100
+    imported = {line.split()[1] for line in translator.splitlines() if line.startswith("from ")}
+    assert imported == {"__future__", "collections.abc", "typing", "signet_sdk.plugin"}
+    pip = [str(venv.bin / "python"), "-m", "pip", "install", "--quiet", f"{target}[test]"]
+    installed = subprocess.run(pip, capture_output=True, text=True, timeout=600, env=venv.env())
+    assert installed.returncode == 0, installed.stderr[-2000:]
+    listed = venv.run("harnesses")
+    assert listed.returncode == 0 and f"{name}  signet-adapter-{name} 0.1.0" in listed.stdout
+    parity = venv.run("parity", name)
+    assert parity.returncode == 0, parity.stdout[-3000:]
+    assert "parity: ok" in parity.stdout and "MISSING" not in parity.stdout
+    own = subprocess.run(
+        [str(venv.bin / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", str(target)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=target,
+        env=venv.env(),
+    )
+    assert own.returncode == 0, own.stdout[-3000:]
+    assert "8 passed" in own.stdout  # 6 vectors, the parity column, one more

@@ -1,0 +1,58 @@
+"""``signet-sdk new-adapter``: what it writes, checked without installing it.
+
+The installed round trip (pip install, harnesses, parity, the package's own
+tests) runs in ``tests/packaging/test_wheels.py`` against the built wheels.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from signet_sdk.cli.scaffold import KINDS, scaffold, translator_source
+
+ROOT = Path(__file__).resolve().parents[1]
+CLI = str(Path(sys.executable).parent / "signet-sdk")
+
+
+def test_the_readme_example_is_the_scaffolds_translator() -> None:
+    readme = (ROOT / "README.md").read_text()
+    found = re.search(r"```python\n# signet_adapter_acme/_translate.py\n(.*?)```", readme, re.S)
+    assert found, "README lost its 'Writing an adapter' example"
+    assert found.group(1) == translator_source("acme", "command-hook")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_package_it_writes(tmp_path: Path, kind: str) -> None:
+    written = scaffold("acme", kind, tmp_path)
+    rel = sorted(str(p.relative_to(tmp_path)) for p in written)
+    assert "pyproject.toml" in rel and "signet_adapter_acme/py.typed" in rel
+    vectors = [
+        r for r in rel if r.startswith("signet_adapter_acme/vectors/") and r.endswith(".json")
+    ]
+    assert len(vectors) == 6
+    pyproject = (tmp_path / "pyproject.toml").read_text()
+    assert 'acme = "signet_adapter_acme:PLUGIN"' in pyproject
+    assert re.search(r'"signetai-sdk>=\d+\.\d+,<\d+\.\d+"', pyproject)
+    source = (tmp_path / "signet_adapter_acme" / "_translate.py").read_text()
+    assert len(source.splitlines()) < 100
+    compile(source, "_translate.py", "exec")
+    for path in vectors:
+        vector = json.loads((tmp_path / path).read_text())
+        assert vector["harness"] == "acme" and vector["event"]
+
+
+def test_the_command_refuses_a_bad_name_and_a_full_folder(tmp_path: Path) -> None:
+    bad = subprocess.run([CLI, "new-adapter", "Acme_Harness"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "not a harness name" in bad.stderr
+    (tmp_path / "x").write_text("mine")
+    full = subprocess.run(
+        [CLI, "new-adapter", "acme", "--dir", str(tmp_path)], capture_output=True, text=True
+    )
+    assert full.returncode == 2 and "is not empty" in full.stderr
+    assert (tmp_path / "x").read_text() == "mine"
