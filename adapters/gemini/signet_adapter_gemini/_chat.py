@@ -39,6 +39,7 @@ __all__ = [
     "ACK",
     "compression_due",
     "fresh_summary",
+    "latest_summary_id",
     "messages_from_lines",
     "read_messages",
 ]
@@ -124,6 +125,12 @@ def _last_summary(messages: Sequence[dict[str, Any]]) -> int | None:
         if pair and _text(second).strip() == ACK and _text(first).strip():
             return i
     return None
+
+
+def latest_summary_id(messages: Sequence[dict[str, Any]]) -> str | None:
+    """The message id of the newest compression summary in the chat, if any."""
+    index = _last_summary(messages)
+    return None if index is None else str(messages[index]["id"])
 
 
 def fresh_summary(

@@ -12,6 +12,11 @@ sends the summary. A claim that cannot be made (an unwritable state
 directory) lets the summary go: a duplicate beats a loss. Claims older than
 30 days are swept when a new one is made.
 
+The same claim keeps an ``auto`` pre-compaction to one between two
+compressions (its key names the latest summary): Gemini fires PreCompress
+before every model request, and a compression it gives up on leaves the
+token count that made it due.
+
 Standard library only: the hook process imports this.
 """
 
@@ -37,7 +42,7 @@ def _safe(text: str) -> str:
 
 
 def claim_summary(env: Mapping[str, str], session: str, message_id: str) -> bool:
-    """True when this process is the first to report this summary."""
+    """True when this process is the first to report ``message_id`` (a summary, or a key)."""
     try:
         folder = private_dir(os.path.join(private_dir(state_dir(env)), _FOLDER))
     except OSError:

@@ -37,8 +37,8 @@ Choices, and why:
   compression about to happen: pre-compaction. ``auto`` fires before every
   model request whether or not Gemini then compresses, so it becomes a
   pre-compaction only when the chat file says the compression is due
-  (Gemini's own rule: the last prompt's token count at half the window);
-  otherwise it sends nothing.
+  (Gemini's own rule: the last prompt's token count at half the window),
+  once between two compressions (``claim``); otherwise it sends nothing.
 * ``SessionEnd`` (``exit``, ``clear``, ``logout``, ``prompt_input_exit``,
   ``other``) sends session-end with the chat file through the outbox and a
   detached sender (Gemini does not wait for it), preceded by
@@ -62,7 +62,7 @@ if TYPE_CHECKING:
 
     #: ``transcript_path`` -> the chat's messages, or None when it cannot be read.
     ChatReader = Callable[[str], list[dict[str, Any]] | None]
-    #: (session, summary message id) -> whether this process reports that summary.
+    #: (session, key) -> whether this process is the first to report ``key``.
     Claim = Callable[[str, str], bool]
 
 __all__ = ["EVENTS", "NOT_APPLICABLE", "TRANSLATOR", "GeminiTranslator", "translator_for"]
@@ -96,8 +96,10 @@ class GeminiTranslator:
     ``read_chat`` maps a ``transcript_path`` to the chat's messages (or
     None); without it no compression is looked for: AfterAgent is a plain
     checkpoint and an ``auto`` PreCompress sends nothing. ``claim`` says
-    whether this process is the first to find a summary (Gemini can run one
-    event's hooks several times at once); without it every find is sent.
+    whether this process is the first to report a summary, or an ``auto``
+    pre-compaction since the latest summary (Gemini can run one event's hooks
+    several times at once, and fires PreCompress before every request);
+    without it every find is sent.
     """
 
     harness = "gemini"
@@ -183,10 +185,15 @@ class GeminiTranslator:
             chat = self._chat(p)
             if not chat:
                 return []
-            from ._chat import compression_due
+            from ._chat import compression_due, latest_summary_id
 
             if not compression_due(chat):
                 return []  # Gemini's check before every model request; no compression follows
+            # Once per compression: a compression Gemini gives up on leaves the count
+            # high, and PreCompress keeps firing before every request.
+            since = latest_summary_id(chat) or "start"
+            if self.claim is not None and not self.claim(session, f"pre-{since}"):
+                return []
         body = {"sessionKey": session, "sessionContext": f"Gemini CLI compression ({trigger})"}
         return [LifecycleCall("pre_compaction", body)]
 

@@ -337,3 +337,33 @@ def test_session_end_fired_three_times_at_once_sends_the_summary_once(
     paths = [r.path for r in scripted.requests]
     assert paths.count("/api/hooks/compaction-complete") == 1
     assert paths.count("/api/hooks/session-end") == 3  # the daemon drops the repeats
+
+
+def test_auto_pre_compaction_once_between_compressions(
+    scripted: ScriptedDaemon, isolated: Path
+) -> None:
+    """A compression Gemini gives up on leaves the count high; PreCompress keeps firing."""
+    due = [META, message(1, "user", "q", 1), message(2, "gemini", "a", 2, tokens=600_000)]
+    path = chat_file(isolated, due)
+    payload = _payload("PreCompress", path, trigger="auto")
+    for _ in range(3):
+        run = run_hook("PreCompress", payload, daemon_url=scripted.url)
+        assert (run.returncode, run.stdout, run.stderr) == (0, b"{}", b"")
+    later = [
+        *due,
+        _compressed_at(10, message(2, "gemini", "a", 2)),
+        message(3, "user", "again", 11),
+        message(4, "gemini", "b", 12, tokens=700_000),
+    ]
+    chat_file(isolated, later)
+    run = run_hook("PreCompress", payload, daemon_url=scripted.url)
+    assert run.returncode == 0
+    manual = run_hook("PreCompress", {**payload, "trigger": "manual"}, daemon_url=scripted.url)
+    assert manual.returncode == 0
+    scripted.wait_for(3)
+    contexts = [r.json["sessionContext"] for r in scripted.requests]
+    assert contexts == [
+        "Gemini CLI compression (auto)",
+        "Gemini CLI compression (auto)",
+        "Gemini CLI compression (manual)",
+    ]
