@@ -194,7 +194,8 @@ def _run(
 
 @pytest.fixture
 def daemon(tmp_path: Path) -> Iterator[tuple[MockDaemon, str]]:
-    mock = MockDaemon(db_path=tmp_path / "d.sqlite3")
+    # 0.109 answers every prompt with its Memory Check (0.145 only a named entity).
+    mock = MockDaemon(db_path=tmp_path / "d.sqlite3", version="0.109")
     with mock.serve() as handle:
         yield mock, handle.url
 
