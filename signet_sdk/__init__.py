@@ -129,6 +129,7 @@ if TYPE_CHECKING:  # the public API, one line per name
     from signet_sdk.wire.errors import APITimeoutError as APITimeoutError
     from signet_sdk.wire.errors import AuthenticationError as AuthenticationError
     from signet_sdk.wire.errors import BadRequestError as BadRequestError
+    from signet_sdk.wire.errors import BreakerOpenError as BreakerOpenError
     from signet_sdk.wire.errors import ConfigError as ConfigError
     from signet_sdk.wire.errors import ConflictError as ConflictError
     from signet_sdk.wire.errors import GoneError as GoneError
@@ -160,6 +161,7 @@ _WHERE: dict[str, str] = {
     "AsyncRuntimeAdapter": "signet_sdk.client.contract",
     "AuthenticationError": "signet_sdk.wire.errors",
     "BadRequestError": "signet_sdk.wire.errors",
+    "BreakerOpenError": "signet_sdk.wire.errors",
     "broken_plugins": "signet_sdk.runtime.registry",
     "BrokenPlugin": "signet_sdk.runtime.registry",
     "ClientConfig": "signet_sdk.wire.config",
@@ -216,6 +218,7 @@ __all__ = [
     "BatchModifyItem",
     "BatchModifyRequest",
     "BatchModifyResult",
+    "BreakerOpenError",
     "BrokenPlugin",
     "CheckpointExtractParams",
     "CheckpointExtractRequest",

@@ -83,6 +83,7 @@ CORE = {
     "signet_sdk.cli",
     "signet_sdk.hooks",
     "signet_sdk.hooks.deadline",
+    "signet_sdk.hooks.delivery",
     "signet_sdk.hooks.process",
     "signet_sdk.hooks.runner",
     "signet_sdk.hooks.sender",

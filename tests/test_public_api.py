@@ -23,6 +23,7 @@ EXPECTED_CORE = {
     "AsyncRuntimeAdapter",
     "AuthenticationError",
     "BadRequestError",
+    "BreakerOpenError",
     "BrokenPlugin",
     "ClientConfig",
     "ConfigError",

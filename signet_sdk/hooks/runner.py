@@ -59,10 +59,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import IO, Any
 
-    from signet_sdk.hooks.outbox import Entry, Outbox
     from signet_sdk.runtime.plugin import HarnessPlugin
     from signet_sdk.wire.config import ClientConfig
-    from signet_sdk.wire.lifecycle import LifecycleCall
 
 __all__ = [
     "FLUSH_SECONDS",
@@ -81,7 +79,7 @@ __all__ = [
     "spawn_flusher",
 ]
 
-#: Seconds kept back from the deadline to hand unsent work to a flusher and exit.
+#: Seconds kept back from the deadline to hand unsent work to a sender and exit.
 _EXIT_MARGIN = 0.3
 
 
@@ -168,15 +166,25 @@ def _run(
             log("no event named on the command line or in hook_event_name")
             return ""
         event = named
+    from signet_sdk.hooks.delivery import Delivery
     from signet_sdk.runtime.dispatch import dispatch
+    from signet_sdk.wire.errors import BreakerOpenError
 
     spec = plugin.events.get(event)
     translator = plugin.make_translator(env)
-    sender = _HookSender(plugin, config, deadline, log, env, bool(spec and spec.detach))
+    delivery = Delivery(
+        config,
+        env,
+        log=log,
+        left=lambda: max(deadline.left() - _EXIT_MARGIN, 0.05),
+        transcript_roots=lambda: plugin.transcript_roots(env),
+        hold=deadline.hold,
+    )
+    detached = bool(spec and spec.detach)
     if spec is not None and spec.replay:
-        sender.replay_if_pending()
-    run = dispatch(translator, event, payload, sender.send)
-    if run.error is not None and not getattr(run.error, "breaker_open", False):
+        delivery.replay_if_pending()
+    run = dispatch(translator, event, payload, lambda call: delivery.send(call, detached=detached))
+    if run.error is not None and not isinstance(run.error, BreakerOpenError):
         # (A call the open breaker skipped is not logged: its opening was, once.)
         reason = "payload rejected" if not run.calls else "daemon call failed"
         log(f"{reason}, failed open: {run.error}")
@@ -185,130 +193,6 @@ def _run(
 
         return str(degraded_notice(translator, event, payload, run).text)
     return run.output.text
-
-
-class _HookSender:
-    """``send`` for the hook path: writes through the outbox, reads straight to the daemon."""
-
-    def __init__(
-        self,
-        plugin: HarnessPlugin,
-        config: ClientConfig,
-        deadline: Deadline,
-        log: Any,
-        env: Mapping[str, str],
-        detached: bool,
-    ) -> None:
-        self.plugin = plugin
-        self.config = config
-        self.deadline = deadline
-        self.log = log
-        self.env = env
-        self.detached = detached
-        self._outbox: Outbox | None = None
-
-    def outbox(self) -> Outbox:
-        if self._outbox is None:
-            from signet_sdk.hooks.outbox import Outbox
-            from signet_sdk.runtime.files import outbox_dir
-
-            self._outbox = Outbox(outbox_dir(self.env), log=self.log)
-        return self._outbox
-
-    def replay_if_pending(self) -> None:
-        if self.outbox().pending():
-            _spawn_flusher(self.log, self.env)
-
-    def send(self, call: LifecycleCall) -> Any:
-        if call.durable:
-            return self._durable(call)
-        from signet_sdk.wire.lean import LeanClient
-
-        timeout = max(self.deadline.left() - _EXIT_MARGIN, 0.05)
-        client = LeanClient(self.config)
-        return self._guarded(lambda: client.call(call.action, call.body, timeout=timeout))
-
-    def _guarded(self, call: Any) -> Any:
-        """Make one daemon call unless the shared breaker is open; tell it how it went."""
-        from signet_sdk.hooks.breaker import breaker_for, counts_as_failure
-
-        breaker = breaker_for(self.env)
-        if breaker is not None:
-            left = breaker.open_for()
-            if left > 0:
-                from signet_sdk.wire.errors import NotSentError
-
-                url = self.config.base_url
-                message = f"daemon skipped for {left:.0f}s more (circuit breaker open)"
-                skipped = NotSentError(message, method="-", url=url)
-                skipped.breaker_open = True  # type: ignore[attr-defined]
-                raise skipped
-        try:
-            result = call()
-        except Exception as exc:
-            if breaker is not None and counts_as_failure(exc):
-                breaker.failed(self.log)
-            raise
-        if breaker is not None:
-            breaker.succeeded()
-        return result
-
-    def _durable(self, call: LifecycleCall) -> Any:
-        """Hand one write to the outbox, then send it now or leave it to a flusher."""
-        from signet_sdk.runtime.transcripts import take_transcript
-
-        roots = self.plugin.transcript_roots(self.env) or ()
-        body, snapshot = take_transcript(call.body, roots, self.log)
-        config, deadline = self.config, self.deadline
-        try:
-            with deadline.hold():
-                entry = self.outbox().put(
-                    call.action,
-                    body,
-                    harness=config.harness,
-                    runtime_path=config.runtime_path,
-                    agent_id=config.agent_id,
-                    transcript=snapshot,
-                )
-        except OSError as exc:
-            # No safe place to keep it (a state directory that is a link, or not
-            # ours): send it now, once, rather than write through the link or drop it.
-            self.log(f"outbox refused ({exc}); {call.action} sent without a durable copy")
-            return self._direct(call.action, body, snapshot)
-        if self.detached:
-            _spawn_flusher(self.log, self.env)
-            return None
-        answer: list[Any] = []
-        send = outbox_sender(config)
-
-        def send_now(e: Entry, b: dict[str, Any]) -> Any:
-            timeout = max(deadline.left() - _EXIT_MARGIN, 0.05)
-            result = self._guarded(lambda: send(e, b, timeout=timeout))
-            answer.append(result)
-            return result
-
-        outcome = self.outbox().deliver(entry.id, send_now)
-        if outcome in ("kept", "failed", "busy", "settling"):
-            _spawn_flusher(self.log, self.env)
-        return answer[0] if answer else None
-
-    def _direct(self, action: str, body: dict[str, Any], snapshot: Any) -> Any:
-        from signet_sdk.runtime.transcripts import fit_inline_transcript
-        from signet_sdk.wire.lean import LeanClient
-
-        if snapshot is not None:
-            text, _ = fit_inline_transcript(body, snapshot.data)
-            if text:
-                body["transcript"] = text
-        timeout = max(self.deadline.left() - _EXIT_MARGIN, 0.05)
-        return LeanClient(self.config).call(action, body, timeout=timeout)
-
-
-def _spawn_flusher(log: Any, env: Mapping[str, str]) -> None:
-    try:
-        spawn_flusher(env)
-    except Exception as exc:
-        log(f"could not start the outbox flusher (entries stay queued): {exc}")
 
 
 HOOK_USAGE = """\

@@ -4,10 +4,11 @@ Every event goes through :func:`~signet_sdk.runtime.dispatch.dispatch_async`,
 the function the hook runner's ``dispatch`` mirrors; only ``send`` differs.
 Reads go straight to the daemon through the shared ``AsyncAdapterClient``.
 Writes (session-end, checkpoints, compaction summaries, remember) follow the
-hook runner's outbox rules: the call is put in the durable outbox first,
-then delivered; what the daemon cannot take now stays queued for a detached
-sender. An event marked ``detach`` answers once its write is on disk and the
-server delivers it in the background; an event marked ``replay`` starts a
+one delivery policy the hook runner uses (``signet_sdk.hooks.delivery``:
+outbox first, then delivered, the shared circuit breaker, what the daemon
+cannot take now left queued for a detached sender), on a worker thread. An
+event marked ``detach`` answers once its write is on disk and the server
+delivers it in the background; an event marked ``replay`` starts a
 sender when older writes are still queued. The whole event runs inside its
 deadline: past it the harness gets the neutral output and the reason.
 """
@@ -19,13 +20,16 @@ import os
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from signet_sdk.hooks.delivery import STILL_QUEUED
 from signet_sdk.runtime.dispatch import Dispatched, dispatch_async
 from signet_sdk.runtime.events import async_client_sender
+from signet_sdk.wire.errors import APITimeoutError
 from signet_sdk.wire.lifecycle import LifecycleCall
 from signet_sdk.wire.log import logger as log
 
 if TYPE_CHECKING:
     from signet_sdk.client.async_client import AsyncAdapterClient
+    from signet_sdk.hooks.delivery import Delivery
     from signet_sdk.hooks.outbox import Entry, Outbox
     from signet_sdk.runtime.plugin import HarnessPlugin
 
@@ -36,8 +40,6 @@ _SEND_MARGIN = 0.05
 #: How often an event marked ``replay`` looks for writes left queued (a prompt
 #: per second need not list the outbox each time).
 _REPLAY_CHECK_SECONDS = 10.0
-#: Outcomes of ``Outbox.deliver`` that leave the entry queued for a later sender.
-_STILL_QUEUED = ("kept", "failed", "busy", "settling")
 
 
 class Handoff:
@@ -65,7 +67,7 @@ class Handoff:
         task.add_done_callback(self.tasks.discard)
 
     def spawn(self) -> None:
-        from signet_sdk.hooks.runner import spawn_flusher
+        from signet_sdk.hooks.sender import spawn_flusher
 
         try:
             spawn_flusher(dict(self.env))
@@ -119,10 +121,28 @@ class EventRunner:
         problems: list[Exception] = []
         detached = bool(spec and spec.detach)
 
+        reads = 0
+
         async def send(call: LifecycleCall) -> Any:
+            nonlocal reads
             if call.durable:
                 return await self._durable(call, end, detached, queued, problems)
-            return await self._read(call)
+            reads += 1
+            if reads == 1:  # it starts with the event: the event's deadline is its own
+                return await self._read(call)
+            # A later read gets what is left of the event. The event's own timeout
+            # cannot be relied on to stop it: a call whose deadline passes at the
+            # same moment may take that cancellation as its own timeout, and the
+            # event would go on to its next call.
+            left = end - loop.time()
+            if left <= _SEND_MARGIN:
+                raise APITimeoutError(
+                    f"the event's deadline of {seconds:.1f}s passed before {call.action}",
+                    method="POST",
+                    url=self.client.config.base_url,
+                )
+            timed = self.client.with_options(timeout=left)
+            return await async_client_sender(timed, self.plugin)(call)
 
         try:
             run = await asyncio.wait_for(
@@ -152,20 +172,23 @@ class EventRunner:
 
         return say
 
-    def _put(self, call: LifecycleCall) -> Entry:
-        """Snapshot the transcript and store the call durably (in a worker thread)."""
-        from signet_sdk.runtime.transcripts import take_transcript
+    def _delivery(self, end: float | None) -> Delivery:
+        """The delivery policy for one write, its sends inside what is left of ``end``."""
+        from signet_sdk.hooks.delivery import Delivery
 
-        roots = self.plugin.transcript_roots(self.env) or ()
-        body, snapshot = take_transcript(call.body, roots, self._say(call.action))
-        config = self.client.config
-        return self.outbox.put(
-            call.action,
-            body,
-            harness=config.harness,
-            runtime_path=config.runtime_path,
-            agent_id=config.agent_id,
-            transcript=snapshot,
+        loop = asyncio.get_running_loop()
+
+        def left() -> float | None:
+            return None if end is None else max(end - loop.time() - _SEND_MARGIN, _SEND_MARGIN)
+
+        say = self._say("write")
+        return Delivery(
+            self.client.config,
+            self.handoff.env,  # a sender it starts must reach this server's daemon
+            log=say,
+            left=left,
+            transcript_roots=lambda: self.plugin.transcript_roots(self.env),
+            outbox=self.outbox,
         )
 
     async def _durable(
@@ -177,40 +200,23 @@ class EventRunner:
         problems: list[Exception],
     ) -> Any:
         """Hand one write to the outbox, then deliver it now (or in the background)."""
-        entry = await asyncio.to_thread(self._put, call)
+        delivery = self._delivery(None if detached else end)
+        entry = await asyncio.to_thread(delivery.put, call)
         self.handoff.used = True
         queued.append(entry.id)
         if detached:
-            self.handoff.track(self._deliver(entry, None, [], []))
+            self.handoff.track(self._deliver(delivery, entry, [], []))
             return None
         answers: list[Any] = []
-        outcome = await self._deliver(entry, end, answers, problems)
-        if outcome not in _STILL_QUEUED:
+        outcome = await self._deliver(delivery, entry, answers, problems)
+        if outcome not in STILL_QUEUED:
             queued.remove(entry.id)
         return answers[0] if answers else None
 
     async def _deliver(
-        self, entry: Entry, end: float | None, answers: list[Any], problems: list[Exception]
+        self, delivery: Delivery, entry: Entry, answers: list[Any], problems: list[Exception]
     ) -> str:
-        from signet_sdk.hooks.runner import outbox_sender
-
-        lean = outbox_sender(self.client.config)
-        loop = asyncio.get_running_loop()
-
-        def send_now(e: Entry, body: dict[str, Any]) -> Any:
-            left = None if end is None else max(end - loop.time() - _SEND_MARGIN, _SEND_MARGIN)
-            try:
-                answer = lean(e, body, left)
-            except Exception as exc:
-                problems.append(exc)
-                raise
-            answers.append(answer)
-            return answer
-
-        outcome = await asyncio.to_thread(self.outbox.deliver, entry.id, send_now)
-        if outcome in _STILL_QUEUED:
-            self.handoff.spawn()
-        return outcome
+        return await asyncio.to_thread(delivery.deliver, entry.id, answers, problems)
 
 
 def output_wire(run: Dispatched, queued: list[str]) -> dict[str, Any]:

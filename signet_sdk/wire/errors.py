@@ -8,6 +8,7 @@
     └── APIError                                 anything that went over the wire
         ├── APIConnectionError                   no answer (refused, reset, DNS)
         │   ├── NotSentError                     refused before a byte was sent
+        │   │   └── BreakerOpenError             not even tried: the circuit breaker is open
         │   └── APITimeoutError                  no answer within the deadline
         ├── APIResponseValidationError           an answer that does not fit its model
         ├── JobFailedError                       a daemon job (secrets exec) ended failed
@@ -48,6 +49,7 @@ __all__ = [
     "AdapterNotFoundError",
     "AuthenticationError",
     "BadRequestError",
+    "BreakerOpenError",
     "ConfigError",
     "ConflictError",
     "GoneError",
@@ -125,6 +127,20 @@ class APIConnectionError(APIError):
 class NotSentError(APIConnectionError):
     """The connection failed before any byte of the request left this process,
     so the daemon cannot have acted on it: always safe to try again."""
+
+
+class BreakerOpenError(NotSentError):
+    """The daemon was not called: it failed repeatedly and the circuit breaker is open.
+
+    ``seconds`` is how much longer it stays open. Reads fail open at once;
+    writes wait in the outbox.
+    """
+
+    def __init__(self, seconds: float, *, url: str) -> None:
+        super().__init__(
+            f"daemon skipped for {seconds:.0f}s more (circuit breaker open)", method="-", url=url
+        )
+        self.seconds = seconds
 
 
 class APITimeoutError(APIConnectionError):

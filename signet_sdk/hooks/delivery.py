@@ -1,0 +1,238 @@
+"""How a lifecycle call reaches the daemon: the one delivery policy.
+
+The hook runner, the adapter server and the in-process Hermes provider all
+send through a :class:`Delivery`, so they cannot drift apart:
+
+* **Writes go outbox-first.** A durable call (session end, checkpoint,
+  compaction complete, remember) is snapshotted with its transcript and put
+  in the durable outbox before anything is sent; then it is delivered now,
+  or left to the detached sender (an event the harness kills early, a daemon
+  that cannot take it yet). An entry whose send got no answer *settles*
+  before it is sent again, and is resent so that the daemon recognises a
+  repeat (:mod:`signet_sdk.hooks.entry`).
+* **One circuit breaker** (:mod:`signet_sdk.hooks.breaker`, shared by every
+  process through a small state file): while it is open a call is not made
+  at all and raises :class:`~signet_sdk.wire.errors.BreakerOpenError`;
+  every call's outcome opens or closes it.
+* **Reads go straight to the daemon** over the standard-library transport,
+  inside what is left of the event's deadline.
+
+The hook path reads as one descent: the runner calls ``dispatch``, which
+calls :meth:`Delivery.send`, which calls the outbox and the wire; nothing
+here calls back into the runner. Standard library only: every hook imports
+this.
+"""
+
+from __future__ import annotations
+
+from signet_sdk.hooks.sender import outbox_sender, spawn_flusher
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import Any, TypeVar
+
+    from signet_sdk.hooks.outbox import Entry, Outbox
+    from signet_sdk.wire.config import ClientConfig
+    from signet_sdk.wire.lifecycle import LifecycleCall
+
+    T = TypeVar("T")
+
+__all__ = ["STILL_QUEUED", "Delivery"]
+
+#: Outcomes of ``Outbox.deliver`` that leave the entry queued for a later sender.
+STILL_QUEUED = ("kept", "failed", "busy", "settling")
+
+
+class Delivery:
+    """Sends one process's lifecycle calls to the daemon under the policy above.
+
+    ``left`` gives the seconds a send may still take (the event's deadline,
+    less what the caller keeps back to exit); None means no deadline.
+    ``transcript_roots()`` gives the folders a transcript path may be read
+    from (asked only when a write carries one: it may import the harness's
+    path rules).
+    """
+
+    def __init__(
+        self,
+        config: ClientConfig,
+        env: Mapping[str, str],
+        *,
+        log: Callable[[str], None],
+        left: Callable[[], float | None] = lambda: None,
+        transcript_roots: Callable[[], Sequence[str] | None] = lambda: None,
+        outbox: Outbox | None = None,
+        hold: Callable[[], Any] | None = None,
+    ) -> None:
+        self.config = config
+        #: A context manager factory around the outbox write (the hook's deadline
+        #: timer must not end the process halfway through writing an entry).
+        self.hold = hold or _Unheld
+        self.env = env
+        self.log = log
+        self.left = left
+        self.transcript_roots = transcript_roots
+        self._outbox = outbox
+        self._breaker: Any = False  # not looked up yet
+
+    # -- the breaker -------------------------------------------------------
+
+    def breaker(self) -> Any:
+        if self._breaker is False:
+            from signet_sdk.hooks.breaker import breaker_for
+
+            try:
+                self._breaker = breaker_for(self.env)
+            except OSError as exc:  # an unusable state directory: no shared breaker
+                self.log(f"circuit breaker unavailable: {exc}")
+                self._breaker = None
+        return self._breaker
+
+    def guarded(self, call: Callable[[], T]) -> T:
+        """Make one daemon call unless the breaker is open; tell the breaker how it went."""
+        breaker = self.breaker()
+        if breaker is not None:
+            wait = breaker.open_for()
+            if wait > 0:
+                from signet_sdk.wire.errors import BreakerOpenError
+
+                raise BreakerOpenError(wait, url=self.config.base_url)
+        try:
+            result = call()
+        except Exception as exc:
+            from signet_sdk.hooks.breaker import counts_as_failure
+
+            if breaker is not None and counts_as_failure(exc):
+                breaker.failed(self.log)
+            raise
+        if breaker is not None:
+            breaker.succeeded()
+        return result
+
+    # -- reads -------------------------------------------------------------
+
+    def read(self, call: LifecycleCall) -> Any:
+        """A call that stores nothing: straight to the daemon, within what is left."""
+        from signet_sdk.wire.lean import LeanClient
+
+        client = LeanClient(self.config)
+        return self.guarded(lambda: client.call(call.action, call.body, timeout=self.left()))
+
+    # -- writes ------------------------------------------------------------
+
+    def outbox(self) -> Outbox:
+        if self._outbox is None:
+            from signet_sdk.hooks.outbox import Outbox
+            from signet_sdk.runtime.files import outbox_dir
+
+            self._outbox = Outbox(outbox_dir(self.env), log=self.log)
+        return self._outbox
+
+    def put(self, call: LifecycleCall) -> Entry:
+        """Snapshot the call's transcript and store the call durably (raises OSError)."""
+        from signet_sdk.runtime.transcripts import take_transcript
+
+        body, snapshot = take_transcript(call.body, self.transcript_roots() or (), self.log)
+        config = self.config
+        with self.hold():
+            return self.outbox().put(
+                call.action,
+                body,
+                harness=config.harness,
+                runtime_path=config.runtime_path,
+                agent_id=config.agent_id,
+                transcript=snapshot,
+            )
+
+    def deliver(
+        self,
+        entry_id: str,
+        answers: list[Any] | None = None,
+        problems: list[Exception] | None = None,
+    ) -> str:
+        """Send one stored entry now; what the daemon does not take goes to the sender.
+
+        The daemon's answer is appended to ``answers`` and a failed send's
+        error to ``problems``; the outcome is ``Outbox.deliver``'s (``sent``,
+        ``dead``, or one of :data:`STILL_QUEUED`).
+        """
+        send = outbox_sender(self.config)
+
+        def send_now(entry: Entry, body: dict[str, Any]) -> Any:
+            try:
+                result = self.guarded(lambda: send(entry, body, timeout=self.left()))
+            except Exception as exc:
+                if problems is not None:
+                    problems.append(exc)
+                raise
+            if answers is not None:
+                answers.append(result)
+            return result
+
+        outcome = self.outbox().deliver(entry_id, send_now)
+        if outcome in STILL_QUEUED:
+            self.spawn_sender()
+        return outcome
+
+    def write(self, call: LifecycleCall, *, detached: bool = False) -> Any:
+        """A durable call: outbox first, then sent now (or by the sender); the answer or None."""
+        try:
+            entry = self.put(call)
+        except OSError as exc:
+            # No safe place to keep it (a state directory that is a link, or not
+            # ours): send it now, once, rather than write through the link or drop it.
+            self.log(f"outbox refused ({exc}); {call.action} sent without a durable copy")
+            return self._direct(call)
+        if detached:
+            self.spawn_sender()
+            return None
+        answers: list[Any] = []
+        self.deliver(entry.id, answers)
+        return answers[0] if answers else None
+
+    def _direct(self, call: LifecycleCall) -> Any:
+        from signet_sdk.runtime.transcripts import fit_inline_transcript, take_transcript
+        from signet_sdk.wire.lean import LeanClient
+
+        body, snapshot = take_transcript(call.body, self.transcript_roots() or (), self.log)
+        if snapshot is not None:
+            text, _ = fit_inline_transcript(body, snapshot.data)
+            if text:
+                body["transcript"] = text
+        client = LeanClient(self.config)
+        return self.guarded(lambda: client.call(call.action, body, timeout=self.left()))
+
+    def send(self, call: LifecycleCall, *, detached: bool = False) -> Any:
+        """``send`` for dispatch: writes through the outbox, reads straight to the daemon."""
+        return self.write(call, detached=detached) if call.durable else self.read(call)
+
+    # -- the detached sender -----------------------------------------------
+
+    def spawn_sender(self) -> None:
+        """Start the detached outbox sender (one at a time); a failure leaves entries queued."""
+        try:
+            spawn_flusher(self.env)
+        except Exception as exc:
+            self.log(f"could not start the outbox sender (entries stay queued): {exc}")
+
+    def replay_if_pending(self) -> bool:
+        """Start the sender when older writes are still queued; True when some were."""
+        try:
+            pending = bool(self.outbox().pending())
+        except OSError as exc:
+            self.log(f"could not read the outbox (entries stay queued): {exc}")
+            return False
+        if pending:
+            self.spawn_sender()
+        return pending
+
+
+class _Unheld:
+    """No hold at all (``contextlib`` is not imported on the hook path)."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
