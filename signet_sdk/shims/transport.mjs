@@ -47,7 +47,8 @@ const IDLE_EXIT_SECONDS = 900;
 const LOCK_STALE_MS = 15000;
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
-function stateDir(env) {
+/** signet-sdk's state directory: ${XDG_STATE_HOME:-~/.local/state}/signet-sdk. */
+export function stateDir(env = process.env) {
   const base = (env.XDG_STATE_HOME || "").trim();
   const root = base && isAbsolute(base) ? base : join(env.HOME || homedir(), ".local", "state");
   return join(root, "signet-sdk");

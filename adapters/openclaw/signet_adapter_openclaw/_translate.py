@@ -57,6 +57,20 @@ Choices, and why (observed on OpenClaw 2026.9.6):
 * ``session_end`` -> session-end with the kept messages as the transcript,
   unless OpenClaw only rotated the session id for a compaction (``reason:
   "compaction"``), which continues the same session.
+* A compaction still pending when the process stops (a compaction right
+  before a gateway restart) is left to the session's next process: the
+  plugin keeps the ``compaction`` marker of each session on disk
+  (:data:`SHIM_PERSIST`), so the first prompt hook of that session in the
+  next process (gateway or ``agent --local``) sends compaction-complete with
+  the summary in its history. OpenClaw 2026.9.6 offers no way to read the
+  summary at stop time: its plugin runtime's ``getSessionMessages`` shows a
+  compaction only as a ``system`` "Compaction" marker, and refuses requests
+  once the gateway is stopping.
+* When a gateway stops (``gateway_stop``, else the process's ``exit``), the
+  plugin ends every session it served there that OpenClaw did not end
+  itself, as ``session_end`` with ``reason: "shutdown"`` (:data:`SHIM_SHUTDOWN`):
+  2026.9.6 sends no ``session_end`` for a session begun by ``agent --local``
+  and continued in the gateway.
 """
 
 from __future__ import annotations
@@ -73,6 +87,7 @@ from ._payload import (
     _text_of,
     _wrap,
 )
+from ._shim import SHIM_EVENTS, SHIM_PERSIST, SHIM_SCOPE, SHIM_SHUTDOWN
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -83,7 +98,9 @@ __all__ = [
     "EVENTS",
     "NOT_APPLICABLE",
     "SHIM_EVENTS",
+    "SHIM_PERSIST",
     "SHIM_SCOPE",
+    "SHIM_SHUTDOWN",
     "TRANSLATOR",
     "OpenClawTranslator",
     "translator_for",
@@ -99,79 +116,6 @@ EVENTS: tuple[str, ...] = (
     "after_compaction",
     "session_end",
 )
-
-#: Where the plugin finds the session scope of a hook: the first of these that is set.
-SHIM_SCOPE: tuple[str, ...] = (
-    "ctx.sessionKey",
-    "event.sessionKey",
-    "ctx.sessionId",
-    "event.sessionId",
-)
-
-_AGENT_CTX = {
-    "agentId": True,
-    "sessionKey": True,
-    "sessionId": True,
-    "workspaceDir": True,
-    "trigger": True,
-}
-_PROMPT_FIELDS = {
-    "prompt": True,
-    "currentUserMessage": True,
-    "currentUserMessageId": True,
-    "messageCount": ["count", "messages"],
-    "lastAssistant": ["findLast", "messages", {"role": "assistant"}, {"content": True}],
-    "compactionSummary": ["find", "messages", {"role": "compactionSummary"}, {"summary": True}],
-}
-
-#: What the plugin forwards, per hook: ``fields`` of the event and ``ctx`` of the
-#: hook context (``True``: the value; ``"count"``: an array's length; an object:
-#: those of its fields; ``["count", f]``, ``["find", f, match, pick]`` or
-#: ``["findLast", f, match, pick]``: derived from the array field ``f``), what to
-#: ``keep`` from the event for later hooks of the session, which kept values to
-#: ``attach`` (as ``held``), what to ``read`` (``name: [f, match, pick]``: the last
-#: line matching ``match`` of the JSON-lines file the event's field ``f`` names,
-#: when it is an absolute path), and whether the handler returns the answer's
-#: ``result``. Hooks not listed are not subscribed.
-SHIM_EVENTS: Mapping[str, Mapping[str, Any]] = {
-    "session_start": {
-        "fields": {"sessionId": True, "sessionKey": True, "resumedFrom": True},
-        "ctx": {"agentId": True, "sessionId": True, "sessionKey": True},
-    },
-    "before_prompt_build": {"fields": _PROMPT_FIELDS, "ctx": _AGENT_CTX, "result": True},
-    "before_agent_start": {"fields": _PROMPT_FIELDS, "ctx": _AGENT_CTX, "result": True},
-    "agent_end": {
-        "fields": {"messages": True, "success": True, "error": True, "runId": True},
-        "ctx": _AGENT_CTX,
-        "keep": {"messages": "messages"},
-    },
-    "before_compaction": {
-        "fields": {"messageCount": True, "compactingCount": True, "tokenCount": True},
-        "ctx": _AGENT_CTX,
-    },
-    "after_compaction": {
-        "fields": {
-            "messageCount": True,
-            "compactedCount": True,
-            "tokenCount": True,
-            "summary": True,
-            "previousSessionId": True,
-        },
-        "ctx": _AGENT_CTX,
-        "read": {"compactionEntry": ["sessionFile", {"type": "compaction"}, {"summary": True}]},
-    },
-    "session_end": {
-        "fields": {
-            "sessionId": True,
-            "sessionKey": True,
-            "messageCount": True,
-            "reason": True,
-            "nextSessionId": True,
-        },
-        "ctx": {"agentId": True, "sessionId": True, "sessionKey": True},
-        "attach": ["messages"],
-    },
-}
 
 #: The memory tools are not registered in OpenClaw: the plugin forwards lifecycle
 #: hooks only, and OpenClaw's own memory tools stay whatever the user chose.

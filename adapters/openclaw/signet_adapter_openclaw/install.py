@@ -91,7 +91,7 @@ def shim_spec(env: Mapping[str, str]) -> dict[str, Any]:
     from signet_sdk.wire.config import resolve_config
 
     from . import PLUGIN
-    from ._translate import SHIM_EVENTS, SHIM_SCOPE
+    from ._translate import SHIM_EVENTS, SHIM_PERSIST, SHIM_SCOPE, SHIM_SHUTDOWN
 
     timeouts = resolve_config(env=dict(env)).timeouts
     events: dict[str, Any] = {}
@@ -103,6 +103,8 @@ def shim_spec(env: Mapping[str, str]) -> dict[str, Any]:
         "harness": PLUGIN.name,
         "scope": list(SHIM_SCOPE),
         "events": events,
+        "shutdown": dict(SHIM_SHUTDOWN),
+        "persist": list(SHIM_PERSIST),
         "tools": shim_tools(env),
     }
 

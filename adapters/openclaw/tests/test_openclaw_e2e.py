@@ -459,3 +459,50 @@ def test_gateway_session_compaction_and_shutdown(
     assert REPLY in ended.json["transcript"]
     stored = get_json(f"{world.url}/api/sessions/{key}/transcript?agent_id={AGENT}")
     assert "What was decided about atlas?" in json.dumps(stored)
+
+
+def test_a_local_session_continued_in_the_gateway_ends_when_the_gateway_stops(
+    world: World, server: AdapterServer, tmp_path: Path
+) -> None:
+    """OpenClaw sends no session_start or session_end for it: the plugin ends it once,
+    with its messages, when the gateway stops. The compaction made right before the
+    stop has no later prompt in that gateway: its summary goes with the session's
+    first prompt in the next process."""
+    key = "agent:main:e2e-continued"
+    local = world.local_turn(key, PROMPT)
+    assert local.returncode == 0, local.stderr[-3000:]
+    gateway = Gateway(world, tmp_path / "gateway.log")
+    try:
+        turn = ["agent", "--agent", AGENT, "--session-key", key, "--json"]
+        later = world.openclaw(*turn, "--message", "What was decided about atlas?")
+        assert later.returncode == 0, later.stderr[-3000:]
+        compact = world.openclaw("sessions", "compact", key, "--json")
+        assert compact.returncode == 0, compact.stderr[-3000:]
+        assert json.loads(compact.stdout)["compacted"] is True
+        world.wait_for("pre-compaction")
+        before_stop = world.hook_paths()
+    finally:
+        code = gateway.stop()
+    assert code == 0, (tmp_path / "gateway.log").read_text()[-3000:]
+    assert "/api/hooks/session-end" not in before_stop
+
+    (ended,) = world.wait_for("session-end")
+    _check_hook_call(ended, key)
+    assert ended.json["reason"] == "shutdown"
+    assert ended.json["cwd"] == str(world.workspace)
+    assert "What was decided about atlas?" in ended.json["transcript"]
+    assert REPLY in ended.json["transcript"]
+    assert world.calls("compaction-complete") == []
+
+    # The session's next process: its first prompt sends the compaction's summary first.
+    again = world.local_turn(key, "And the staging flag?")
+    assert again.returncode == 0, again.stderr[-3000:]
+    (done,) = world.wait_for("compaction-complete")
+    _check_hook_call(done, key)
+    assert SUMMARY in done.json["summary"]
+    paths = world.hook_paths()
+    last_prompt = len(paths) - 1 - paths[::-1].index("/api/hooks/user-prompt-submit")
+    assert paths.index(done.path) < last_prompt
+    time.sleep(1.0)  # nothing more arrives: each sent once
+    assert len(world.calls("session-end")) == 1
+    assert len(world.calls("compaction-complete")) == 1

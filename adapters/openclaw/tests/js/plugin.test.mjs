@@ -5,7 +5,7 @@
 // the installer lays it out and as OpenClaw copies it once per registration.
 
 import assert from "node:assert/strict";
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
@@ -366,4 +366,152 @@ test("register adds the tools in every live mode, tool-discovery included, and h
     if (saved.bypass !== undefined) process.env.SIGNET_BYPASS = saved.bypass;
     if (saved.noHooks !== undefined) process.env.SIGNET_NO_HOOKS = saved.noHooks;
   }
+});
+
+// -- the end of a gateway process ---------------------------------------------------
+
+const SHUTDOWN = {
+  start: "gateway_start",
+  stop: "gateway_stop",
+  event: "session_end",
+  fields: { reason: "shutdown" },
+  timeoutMs: 300,
+  exitTimeoutMs: 5000,
+};
+const GATEWAY_SPEC = {
+  ...SPEC,
+  events: {
+    ...SPEC.events,
+    session_end: {
+      ...SPEC.events.session_end,
+      ctx: { sessionKey: true, sessionId: true, agentId: true },
+    },
+  },
+  shutdown: SHUTDOWN,
+};
+
+function gateway(answers = { session_end: { end: true } }, extra = {}) {
+  const api = { ...fakeApi("full"), ...extra };
+  const rec = recorder(answers);
+  const exits = [];
+  const synced = [];
+  const state = { gateway: false, stopping: null, exitHooked: false, ended: new Set() };
+  const table = new Map();
+  copyA.subscribe(api, GATEWAY_SPEC, {
+    send: rec.send,
+    sessions: table,
+    process: state,
+    env: {},
+    onExit: (fn) => exits.push(fn),
+    sendSync: (harness, event, payload, options) => synced.push({ event, payload, options }),
+  });
+  return { api, sent: rec.sent, exits, synced, state, table };
+}
+
+async function served(api, key, sessionId = `id-${key}`) {
+  const ctx = { sessionKey: key, sessionId, agentId: "main", workspaceDir: "/w" };
+  await api.fire("before_prompt_build", { prompt: "p", messages: [] }, ctx);
+  await api.fire("agent_end", { success: true, messages: [USER, ASSISTANT] }, ctx);
+  return ctx;
+}
+
+test("a gateway that stops ends every session it served, once each, with the messages it holds", async () => {
+  const { api, sent, exits, synced, table } = gateway();
+  await api.fire("gateway_start", { port: 1 }, {});
+  await served(api, "agent:main:main");
+  await served(api, "agent:main:other");
+  await api.fire("gateway_stop", { reason: "gateway stopping" }, {});
+  const ends = sent.filter((s) => s.event === "session_end");
+  assert.deepEqual(ends.map((s) => s.payload.sessionKey).sort(), ["agent:main:main", "agent:main:other"]);
+  for (const end of ends) {
+    assert.equal(end.payload.reason, "shutdown");
+    assert.equal(end.payload.sessionId, `id-${end.payload.sessionKey}`);
+    assert.deepEqual(end.payload.held, { messages: [USER, ASSISTANT] });
+    assert.equal(end.payload.ctx.workspaceDir, "/w");
+    assert.equal(end.options.timeoutMs, SHUTDOWN.timeoutMs);
+  }
+  assert.equal(table.size, 0);
+  // OpenClaw's own session_end for one of them, after ours, is not sent again; nor is the exit.
+  await api.fire("session_end", { reason: "shutdown", sessionKey: "agent:main:main" }, { sessionKey: "agent:main:main" });
+  await api.fire("gateway_stop", { reason: "gateway stopping" }, {}); // a second copy's subscription
+  assert.equal(sent.filter((s) => s.event === "session_end").length, 2);
+  exits.forEach((fn) => fn());
+  assert.deepEqual(synced, []);
+});
+
+test("a session OpenClaw ended itself before the stop is not ended twice", async () => {
+  const { api, sent } = gateway();
+  await api.fire("gateway_start", { port: 1 }, {});
+  const ctx = await served(api, "agent:main:gw");
+  await served(api, "agent:main:local-then-gateway");
+  const own = api.fire("session_end", { reason: "shutdown", sessionKey: "agent:main:gw" }, ctx);
+  await api.fire("gateway_stop", { reason: "gateway stopping" }, {}); // while OpenClaw's end runs
+  await own;
+  const ends = sent.filter((s) => s.event === "session_end").map((s) => s.payload.ctx.sessionKey);
+  assert.deepEqual(ends.sort(), ["agent:main:gw", "agent:main:local-then-gateway"]);
+});
+
+test("ends the stop could not deliver in time go through the hook process at exit", async () => {
+  const hang = () => new Promise(() => {}); // a server that never answers
+  const { api, exits, synced } = gateway({ session_end: hang });
+  await api.fire("gateway_start", { port: 1 }, {});
+  await served(api, "agent:main:main");
+  const started = Date.now();
+  await api.fire("gateway_stop", { reason: "gateway stopping" }, {});
+  assert.ok(Date.now() - started < SHUTDOWN.timeoutMs + 500, "the stop keeps its budget");
+  assert.equal(exits.length, 1);
+  exits[0]();
+  assert.equal(synced.length, 1);
+  assert.equal(synced[0].event, "session_end");
+  assert.equal(synced[0].payload.sessionKey, "agent:main:main");
+  assert.deepEqual(synced[0].payload.held, { messages: [USER, ASSISTANT] });
+  assert.equal(synced[0].options.timeoutMs, SHUTDOWN.exitTimeoutMs);
+  exits[0]();
+  assert.equal(synced.length, 1, "once");
+});
+
+test("a process that is no gateway (agent --local) ends nothing at exit", async () => {
+  const { api, sent, exits, synced } = gateway();
+  await served(api, "agent:main:local");
+  assert.equal(exits.length, 0);
+  assert.equal(sent.filter((s) => s.event === "session_end").length, 0);
+  assert.deepEqual(synced, []);
+});
+
+test("a compaction still pending when the process stops reaches the session's next process", async () => {
+  const home = mkdtempSync(join(tmpdir(), "signet-openclaw-carry-"));
+  dirs.push(home);
+  const env = { XDG_STATE_HOME: home };
+  const spec = { ...GATEWAY_SPEC, persist: ["compaction"] };
+  const key = "agent:main:main";
+  const ctx = { sessionKey: key, sessionId: "s-1", workspaceDir: "/w" };
+  const answers = {
+    session_end: { end: true },
+    after_compaction: { carry: { compaction: "pending" } },
+    before_prompt_build: (payload) => ({ carry: { started: true, compaction: null } }),
+  };
+  const run = (table) => {
+    const api = fakeApi("full");
+    const rec = recorder(answers);
+    const state = { gateway: false, stopping: null, exitHooked: false, ended: new Set() };
+    copyA.subscribe(api, spec, { send: rec.send, sessions: table, process: state, env, onExit: () => {}, sendSync: () => {} });
+    return { api, sent: rec.sent };
+  };
+  // The gateway: a turn, a compaction, then it stops before the next prompt.
+  const first = run(new Map());
+  await first.api.fire("gateway_start", { port: 1 }, {});
+  await first.api.fire("after_compaction", { compactedCount: 4 }, ctx);
+  await first.api.fire("gateway_stop", {}, {});
+  const end = first.sent.find((s) => s.event === "session_end");
+  assert.equal(end.payload.carry.compaction, "pending");
+  const kept = join(home, "signet-sdk", "plugin-carry", "openclaw");
+  assert.equal(readdirSync(kept).length, 1);
+  // The next process of that session: its first prompt hook knows the compaction is pending.
+  const second = run(new Map());
+  await second.api.fire("before_prompt_build", { prompt: "p", messages: [SUMMARY, USER] }, ctx);
+  assert.equal(second.sent[0].payload.carry.compaction, "pending");
+  assert.deepEqual(readdirSync(kept), [], "sent: nothing is left for a third");
+  const third = run(new Map());
+  await third.api.fire("before_prompt_build", { prompt: "p", messages: [SUMMARY, USER] }, ctx);
+  assert.equal(third.sent[0].payload.carry.compaction, undefined);
 });
