@@ -165,18 +165,11 @@ CODEX_EXPECTED: dict[str, tuple[set[str], set[str]]] = {
     "SubagentStop": (CODEX_CORE, CORE_STDLIB),
     "SessionEnd": (CODEX_CORE | OUTBOX | CODEX_TRANSCRIPT, CORE_STDLIB | OUTBOX_STDLIB),
 }
-#: Gemini CLI: the same core, its translator (which reads payload fields with
-#: ``runtime.payload``); AfterAgent, PreCompress (``auto``, before every model
+#: Gemini CLI: the same core, its translator; AfterAgent, PreCompress (``auto``, before every model
 #: request) and SessionEnd read the chat file for a compression (``_chat``).
-GEMINI_CORE = {
-    m
-    for m in CORE
-    if not m.startswith("signet_adapter")
-    and m not in ("signet_sdk.plugin", "signet_sdk.runtime.context")
-} | {
+GEMINI_CORE = {m for m in CORE if not m.startswith("signet_adapter")} | {
     "signet_adapter_gemini",
     "signet_adapter_gemini._translate",
-    "signet_sdk.runtime.payload",
 }
 GEMINI_CHAT = {
     "signet_adapter_gemini._chat",

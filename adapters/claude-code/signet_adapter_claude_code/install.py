@@ -78,11 +78,11 @@ def hook_timeouts(env: Mapping[str, str] | None = None) -> dict[str, int]:
     ``env``, else the contract's defaults) plus a margin, so Claude Code
     never kills a hook that is still within its deadline.
     """
-    from signet_sdk.installing.command import hook_timeouts
+    from signet_sdk.installing.command import hook_timeouts as sdk_timeouts
 
     from . import PLUGIN
 
-    timeouts = hook_timeouts(env)
+    timeouts = sdk_timeouts(env)
     out: dict[str, int] = {}
     for name, spec in PLUGIN.events.items():
         if name == "SubagentStop":

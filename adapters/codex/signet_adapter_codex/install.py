@@ -59,11 +59,11 @@ _ABSENT = "\x00absent\n"
 
 def hook_timeouts(env: Mapping[str, str] | None = None) -> dict[str, int]:
     """Codex's ``timeout`` (seconds) per registered event."""
-    from signet_sdk.installing.command import hook_timeouts
+    from signet_sdk.installing.command import hook_timeouts as sdk_timeouts
 
     from . import PLUGIN
 
-    timeouts = hook_timeouts(env)
+    timeouts = sdk_timeouts(env)
     out: dict[str, int] = {}
     for name, spec in PLUGIN.events.items():
         if name == "SubagentStop":

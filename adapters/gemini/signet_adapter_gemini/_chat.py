@@ -27,8 +27,7 @@ Standard library only: the hook process imports this.
 
 from __future__ import annotations
 
-from signet_sdk.runtime.transcripts import TranscriptRefused, snapshot_transcript
-from signet_sdk.wire.jsonfast import loads
+from signet_sdk.plugin import TranscriptRefused, json_loads, snapshot_transcript
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -62,7 +61,7 @@ def read_messages(path: str, roots: Sequence[str]) -> list[dict[str, Any]] | Non
     text = snapshot.data.decode("utf-8", errors="replace")
     if not snapshot.truncated and text.lstrip().startswith("{") and '"messages"' in text[:4096]:
         try:
-            whole = loads(text)
+            whole = json_loads(text)
         except ValueError:
             whole = None
         if isinstance(whole, dict) and isinstance(whole.get("messages"), list):
@@ -81,7 +80,7 @@ def messages_from_lines(lines: Iterable[str]) -> list[dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            record = loads(line)
+            record = json_loads(line)
         except ValueError:
             continue  # a torn last line, or the cut at the front of a tail
         if not isinstance(record, dict):

@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import time
 
-from signet_sdk.runtime.files import private_dir, state_dir
+from signet_sdk.plugin import private_dir, state_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

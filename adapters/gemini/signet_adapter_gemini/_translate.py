@@ -50,10 +50,7 @@ Choices, and why:
 
 from __future__ import annotations
 
-from signet_sdk.runtime.native import NativeOutput
-from signet_sdk.runtime.payload import put, string
-from signet_sdk.wire.errors import PayloadError
-from signet_sdk.wire.lifecycle import LifecycleCall
+from signet_sdk.plugin import LifecycleCall, NativeOutput, PayloadError, context_text, put, string
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -211,7 +208,7 @@ class GeminiTranslator:
         """What Gemini reads back: the context envelope, or ``{}``."""
         if event not in _INJECTING or not results:
             return self.neutral(event)
-        text = _context_text(event, results[0])
+        text = context_text(results[0], prompt=event == "BeforeAgent")
         if not text:
             return self.neutral(event)
         return NativeOutput(
@@ -241,23 +238,6 @@ def _own_words(prompt: str) -> str:
 
 
 _OPEN, _CLOSE = "<hook_context>", "</hook_context>"
-
-
-def _context_text(event: str, result: Any) -> str:
-    """The context text in a daemon answer, newest response fields first."""
-    if not isinstance(result, dict) or result.get("skipped") or result.get("bypassed"):
-        return ""
-    if event == "BeforeAgent":
-        dynamic = result.get("dynamicContext")
-        if isinstance(dynamic, str) and dynamic.strip():
-            return dynamic
-    else:
-        parts = [result.get("stableSystemPrompt"), result.get("dynamicContext")]
-        joined = "\n\n".join(p for p in parts if isinstance(p, str) and p.strip())
-        if joined:
-            return joined
-    inject = result.get("inject")
-    return inject if isinstance(inject, str) and inject.strip() else ""
 
 
 _HANDLERS = {

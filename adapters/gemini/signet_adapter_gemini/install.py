@@ -81,11 +81,11 @@ def hook_timeouts(env: Mapping[str, str] | None = None) -> dict[str, int]:
     The hook's own deadline for the event (from ``SIGNET_*_TIMEOUT`` in
     ``env``, else the contract's defaults) plus a margin.
     """
-    from signet_sdk.wire.config import resolve_config
+    from signet_sdk.installing.command import hook_timeouts as sdk_timeouts
 
     from . import PLUGIN
 
-    timeouts = resolve_config(env=dict(env or {})).timeouts
+    timeouts = sdk_timeouts(env)
     out: dict[str, int] = {}
     for name, spec in PLUGIN.events.items():
         if spec.detach:

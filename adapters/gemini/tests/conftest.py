@@ -2,8 +2,8 @@
 
 Every test gets its own HOME (Gemini's ``.gemini`` folder lives there) and
 XDG state directory (the hook writes its log and outbox there), and no
-SIGNET_* or GEMINI_* variables from the developer's shell. ``scripted`` is a
-recording fake daemon, stopped after the test.
+SIGNET_* or GEMINI_* variables from the developer's shell. ``scripted_daemon``
+(the SDK's pytest plugin) is a recording fake daemon.
 """
 
 from __future__ import annotations
@@ -13,16 +13,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from gm_support import ScriptedDaemon
-
-
-@pytest.fixture
-def scripted() -> Iterator[ScriptedDaemon]:
-    daemon = ScriptedDaemon()
-    try:
-        yield daemon
-    finally:
-        daemon.close()
 
 
 @pytest.fixture(autouse=True)

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from gm_support import ScriptedDaemon, chat_file, message, run_hook, wait_outbox_empty
+from gm_support import chat_file, message
 from signet_adapter_gemini._chat import (
     ACK,
     compression_due,
@@ -22,6 +22,8 @@ from signet_adapter_gemini._chat import (
     read_messages,
 )
 from signet_adapter_gemini._translate import GeminiTranslator
+
+from signet_sdk.testing import ScriptedDaemon, outbox_left, run_hook
 
 SUMMARY = "<state_snapshot>atlas deploys go through make ship</state_snapshot>"
 META = {"sessionId": "s-1", "projectHash": "abc", "kind": "main"}
@@ -192,7 +194,7 @@ def _payload(event: str, path: Path, **extra: Any) -> dict[str, Any]:
 
 
 def test_after_agent_sends_the_summary_then_the_checkpoint(
-    scripted: ScriptedDaemon, isolated: Path
+    scripted_daemon: ScriptedDaemon, isolated: Path
 ) -> None:
     path = chat_file(
         isolated,
@@ -206,12 +208,13 @@ def test_after_agent_sends_the_summary_then_the_checkpoint(
         ],
     )
     run = run_hook(
+        "gemini",
         "AfterAgent",
         _payload("AfterAgent", path, prompt="second", prompt_response="answer two"),
-        daemon_url=scripted.url,
+        daemon_url=scripted_daemon.url,
     )
     assert (run.returncode, run.stdout, run.stderr) == (0, b"{}", b"")
-    got = scripted.wait_for(2)
+    got = scripted_daemon.wait_for(2)
     assert [r.path for r in got] == [
         "/api/hooks/compaction-complete",
         "/api/hooks/session-checkpoint-extract",
@@ -224,10 +227,10 @@ def test_after_agent_sends_the_summary_then_the_checkpoint(
         "runtimePath": "legacy",
     }
     assert got[1].staged == path.read_bytes()
-    assert wait_outbox_empty() == []
+    assert outbox_left() == []
 
 
-def test_pre_compress_auto_only_when_due(scripted: ScriptedDaemon, isolated: Path) -> None:
+def test_pre_compress_auto_only_when_due(scripted_daemon: ScriptedDaemon, isolated: Path) -> None:
     small = chat_file(
         isolated,
         [META, message(1, "user", "q", 1), message(2, "gemini", "a", 2, tokens=900)],
@@ -239,20 +242,26 @@ def test_pre_compress_auto_only_when_due(scripted: ScriptedDaemon, isolated: Pat
         "big",
     )
     quiet = run_hook(
-        "PreCompress", _payload("PreCompress", small, trigger="auto"), daemon_url=scripted.url
+        "gemini",
+        "PreCompress",
+        _payload("PreCompress", small, trigger="auto"),
+        daemon_url=scripted_daemon.url,
     )
     assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, b"{}", b"")
     due = run_hook(
-        "PreCompress", _payload("PreCompress", big, trigger="auto"), daemon_url=scripted.url
+        "gemini",
+        "PreCompress",
+        _payload("PreCompress", big, trigger="auto"),
+        daemon_url=scripted_daemon.url,
     )
     assert (due.returncode, due.stdout, due.stderr) == (0, b"{}", b"")
-    got = scripted.wait_for(1)
+    got = scripted_daemon.wait_for(1)
     assert [r.path for r in got] == ["/api/hooks/pre-compaction"]
     assert got[0].json["sessionContext"] == "Gemini CLI compression (auto)"
 
 
 def test_session_end_after_compress_sends_the_summary(
-    scripted: ScriptedDaemon, isolated: Path
+    scripted_daemon: ScriptedDaemon, isolated: Path
 ) -> None:
     path = chat_file(
         isolated,
@@ -264,18 +273,21 @@ def test_session_end_after_compress_sends_the_summary(
         ],
     )
     run = run_hook(
-        "SessionEnd", _payload("SessionEnd", path, reason="exit"), daemon_url=scripted.url
+        "gemini",
+        "SessionEnd",
+        _payload("SessionEnd", path, reason="exit"),
+        daemon_url=scripted_daemon.url,
     )
     assert (run.returncode, run.stdout, run.stderr) == (0, b"{}", b"")
-    got = scripted.wait_for(2)
-    assert wait_outbox_empty() == []
+    got = scripted_daemon.wait_for(2)
+    assert outbox_left() == []
     assert [r.path for r in got] == ["/api/hooks/compaction-complete", "/api/hooks/session-end"]
     assert got[0].json["summary"] == SUMMARY
     assert got[1].json["reason"] == "exit"
 
 
 def test_chat_outside_the_roots_is_not_read(
-    scripted: ScriptedDaemon, isolated: Path, tmp_path: Path
+    scripted_daemon: ScriptedDaemon, isolated: Path, tmp_path: Path
 ) -> None:
     inside = chat_file(
         isolated,
@@ -284,12 +296,13 @@ def test_chat_outside_the_roots_is_not_read(
     outside = tmp_path / "chat.jsonl"
     outside.write_bytes(inside.read_bytes())
     run = run_hook(
+        "gemini",
         "AfterAgent",
         _payload("AfterAgent", outside, prompt="again", prompt_response="ok"),
-        daemon_url=scripted.url,
+        daemon_url=scripted_daemon.url,
     )
     assert (run.returncode, run.stdout) == (0, b"{}")
-    got = scripted.wait_for(1)
+    got = scripted_daemon.wait_for(1)
     assert [r.path for r in got] == ["/api/hooks/session-checkpoint-extract"]
     assert "transcriptPath" not in got[0].json or not str(got[0].json["transcriptPath"]).endswith(
         "chat.jsonl"
@@ -312,7 +325,7 @@ def test_a_summary_is_claimed_once(tmp_path: Path) -> None:
 
 
 def test_session_end_fired_three_times_at_once_sends_the_summary_once(
-    scripted: ScriptedDaemon, isolated: Path
+    scripted_daemon: ScriptedDaemon, isolated: Path
 ) -> None:
     """Interactive /quit runs SessionEnd's hooks three times within 0.1 s."""
     import concurrent.futures
@@ -329,25 +342,28 @@ def test_session_end_fired_three_times_at_once_sends_the_summary_once(
     payload = _payload("SessionEnd", path, reason="exit")
     with concurrent.futures.ThreadPoolExecutor(3) as pool:
         runs = list(
-            pool.map(lambda _: run_hook("SessionEnd", payload, daemon_url=scripted.url), range(3))
+            pool.map(
+                lambda _: run_hook("gemini", "SessionEnd", payload, daemon_url=scripted_daemon.url),
+                range(3),
+            )
         )
     assert all((r.returncode, r.stdout, r.stderr) == (0, b"{}", b"") for r in runs)
-    scripted.wait_for(4)
-    assert wait_outbox_empty() == []
-    paths = [r.path for r in scripted.requests]
+    scripted_daemon.wait_for(4)
+    assert outbox_left() == []
+    paths = [r.path for r in scripted_daemon.requests]
     assert paths.count("/api/hooks/compaction-complete") == 1
     assert paths.count("/api/hooks/session-end") == 3  # the daemon drops the repeats
 
 
 def test_auto_pre_compaction_once_between_compressions(
-    scripted: ScriptedDaemon, isolated: Path
+    scripted_daemon: ScriptedDaemon, isolated: Path
 ) -> None:
     """A compression Gemini gives up on leaves the count high; PreCompress keeps firing."""
     due = [META, message(1, "user", "q", 1), message(2, "gemini", "a", 2, tokens=600_000)]
     path = chat_file(isolated, due)
     payload = _payload("PreCompress", path, trigger="auto")
     for _ in range(3):
-        run = run_hook("PreCompress", payload, daemon_url=scripted.url)
+        run = run_hook("gemini", "PreCompress", payload, daemon_url=scripted_daemon.url)
         assert (run.returncode, run.stdout, run.stderr) == (0, b"{}", b"")
     later = [
         *due,
@@ -356,12 +372,14 @@ def test_auto_pre_compaction_once_between_compressions(
         message(4, "gemini", "b", 12, tokens=700_000),
     ]
     chat_file(isolated, later)
-    run = run_hook("PreCompress", payload, daemon_url=scripted.url)
+    run = run_hook("gemini", "PreCompress", payload, daemon_url=scripted_daemon.url)
     assert run.returncode == 0
-    manual = run_hook("PreCompress", {**payload, "trigger": "manual"}, daemon_url=scripted.url)
+    manual = run_hook(
+        "gemini", "PreCompress", {**payload, "trigger": "manual"}, daemon_url=scripted_daemon.url
+    )
     assert manual.returncode == 0
-    scripted.wait_for(3)
-    contexts = [r.json["sessionContext"] for r in scripted.requests]
+    scripted_daemon.wait_for(3)
+    contexts = [r.json["sessionContext"] for r in scripted_daemon.requests]
     assert contexts == [
         "Gemini CLI compression (auto)",
         "Gemini CLI compression (auto)",

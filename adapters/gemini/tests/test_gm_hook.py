@@ -14,16 +14,10 @@ import time
 from pathlib import Path
 
 import pytest
-from gm_support import (
-    Reply,
-    ScriptedDaemon,
-    chat_file,
-    hook_log_lines,
-    message,
-    run_hook,
-    wait_outbox_empty,
-)
+from gm_support import chat_file, message
 from signet_adapter_gemini import PLUGIN
+
+from signet_sdk.testing import Reply, ScriptedDaemon, hook_log_lines, outbox_left, run_hook
 
 SID = "7f3c2a91-5b8e-4d17-9c0a-2e6f81d4b3a5"
 
@@ -52,50 +46,65 @@ EXTRA: dict[str, dict[str, object]] = {
 def test_daemon_down_prints_empty_json_and_nothing_else(event: str, isolated: Path) -> None:
     path = chat_file(isolated, [{"sessionId": SID}, message(1, "user", "q", 1)])
     payload = _payload(event, **EXTRA[event], transcript_path=str(path))
-    run = run_hook(event, payload, daemon_url="http://127.0.0.1:9")
+    run = run_hook("gemini", event, payload, daemon_url="http://127.0.0.1:9")
     assert (run.returncode, run.stdout, run.stderr) == (0, b"{}", b"")
 
 
 def test_daemon_down_the_prompt_fails_open_and_is_logged(isolated: Path) -> None:
     run = run_hook(
-        "BeforeAgent", _payload("BeforeAgent", prompt="x"), daemon_url="http://127.0.0.1:9"
+        "gemini",
+        "BeforeAgent",
+        _payload("BeforeAgent", prompt="x"),
+        daemon_url="http://127.0.0.1:9",
     )
     assert (run.returncode, run.stdout, run.stderr) == (0, b"{}", b"")
     assert any("failed open" in line for line in hook_log_lines())
 
 
-def test_a_slow_daemon_costs_the_prompt_its_deadline_only(scripted: ScriptedDaemon) -> None:
-    scripted.default = Reply(200, {"inject": "late"}, delay=5.0)
+def test_a_slow_daemon_costs_the_prompt_its_deadline_only(scripted_daemon: ScriptedDaemon) -> None:
+    scripted_daemon.default = Reply(200, {"inject": "late"}, delay=5.0)
     run = run_hook(
+        "gemini",
         "BeforeAgent",
         _payload("BeforeAgent", prompt="deploy?"),
-        daemon_url=scripted.url,
+        daemon_url=scripted_daemon.url,
         env={"SIGNET_PROMPT_SUBMIT_TIMEOUT": "800"},
     )
     assert (run.returncode, run.stdout, run.stderr) == (0, b"{}", b"")
     assert run.seconds < 3.0  # well inside the 2.8 s the installer gives Gemini's timeout
 
 
-def test_bad_input_fails_open_and_names_the_field(scripted: ScriptedDaemon) -> None:
+def test_bad_input_fails_open_and_names_the_field(scripted_daemon: ScriptedDaemon) -> None:
     run = run_hook(
-        "SessionStart", {**_payload("SessionStart"), "session_id": 7}, daemon_url=scripted.url
+        "gemini",
+        "SessionStart",
+        {**_payload("SessionStart"), "session_id": 7},
+        daemon_url=scripted_daemon.url,
     )
     assert (run.returncode, run.stdout, run.stderr) == (0, b"{}", b"")
     assert any("session_id" in line for line in hook_log_lines())
     for raw in (b"{not json", b"", b"[]"):
         # Refused by the core runner before any translator: no output at all, which
         # Gemini reads as "nothing to add" since stderr stays empty too.
-        run = run_hook("SessionStart", raw, daemon_url=scripted.url)
+        run = run_hook("gemini", "SessionStart", raw, daemon_url=scripted_daemon.url)
         assert (run.returncode, run.stdout, run.stderr) == (0, b"", b"")
-    run = run_hook("BeforeTool", _payload("BeforeTool", tool_name="x"), daemon_url=scripted.url)
-    assert run.returncode == 0 and run.stderr == b""
-    assert scripted.requests == []
-
-
-def test_context_reaches_gemini_as_additional_context(scripted: ScriptedDaemon) -> None:
-    scripted.replies = [Reply(200, {"inject": "- atlas deploys with make ship"})]
     run = run_hook(
-        "SessionStart", _payload("SessionStart", source="startup"), daemon_url=scripted.url
+        "gemini",
+        "BeforeTool",
+        _payload("BeforeTool", tool_name="x"),
+        daemon_url=scripted_daemon.url,
+    )
+    assert run.returncode == 0 and run.stderr == b""
+    assert scripted_daemon.requests == []
+
+
+def test_context_reaches_gemini_as_additional_context(scripted_daemon: ScriptedDaemon) -> None:
+    scripted_daemon.replies = [Reply(200, {"inject": "- atlas deploys with make ship"})]
+    run = run_hook(
+        "gemini",
+        "SessionStart",
+        _payload("SessionStart", source="startup"),
+        daemon_url=scripted_daemon.url,
     )
     assert run.returncode == 0 and run.stderr == b""
     assert json.loads(run.stdout) == {
@@ -107,22 +116,22 @@ def test_context_reaches_gemini_as_additional_context(scripted: ScriptedDaemon) 
 
 
 def test_a_session_end_the_daemon_missed_is_sent_by_the_next_session_start(
-    scripted: ScriptedDaemon, isolated: Path
+    scripted_daemon: ScriptedDaemon, isolated: Path
 ) -> None:
     path = chat_file(isolated, [{"sessionId": SID}, message(1, "user", "q", 1)])
     end = _payload("SessionEnd", reason="exit", transcript_path=str(path))
     quick = {"SIGNET_OUTBOX_FLUSH_SECONDS": "0.5"}
-    run = run_hook("SessionEnd", end, daemon_url="http://127.0.0.1:9", env=quick)
+    run = run_hook("gemini", "SessionEnd", end, daemon_url="http://127.0.0.1:9", env=quick)
     assert (run.returncode, run.stdout, run.stderr) == (0, b"{}", b"")
     assert run.seconds < 3.0
     time.sleep(1.5)  # the detached sender gave up; the call stays queued
-    assert wait_outbox_empty(timeout=0.1) != []
+    assert outbox_left(timeout=0.1) != []
 
     start = {**_payload("SessionStart", source="startup"), "session_id": "next-1"}
-    run = run_hook("SessionStart", start, daemon_url=scripted.url)
+    run = run_hook("gemini", "SessionStart", start, daemon_url=scripted_daemon.url)
     assert run.returncode == 0
-    got = scripted.wait_for(2)
-    assert wait_outbox_empty() == []
+    got = scripted_daemon.wait_for(2)
+    assert outbox_left() == []
     ended = [r for r in got if r.path == "/api/hooks/session-end"]
     assert len(ended) == 1 and ended[0].json["sessionKey"] == SID
     assert ended[0].staged == path.read_bytes()  # with the chat as it was at exit

@@ -16,23 +16,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gm_support import (
-    Reply,
-    ScriptedDaemon,
-    chat_file,
-    load_vectors,
-    message,
-    run_hook,
-    wait_outbox_empty,
-)
+from gm_support import chat_file, message
 from signet_adapter_gemini import PLUGIN, TRANSLATOR
 
+from signet_sdk.testing import Reply, ScriptedDaemon, load_vectors, outbox_left, run_hook
 from signet_sdk.wire.config import resolve_config
 from signet_sdk.wire.endpoints import endpoint
 from signet_sdk.wire.errors import PayloadError
 from signet_sdk.wire.request import build_request
 
-VECTORS = load_vectors()
+VECTORS = load_vectors(PLUGIN)
 IDS = [v["name"] for v in VECTORS]
 #: Top-level keys Gemini's hook output reads (its docs' common output fields).
 GEMINI_TOP_KEYS = {"systemMessage", "suppressOutput", "continue", "stopReason", "decision",
@@ -112,21 +105,21 @@ def _chat(gemini_dir: Path) -> tuple[Path, bytes]:
 
 @pytest.mark.parametrize("vector", VECTORS, ids=IDS)
 def test_vector_through_hook_command(
-    vector: dict[str, Any], scripted: ScriptedDaemon, isolated: Path
+    vector: dict[str, Any], scripted_daemon: ScriptedDaemon, isolated: Path
 ) -> None:
     transcript, data = _chat(isolated)
     payload = dict(vector["payload"])
     if payload.get("transcript_path"):
         payload["transcript_path"] = str(transcript)
-    scripted.replies = [Reply(a["status"], a["body"]) for a in vector["answers"]]
+    scripted_daemon.replies = [Reply(a["status"], a["body"]) for a in vector["answers"]]
 
-    run = run_hook(vector["event"], payload, daemon_url=scripted.url)
+    run = run_hook("gemini", vector["event"], payload, daemon_url=scripted_daemon.url)
 
     assert run.returncode == 0
     assert run.stdout == vector["output"]["stdout"].encode("utf-8")
     assert run.stderr == b""
-    got = scripted.wait_for(len(vector["calls"]))
-    assert wait_outbox_empty() == []
+    got = scripted_daemon.wait_for(len(vector["calls"]))
+    assert outbox_left() == []
     assert [r.path for r in got] == [c["path"] for c in vector["calls"]]
     for request, call in zip(got, vector["calls"], strict=True):
         expected = dict(call["body"])
