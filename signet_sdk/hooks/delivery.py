@@ -117,7 +117,21 @@ class Delivery:
         from signet_sdk.wire.lean import LeanClient
 
         client = LeanClient(self.config)
-        return self.guarded(lambda: client.call(call.action, call.body, timeout=self.left()))
+
+        def call_once() -> Any:
+            answer = client.call(call.action, call.body, timeout=self.left())
+            if isinstance(answer, str | bytes):  # a 2xx that is not JSON: not the daemon's answer
+                from signet_sdk.wire.errors import APIResponseValidationError
+
+                raise APIResponseValidationError(
+                    f"{call.action}: the daemon's answer is not JSON",
+                    method="POST",
+                    url=self.config.base_url,
+                    body=answer[:200],
+                )
+            return answer
+
+        return self.guarded(call_once)
 
     # -- writes ------------------------------------------------------------
 

@@ -1,0 +1,231 @@
+"""The fault matrix, continued: the adapter server and the JavaScript transport.
+
+The hook-path cells (``test_fault_matrix.py``) run ``signet-sdk hook`` as a
+command-hook harness does. JavaScript harnesses reach the daemon another
+way: the shared transport (``signet_sdk/shims/transport.mjs``) posts each
+event to ``signet-sdk serve``, or runs the hook process while no server
+answers. Each cell here is one native event sent by the transport in a
+real ``node``, on each of those two paths, against each way a daemon fails:
+
+* down (nothing listens), hanging (reads the request, never answers), slow
+  (answers after 4 s), 5xx, malformed JSON (a 200 that is not JSON).
+
+Every cell must give the neutral output within the event's deadline (on the
+server path the server's own, the daemon calls' deadline) and lose no write.
+The events are the OpenClaw plugin's (a JavaScript harness on this transport),
+each with the payload of one of the adapter's contract vectors. The neutral
+output is ``null`` (the harness carries on as if no plugin were loaded),
+except that a session end is over whatever the daemon does: its write is
+safe in the outbox, so the plugin still forgets the session (``{"end": true}``).
+A write is never lost and never doubled: it waits in the outbox, or reached
+the daemon, once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fault_support import FaultProxy
+
+from signet_sdk.testing.mock_daemon import MockDaemon
+from signet_sdk.testing.serve_process import ServeProcess
+from signet_sdk.wire.lifecycle import LIFECYCLE
+
+NODE = shutil.which("node")
+SDK = str(Path(sys.executable).parent / "signet-sdk")
+TRANSPORT = Path(__file__).resolve().parents[1] / "signet_sdk" / "shims" / "transport.mjs"
+#: The daemon calls' deadline in the server and the hook process, and the
+#: event's deadline in the transport (what a shim gives it: that plus a margin).
+CALL_DEADLINE_MS = 1000
+EVENT_DEADLINE_MS = 3000
+#: Waking node after its timer on a loaded 2-core machine.
+SLACK = 0.5
+
+SERVER_FAULTS: dict[str, dict[str, Any]] = {
+    "down": {},
+    "hanging": {"mode": "hang"},
+    "slow": {"mode": "slow", "delay": 4.0},
+    "5xx": {"mode": "status", "status": 500, "body": {"error": "Hook execution failed"}},
+    "malformed": {"mode": "garbage"},
+}
+PATHS = ("server", "hook-process")
+
+pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")  # CI installs it
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _env(state: Path, daemon_url: str) -> dict[str, str]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith("SIGNET_")}
+    deadline = str(CALL_DEADLINE_MS)
+    return {
+        **base,
+        "HOME": str(state),
+        "XDG_STATE_HOME": str(state),
+        "SIGNET_DAEMON_URL": daemon_url,
+        "SIGNET_FETCH_TIMEOUT": deadline,
+        "SIGNET_SESSION_START_TIMEOUT": deadline,
+        "SIGNET_PROMPT_SUBMIT_TIMEOUT": deadline,
+        "SIGNET_OUTBOX_FLUSH_SECONDS": "0",  # a detached sender tries nothing and exits
+        "SIGNET_BREAKER_FAILURES": "0",
+        "SIGNET_SDK_COMMAND": SDK,
+        "SIGNET_ADAPTER_AUTOSTART": "0",
+    }
+
+
+#: Sends every lifecycle event at once through the transport; prints per event
+#: the output and the milliseconds the transport took.
+SEND_ALL = """
+const t = await import(process.argv[1]);
+const bodies = JSON.parse(process.argv[2]);
+const timeoutMs = Number(process.argv[3]);
+const out = {};
+await Promise.all(Object.entries(bodies).map(async ([slug, body]) => {
+  const started = performance.now();
+  const data = await t.send("openclaw", slug, body, { timeoutMs });
+  out[slug] = { data: data === undefined ? "undefined" : data, ms: performance.now() - started };
+}));
+process.stderr.write(JSON.stringify(out));
+"""
+
+
+def _send_all(env: dict[str, str], bodies: dict[str, Any]) -> dict[str, Any]:
+    args = [json.dumps(bodies), str(EVENT_DEADLINE_MS)]
+    done = subprocess.run(
+        [str(NODE), "--input-type=module", "-e", SEND_ALL, "--", TRANSPORT.as_uri(), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout == ""  # the transport never writes to stdout
+    result: dict[str, Any] = json.loads(done.stderr)
+    return result
+
+
+def _outbox(state: Path) -> tuple[list[str], list[str]]:
+    """The actions of the pending and the dead entries of a state directory's outbox."""
+    root = state / "signet-sdk" / "outbox"
+    pending = [json.loads(p.read_text())["action"] for p in root.glob("*.json")]
+    dead = [json.loads(p.read_text())["action"] for p in (root / "dead").glob("*.json")]
+    return pending, dead
+
+
+#: The OpenClaw plugin's events (a JavaScript harness on this transport), each as
+#: the plugin forwards it: the payload of one of the adapter's own contract vectors.
+EVENTS = {
+    "session_start": "session-start-gateway",
+    "before_prompt_build": "before-prompt-build-first-local",
+    "agent_end": "agent-end-checkpoint",
+    "before_compaction": "before-compaction",
+    "after_compaction": "after-compaction-summary",
+    "session_end": "session-end-shutdown",
+}
+
+
+def _vector(name: str) -> dict[str, Any]:
+    from importlib.resources import files
+
+    found: dict[str, Any] = json.loads(
+        (files("signet_adapter_openclaw.vectors") / f"{name}.json").read_text()
+    )
+    return found
+
+
+VECTORS = {event: _vector(name) for event, name in EVENTS.items()}
+
+
+def _key(tag: str) -> str:
+    return f"agent:main:{tag}"
+
+
+def _bodies(tag: str) -> dict[str, Any]:
+    """Each event's payload, in a session of this cell's own."""
+    text = json.dumps({event: vector["payload"] for event, vector in VECTORS.items()})
+    found: dict[str, Any] = json.loads(text.replace('"agent:main:main"', json.dumps(_key(tag))))
+    return found
+
+
+@pytest.fixture(scope="module")
+def daemon() -> Iterator[MockDaemon]:
+    mock = MockDaemon()
+    with mock.serve() as handle:
+        mock.address = (handle.host, handle.port)  # type: ignore[attr-defined]
+        yield mock
+    mock.close()
+
+
+def _reached(daemon: MockDaemon, action: str, key: str) -> int:
+    """How many times a write of this session reached the daemon."""
+    path = f"/api/hooks/{LIFECYCLE[action].slug}"
+    return sum(
+        1 for r in daemon.requests if r.path == path and (r.json or {}).get("sessionKey") == key
+    )
+
+
+def _run_fault(fault: str, path: str, upstream: tuple[str, int], state: Path) -> dict[str, Any]:
+    spec = SERVER_FAULTS[fault]
+    proxy = FaultProxy(upstream, **spec) if spec else None
+    url = proxy.url if proxy else f"http://127.0.0.1:{_closed_port()}"
+    env = _env(state, url)
+    try:
+        if path == "server":
+            with ServeProcess(env):
+                sent = _send_all(env, _bodies(f"{fault}-{path}"))
+        else:
+            sent = _send_all(env, _bodies(f"{fault}-{path}"))
+    finally:
+        if proxy is not None:
+            proxy.close()
+    return sent
+
+
+def test_server_and_transport_fail_open_in_time_and_keep_every_write(
+    daemon: MockDaemon, tmp_path: Path
+) -> None:
+    problems = []
+    cells = 0
+    for fault in SERVER_FAULTS:
+        for path in PATHS:
+            state = tmp_path / f"{fault}-{path}"
+            sent = _run_fault(fault, path, daemon.address, state)  # type: ignore[attr-defined]
+            pending, dead = _outbox(state)
+            for event, vector in VECTORS.items():
+                cells += 1
+                cell = f"{path} {fault} x {event}"
+                got = sent[event]
+                neutral = None if event != "session_end" else {"end": True}
+                if got["data"] != neutral:  # a session end is over, its write safe in the outbox
+                    problems.append(f"{cell}: output {got['data']!r}, not {neutral!r}")
+                # The transport's deadline; on the server path the server's own, which is
+                # the daemon calls' (the transport's margin is for starting a hook process).
+                limit = EVENT_DEADLINE_MS if path != "server" else CALL_DEADLINE_MS
+                if got["ms"] > limit + SLACK * 1000:
+                    problems.append(f"{cell}: took {got['ms']:.0f} ms (deadline {limit} ms)")
+                writes = [c["action"] for c in vector["calls"] if LIFECYCLE[c["action"]].durable]
+                for action in writes:
+                    kept = pending.count(action) + dead.count(action)
+                    reached = _reached(daemon, action, _key(f"{fault}-{path}"))
+                    if kept > 1 or reached > 1 or kept + reached == 0:
+                        problems.append(
+                            f"{cell}: {action} kept {kept}, reached the daemon {reached}"
+                        )
+                    if dead.count(action):
+                        problems.append(f"{cell}: a dead letter for a daemon that may recover")
+    assert problems == [], "\n".join(problems)
+    assert cells == len(SERVER_FAULTS) * len(PATHS) * len(VECTORS) == 60
