@@ -15,7 +15,8 @@ then, by its ``mode``:
 * ``oversized``: a 200 whose JSON body is ``size`` bytes.
 
 Every request is recorded (method, path, JSON body). ``fail_first`` limits a
-fault to the first N requests; later ones pass through. The proxy runs in
+fault to the first N requests; later ones pass through. ``only`` limits it to
+requests whose path starts with that prefix (others pass, and do not count). The proxy runs in
 threads of this process and is stopped by ``close()``.
 """
 
@@ -84,6 +85,7 @@ class FaultProxy:
     headers: dict[str, str] = field(default_factory=dict)
     size: int = 20 * 1024 * 1024
     fail_first: int | None = None
+    only: str | None = None
     seen: list[Seen] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -115,10 +117,13 @@ class FaultProxy:
                     parsed = json.loads(raw) if raw else None
                 except ValueError:
                     parsed = raw
+                targeted = self.only is None or path.decode().startswith(self.only)
                 with self._lock:
                     self.seen.append(Seen(method.decode(), path.decode(), parsed))
-                    n = len(self.seen)
-                mode = self.mode
+                    n = sum(
+                        1 for s in self.seen if self.only is None or s.path.startswith(self.only)
+                    )
+                mode = self.mode if targeted else "pass"
                 if self.fail_first is not None and n > self.fail_first:
                     mode = "pass"
                 self._answer(conn, mode, request)
@@ -160,6 +165,10 @@ class FaultProxy:
                         return
             else:
                 conn.sendall(answer)
+
+    def requests_to_prefix(self, prefix: str) -> list[Seen]:
+        with self._lock:
+            return [s for s in self.seen if s.path.startswith(prefix)]
 
     def requests_to(self, path: str) -> list[Seen]:
         with self._lock:

@@ -28,6 +28,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -229,3 +230,102 @@ def test_server_and_transport_fail_open_in_time_and_keep_every_write(
                         problems.append(f"{cell}: a dead letter for a daemon that may recover")
     assert problems == [], "\n".join(problems)
     assert cells == len(SERVER_FAULTS) * len(PATHS) * len(VECTORS) == 60
+
+
+# -- the server killed in the middle of an event ---------------------------------------
+
+SEND_ONE = """
+const t = await import(process.argv[1]);
+const started = performance.now();
+const data = await t.send("openclaw", process.argv[2], JSON.parse(process.argv[3]), {
+  timeoutMs: Number(process.argv[4]),
+});
+process.stderr.write(JSON.stringify({ data: data ?? null, ms: performance.now() - started }));
+"""
+
+
+def _stored_once(daemon: MockDaemon, action: str, key: str) -> int:
+    """How often the daemon took a write of this session (repeats it recognised aside)."""
+    path = f"/api/hooks/{LIFECYCLE[action].slug}"
+    took = 0
+    for r in daemon.requests:
+        if r.path != path or (r.json or {}).get("sessionKey") != key or r.status >= 300:
+            continue
+        answer = r.response_json if isinstance(r.response_json, dict) else {}
+        if answer.get("duplicateSessionEnd") or answer.get("duplicate"):
+            continue  # a repeat the daemon recognised: not taken again
+        took += 1
+    return took
+
+
+def _replay(env: dict[str, str], daemon_url: str) -> None:
+    """Deliver whatever is queued, to the daemon itself, as the next session's sender would."""
+    replay = {**env, "SIGNET_DAEMON_URL": daemon_url, "SIGNET_OUTBOX_SETTLE_SECONDS": "0"}
+    done = subprocess.run(
+        [SDK, "outbox", "replay", "--seconds", "20"],
+        env=replay,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+#: What the harness gets when the server dies in the middle of the event: a read is
+#: answered by the hook process the transport falls back to (the daemon is fine by
+#: then); a write was answered before the server called the daemon (it is detached:
+#: safe on disk first), so its output is the write's.
+KILLED_OUTPUT = {
+    "session_start": lambda data: bool(data and data["carry"]["started"]),
+    "before_prompt_build": lambda data: bool(
+        data and "signet-memory" in (data["result"] or {}).get("prependContext", "")
+    ),
+    "before_compaction": lambda data: data is None,
+    "agent_end": lambda data: data is None,
+    "after_compaction": lambda data: data is None,
+    "session_end": lambda data: data == {"end": True},
+}
+
+
+@pytest.mark.parametrize("event", list(VECTORS))
+def test_server_killed_mid_event(daemon: MockDaemon, tmp_path: Path, event: str) -> None:
+    """The server dies while its first call to the daemon hangs: the transport falls back
+    to the hook process in time, and every write reaches the daemon exactly once."""
+    key = _key(f"killed-{event}")
+    body = _bodies(f"killed-{event}")[event]
+    address = daemon.address  # type: ignore[attr-defined]
+    # Only the first hook call hangs: the server's. The hook process's pass.
+    with FaultProxy(address, mode="hang", fail_first=1, only="/api/hooks/") as hanging:
+        env = _env(tmp_path, hanging.url)
+        server = ServeProcess(env)
+        try:
+            args = [TRANSPORT.as_uri(), event, json.dumps(body), str(EVENT_DEADLINE_MS)]
+            node = subprocess.Popen(
+                [str(NODE), "--input-type=module", "-e", SEND_ONE, "--", *args],
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            deadline = time.monotonic() + 10
+            while not hanging.requests_to_prefix("/api/hooks/") and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert hanging.requests_to_prefix("/api/hooks/"), "the server never called the daemon"
+            server.proc.kill()  # in the middle of the event: its call to the daemon hangs
+            server.proc.wait(timeout=10)
+            out, err = node.communicate(timeout=60)
+        finally:
+            server.stop()
+    assert node.returncode == 0 and out == "", err[-2000:]
+    got = json.loads(err)
+    assert KILLED_OUTPUT[event](got["data"]), got
+    assert got["ms"] < EVENT_DEADLINE_MS + SLACK * 1000
+    writes = [c["action"] for c in VECTORS[event]["calls"] if LIFECYCLE[c["action"]].durable]
+    if writes:
+        _replay(env, f"http://{address[0]}:{address[1]}")
+    for action in writes:
+        assert _stored_once(daemon, action, key) == 1, [
+            (r.path, r.status, r.response_json)
+            for r in daemon.requests
+            if r.path.endswith(LIFECYCLE[action].slug)
+        ]

@@ -15,6 +15,8 @@
 //      exits at once), and this event is served
 //      by running `signet-sdk hook <harness> <event>` as a process with the
 //      payload on stdin. SIGNET_ADAPTER_AUTOSTART=0 turns the start off.
+//   A server that goes away in the middle of an event (the connection reset, or
+//   refused) counts as none: the event takes the process path with the time left.
 // sendSync() is for the moment a harness process exits, when nothing
 // asynchronous runs any more: it always takes the process path (writes land in
 // the durable outbox and a detached sender delivers them) and blocks for at
@@ -46,6 +48,7 @@ const DEFAULT_TOOL_TIMEOUT_MS = 30000;
 const IDLE_EXIT_SECONDS = 900;
 const LOCK_STALE_MS = 15000;
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+const GONE = new Set(["ECONNREFUSED", "ENOTFOUND", "ECONNRESET", "EPIPE"]);
 
 /** signet-sdk's state directory: ${XDG_STATE_HOME:-~/.local/state}/signet-sdk. */
 export function stateDir(env = process.env) {
@@ -97,7 +100,8 @@ export function sdkCommand(env = process.env) {
 /**
  * POST a JSON body to the server with node:http (in Node and Bun; it starts
  * much faster than fetch). Resolves to accept(status, parsed answer), or
- * {unreachable: true} when nothing listens (a stale state file), or
+ * {unreachable: true} when nothing listens (a stale state file) or the server
+ * went away in the middle of the event (then nothing answers), or
  * accept(0, null) for anything else (no answer in time, not JSON, too big).
  */
 function viaServer(server, path, payload, timeoutMs, accept, extraHeaders = {}) {
@@ -153,8 +157,11 @@ function viaServer(server, path, payload, timeoutMs, accept, extraHeaders = {}) 
       return;
     }
     req.on("error", (error) => {
-      const refused = error && (error.code === "ECONNREFUSED" || error.code === "ENOTFOUND");
-      if (refused) finish({ unreachable: true });
+      // Refused: nothing listens (a stale state file). Reset: the server went away
+      // in the middle of this event (killed, crashed). Either way no answer can
+      // come from it: the event goes the process path with the time left.
+      const gone = error && GONE.has(error.code);
+      if (gone) finish({ unreachable: true });
       else fail();
     });
     req.end(body);

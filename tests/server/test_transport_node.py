@@ -75,6 +75,8 @@ def test_through_a_running_server(tmp_path: Path, daemon: str) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=15)
+        if proc.stdout is not None:
+            proc.stdout.close()
     assert isinstance(out, dict)
     assert "we deploy on Tuesdays" in out["hookSpecificOutput"]["additionalContext"]
 
