@@ -8,11 +8,18 @@ What an adapter package's own tests need, importable from here:
 * :func:`assert_parity`: the package's parity column, with no MISSING row,
   against the bundled mock daemon (or a daemon URL);
 * :class:`ScriptedDaemon`, :class:`Reply`, :class:`Recorded`: a daemon on
-  127.0.0.1 answering from a script and recording what it received;
+  127.0.0.1 answering from a script and recording what it received, and
+  :func:`assert_received` to hold that to a vector's calls;
 * :func:`run_hook`, :class:`HookRun`, :func:`hook_command`,
-  :func:`outbox_left`, :func:`hook_log_lines`, :func:`sdk_state_dir`: a
-  hook command run as a harness runs it, and what it left behind;
+  :func:`outbox_left`, :func:`outbox_entries`, :func:`hook_log_lines`,
+  :func:`sdk_state_dir`: a hook command run as a harness runs it, and what
+  it left behind;
 * :class:`ServeProcess`: ``signet-sdk serve`` as a child process;
+* :func:`install_pinned`, :func:`node_tests`, :func:`project_parent`,
+  :func:`recording_daemon`, :func:`remember`, :func:`hook_requests`,
+  :func:`wait_for_hook`, :func:`in_ci`, :func:`unavailable`,
+  :func:`npm_cache`, :func:`free_port`: end-to-end tests that run a real
+  harness;
 * :class:`MockDaemon`: the faithful mock daemon, in-process or served;
 * :class:`RecordingProxy`, :class:`DaemonKit`, :class:`RealDaemon`: the
   real Signet daemons, and what they received.
@@ -30,6 +37,7 @@ if TYPE_CHECKING:
     from signet_sdk.testing.hook_process import HookRun as HookRun
     from signet_sdk.testing.hook_process import hook_command as hook_command
     from signet_sdk.testing.hook_process import hook_log_lines as hook_log_lines
+    from signet_sdk.testing.hook_process import outbox_entries as outbox_entries
     from signet_sdk.testing.hook_process import outbox_left as outbox_left
     from signet_sdk.testing.hook_process import run_hook as run_hook
     from signet_sdk.testing.hook_process import sdk_state_dir as sdk_state_dir
@@ -37,10 +45,22 @@ if TYPE_CHECKING:
     from signet_sdk.testing.parity import assert_parity as assert_parity
     from signet_sdk.testing.real_daemon import DaemonKit as DaemonKit
     from signet_sdk.testing.real_daemon import RealDaemon as RealDaemon
+    from signet_sdk.testing.real_daemon import free_port as free_port
+    from signet_sdk.testing.real_harness import hook_requests as hook_requests
+    from signet_sdk.testing.real_harness import in_ci as in_ci
+    from signet_sdk.testing.real_harness import install_pinned as install_pinned
+    from signet_sdk.testing.real_harness import node_tests as node_tests
+    from signet_sdk.testing.real_harness import npm_cache as npm_cache
+    from signet_sdk.testing.real_harness import project_parent as project_parent
+    from signet_sdk.testing.real_harness import recording_daemon as recording_daemon
+    from signet_sdk.testing.real_harness import remember as remember
+    from signet_sdk.testing.real_harness import unavailable as unavailable
+    from signet_sdk.testing.real_harness import wait_for_hook as wait_for_hook
     from signet_sdk.testing.recording_proxy import RecordingProxy as RecordingProxy
     from signet_sdk.testing.scripted import Recorded as Recorded
     from signet_sdk.testing.scripted import Reply as Reply
     from signet_sdk.testing.scripted import ScriptedDaemon as ScriptedDaemon
+    from signet_sdk.testing.scripted import assert_received as assert_received
     from signet_sdk.testing.serve_process import ServeProcess as ServeProcess
     from signet_sdk.testing.vectors import check_vector as check_vector
     from signet_sdk.testing.vectors import load_vectors as load_vectors
@@ -57,14 +77,27 @@ _WHERE = {
     "ScriptedDaemon": "signet_sdk.testing.scripted",
     "ServeProcess": "signet_sdk.testing.serve_process",
     "assert_parity": "signet_sdk.testing.parity",
+    "assert_received": "signet_sdk.testing.scripted",
     "check_vector": "signet_sdk.testing.vectors",
+    "free_port": "signet_sdk.testing.real_daemon",
     "hook_command": "signet_sdk.testing.hook_process",
     "hook_log_lines": "signet_sdk.testing.hook_process",
+    "hook_requests": "signet_sdk.testing.real_harness",
+    "in_ci": "signet_sdk.testing.real_harness",
+    "install_pinned": "signet_sdk.testing.real_harness",
     "load_vectors": "signet_sdk.testing.vectors",
+    "node_tests": "signet_sdk.testing.real_harness",
+    "npm_cache": "signet_sdk.testing.real_harness",
+    "outbox_entries": "signet_sdk.testing.hook_process",
     "outbox_left": "signet_sdk.testing.hook_process",
+    "project_parent": "signet_sdk.testing.real_harness",
+    "recording_daemon": "signet_sdk.testing.real_harness",
+    "remember": "signet_sdk.testing.real_harness",
     "run_hook": "signet_sdk.testing.hook_process",
     "sdk_state_dir": "signet_sdk.testing.hook_process",
+    "unavailable": "signet_sdk.testing.real_harness",
     "vector_id": "signet_sdk.testing.vectors",
+    "wait_for_hook": "signet_sdk.testing.real_harness",
 }
 
 __all__ = [
@@ -78,14 +111,27 @@ __all__ = [
     "ScriptedDaemon",
     "ServeProcess",
     "assert_parity",
+    "assert_received",
     "check_vector",
+    "free_port",
     "hook_command",
     "hook_log_lines",
+    "hook_requests",
+    "in_ci",
+    "install_pinned",
     "load_vectors",
+    "node_tests",
+    "npm_cache",
+    "outbox_entries",
     "outbox_left",
+    "project_parent",
+    "recording_daemon",
+    "remember",
     "run_hook",
     "sdk_state_dir",
+    "unavailable",
     "vector_id",
+    "wait_for_hook",
 ]
 
 

@@ -4,8 +4,9 @@ A command-hook harness starts the hook command the installer registered
 for every event, writes the event's JSON to its stdin and reads stdout.
 :func:`run_hook` does the same in a subprocess (the ``signet-sdk`` beside
 this interpreter), so a test sees exactly the bytes the harness would;
-:func:`outbox_left` and :func:`hook_log_lines` read what it left in the
-state directory of the environment it ran in.
+:func:`outbox_left`, :func:`outbox_entries` and :func:`hook_log_lines` read
+what it (or an in-process adapter's writer) left in the state directory of
+the environment it ran in.
 """
 
 from __future__ import annotations
@@ -20,7 +21,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["HookRun", "hook_command", "hook_log_lines", "outbox_left", "run_hook", "sdk_state_dir"]
+__all__ = [
+    "HookRun",
+    "hook_command",
+    "hook_log_lines",
+    "outbox_entries",
+    "outbox_left",
+    "run_hook",
+    "sdk_state_dir",
+]
 
 SIGNET_SDK = str(Path(sys.executable).parent / "signet-sdk")
 
@@ -71,13 +80,31 @@ def hook_log_lines(env: Mapping[str, str] | None = None) -> list[str]:
     return path.read_text().splitlines() if path.exists() else []
 
 
+def _outbox_files(env: Mapping[str, str] | None) -> list[Path]:
+    """The outbox's entry files, oldest first (a write in progress is a dot file: left out)."""
+    outbox = sdk_state_dir(env) / "outbox"
+    if not outbox.exists():
+        return []
+    return sorted(p for p in outbox.glob("*.json") if not p.name.startswith("."))
+
+
 def outbox_left(timeout: float = 10.0, env: Mapping[str, str] | None = None) -> list[str]:
     """Wait up to ``timeout`` for detached senders to drain the outbox; what is left."""
-    outbox = sdk_state_dir(env) / "outbox"
     end = time.monotonic() + timeout
     left: list[str] = []
     while True:
-        left = sorted(p.name for p in outbox.glob("*.json")) if outbox.exists() else []
+        left = [p.name for p in _outbox_files(env)]
         if not left or time.monotonic() >= end:
             return left
         time.sleep(0.05)
+
+
+def outbox_entries(env: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    """The writes waiting in the outbox now, oldest first, each as stored (``action``, ``body``)."""
+    entries = []
+    for path in _outbox_files(env):
+        try:
+            entries.append(json.loads(path.read_text(encoding="utf-8")))
+        except FileNotFoundError:
+            continue  # delivered (and removed) between the listing and the read
+    return entries

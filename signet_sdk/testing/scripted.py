@@ -6,6 +6,7 @@ answers each POST (or PATCH, DELETE) with the next scripted :class:`Reply`
 request, with what the file named by a body's ``transcriptPath`` held when
 the request arrived. A GET (an adapter server's health probe) is answered
 healthy and not recorded. Use it as a context manager, or close it.
+:func:`assert_received` compares what it received with a vector's calls.
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Self
 
-__all__ = ["Recorded", "Reply", "ScriptedDaemon"]
+__all__ = ["Recorded", "Reply", "ScriptedDaemon", "assert_received"]
 
 
 @dataclass
@@ -137,3 +139,35 @@ class ScriptedDaemon:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def assert_received(
+    received: Sequence[Recorded],
+    calls: Sequence[Mapping[str, Any]],
+    *,
+    staged: bytes | None = None,
+    runtime_path: str | None = None,
+) -> None:
+    """Raise ``AssertionError`` unless ``received`` are a vector's ``calls``, path and body.
+
+    A ``transcriptPath`` in a call's body stands for the copy the core staged
+    under /tmp/signet: the request's must be there and (``staged``) have held
+    those bytes when it arrived. A write sent through the outbox carries its
+    entry id as ``idempotencyKey`` (and ``sourceId`` ``signet-sdk:<id>``)
+    where the call has none. ``runtime_path``: the ``x-signet-runtime-path``
+    header every request must carry.
+    """
+    assert [r.path for r in received] == [c["path"] for c in calls]
+    for request, call in zip(received, calls, strict=True):
+        expected, body = dict(call["body"]), dict(request.json)
+        if "transcriptPath" in expected:
+            del expected["transcriptPath"]
+            assert body.pop("transcriptPath").startswith("/tmp/signet/")
+            if staged is not None:
+                assert request.staged == staged  # the daemon could read the whole file
+        if "idempotencyKey" in body and "idempotencyKey" not in expected:
+            key = body.pop("idempotencyKey")
+            assert body.pop("sourceId") == f"signet-sdk:{key}"
+        assert body == expected
+        if runtime_path is not None:
+            assert request.headers["x-signet-runtime-path"] == runtime_path

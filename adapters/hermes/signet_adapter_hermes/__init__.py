@@ -19,7 +19,7 @@ pure translator and run through the core's ``dispatch``:
 
 from __future__ import annotations
 
-from signet_sdk.runtime.plugin import EventSpec, HarnessPlugin
+from signet_sdk.plugin import EventSpec, HarnessPlugin
 
 from ._translate import EVENTS, NOT_APPLICABLE, TRANSLATOR, HermesTranslator
 

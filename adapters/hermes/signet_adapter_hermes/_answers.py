@@ -1,10 +1,13 @@
 """Reading the daemon's answers into the text Hermes is given.
 
-Newest response fields first (``stableSystemPrompt`` / ``dynamicContext``),
-then the older ``inject``; a skipped or bypassed answer gives nothing.
+The context text is the core's (:func:`signet_sdk.plugin.context_text`),
+read from the answer's text fields each stripped: Hermes puts the text into
+its prompt as it is. A skipped or bypassed answer gives nothing.
 """
 
 from __future__ import annotations
+
+from signet_sdk.plugin import context_text as _core_context_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -12,26 +15,22 @@ if TYPE_CHECKING:
 
 __all__ = ["context_text", "fence", "guidance"]
 
+#: The answer fields the context text is read from.
+_TEXT_FIELDS = ("stableSystemPrompt", "dynamicContext", "inject")
+
 
 def fence(text: str, source: str) -> str:
     return f'<signet-memory source="{source}">\n{text.strip()}\n</signet-memory>'
 
 
 def context_text(result: Any, *, prompt: bool) -> str:
-    """The context text in a daemon answer, newest response fields first."""
-    if not isinstance(result, dict) or result.get("skipped") or result.get("bypassed"):
-        return ""
-    if prompt:
-        dynamic = result.get("dynamicContext")
-        if isinstance(dynamic, str) and dynamic.strip():
-            return dynamic.strip()
-    else:
-        parts = [result.get("stableSystemPrompt"), result.get("dynamicContext")]
-        joined = "\n\n".join(p.strip() for p in parts if isinstance(p, str) and p.strip())
-        if joined:
-            return joined
-    inject = result.get("inject")
-    return inject.strip() if isinstance(inject, str) and inject.strip() else ""
+    """The context text in a daemon answer, without the whitespace around each part."""
+    if isinstance(result, dict):
+        stripped = {
+            k: v.strip() for k, v in result.items() if k in _TEXT_FIELDS and isinstance(v, str)
+        }
+        result = {**result, **stripped}
+    return _core_context_text(result, prompt=prompt)
 
 
 def guidance(result: Any) -> str:

@@ -7,7 +7,7 @@ type is a :class:`~signet_sdk.PayloadError` naming the field.
 
 from __future__ import annotations
 
-from signet_sdk.wire.errors import PayloadError
+from signet_sdk.plugin import PayloadError, array, string
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -26,38 +26,11 @@ SUMMARY_PREFIXES = ("[CONTEXT COMPACTION", "[CONTEXT SUMMARY]:")
 MERGED_DELIMITER = "[END OF PRIOR CONTEXT \u2014 COMPACTION SUMMARY BELOW]"
 
 
-def _str(obj: Mapping[str, Any], name: str) -> str | None:
-    """A string field, or None when absent; a wrong type is always an error."""
-    value = obj.get(name)
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise PayloadError(name, f"must be a string, got {type(value).__name__}")
-    return value
-
-
 def _need(obj: Mapping[str, Any], name: str) -> str:
-    value = _str(obj, name)
+    """A string field that must be present; blank is allowed (the hook decides what it means)."""
+    value = string(obj, name)
     if value is None:
         raise PayloadError(name, "is required")
-    return value
-
-
-def _list(obj: Mapping[str, Any], name: str) -> list[Any] | None:
-    value = obj.get(name)
-    if value is None:
-        return None
-    if not isinstance(value, list):
-        raise PayloadError(name, f"must be an array, got {type(value).__name__}")
-    return value
-
-
-def _obj(obj: Mapping[str, Any], name: str) -> Mapping[str, Any] | None:
-    value = obj.get(name)
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        raise PayloadError(name, f"must be an object, got {type(value).__name__}")
     return value
 
 
@@ -68,11 +41,6 @@ def _bool(obj: Mapping[str, Any], name: str) -> bool:
     if not isinstance(value, bool):
         raise PayloadError(name, f"must be a boolean, got {type(value).__name__}")
     return value
-
-
-def _put(body: dict[str, Any], key: str, value: Any) -> None:
-    if value is not None and value != "":
-        body[key] = value
 
 
 def text_of(content: Any) -> str:
@@ -92,7 +60,7 @@ def text_of(content: Any) -> str:
 
 
 def _messages(obj: Mapping[str, Any], name: str = "messages") -> list[Mapping[str, Any]]:
-    items = _list(obj, name) or []
+    items = array(obj, name) or []
     for i, m in enumerate(items):
         if not isinstance(m, dict):
             raise PayloadError(f"{name}[{i}]", f"must be an object, got {type(m).__name__}")

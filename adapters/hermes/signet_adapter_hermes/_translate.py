@@ -61,23 +61,19 @@ Choices, and why:
 
 from __future__ import annotations
 
-from signet_sdk.runtime.native import NativeOutput
-from signet_sdk.wire.errors import PayloadError
-from signet_sdk.wire.lifecycle import LifecycleCall
+from signet_sdk.plugin import (
+    LifecycleCall,
+    NativeOutput,
+    PayloadError,
+    array,
+    carried,
+    mapping,
+    put,
+    string,
+)
 
 from ._answers import context_text, fence, guidance
-from ._payload import (
-    _bool,
-    _list,
-    _messages,
-    _need,
-    _obj,
-    _put,
-    _str,
-    last_user_text,
-    summary_of,
-    transcript_of,
-)
+from ._payload import _bool, _messages, _need, last_user_text, summary_of, transcript_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -133,32 +129,19 @@ class _Session:
     __slots__ = ("agent_context", "id", "platform", "project")
 
     def __init__(self, payload: Mapping[str, Any]) -> None:
-        s = _obj(payload, "session")
+        s = mapping(payload, "session")
         if s is None:
             raise PayloadError("session", "is required")
-        sid = s.get("id")
-        if not isinstance(sid, str) or not sid.strip():
-            raise PayloadError("session.id", "must be a non-empty string")
+        sid = string(s, "id", "session.", required=True)
+        assert sid is not None
         self.id = sid
-        self.project = _field(s, "project")
-        self.platform = _field(s, "platform")
-        self.agent_context = _field(s, "agentContext")
+        self.project = string(s, "project", "session.")
+        self.platform = string(s, "platform", "session.")
+        self.agent_context = string(s, "agentContext", "session.")
 
     @property
     def skipped(self) -> bool:
         return self.agent_context in SKIPPED_CONTEXTS or self.platform == "cron"
-
-
-def _field(s: Mapping[str, Any], name: str) -> str | None:
-    value = s.get(name)
-    if value is not None and not isinstance(value, str):
-        raise PayloadError(f"session.{name}", f"must be a string, got {type(value).__name__}")
-    return value
-
-
-def _carried(payload: Mapping[str, Any], key: str) -> Any:
-    carry = _obj(payload, "carry") or {}
-    return carry.get(key)
 
 
 class HermesTranslator:
@@ -176,7 +159,7 @@ class HermesTranslator:
         handler = _HANDLERS.get(event)
         if handler is None:
             raise PayloadError("event", f"unsupported event {event!r}; known: {', '.join(EVENTS)}")
-        _obj(payload, "carry")  # validated for a clear error
+        mapping(payload, "carry")  # validated for a clear error
         s = _Session(payload)
         calls = handler(self, payload, s)
         return [] if s.skipped else calls
@@ -185,9 +168,9 @@ class HermesTranslator:
 
     def _initialize(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
         body: dict[str, Any] = {"sessionKey": s.id}
-        _put(body, "project", s.project)
-        parent = _str(p, "parentSessionId")
-        _put(body, "parentSessionKey", parent)
+        put(body, "project", s.project)
+        parent = string(p, "parentSessionId")
+        put(body, "parentSessionKey", parent)
         body["source"] = "startup"
         return [LifecycleCall("session_start", body)]
 
@@ -195,7 +178,7 @@ class HermesTranslator:
         return []
 
     def _on_turn_start(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
-        _str(p, "message")  # validated; prefetch makes the turn's one call
+        string(p, "message")  # validated; prefetch makes the turn's one call
         return []
 
     def _prefetch(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
@@ -203,10 +186,10 @@ class HermesTranslator:
         if not query.strip():
             return []  # the daemon refuses a blank prompt; there is nothing to recall for
         body: dict[str, Any] = {"sessionKey": s.id, "userMessage": query, "userPrompt": query}
-        _put(body, "project", s.project)
-        last = _carried(p, "lastAssistant")
+        put(body, "project", s.project)
+        last = carried(p, "lastAssistant")
         if isinstance(last, str):
-            _put(body, "lastAssistantMessage", last)
+            put(body, "lastAssistantMessage", last)
         return [LifecycleCall("user_prompt_submit", body)]
 
     def _queue_prefetch(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
@@ -218,17 +201,17 @@ class HermesTranslator:
         assistant = _need(p, "assistant")
         messages = _messages(p)
         calls: list[LifecycleCall] = []
-        if _carried(p, "compacted"):
+        if carried(p, "compacted"):
             summary = summary_of(messages)
             if summary:
                 body: dict[str, Any] = {"sessionKey": s.id, "summary": summary}
-                _put(body, "project", s.project)
+                put(body, "project", s.project)
                 calls.append(LifecycleCall("compaction_complete", body))
         turn = [{"role": "user", "content": user}, {"role": "assistant", "content": assistant}]
         transcript = transcript_of(turn)
         if transcript:
             body = {"sessionKey": s.id}
-            _put(body, "project", s.project)
+            put(body, "project", s.project)
             body["transcript"] = transcript
             calls.append(LifecycleCall("session_checkpoint_extract", body))
         return calls
@@ -236,32 +219,32 @@ class HermesTranslator:
     def _on_pre_compress(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
         messages = _messages(p)
         body: dict[str, Any] = {"sessionKey": s.id}
-        _put(body, "sessionContext", last_user_text(messages))
+        put(body, "sessionContext", last_user_text(messages))
         body["messageCount"] = len(messages)
         return [LifecycleCall("pre_compaction", body)]
 
     def _on_session_switch(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
         new = _need(p, "newSessionId")
-        parent = _str(p, "parentSessionId")
+        parent = string(p, "parentSessionId")
         reset = _bool(p, "reset")
         _bool(p, "rewound")
-        reason = _str(p, "reason")
+        reason = string(p, "reason")
         messages = _messages(p)
         if new == s.id:
             return []  # rewound or compressed in place: the same session goes on
         calls: list[LifecycleCall] = []
-        if _carried(p, "ended") != s.id:
+        if carried(p, "ended") != s.id:
             calls.append(_session_end(s, messages, reason or "switch"))
         body: dict[str, Any] = {"sessionKey": new}
-        _put(body, "project", s.project)
+        put(body, "project", s.project)
         if not reset:
-            _put(body, "parentSessionKey", parent or s.id)
+            put(body, "parentSessionKey", parent or s.id)
         body["source"] = "compact" if reason == "compression" else (reason or "switch")
         calls.append(LifecycleCall("session_start", body))
         return calls
 
     def _on_session_end(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
-        if _list(p, "messages") is None:
+        if array(p, "messages") is None:
             raise PayloadError("messages", "is required")
         messages = _messages(p)
         if _compacting(p, messages):
@@ -269,33 +252,33 @@ class HermesTranslator:
             if not transcript:
                 return []
             body: dict[str, Any] = {"sessionKey": s.id}
-            _put(body, "project", s.project)
+            put(body, "project", s.project)
             body["transcript"] = transcript
             return [LifecycleCall("session_checkpoint_extract", body)]
-        return [_session_end(s, messages, _str(p, "reason") or "exit")]
+        return [_session_end(s, messages, string(p, "reason") or "exit")]
 
     def _on_memory_write(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
         action = _need(p, "action")
-        target = _str(p, "target")
+        target = string(p, "target")
         content = _need(p, "content")
-        _obj(p, "metadata")
+        mapping(p, "metadata")
         if action not in ("add", "replace") or not content.strip():
             return []  # a removal has no content to store; Signet keeps its own history
         tags = BUILTIN_TAGS + (f",{target}" if target else "")
         body: dict[str, Any] = {"content": content.strip(), "tags": tags}
-        _put(body, "project", s.project)
+        put(body, "project", s.project)
         body["sessionKey"] = s.id
         return [LifecycleCall("remember", body)]
 
     def _on_delegation(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
         task = _need(p, "task")
         result = _need(p, "result")
-        _str(p, "childSessionId")
+        string(p, "childSessionId")
         if not task.strip() or not result.strip():
             return []
         content = f"Delegated task: {task.strip()}\nResult: {result.strip()}"
         body: dict[str, Any] = {"content": content, "tags": DELEGATION_TAGS}
-        _put(body, "project", s.project)
+        put(body, "project", s.project)
         body["sessionKey"] = s.id
         return [LifecycleCall("remember", body)]
 
@@ -312,7 +295,7 @@ class HermesTranslator:
         if event == "system_prompt_block":
             if s.skipped:
                 return self.neutral(event)
-            context = _carried(payload, "context")
+            context = carried(payload, "context")
             if isinstance(context, str) and context.strip():
                 block = fence(context, "session-start")
                 return NativeOutput({"block": block, "carry": {"context": None, "injected": True}})
@@ -322,7 +305,7 @@ class HermesTranslator:
             return NativeOutput({"context": text}) if text else self.neutral(event)
         if event == "sync_turn":
             carry: dict[str, Any] = {
-                "lastAssistant": _str(payload, "assistant") or None,
+                "lastAssistant": string(payload, "assistant") or None,
                 "compressing": None,
             }
             if any(c.action == "compaction_complete" for c in self.translate(event, payload)):
@@ -346,12 +329,12 @@ class HermesTranslator:
         self, payload: Mapping[str, Any], s: _Session, results: Sequence[Any]
     ) -> NativeOutput:
         carry: dict[str, Any] = {"compressing": None}
-        if _str(payload, "reason") == "compression":
+        if string(payload, "reason") == "compression":
             carry["compacted"] = True
         if results:
             text = context_text(results[-1], prompt=False)
             carry.update(context=text or None, injected=None, ended=None)
-            if _str(payload, "reason") != "compression":
+            if string(payload, "reason") != "compression":
                 carry["lastAssistant"] = None  # another conversation: no previous reply
         return NativeOutput({"carry": carry})
 
@@ -362,15 +345,15 @@ class HermesTranslator:
 
 def _compacting(p: Mapping[str, Any], messages: Sequence[Mapping[str, Any]]) -> bool:
     """Whether this ``on_session_end`` is Hermes's extraction before a compression."""
-    count = _carried(p, "compressing")
+    count = carried(p, "compressing")
     return isinstance(count, int) and not isinstance(count, bool) and count == len(messages)
 
 
 def _session_end(s: _Session, messages: Sequence[Mapping[str, Any]], reason: str) -> LifecycleCall:
     body: dict[str, Any] = {"sessionKey": s.id, "sessionId": s.id}
-    _put(body, "cwd", s.project)
+    put(body, "cwd", s.project)
     body["reason"] = reason
-    _put(body, "transcript", transcript_of(messages))
+    put(body, "transcript", transcript_of(messages))
     return LifecycleCall("session_end", body)
 
 

@@ -7,28 +7,17 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-from hermes_support import Reply, ScriptedDaemon, outbox_entries
 from signet_adapter_hermes.provider import SignetMemoryProvider, register
 
+from signet_sdk.testing import Reply, ScriptedDaemon, outbox_entries
 from signet_sdk.testing.mock_daemon import MockDaemon
 
 MESSAGES = [
     {"role": "user", "content": "How do I deploy atlas?"},
     {"role": "assistant", "content": "make ship"},
 ]
-
-
-@pytest.fixture
-def scripted() -> Iterator[ScriptedDaemon]:
-    daemon = ScriptedDaemon()
-    try:
-        yield daemon
-    finally:
-        daemon.close()
 
 
 def _closed_port() -> int:
@@ -61,7 +50,7 @@ def test_a_down_daemon_costs_nothing_and_loses_no_write() -> None:
     provider.on_session_end(MESSAGES)
     assert provider.flush(10.0)
 
-    queued = [json.loads(p.read_text()) for p in _outbox_files(env)]
+    queued = outbox_entries(env)
     assert sorted(e["action"] for e in queued) == [
         "remember",
         "remember",
@@ -72,24 +61,18 @@ def test_a_down_daemon_costs_nothing_and_loses_no_write() -> None:
     assert "unreachable" in tool["error"]
 
 
-def _outbox_files(env: dict[str, str]) -> list[Any]:
-    from pathlib import Path
-
-    from signet_sdk.hooks.outbox import state_dir
-
-    return sorted((Path(state_dir(env)) / "outbox").glob("*.json"))
-
-
-def test_a_slow_daemon_costs_each_read_at_most_its_deadline(scripted: ScriptedDaemon) -> None:
+def test_a_slow_daemon_costs_each_read_at_most_its_deadline(
+    scripted_daemon: ScriptedDaemon,
+) -> None:
     env = dict(
         os.environ,
-        SIGNET_DAEMON_URL=scripted.url,
+        SIGNET_DAEMON_URL=scripted_daemon.url,
         SIGNET_SESSION_START_TIMEOUT="500",
         SIGNET_PROMPT_SUBMIT_TIMEOUT="500",
         SIGNET_FETCH_TIMEOUT="500",
     )
     provider = SignetMemoryProvider(env)
-    scripted.reset([Reply(body={"inject": "late"}, delay=3.0) for _ in range(3)])
+    scripted_daemon.script([Reply(body={"inject": "late"}, delay=3.0) for _ in range(3)])
 
     _, took = _timed(provider.initialize, "s-slow", platform="cli", hermes_home="/tmp/h")
     assert took < 2.5
@@ -100,11 +83,13 @@ def test_a_slow_daemon_costs_each_read_at_most_its_deadline(scripted: ScriptedDa
     assert provider.system_prompt_block().startswith("Signet memory is active")
 
 
-def test_prefetch_answers_only_the_query_it_was_made_for(scripted: ScriptedDaemon) -> None:
-    env = dict(os.environ, SIGNET_DAEMON_URL=scripted.url, SIGNET_PROMPT_SUBMIT_TIMEOUT="1500")
+def test_prefetch_answers_only_the_query_it_was_made_for(scripted_daemon: ScriptedDaemon) -> None:
+    env = dict(
+        os.environ, SIGNET_DAEMON_URL=scripted_daemon.url, SIGNET_PROMPT_SUBMIT_TIMEOUT="1500"
+    )
     provider = SignetMemoryProvider(env)
     provider._session = {"id": "s-keyed", "project": "/p"}
-    scripted.reset(
+    scripted_daemon.script(
         [
             Reply(body={"inject": "recall for the FIRST question"}, delay=4.0),
             Reply(body={"inject": "recall for the second question"}),
@@ -116,7 +101,7 @@ def test_prefetch_answers_only_the_query_it_was_made_for(scripted: ScriptedDaemo
     assert provider.prefetch("second question") == "recall for the second question"
     _wait_for_threads("signet-prefetch")  # the first answer has arrived by now
     assert provider.prefetch("third question") == "recall for the third question"
-    sent = [r.json["userMessage"] for r in scripted.requests]
+    sent = [r.json["userMessage"] for r in scripted_daemon.requests]
     assert sent == ["first question", "second question", "third question"]
 
 
@@ -160,14 +145,14 @@ def test_the_tools_reach_the_daemon() -> None:
         provider.shutdown()
 
 
-def test_bypass_turns_the_hooks_off(scripted: ScriptedDaemon) -> None:
-    env = dict(os.environ, SIGNET_DAEMON_URL=scripted.url, SIGNET_BYPASS="1")
+def test_bypass_turns_the_hooks_off(scripted_daemon: ScriptedDaemon) -> None:
+    env = dict(os.environ, SIGNET_DAEMON_URL=scripted_daemon.url, SIGNET_BYPASS="1")
     provider = SignetMemoryProvider(env)
     provider.initialize("s-bypass", platform="cli", hermes_home="/tmp/h")
     assert provider.prefetch("q") == ""
     provider.on_session_end(MESSAGES)
     assert provider.flush(5.0)
-    assert scripted.requests == []
+    assert scripted_daemon.requests == []
     assert outbox_entries(env) == []
 
 
@@ -202,11 +187,11 @@ def test_register_builds_the_provider_on_hermes_base_class() -> None:
     assert provider.is_available() is True
 
 
-def test_the_hooks_as_hermes_calls_them(scripted: ScriptedDaemon) -> None:
+def test_the_hooks_as_hermes_calls_them(scripted_daemon: ScriptedDaemon) -> None:
     """The payloads the provider builds from Hermes's own arguments, through to the daemon."""
-    env = dict(os.environ, SIGNET_DAEMON_URL=scripted.url, SIGNET_PROJECT="/home/dev/atlas")
+    env = dict(os.environ, SIGNET_DAEMON_URL=scripted_daemon.url, SIGNET_PROJECT="/home/dev/atlas")
     provider = SignetMemoryProvider(env)
-    scripted.reset(
+    scripted_daemon.script(
         [
             Reply(body={"inject": "atlas ships with make ship"}, path="/api/hooks/session-start"),
             Reply(body={"inject": "recalled: make ship"}, path="/api/hooks/user-prompt-submit"),
@@ -228,7 +213,7 @@ def test_the_hooks_as_hermes_calls_them(scripted: ScriptedDaemon) -> None:
     provider.prefetch("and staging?")  # ... and the next prompt belongs to the new one
     assert provider.flush(10.0)
 
-    got = [(r.path.rsplit("/", 1)[-1], r.json) for r in scripted.wait_for(8)]
+    got = [(r.path.rsplit("/", 1)[-1], r.json) for r in scripted_daemon.wait_for(8)]
     assert len(got) == 8
     bodies = {path: body for path, body in got}
     assert [p for p, _ in got if p in ("session-start", "user-prompt-submit")] == [
@@ -268,7 +253,7 @@ def test_the_setup_schema_names_the_sdk_variables() -> None:
     ]
 
 
-def test_the_breaker_is_shared_with_the_hook_processes(scripted: ScriptedDaemon) -> None:
+def test_the_breaker_is_shared_with_the_hook_processes(scripted_daemon: ScriptedDaemon) -> None:
     """Failures here count in the hooks' breaker file; while it is open, reads skip the daemon."""
     from signet_sdk.hooks.breaker import breaker_for
 
@@ -283,8 +268,8 @@ def test_the_breaker_is_shared_with_the_hook_processes(scripted: ScriptedDaemon)
 
     # A provider in another process (same state directory) meets a live daemon
     # but the hooks' breaker is open: its reads answer neutral without a call.
-    up = dict(os.environ, SIGNET_DAEMON_URL=scripted.url, SIGNET_BREAKER_FAILURES="2")
+    up = dict(os.environ, SIGNET_DAEMON_URL=scripted_daemon.url, SIGNET_BREAKER_FAILURES="2")
     other = SignetMemoryProvider(up)
     other.initialize("s-b2", platform="cli", hermes_home="/tmp/h", agent_context="primary")
     assert other.prefetch("How do I deploy atlas?") == ""
-    assert scripted.requests == []
+    assert scripted_daemon.requests == []

@@ -23,7 +23,7 @@ The memory tools reach OpenCode's model over MCP: the installer registers
 
 from __future__ import annotations
 
-from signet_sdk.runtime.plugin import EventSpec, HarnessPlugin
+from signet_sdk.plugin import EventSpec, HarnessPlugin
 
 from ._translate import EVENTS, NOT_APPLICABLE, SHIM_EVENTS, TRANSLATOR, OpenCodeTranslator
 

@@ -1,4 +1,4 @@
-"""What the OpenCode translator renders: held system text and the daemon's context, as data."""
+"""What the OpenCode translator renders: held system text and the daemon's guidance, as data."""
 
 from __future__ import annotations
 
@@ -30,23 +30,6 @@ def _slot(
     if until is not None:
         slot["until"] = until
     return slot
-
-
-def _context_text(result: Any, *, prompt: bool) -> str:
-    """The context text in a daemon answer, newest response fields first."""
-    if not isinstance(result, dict) or result.get("skipped") or result.get("bypassed"):
-        return ""
-    if prompt:
-        dynamic = result.get("dynamicContext")
-        if isinstance(dynamic, str) and dynamic.strip():
-            return dynamic
-    else:
-        parts = [result.get("stableSystemPrompt"), result.get("dynamicContext")]
-        joined = "\n\n".join(p for p in parts if isinstance(p, str) and p.strip())
-        if joined:
-            return joined
-    inject = result.get("inject")
-    return inject if isinstance(inject, str) and inject.strip() else ""
 
 
 def _guidance(result: Any) -> str:

@@ -7,8 +7,7 @@ a :class:`~signet_sdk.PayloadError` naming the field.
 
 from __future__ import annotations
 
-from signet_sdk.runtime.payload import array, mapping, string
-from signet_sdk.wire.errors import PayloadError
+from signet_sdk.plugin import PayloadError, array, mapping, string
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

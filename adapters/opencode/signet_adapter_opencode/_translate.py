@@ -12,9 +12,9 @@ the storage layout is private and changed across 1.x.
 
 This module turns that object into the daemon calls it implies and the
 daemon's answers into the structured output the shim applies. It performs
-no I/O and imports only the standard library and ``signet_sdk``'s stdlib
-core: the hook process (the fallback while no adapter server runs) imports
-it for every event.
+no I/O and imports only the standard library and the core's
+:mod:`signet_sdk.plugin`: the hook process (the fallback while no adapter
+server runs) imports it for every event.
 
 What the shim applies (``data`` of the output, or None for nothing):
 
@@ -62,12 +62,19 @@ Choices, and why:
 
 from __future__ import annotations
 
-from signet_sdk.runtime.native import NativeOutput
-from signet_sdk.runtime.payload import array, carried, mapping, put, string
-from signet_sdk.wire.errors import PayloadError
-from signet_sdk.wire.lifecycle import LifecycleCall
+from signet_sdk.plugin import (
+    LifecycleCall,
+    NativeOutput,
+    PayloadError,
+    array,
+    carried,
+    context_text,
+    mapping,
+    put,
+    string,
+)
 
-from ._output import _context_text, _guidance, _slot
+from ._output import _guidance, _slot
 from ._payload import (
     _Message,
     _messages,
@@ -323,14 +330,14 @@ def _chat_output(p: Mapping[str, Any], sid: str, results: Sequence[Any]) -> dict
     data: dict[str, Any] = {}
     index = 0
     if starting:
-        text = _context_text(results[0] if results else None, prompt=False)
+        text = context_text(results[0] if results else None, prompt=False)
         if text:
             system["session:" + sid] = _slot(sid, text, "session-start", model, uses=1)
         data["carry"] = {"started:" + sid: True}
         data["hold"] = {"end:" + sid: _held_end(p, sid, [])}
         index = 1
     if len(results) > index:
-        text = _context_text(results[index], prompt=True)
+        text = context_text(results[index], prompt=True)
         if text:
             system["recall:" + sid] = _slot(sid, text, "prompt-recall", model, until="chat.message")
     if system:

@@ -81,12 +81,12 @@ def config_file(project: str | None, env: Mapping[str, str]) -> Path:
 
 def shim_spec(env: Mapping[str, str]) -> dict[str, Any]:
     """``signet-opencode.json``: the forwarded events, what of each, and each one's deadline."""
-    from signet_sdk.wire.config import resolve_config
+    from signet_sdk.installing.command import hook_timeouts
 
     from . import PLUGIN
     from ._translate import SHIM_EVENTS
 
-    timeouts = resolve_config(env=dict(env)).timeouts
+    timeouts = hook_timeouts(env)
     events: dict[str, Any] = {}
     for name, spec in PLUGIN.events.items():
         seconds = timeouts.for_class(spec.timeout_class) or 10.0

@@ -17,15 +17,20 @@ import os
 import shutil
 import subprocess
 import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pytest
-
+from signet_sdk.testing import (
+    hook_requests,
+    install_pinned,
+    npm_cache,
+    project_parent,
+    unavailable,
+    wait_for_hook,
+)
 from signet_sdk.testing.fake_openai import FakeOpenAI, has_tools, system_text
 from signet_sdk.testing.mock_daemon import MockDaemon
 
@@ -33,16 +38,10 @@ VERSION = os.environ.get("OPENCODE_VERSION", "1.18.33")
 HERE = Path(__file__).parent
 INSTALLER = HERE / "e2e" / "install_opencode.sh"
 # Resolved at import, before a test's private HOME is in place: the install is shared.
-NPM_CACHE = os.environ.get("SIGNET_NPM_CACHE") or os.path.join(
-    os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "signet-sdk", "npm"
-)
+NPM_CACHE = npm_cache()
 REPLY = "FAKE-OPENCODE-REPLY: noted."
 SUMMARY = "SIGNET-OPENCODE-SUMMARY-5c1e: atlas deploys go through make ship."
 TITLE = "Atlas deploys"
-
-
-def in_ci() -> bool:
-    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
 def reply(body: dict[str, Any]) -> str:
@@ -54,21 +53,7 @@ def reply(body: dict[str, Any]) -> str:
 
 def install_opencode() -> str:
     """The pinned ``opencode`` program (skips without node/npm, fails under CI)."""
-    if shutil.which("npm") is None or shutil.which("node") is None:
-        reason = "node and npm are needed to install OpenCode from the npm registry"
-        if in_ci():
-            pytest.fail(reason)
-        pytest.skip(reason)
-    env = dict(os.environ, SIGNET_NPM_CACHE=NPM_CACHE)
-    proc = subprocess.run(
-        ["bash", str(INSTALLER), VERSION], capture_output=True, text=True, env=env, timeout=900
-    )
-    if proc.returncode != 0:
-        message = f"installing OpenCode {VERSION} failed:\n{proc.stderr[-2000:]}"
-        if in_ci():
-            pytest.fail(message)
-        pytest.skip(message)
-    return proc.stdout.strip().splitlines()[-1]
+    return install_pinned(INSTALLER, VERSION, "OpenCode", cache=NPM_CACHE)
 
 
 def plugin_seed() -> Path:
@@ -89,10 +74,7 @@ def plugin_seed() -> Path:
     )
     if proc.returncode != 0:
         shutil.rmtree(work, ignore_errors=True)
-        message = f"seeding @opencode-ai/plugin {VERSION} failed:\n{proc.stderr[-2000:]}"
-        if in_ci():
-            pytest.fail(message)
-        pytest.skip(message)
+        unavailable(f"seeding @opencode-ai/plugin {VERSION} failed:\n{proc.stderr[-2000:]}")
     try:
         work.rename(seed)
     except OSError:  # another run made it first
@@ -109,14 +91,6 @@ def seed_into(folder: Path, seed: Path) -> None:
         shutil.copytree(seed / "node_modules", folder / "node_modules", symlinks=True)
 
 
-def project_parent() -> str:
-    # Not under /tmp: the daemon treats /tmp projects as noise and keeps no transcript.
-    for candidate in ("/var/tmp", os.path.expanduser("~/.cache")):
-        if os.path.isdir(candidate) and os.access(candidate, os.W_OK):
-            return candidate
-    return tempfile.gettempdir()
-
-
 @dataclass
 class World:
     """A project, OpenCode pointed at the fake model, our plugin installed, the daemon given."""
@@ -131,21 +105,10 @@ class World:
     procs: list[subprocess.Popen[str]] = field(default_factory=list)
 
     def calls(self, name: str) -> list[Any]:
-        assert self.daemon is not None
-        return [r for r in self.daemon.requests if r.path == f"/api/hooks/{name}"]
-
-    def paths(self) -> list[str]:
-        assert self.daemon is not None
-        return [r.path for r in self.daemon.requests]
+        return hook_requests(self.daemon, name)
 
     def wait_for(self, name: str, count: int = 1, timeout: float = 20.0) -> list[Any]:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            found = self.calls(name)
-            if len(found) >= count:
-                return found
-            time.sleep(0.05)
-        raise AssertionError(f"{count} x {name} not seen within {timeout}s; saw {self.paths()}")
+        return wait_for_hook(self.daemon, name, count, timeout)
 
     def run(
         self, prompt: str, *extra: str, env: dict[str, str] | None = None

@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import json
 import signal
-import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -36,11 +34,10 @@ from opencode_support import (
     reply,
 )
 
+from signet_sdk.testing import ServeProcess, free_port, outbox_entries, outbox_left, remember
 from signet_sdk.testing.fake_openai import FakeOpenAI, system_text
 from signet_sdk.testing.mock_daemon import MockDaemon
-from signet_sdk.testing.serve_process import ServeProcess
 
-SDK = str(Path(sys.executable).parent / "signet-sdk")
 MARK = "MEMO-OPENCODE-E2E-3307"
 MEMORY = f"Atlas deploys go through make ship, marker {MARK}"
 # Long enough that the transcript passes the daemon's 500-character minimum.
@@ -65,25 +62,16 @@ def seed(opencode_bin: str) -> Path:
 
 @pytest.fixture
 def world(opencode_bin: str, seed: Path, tmp_path: Path, isolated: Path) -> Iterator[World]:
-    daemon = MockDaemon(db_path=tmp_path / "daemon.sqlite3")
+    # Answering as 0.110 does: its prompt recall repeats what the session start
+    # injected (0.145 leaves it out), which the first test asserts on.
+    daemon = MockDaemon(db_path=tmp_path / "daemon.sqlite3", version="0.110")
     with (
         FakeOpenAI(reply, models=["fake-model", "fake-small"]) as fake,
         daemon.serve() as handle,
         make_world(opencode_bin, seed, isolated, fake, handle.url, daemon) as made,
     ):
         yield made
-        _let_senders_finish(made)
-
-
-def _outbox(world: World) -> list[Path]:
-    folder = Path(world.env["XDG_STATE_HOME"]) / "signet-sdk" / "outbox"
-    return sorted(p for p in folder.glob("*.json") if not p.name.startswith("."))
-
-
-def _let_senders_finish(world: World) -> None:
-    end = time.monotonic() + 10
-    while time.monotonic() < end and _outbox(world):
-        time.sleep(0.05)
+        outbox_left(env=made.env)  # background senders get a while before the daemon goes
 
 
 @pytest.fixture(params=["server", "process"])
@@ -98,15 +86,6 @@ def path(request: pytest.FixtureRequest, world: World) -> Iterator[str]:
         server.stop()
 
 
-def remember(url: str, content: str) -> None:
-    data = json.dumps({"content": content, "importance": 0.9, "agentId": AGENT}).encode()
-    request = urllib.request.Request(
-        f"{url}/api/memory/remember", data=data, headers={"content-type": "application/json"}
-    )
-    with urllib.request.urlopen(request, timeout=10) as response:
-        assert response.status == 200
-
-
 def _post(url: str, body: Any, method: str = "POST", timeout: float = 60) -> Any:
     request = urllib.request.Request(
         url,
@@ -116,12 +95,6 @@ def _post(url: str, body: Any, method: str = "POST", timeout: float = 60) -> Any
     )
     with urllib.request.urlopen(request, timeout=timeout) as response:
         return json.loads(response.read() or b"null")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _text(content: Any) -> str:
@@ -137,7 +110,7 @@ def _systems(body: dict[str, Any]) -> str:
 
 
 def test_a_turn_reaches_the_daemon_and_memory_reaches_the_model(world: World, path: str) -> None:
-    remember(world.url, MEMORY)
+    remember(world.url, MEMORY, agentId=AGENT)
     proc = world.run(PROMPT)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert REPLY in proc.stdout
@@ -184,7 +157,7 @@ def _tool_results(body: dict[str, Any]) -> list[str]:
 
 def test_the_model_calls_the_memory_tools_over_mcp(world: World) -> None:
     """``mcp.signet`` (``signet-sdk mcp``) gives OpenCode's model the memory tools."""
-    remember(world.url, MEMORY)
+    remember(world.url, MEMORY, agentId=AGENT)
     world.fake.tool_script = [
         ("signet_memory_search", {"query": "atlas deploys"}),
         ("signet_memory_store", {"content": "Atlas rollbacks use make rollback"}),
@@ -210,7 +183,7 @@ def test_the_model_calls_the_memory_tools_over_mcp(world: World) -> None:
 
 def test_serve_mode_compaction_and_deletion(world: World) -> None:
     server = ServeProcess(world.env)
-    port = _free_port()
+    port = free_port()
     serve = subprocess.Popen(
         [world.opencode, "serve", "--port", str(port), "--hostname", "127.0.0.1"],
         cwd=world.project,
@@ -276,7 +249,7 @@ def test_serve_mode_compaction_and_deletion(world: World) -> None:
 def test_with_the_daemon_down_the_turn_completes_and_writes_wait_in_the_outbox(
     opencode_bin: str, seed: Path, isolated: Path
 ) -> None:
-    down = f"http://127.0.0.1:{_free_port()}"
+    down = f"http://127.0.0.1:{free_port()}"
     with (
         FakeOpenAI(reply, models=["fake-model", "fake-small"]) as fake,
         make_world(opencode_bin, seed, isolated, fake, down, None) as world,
@@ -288,6 +261,6 @@ def test_with_the_daemon_down_the_turn_completes_and_writes_wait_in_the_outbox(
         assert proc.stdout.strip().endswith(REPLY)
         assert "signet" not in (proc.stdout + proc.stderr).lower()
         assert len([b for b in fake.chat_bodies() if b.get("tools")]) == 1
-        actions = sorted(json.loads(p.read_text())["action"] for p in _outbox(world))
+        actions = sorted(e["action"] for e in outbox_entries(world.env))
         assert actions == ["session_checkpoint_extract", "session_end"]
         assert elapsed < 60

@@ -1,36 +1,26 @@
-"""The OpenCode adapter's contract vectors: translate gives the calls, render the output.
+"""The OpenCode adapter's contract vectors: the event makes the calls and gives the output.
 
-Each vector's calls are compared as the daemon receives them (wire bodies
-built by the same sans-I/O core every transport uses); rendering the
-vector's answers must give its output. The parity column must show every
-row covered. The real paths (adapter server, hook process) are exercised by
-the end-to-end tests with the real OpenCode.
+The kit's ``check_vector`` compares each vector's calls as the daemon
+receives them (wire bodies built by the same sans-I/O core every transport
+uses) and its output; the parity column must have no MISSING row. The real
+paths (adapter server, hook process) are exercised by the end-to-end tests
+with the real OpenCode.
 """
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
-import pytest
-from signet_adapter_opencode import PLUGIN, TRANSLATOR
+from signet_adapter_opencode import PLUGIN as SIGNET_PLUGIN
+from signet_adapter_opencode import TRANSLATOR
 
-from signet_sdk.testing.parity import run_parity
-from signet_sdk.wire.config import resolve_config
-from signet_sdk.wire.endpoints import endpoint
-from signet_sdk.wire.errors import PayloadError
-from signet_sdk.wire.request import build_request
+from signet_sdk.testing import assert_parity, check_vector, load_vectors
 
-VECTORS = [
-    json.loads(p.read_text(encoding="utf-8"))
-    for p in sorted((Path(PLUGIN.vector_files()[0]).parent).glob("*.json"))
-]
-IDS = [v["name"] for v in VECTORS]
+VECTORS = load_vectors(SIGNET_PLUGIN)
 
 
 def test_vector_set_covers_every_event() -> None:
-    assert {v["event"] for v in VECTORS} == set(PLUGIN.events)
+    assert {v["event"] for v in VECTORS} == set(SIGNET_PLUGIN.events)
     by_name = {v["name"]: v for v in VECTORS}
     first = [c["action"] for c in by_name["chat-message-first"]["calls"]]
     assert first == ["session_start", "user_prompt_submit"]
@@ -40,31 +30,8 @@ def test_vector_set_covers_every_event() -> None:
     assert {v["harness"] for v in VECTORS} == {"opencode"}
 
 
-@pytest.mark.parametrize("vector", VECTORS, ids=IDS)
-def test_vector_translate_and_render(vector: dict[str, Any]) -> None:
-    if "error" in vector:
-        with pytest.raises(PayloadError) as caught:
-            TRANSLATOR.translate(vector["event"], vector["payload"])
-        assert caught.value.field == vector["error"]["field"]
-        return
-    config = resolve_config(harness="opencode", runtime_path="plugin", env={})
-    wire = []
-    for call in TRANSLATOR.translate(vector["event"], vector["payload"]):
-        request = build_request(config, endpoint(call.action), body=call.body)
-        assert request.content is not None
-        wire.append(
-            {
-                "action": call.action,
-                "method": request.method,
-                "path": request.url.removeprefix(config.base_url),
-                "body": json.loads(request.content),
-            }
-        )
-    assert wire == vector["calls"]
-    answers = [a["body"] for a in vector["answers"]]
-    out = TRANSLATOR.render(vector["event"], vector["payload"], answers)
-    assert out.data == vector["output"]["data"]
-    assert out.text == vector["output"]["stdout"]
+def test_vector(signet_vector: dict[str, Any]) -> None:
+    check_vector(SIGNET_PLUGIN, signet_vector)
 
 
 def test_the_first_prompt_holds_context_for_the_main_model_only() -> None:
@@ -92,17 +59,6 @@ def test_a_failed_call_gives_neutral_output_and_no_marker() -> None:
 
 
 def test_parity_column_is_ok() -> None:
-    report = run_parity(harnesses=["opencode"])
-    (column,) = report.harnesses
-    assert column.ok, [v.problems for v in column.vectors if v.problems]
-    assert all(status != "missing" for status, _ in column.rows.values())
-    covered = {r for r, (s, _) in column.rows.items() if s == "covered"}
-    assert {
-        "session-start",
-        "prompt-submit",
-        "session-end",
-        "pre-compaction",
-        "compaction-complete",
-        "memory-search",
-        "memory-store",
-    } <= covered
+    """Every row covered (the memory tools through ``signet-sdk mcp``) but the health check."""
+    assert_parity("opencode")
+    assert set(SIGNET_PLUGIN.not_applicable) == {"health"}

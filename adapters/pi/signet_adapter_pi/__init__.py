@@ -19,7 +19,7 @@ decision is made here, in Python. Per event:
 
 from __future__ import annotations
 
-from signet_sdk.runtime.plugin import EventSpec, HarnessPlugin
+from signet_sdk.plugin import EventSpec, HarnessPlugin
 
 from ._translate import EVENTS, NOT_APPLICABLE, SHIM_EVENTS, TRANSLATOR, PiTranslator
 

@@ -47,11 +47,11 @@ def extensions_dir(env: Mapping[str, str]) -> str:
 
 
 def _settings_session_dir(root: str, env: Mapping[str, str]) -> str | None:
-    from signet_sdk.wire.jsonfast import loads
+    from signet_sdk.plugin import json_loads
 
     try:
         with open(os.path.join(root, "settings.json"), "rb") as fh:
-            settings = loads(fh.read())
+            settings = json_loads(fh.read())
     except (OSError, ValueError):
         return None
     value = settings.get("sessionDir") if isinstance(settings, dict) else None

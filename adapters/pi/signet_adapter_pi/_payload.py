@@ -7,9 +7,7 @@ a :class:`~signet_sdk.PayloadError` naming the field.
 
 from __future__ import annotations
 
-from signet_sdk.runtime.payload import array, mapping, string
-from signet_sdk.wire.errors import PayloadError
-from signet_sdk.wire.jsonfast import dumps
+from signet_sdk.plugin import PayloadError, array, json_dumps, mapping, string
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -63,7 +61,7 @@ def _is_image(block: Any) -> bool:
 
 
 def _line(obj: Any) -> str:
-    return dumps(obj)
+    return json_dumps(obj)
 
 
 def _messages_jsonl(messages: Sequence[Any]) -> str:

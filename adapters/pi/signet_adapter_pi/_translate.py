@@ -12,9 +12,9 @@ object: the event's own fields as :data:`SHIM_EVENTS` selects them, plus
 
 This module turns that object into the daemon calls it implies and the
 daemon's answers into the structured output the shim applies. It performs
-no I/O and imports only the standard library and ``signet_sdk``'s stdlib
-core: the hook process (the fallback while no adapter server runs) imports
-it for every event.
+no I/O and imports only the standard library and the core's
+:mod:`signet_sdk.plugin`: the hook process (the fallback while no adapter
+server runs) imports it for every event.
 
 What the shim applies (``data`` of the output, or None for nothing):
 
@@ -71,10 +71,18 @@ Choices, and why:
 
 from __future__ import annotations
 
-from signet_sdk.runtime.native import NativeOutput
-from signet_sdk.runtime.payload import array, carried, integer, mapping, put, string
-from signet_sdk.wire.errors import PayloadError
-from signet_sdk.wire.lifecycle import LifecycleCall
+from signet_sdk.plugin import (
+    LifecycleCall,
+    NativeOutput,
+    PayloadError,
+    array,
+    carried,
+    context_text,
+    integer,
+    mapping,
+    put,
+    string,
+)
 
 from ._payload import (
     _entries_jsonl,
@@ -299,12 +307,12 @@ class PiTranslator:
     ) -> NativeOutput:
         """The structured output the shim applies (see the module docstring)."""
         if event == "session_start" and results:
-            text = _context_text(results[0], prompt=False)
+            text = context_text(results[0], prompt=False)
             if text:
                 slot = _slot(text, "session-start", at="start")
                 return NativeOutput({"context": {SESSION_SLOT: slot}})
         elif event == "input" and results:
-            text = _context_text(results[0], prompt=True)
+            text = context_text(results[0], prompt=True)
             if text:
                 slot = _slot(text, "prompt-recall", at="prompt", until="input")
                 return NativeOutput({"context": {RECALL_SLOT: slot}})
@@ -346,23 +354,6 @@ def _slot(text: str, source: str, *, at: str, until: str | None = None) -> dict[
     if until is not None:
         slot["until"] = until
     return slot
-
-
-def _context_text(result: Any, *, prompt: bool) -> str:
-    """The context text in a daemon answer, newest response fields first."""
-    if not isinstance(result, dict) or result.get("skipped") or result.get("bypassed"):
-        return ""
-    if prompt:
-        dynamic = result.get("dynamicContext")
-        if isinstance(dynamic, str) and dynamic.strip():
-            return dynamic
-    else:
-        parts = [result.get("stableSystemPrompt"), result.get("dynamicContext")]
-        joined = "\n\n".join(p for p in parts if isinstance(p, str) and p.strip())
-        if joined:
-            return joined
-    inject = result.get("inject")
-    return inject if isinstance(inject, str) and inject.strip() else ""
 
 
 _HANDLERS = {

@@ -61,12 +61,12 @@ _SIGNET_CONNECTOR_FILE = "signet-pi.js"
 
 def shim_spec(env: Mapping[str, str]) -> dict[str, Any]:
     """``signet-pi.json``: the forwarded events, what of each, and each one's deadline."""
-    from signet_sdk.wire.config import resolve_config
+    from signet_sdk.installing.command import hook_timeouts
 
     from . import PLUGIN
     from ._translate import SHIM_EVENTS
 
-    timeouts = resolve_config(env=dict(env)).timeouts
+    timeouts = hook_timeouts(env)
     events: dict[str, Any] = {}
     for name, rule in SHIM_EVENTS.items():
         spec = PLUGIN.events[name]

@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -34,18 +33,28 @@ from typing import Any
 
 import pytest
 from pi_fake_openai import REPLY, SUMMARY, FakeOpenAI
-from pi_support import AdapterServer, PiRpc, outbox_entries
+from pi_support import AdapterServer, PiRpc
 from signet_adapter_pi.install import main as install_main
 
+from signet_sdk.testing import (
+    free_port,
+    hook_requests,
+    install_pinned,
+    npm_cache,
+    outbox_entries,
+    outbox_left,
+    project_parent,
+    recording_daemon,
+    remember,
+    wait_for_hook,
+)
 from signet_sdk.testing.mock_daemon import MockDaemon
 
 PI_VERSION = os.environ.get("PI_VERSION", "0.73.1")
 INSTALLER = Path(__file__).parent / "e2e" / "install_pi.sh"
 PROBE = Path(__file__).parent / "e2e" / "probe.mjs"
 # Resolved now, before the tests' private HOME is in place: the install is shared.
-NPM_CACHE = os.environ.get("SIGNET_NPM_CACHE") or os.path.join(
-    os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "signet-sdk", "npm"
-)
+NPM_CACHE = npm_cache()
 MARK = "MEMO-PI-E2E-6021"
 MEMORY = f"Atlas deploys go through make ship, marker {MARK}"
 # Long enough that the normalized transcript passes the daemon's 500-character minimum.
@@ -57,28 +66,10 @@ SESSION_INJECT = 'source=\\"session-start\\"'
 RECALL_INJECT = 'source=\\"prompt-recall\\"'
 
 
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
-
-
 @pytest.fixture(scope="session")
 def pi_bin() -> str:
     """The pinned ``pi`` program, installed once per cache directory."""
-    if shutil.which("npm") is None or shutil.which("node") is None:
-        reason = "node and npm are needed to install pi from the npm registry"
-        if _in_ci():
-            pytest.fail(reason)
-        pytest.skip(reason)
-    env = dict(os.environ, SIGNET_NPM_CACHE=NPM_CACHE)
-    proc = subprocess.run(
-        ["bash", str(INSTALLER), PI_VERSION], capture_output=True, text=True, env=env, timeout=600
-    )
-    if proc.returncode != 0:
-        message = f"installing pi {PI_VERSION} failed:\n{proc.stderr[-2000:]}"
-        if _in_ci():
-            pytest.fail(message)
-        pytest.skip(message)
-    return proc.stdout.strip().splitlines()[-1]
+    return install_pinned(INSTALLER, PI_VERSION, "pi", cache=NPM_CACHE, timeout=600)
 
 
 @dataclass
@@ -93,21 +84,10 @@ class World:
     version: str = "mock"
 
     def calls(self, name: str) -> list[Any]:
-        return [r for r in self.daemon.requests if r.path == f"/api/hooks/{name}"]
-
-    def paths(self) -> list[str]:
-        return [r.path for r in self.daemon.requests]
+        return hook_requests(self.daemon, name)
 
     def wait_for(self, name: str, count: int = 1, timeout: float = 20.0) -> list[Any]:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            found = self.calls(name)
-            if len(found) >= count:
-                return found
-            time.sleep(0.05)
-        raise AssertionError(
-            f"{count} x {name} not seen within {timeout}s; daemon saw {self.paths()}"
-        )
+        return wait_for_hook(self.daemon, name, count, timeout)
 
     def argv(self, *extra: str) -> list[str]:
         return [self.pi, "--provider", "fakeoai", "--model", "fake-model", *extra]
@@ -139,26 +119,12 @@ class World:
         return ids
 
 
-def _project_parent() -> str:
-    # Not under /tmp: the daemon treats /tmp projects as noise and keeps no transcript.
-    for candidate in ("/var/tmp", os.path.expanduser("~/.cache")):
-        if os.path.isdir(candidate) and os.access(candidate, os.W_OK):
-            return candidate
-    return tempfile.gettempdir()
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @contextmanager
 def _make_world(
     pi_bin: str, tmp_path: Path, home: Path, fake: FakeOpenAI, daemon_url: str, daemon: Any
 ) -> Iterator[World]:
     """A project, our extension installed, pi pointed at the fake model; the daemon given."""
-    base = Path(tempfile.mkdtemp(prefix="signet-pi-e2e-", dir=_project_parent()))
+    base = Path(tempfile.mkdtemp(prefix="signet-pi-e2e-", dir=project_parent()))
     project = Path(os.path.realpath(base / "atlas"))
     project.mkdir()
     agent = Path(os.environ["PI_CODING_AGENT_DIR"])
@@ -200,21 +166,6 @@ def _make_world(
 DAEMONS = pytest.mark.parametrize("world", ["mock", "0.109.15", "0.145.8"], indirect=True)
 
 
-@contextmanager
-def _daemon(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Any, str]]:
-    if kind == "mock":
-        # 0.110 serves /api/sessions/:key/transcript, which the first test reads back.
-        mock = MockDaemon(db_path=tmp_path / "daemon.sqlite3", version="0.110")
-        with mock.serve() as handle:
-            yield mock, handle.url
-        return
-    from signet_sdk.testing.recording_proxy import RecordingProxy
-
-    kit = request.getfixturevalue("real_daemon_kit")
-    with kit.running(kind) as real, RecordingProxy(real.url) as proxy:
-        yield proxy, proxy.url
-
-
 @pytest.fixture
 def world(
     pi_bin: str, tmp_path: Path, isolated: Path, request: pytest.FixtureRequest
@@ -222,7 +173,7 @@ def world(
     kind = getattr(request, "param", "mock")
     with (
         FakeOpenAI(tmp_path / "openai.jsonl") as fake,
-        _daemon(kind, request, tmp_path) as (
+        recording_daemon(kind, request, tmp_path / "daemon.sqlite3") as (
             daemon,
             url,
         ),
@@ -230,29 +181,13 @@ def world(
         with _make_world(pi_bin, tmp_path, isolated, fake, url, daemon) as made:
             made.version = kind
             yield made
-        _let_senders_finish()
-
-
-def _let_senders_finish() -> None:
-    """Wait (a while) for background senders to empty the outbox before the daemon goes."""
-    end = time.monotonic() + 10
-    while time.monotonic() < end and outbox_entries():
-        time.sleep(0.05)
+        outbox_left()  # background senders get a while to deliver before the daemon goes
 
 
 @pytest.fixture
 def server(world: World) -> Iterator[AdapterServer]:
     with AdapterServer(world.env) as running:
         yield running
-
-
-def remember(url: str, content: str) -> None:
-    data = json.dumps({"content": content, "importance": 0.9, "agentId": AGENT}).encode()
-    request = urllib.request.Request(
-        f"{url}/api/memory/remember", data=data, headers={"content-type": "application/json"}
-    )
-    with urllib.request.urlopen(request, timeout=10) as response:
-        assert response.status == 200
 
 
 def get_json(url: str) -> Any:
@@ -274,7 +209,7 @@ def probe_events(world: World) -> list[dict[str, Any]]:
 def test_print_turn_reaches_the_daemon_and_memory_reaches_the_model(
     world: World, server: AdapterServer
 ) -> None:
-    remember(world.url, MEMORY)
+    remember(world.url, MEMORY, agentId=AGENT)
     start = time.monotonic()
     proc = world.print_turn(PROMPT)
     elapsed = time.monotonic() - start
@@ -338,7 +273,7 @@ def test_the_model_calls_the_memory_tools_through_the_extension(
 ) -> None:
     if path == "server":
         request.getfixturevalue("server")
-    remember(world.url, MEMORY)
+    remember(world.url, MEMORY, agentId=AGENT)
     stored = f"Atlas staging uses feature flags, noted by a tool {MARK}-{path}"
     world.fake.tool_script = [
         ("memory_search", {"query": "atlas deploys make ship", "limit": 5}),
@@ -370,7 +305,7 @@ def test_the_model_calls_the_memory_tools_through_the_extension(
 
 
 def test_without_a_server_the_hook_process_serves_every_event(world: World) -> None:
-    remember(world.url, MEMORY)
+    remember(world.url, MEMORY, agentId=AGENT)
     proc = world.print_turn(PROMPT)
     assert proc.returncode == 0, proc.stderr
     assert REPLY in proc.stdout
@@ -408,7 +343,7 @@ def test_off_switches_leave_the_daemon_alone(
     assert proc.returncode == 0, proc.stderr
     assert REPLY in proc.stdout
     time.sleep(0.3)
-    assert [p for p in world.paths() if p.startswith("/api/hooks/")] == []
+    assert [r.path for r in world.daemon.requests if r.path.startswith("/api/hooks/")] == []
     assert "signet-memory" not in json.dumps(world.fake.turns())
 
 
@@ -416,7 +351,7 @@ def test_off_switches_leave_the_daemon_alone(
 
 
 def test_rpc_prompts_and_compact(world: World, server: AdapterServer) -> None:
-    remember(world.url, MEMORY)
+    remember(world.url, MEMORY, agentId=AGENT)
     rpc = world.rpc("-e", str(PROBE))
     try:
         for text in (PROMPT, "And the staging flag?", f"Anything else about {MARK}?"):
@@ -490,7 +425,7 @@ def test_automatic_compaction_fired_twice_is_called_in_once(
             assert len(pres) <= len(compactions) + 1
             assert len(done) == len(compactions)
             assert all(c.json["summary"] == SUMMARY for c in done)
-        _let_senders_finish()
+        outbox_left()
 
 
 # -- the daemon is down ---------------------------------------------------------------
@@ -499,7 +434,7 @@ def test_automatic_compaction_fired_twice_is_called_in_once(
 def test_daemon_down_the_turn_completes_and_writes_wait_in_the_outbox(
     pi_bin: str, tmp_path: Path, isolated: Path
 ) -> None:
-    port = _free_port()
+    port = free_port()
     daemon = MockDaemon(db_path=tmp_path / "daemon.sqlite3", version="0.110")
     with FakeOpenAI(tmp_path / "openai.jsonl") as fake:
         down = f"http://127.0.0.1:{port}"
@@ -527,5 +462,4 @@ def test_daemon_down_the_turn_completes_and_writes_wait_in_the_outbox(
                 assert first.json["transcriptPath"].startswith("/tmp/signet/")
                 stored = get_json(f"{world.url}/api/sessions/{session}/transcript?agent_id={AGENT}")
                 assert MARK in json.dumps(stored)
-                _let_senders_finish()
-                assert outbox_entries(world.env) == []
+                assert outbox_left(env=world.env) == []

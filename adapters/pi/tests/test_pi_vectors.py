@@ -1,8 +1,8 @@
 """The pi adapter's contract vectors, run three ways.
 
-1. Pure: ``translate`` gives the vector's calls (wire bodies built by the same
-   sans-I/O core every transport uses) and ``render`` of its answers gives
-   its output.
+1. Pure (the kit's ``check_vector``): the event makes the vector's daemon
+   requests (wire bodies built by the same sans-I/O core every transport
+   uses) and gives its output; the parity column has no MISSING row.
 2. Through the adapter server the shim posts to (``signet-sdk serve`` as a
    process, ``POST /v1/pi/events/<event>``), against a daemon replaying the
    vector's answers.
@@ -22,29 +22,26 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pi_support import (
-    AdapterServer,
-    Recorded,
+from pi_support import AdapterServer
+from signet_adapter_pi import PLUGIN as SIGNET_PLUGIN
+
+from signet_sdk.testing import (
     Reply,
     ScriptedDaemon,
+    assert_parity,
+    assert_received,
+    check_vector,
     load_vectors,
+    outbox_left,
     run_hook,
-    wait_outbox_empty,
 )
-from signet_adapter_pi import PLUGIN, TRANSLATOR
 
-from signet_sdk.testing.parity import run_parity
-from signet_sdk.wire.config import resolve_config
-from signet_sdk.wire.endpoints import endpoint
-from signet_sdk.wire.request import build_request
-
-VECTORS = load_vectors()
-IDS = [v["name"] for v in VECTORS]
+VECTORS = load_vectors(SIGNET_PLUGIN)
 
 
 def test_vector_set_covers_every_event_and_the_one_prompt_call() -> None:
     events = {v["event"] for v in VECTORS}
-    assert events == set(PLUGIN.events)
+    assert events == set(SIGNET_PLUGIN.events)
     for v in VECTORS:
         assert v["harness"] == "pi"
         assert "error" in v or v["output"]["exit_code"] == 0
@@ -59,56 +56,14 @@ def test_vector_set_covers_every_event_and_the_one_prompt_call() -> None:
     assert {"startup", "fork", "resume"} <= reasons
 
 
-@pytest.mark.parametrize("vector", VECTORS, ids=IDS)
-def test_vector_translate_and_render(vector: dict[str, Any]) -> None:
-    if "error" in vector:
-        from signet_sdk.wire.errors import PayloadError
-
-        with pytest.raises(PayloadError) as caught:
-            TRANSLATOR.translate(vector["event"], vector["payload"])
-        assert caught.value.field == vector["error"]["field"]
-        return
-    config = resolve_config(harness="pi", runtime_path="plugin", env={})
-    wire = []
-    for call in TRANSLATOR.translate(vector["event"], vector["payload"]):
-        request = build_request(config, endpoint(call.action), body=call.body)
-        assert request.content is not None
-        assert request.headers["x-signet-runtime-path"] == "plugin"
-        wire.append(
-            {
-                "action": call.action,
-                "method": request.method,
-                "path": request.url.removeprefix(config.base_url),
-                "body": json.loads(request.content),
-            }
-        )
-    assert wire == vector["calls"]
-    answers = [a["body"] for a in vector["answers"] if 200 <= a["status"] < 300]
-    if len(answers) == len(vector["answers"]):
-        out = TRANSLATOR.render(vector["event"], vector["payload"], answers)
-        assert out.data == vector["output"]["data"]
-        assert out.text == vector["output"]["stdout"]
+def test_vector(signet_vector: dict[str, Any]) -> None:
+    check_vector(SIGNET_PLUGIN, signet_vector)
 
 
 def test_parity_column_is_ok() -> None:
-    report = run_parity(harnesses=["pi"])
-    (column,) = report.harnesses
-    assert column.ok, [v.problems for v in column.vectors if v.problems]
-    assert all(status != "missing" for status, _ in column.rows.values())
-    assert {r for r, (s, _) in column.rows.items() if s == "covered"} == {
-        "session-start",
-        "prompt-submit",
-        "session-end",
-        "pre-compaction",
-        "compaction-complete",
-        # through the memory tools the extension registers (run against the daemon)
-        "memory-search",
-        "memory-store",
-        "memory-get",
-        "memory-modify",
-        "memory-forget",
-        "secret-injection",
-    }
+    """Every row covered (the memory tools through the extension's tools) but the health check."""
+    assert_parity("pi")
+    assert set(SIGNET_PLUGIN.not_applicable) == {"health"}
 
 
 # -- through the real paths ------------------------------------------------
@@ -138,25 +93,10 @@ def _with_real_file(vector: dict[str, Any], agent: Path) -> tuple[dict[str, Any]
     return payload, data
 
 
-def _check_received(got: list[Recorded], vector: dict[str, Any], data: bytes | None) -> None:
-    assert [r.path for r in got] == [c["path"] for c in vector["calls"]]
-    for request, call in zip(got, vector["calls"], strict=True):
-        expected, body = dict(call["body"]), dict(request.json)
-        if "transcriptPath" in expected:
-            del expected["transcriptPath"]
-            assert body.pop("transcriptPath").startswith("/tmp/signet/")
-            assert request.staged == data  # the daemon could read the whole session file
-        assert body == expected
-        assert request.headers["x-signet-runtime-path"] == "plugin"
-
-
 @pytest.fixture(scope="module")
 def scripted() -> Iterator[ScriptedDaemon]:
-    daemon = ScriptedDaemon()
-    try:
+    with ScriptedDaemon() as daemon:
         yield daemon
-    finally:
-        daemon.close()
 
 
 @pytest.fixture(scope="module")
@@ -181,15 +121,15 @@ def server(server_env: dict[str, str]) -> Iterator[AdapterServer]:
         yield running
 
 
-@pytest.mark.parametrize("vector", VECTORS, ids=IDS)
 def test_vector_through_adapter_server(
-    vector: dict[str, Any],
+    signet_vector: dict[str, Any],
     scripted: ScriptedDaemon,
     server: AdapterServer,
     server_env: dict[str, str],
 ) -> None:
+    vector = signet_vector
     payload, data = _with_real_file(vector, Path(server_env["PI_CODING_AGENT_DIR"]))
-    scripted.reset([Reply(a["status"], a["body"]) for a in vector.get("answers", [])])
+    scripted.script([Reply(a["status"], a["body"]) for a in vector.get("answers", [])])
 
     answer = server.post(vector["event"], payload)
 
@@ -201,19 +141,18 @@ def test_vector_through_adapter_server(
     assert answer["data"] == vector["output"]["data"]
     assert answer["exitCode"] == 0
     got = scripted.wait_for(len(vector["calls"]))
-    assert wait_outbox_empty(server_env) == []  # detached writes were delivered
-    _check_received(got, vector, data)
+    assert outbox_left(env=server_env) == []  # detached writes were delivered
+    assert_received(got, vector["calls"], staged=data, runtime_path="plugin")
 
 
-@pytest.mark.parametrize("vector", VECTORS, ids=IDS)
 def test_vector_through_hook_process(
-    vector: dict[str, Any], scripted: ScriptedDaemon, isolated: Path
+    signet_vector: dict[str, Any], scripted: ScriptedDaemon, isolated: Path
 ) -> None:
-    env = dict(os.environ, SIGNET_DAEMON_URL=scripted.url)
-    payload, data = _with_real_file(vector, Path(env["PI_CODING_AGENT_DIR"]))
-    scripted.reset([Reply(a["status"], a["body"]) for a in vector.get("answers", [])])
+    vector = signet_vector
+    payload, data = _with_real_file(vector, Path(os.environ["PI_CODING_AGENT_DIR"]))
+    scripted.script([Reply(a["status"], a["body"]) for a in vector.get("answers", [])])
 
-    run = run_hook(vector["event"], payload, env)
+    run = run_hook("pi", vector["event"], payload, daemon_url=scripted.url)
 
     assert run.returncode == 0
     assert run.stderr == b""
@@ -223,5 +162,5 @@ def test_vector_through_hook_process(
         return
     assert run.stdout == vector["output"]["stdout"].encode("utf-8")
     got = scripted.wait_for(len(vector["calls"]))
-    assert wait_outbox_empty(env) == []
-    _check_received(got, vector, data)
+    assert outbox_left() == []
+    assert_received(got, vector["calls"], staged=data, runtime_path="plugin")
