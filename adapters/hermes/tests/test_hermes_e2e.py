@@ -24,7 +24,6 @@ import os
 import sqlite3
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +32,7 @@ import pytest
 from hermes_fake_openai import REPLY, SUMMARY, FakeOpenAI, is_summary_request
 from signet_adapter_hermes.install import main as install_main
 
-from signet_sdk.testing import free_port, unavailable
+from signet_sdk.testing import free_port, hook_requests, unavailable, wait_for_hook
 from signet_sdk.testing.mock_daemon import MockDaemon, RecordedRequest
 
 HERMES_VERSION = os.environ.get("HERMES_AGENT_VERSION", "0.19.0")
@@ -212,17 +211,6 @@ def _after(requests: list[RecordedRequest], path: str, count: int) -> list[Recor
     return [] if count else list(requests)
 
 
-def _hooks(mock: MockDaemon, slug: str) -> list[RecordedRequest]:
-    return mock.requests_to(f"/api/hooks/{slug}", "POST")
-
-
-def _wait_for(mock: MockDaemon, slug: str, seconds: float = 15.0) -> list[RecordedRequest]:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end and not _hooks(mock, slug):
-        time.sleep(0.05)
-    return _hooks(mock, slug)
-
-
 def _remember(url: str, project: Path) -> None:
     from signet_sdk import create_adapter
     from signet_sdk.models import RememberParams
@@ -249,7 +237,7 @@ def test_one_turn_of_the_real_hermes(
     assert run.stdout.strip() == REPLY
     session = run.session_id
     assert session, "Hermes recorded no session"
-    (start,) = _hooks(mock, "session-start")
+    (start,) = hook_requests(mock, "session-start")
     assert start.json == {
         "sessionKey": session,
         "project": str(project),
@@ -259,7 +247,7 @@ def test_one_turn_of_the_real_hermes(
         "agentId": AGENT,
     }
     assert start.headers["x-signet-runtime-path"] == "plugin"
-    (prompt,) = _hooks(mock, "user-prompt-submit")
+    (prompt,) = hook_requests(mock, "user-prompt-submit")
     assert prompt.json == {
         "userMessage": PROMPT,
         "userPrompt": PROMPT,
@@ -288,7 +276,7 @@ def test_one_turn_of_the_real_hermes(
         "memory_forget",
     }
     # Hermes's exit ends the session, with the turn as transcript.
-    (end,) = _wait_for(mock, "session-end")
+    (end,) = wait_for_hook(mock, "session-end")
     assert end.json == {
         "sessionKey": session,
         "sessionId": session,
@@ -299,7 +287,7 @@ def test_one_turn_of_the_real_hermes(
         "runtimePath": "plugin",
         "agentId": AGENT,
     }
-    (checkpoint,) = _wait_for(mock, "session-checkpoint-extract")
+    (checkpoint,) = wait_for_hook(mock, "session-checkpoint-extract")
     assert checkpoint.json["sessionKey"] == session
     assert checkpoint.json["transcript"] == f"user: {PROMPT}\n\nassistant: {REPLY}"
 
@@ -404,7 +392,7 @@ def test_compaction_in_the_real_hermes(
     assert third.returncode == 0, third.stderr[-3000:]
     assert REPLY in third.stdout
 
-    _wait_for(mock, "compaction-complete")
+    wait_for_hook(mock, "compaction-complete")
     third_run = _after(mock.requests, "/api/hooks/session-end", 2)
     paths = [
         r.path.removeprefix("/api/hooks/") for r in third_run if r.path.startswith("/api/hooks/")
@@ -431,18 +419,9 @@ def test_compaction_in_the_real_hermes(
     assert SUMMARY in done.json["summary"]
     assert "CONTEXT COMPACTION" not in done.json["summary"]
     assert done.response_json["memoryId"], done.response_json
-    ends = _wait_for_all(mock, "session-end", 3)
+    ends = wait_for_hook(mock, "session-end", 3)
     assert len(ends) == 3  # one per Hermes exit; the compaction's extraction was a checkpoint
     end = ends[2]
     assert end.json["sessionKey"] == session
     assert "summary: " in end.json["transcript"]
     assert SUMMARY in end.json["transcript"]
-
-
-def _wait_for_all(
-    mock: MockDaemon, slug: str, count: int, seconds: float = 15.0
-) -> list[RecordedRequest]:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end and len(_hooks(mock, slug)) < count:
-        time.sleep(0.05)
-    return _hooks(mock, slug)
