@@ -304,6 +304,7 @@ function subscribeShutdown(api, spec, ctx) {
   api.on(shutdown.start, () => {
     try {
       proc.gateway = true;
+      proc.stopping = null; // a gateway started again in this process stops again
       if (!proc.exitHooked && ctx.hookExit) {
         proc.exitHooked = true;
         ctx.hookExit(() => endAtExit(spec, ctx));

@@ -437,6 +437,12 @@ test("a gateway that stops ends every session it served, once each, with the mes
   assert.equal(sent.filter((s) => s.event === "session_end").length, 2);
   exits.forEach((fn) => fn());
   assert.deepEqual(synced, []);
+  // A gateway started again in the same process ends its new sessions when it stops.
+  await api.fire("gateway_start", { port: 1 }, {});
+  await served(api, "agent:main:after-restart");
+  await api.fire("gateway_stop", { reason: "gateway stopping" }, {});
+  assert.equal(sent.filter((s) => s.event === "session_end").at(-1).payload.sessionKey, "agent:main:after-restart");
+  assert.equal(exits.length, 1, "one exit handler per process");
 });
 
 test("a session OpenClaw ended itself before the stop is not ended twice", async () => {
