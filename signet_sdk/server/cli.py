@@ -105,7 +105,13 @@ def serve(ns: argparse.Namespace) -> int:
         )
         return 2
     from signet_sdk.server.discovery import claim, state_owner
+    from signet_sdk.wire.config import resolve_config
 
+    try:  # a bad setting is reported before this process takes the state directory
+        resolve_config(ns.daemon_url)
+    except ConfigError as exc:
+        sys.stderr.write(f"{PROG}: {exc}\n")
+        return 2
     try:
         owner = claim()
     except OSError as exc:
