@@ -133,7 +133,9 @@ def check() -> int:
     # The test suite runs last, so its closing line is the last thing printed.
     if failed:
         print(f"failed before tests: {', '.join(failed)}", flush=True)
-    code = run(PY, "-m", "pytest", "-q", check=False)
+    # Under coverage: tests/conftest.py prints the total and holds the floor
+    # ([tool.coverage.report] fail_under) before pytest's closing line.
+    code = run(PY, "-m", "coverage", "run", "-m", "pytest", "-q", check=False)
     return 1 if failed or code else 0
 
 

@@ -20,3 +20,32 @@ def clean_signet_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Under ``coverage run`` (``dev.py check``): print the total and hold the floor.
+
+    Runs before pytest's closing line, so that line stays the last one printed;
+    a total below ``[tool.coverage.report] fail_under`` fails the run.
+    """
+    try:
+        import coverage
+    except ImportError:
+        return
+    cov = coverage.Coverage.current()
+    if cov is None:
+        return
+    import io
+
+    cov.stop()
+    cov.save()
+    total = cov.report(file=io.StringIO())
+    floor = float(cov.config.fail_under)
+    verdict = "ok" if total >= floor else "BELOW THE FLOOR"
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    line = f"coverage of signet_sdk: {total:.1f}% (floor {floor:.0f}%): {verdict}"
+    if reporter is not None:
+        reporter.ensure_newline()
+        reporter.write_line(line)
+    if total < floor and session.exitstatus == 0:
+        session.exitstatus = 1
