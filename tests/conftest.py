@@ -45,7 +45,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     line = f"coverage of signet_sdk: {total:.1f}% (floor {floor:.0f}%): {verdict}"
     if reporter is not None:
-        reporter.ensure_newline()
+        reporter.write("\n")  # the progress line is still open
         reporter.write_line(line)
     if total < floor and session.exitstatus == 0:
         session.exitstatus = 1
