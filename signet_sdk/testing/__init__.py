@@ -4,7 +4,11 @@ What an adapter package's own tests need, importable from here:
 
 * :func:`load_vectors`, :func:`check_vector`, :func:`vector_id`: the
   package's contract vectors, each checked without a daemon (the requests
-  the event makes, the output the harness gets back);
+  the event makes, the output the harness gets back), and
+  :func:`check_vector_through_hook`: one run through the real hook command;
+* :func:`private_home`: a test's own HOME and state directory, no SIGNET_*
+  (or the harness's) variables from outside; :func:`write_jsonl`: a
+  session file in it, as harnesses write them;
 * :func:`assert_parity`: the package's parity column, with no MISSING row,
   against the bundled mock daemon (or a daemon URL);
 * :class:`ScriptedDaemon`, :class:`Reply`, :class:`Recorded`: a daemon on
@@ -15,11 +19,15 @@ What an adapter package's own tests need, importable from here:
   :func:`sdk_state_dir`: a hook command run as a harness runs it, and what
   it left behind;
 * :class:`ServeProcess`: ``signet-sdk serve`` as a child process;
+* :class:`FakeServer`, :data:`Answer`, :func:`json_answer`,
+  :func:`sse_answer`: a loopback stand-in for a harness's model API;
 * :func:`install_pinned`, :func:`node_tests`, :func:`project_parent`,
   :func:`recording_daemon`, :func:`remember`, :func:`hook_requests`,
   :func:`wait_for_hook`, :func:`in_ci`, :func:`unavailable`,
-  :func:`npm_cache`, :func:`free_port`: end-to-end tests that run a real
-  harness;
+  :func:`npm_cache`, :func:`free_port`, :func:`npm_binary` (a pinned
+  harness from the npm registry), :func:`harness_world` and
+  :class:`HarnessWorld` (a project, a recording daemon, the environment):
+  end-to-end tests that run a real harness;
 * :class:`MockDaemon`: the faithful mock daemon, in-process or served;
 * :class:`RecordingProxy`, :class:`DaemonKit`, :class:`RealDaemon`: the
   real Signet daemons, and what they received.
@@ -34,6 +42,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from signet_sdk.testing.e2e_world import HarnessWorld as HarnessWorld
+    from signet_sdk.testing.e2e_world import harness_world as harness_world
+    from signet_sdk.testing.environment import private_home as private_home
+    from signet_sdk.testing.environment import write_jsonl as write_jsonl
+    from signet_sdk.testing.fake_server import Answer as Answer
+    from signet_sdk.testing.fake_server import FakeServer as FakeServer
+    from signet_sdk.testing.fake_server import json_answer as json_answer
+    from signet_sdk.testing.fake_server import sse_answer as sse_answer
     from signet_sdk.testing.hook_process import HookRun as HookRun
     from signet_sdk.testing.hook_process import hook_command as hook_command
     from signet_sdk.testing.hook_process import hook_log_lines as hook_log_lines
@@ -42,6 +58,7 @@ if TYPE_CHECKING:
     from signet_sdk.testing.hook_process import run_hook as run_hook
     from signet_sdk.testing.hook_process import sdk_state_dir as sdk_state_dir
     from signet_sdk.testing.mock_daemon import MockDaemon as MockDaemon
+    from signet_sdk.testing.npm import npm_binary as npm_binary
     from signet_sdk.testing.parity import assert_parity as assert_parity
     from signet_sdk.testing.real_daemon import DaemonKit as DaemonKit
     from signet_sdk.testing.real_daemon import RealDaemon as RealDaemon
@@ -63,11 +80,15 @@ if TYPE_CHECKING:
     from signet_sdk.testing.scripted import assert_received as assert_received
     from signet_sdk.testing.serve_process import ServeProcess as ServeProcess
     from signet_sdk.testing.vectors import check_vector as check_vector
+    from signet_sdk.testing.vectors import check_vector_through_hook as check_vector_through_hook
     from signet_sdk.testing.vectors import load_vectors as load_vectors
     from signet_sdk.testing.vectors import vector_id as vector_id
 
 _WHERE = {
+    "Answer": "signet_sdk.testing.fake_server",
     "DaemonKit": "signet_sdk.testing.real_daemon",
+    "FakeServer": "signet_sdk.testing.fake_server",
+    "HarnessWorld": "signet_sdk.testing.e2e_world",
     "HookRun": "signet_sdk.testing.hook_process",
     "MockDaemon": "signet_sdk.testing.mock_daemon",
     "RealDaemon": "signet_sdk.testing.real_daemon",
@@ -79,29 +100,39 @@ _WHERE = {
     "assert_parity": "signet_sdk.testing.parity",
     "assert_received": "signet_sdk.testing.scripted",
     "check_vector": "signet_sdk.testing.vectors",
+    "check_vector_through_hook": "signet_sdk.testing.vectors",
     "free_port": "signet_sdk.testing.real_daemon",
+    "harness_world": "signet_sdk.testing.e2e_world",
     "hook_command": "signet_sdk.testing.hook_process",
     "hook_log_lines": "signet_sdk.testing.hook_process",
     "hook_requests": "signet_sdk.testing.real_harness",
     "in_ci": "signet_sdk.testing.real_harness",
     "install_pinned": "signet_sdk.testing.real_harness",
+    "json_answer": "signet_sdk.testing.fake_server",
     "load_vectors": "signet_sdk.testing.vectors",
     "node_tests": "signet_sdk.testing.real_harness",
+    "npm_binary": "signet_sdk.testing.npm",
     "npm_cache": "signet_sdk.testing.real_harness",
     "outbox_entries": "signet_sdk.testing.hook_process",
     "outbox_left": "signet_sdk.testing.hook_process",
+    "private_home": "signet_sdk.testing.environment",
     "project_parent": "signet_sdk.testing.real_harness",
     "recording_daemon": "signet_sdk.testing.real_harness",
     "remember": "signet_sdk.testing.real_harness",
     "run_hook": "signet_sdk.testing.hook_process",
     "sdk_state_dir": "signet_sdk.testing.hook_process",
+    "sse_answer": "signet_sdk.testing.fake_server",
     "unavailable": "signet_sdk.testing.real_harness",
     "vector_id": "signet_sdk.testing.vectors",
     "wait_for_hook": "signet_sdk.testing.real_harness",
+    "write_jsonl": "signet_sdk.testing.environment",
 }
 
 __all__ = [
+    "Answer",
     "DaemonKit",
+    "FakeServer",
+    "HarnessWorld",
     "HookRun",
     "MockDaemon",
     "RealDaemon",
@@ -113,25 +144,32 @@ __all__ = [
     "assert_parity",
     "assert_received",
     "check_vector",
+    "check_vector_through_hook",
     "free_port",
+    "harness_world",
     "hook_command",
     "hook_log_lines",
     "hook_requests",
     "in_ci",
     "install_pinned",
+    "json_answer",
     "load_vectors",
     "node_tests",
+    "npm_binary",
     "npm_cache",
     "outbox_entries",
     "outbox_left",
+    "private_home",
     "project_parent",
     "recording_daemon",
     "remember",
     "run_hook",
     "sdk_state_dir",
+    "sse_answer",
     "unavailable",
     "vector_id",
     "wait_for_hook",
+    "write_jsonl",
 ]
 
 

@@ -19,6 +19,9 @@ An adapter's own tests need only::
         check_vector(PLUGIN, vector)
 
 or the ``signet_vector`` fixture of :mod:`signet_sdk.testing.pytest_plugin`.
+A command-hook adapter also runs each vector through the real hook command
+against a :class:`~signet_sdk.testing.ScriptedDaemon`:
+:func:`check_vector_through_hook`.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from signet_sdk.runtime.dispatch import Dispatched, dispatch
@@ -37,7 +40,17 @@ from signet_sdk.wire.errors import PayloadError, status_error
 from signet_sdk.wire.lifecycle import LifecycleCall
 from signet_sdk.wire.request import build_request
 
-__all__ = ["check_vector", "load_vectors", "vector_id", "vector_problems"]
+if TYPE_CHECKING:
+    from signet_sdk.testing.hook_process import HookRun
+    from signet_sdk.testing.scripted import ScriptedDaemon
+
+__all__ = [
+    "check_vector",
+    "check_vector_through_hook",
+    "load_vectors",
+    "vector_id",
+    "vector_problems",
+]
 
 
 def load_vectors(plugin: HarnessPlugin) -> list[dict[str, Any]]:
@@ -137,3 +150,50 @@ def check_vector(plugin: HarnessPlugin, vector: Mapping[str, Any]) -> None:
     if problems:
         name = vector_id(vector)
         raise AssertionError(f"vector {name!r} ({vector.get('event')}):\n" + "\n".join(problems))
+
+
+def check_vector_through_hook(
+    plugin: HarnessPlugin,
+    vector: Mapping[str, Any],
+    daemon: ScriptedDaemon,
+    *,
+    payload: Mapping[str, Any] | None = None,
+    transcript: Path | None = None,
+) -> HookRun:
+    """Run the vector through ``signet-sdk hook <harness> <event>`` as the harness would.
+
+    :func:`check_vector` proves the translation; this proves the installed
+    command around it: ``daemon`` replays the vector's answers, the command
+    must print exactly the vector's stdout (bytes), nothing on stderr, exit
+    with its code and leave no write in the outbox, and the daemon must
+    receive the vector's calls (:func:`~signet_sdk.testing.assert_received`,
+    with the plugin's runtime path, no ``x-signet-no-hooks``, each body
+    exactly the call's: none resent from the outbox). ``payload``
+    replaces the vector's. ``transcript``: a real file for the payload's
+    ``transcript_path`` (where it names one), whose bytes the staged copy
+    must have held when each request arrived; a staged copy must be gone
+    afterwards. Returns the run.
+    """
+    from signet_sdk.testing.hook_process import outbox_left, run_hook
+    from signet_sdk.testing.scripted import Reply, assert_received
+
+    sent = dict(vector["payload"] if payload is None else payload)
+    staged = None
+    if transcript is not None and sent.get("transcript_path"):
+        sent["transcript_path"], staged = str(transcript), transcript.read_bytes()
+    daemon.replies = [Reply(a["status"], a["body"]) for a in vector.get("answers") or []]
+    run = run_hook(plugin.name, str(vector["event"]), sent, daemon_url=daemon.url)
+    want = expected_output(vector)
+    assert (run.returncode, run.stderr) == (want["exitCode"], b""), run.stderr
+    assert run.stdout == str(want["stdout"]).encode("utf-8")
+    calls = vector.get("calls") or []
+    got = daemon.wait_for(len(calls))
+    assert outbox_left() == []
+    assert_received(got, calls, staged=staged, runtime_path=plugin.runtime_path)
+    for request, call in zip(got, calls, strict=True):
+        assert "x-signet-no-hooks" not in request.headers
+        # Sent by the hook itself, not resent from the outbox with its entry id.
+        assert "idempotencyKey" in call["body"] or "idempotencyKey" not in request.json
+        copy = request.json.get("transcriptPath")
+        assert copy is None or not Path(copy).exists()  # the staged copy is removed
+    return run

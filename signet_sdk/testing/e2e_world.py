@@ -1,0 +1,128 @@
+"""What every end-to-end run of a real harness starts from: :func:`harness_world`.
+
+Each adapter's e2e test runs its harness in a fresh project, against a daemon
+that records what it receives, with an environment that keeps the harness
+and its hook commands inside the test. The harness-specific part (its
+program, its fake model, its settings) stays in the adapter's tests; the
+rest is the same everywhere and is this context manager::
+
+    with harness_world(tmp_path, ANTHROPIC_API_KEY="x") as world:
+        subprocess.run([claude, "-p", "hi"], cwd=world.project, env=world.env)
+        (started,) = world.hook_calls("session-start")
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from signet_sdk.testing.hook_process import outbox_left
+from signet_sdk.testing.mock_daemon._context import DAEMON_VERSION
+from signet_sdk.testing.real_harness import (
+    hook_requests,
+    project_parent,
+    recording_daemon,
+    wait_for_hook,
+)
+
+if TYPE_CHECKING:
+    import pytest
+
+__all__ = ["HarnessWorld", "harness_world"]
+
+
+@dataclass
+class HarnessWorld:
+    """A test project, the recording daemon and its URL, and the harness's environment."""
+
+    project: Path
+    daemon: Any  # MockDaemon, or a RecordingProxy in front of a real daemon
+    url: str
+    env: dict[str, str]
+
+    def hook_calls(self, name: str) -> list[Any]:
+        """What the daemon received on ``/api/hooks/<name>`` so far."""
+        return hook_requests(self.daemon, name)
+
+    def wait_for(self, name: str, count: int = 1, timeout: float = 15.0) -> list[Any]:
+        """The requests to ``/api/hooks/<name>``, once there are ``count`` (else an error)."""
+        return wait_for_hook(self.daemon, name, count, timeout)
+
+    def start_and_prompt(self, session: str, harness: str, runtime_path: str) -> tuple[Any, Any]:
+        """The session's one start (``startup``) and one prompt, as a first turn sends them.
+
+        Each was answered 200 and carries the harness, runtime path (body and
+        header), session key and project.
+        """
+        (started,) = self.hook_calls("session-start")
+        (prompt,) = self.hook_calls("user-prompt-submit")
+        for call in (started, prompt):
+            assert call.status == 200, (call.path, call.response_json)
+            assert (call.json["harness"], call.json["runtimePath"]) == (harness, runtime_path)
+            assert call.headers["x-signet-runtime-path"] == runtime_path
+            assert (call.json["sessionKey"], call.json["project"]) == (session, str(self.project))
+        assert started.json["source"] == "startup"
+        return started, prompt
+
+    def checkpoint_then_end(self, session: str, reason: str, timeout: float = 15.0) -> Any:
+        """The session's one checkpoint, then its one end (returned): what a turn and an exit send.
+
+        Both carry the session's key and a transcript staged under /tmp/signet;
+        the end has ``reason``, ``sessionId`` equal to the key and the project
+        as ``cwd``, and comes after the checkpoint.
+        """
+        (ended,) = self.wait_for("session-end", timeout=timeout)
+        (checkpoint,) = self.hook_calls("session-checkpoint-extract")
+        assert checkpoint.json["sessionKey"] == session
+        assert checkpoint.json["transcriptPath"].startswith("/tmp/signet/")
+        assert ended.json["sessionKey"] == ended.json["sessionId"] == session
+        assert (ended.json["reason"], ended.json["cwd"]) == (reason, str(self.project))
+        assert ended.json["transcriptPath"].startswith("/tmp/signet/")
+        paths = [r.path for r in self.daemon.requests if r.path.startswith("/api/hooks/")]
+        assert paths.index(checkpoint.path) < paths.index(ended.path)
+        return ended
+
+
+@contextmanager
+def harness_world(
+    tmp_path: Path,
+    *,
+    request: pytest.FixtureRequest | None = None,
+    daemon: str = "mock",
+    version: str = DAEMON_VERSION,
+    prefix: str = "signet-e2e-",
+    **env: str,
+) -> Iterator[HarnessWorld]:
+    """A project ``atlas`` in a fresh folder, a daemon, and the environment to run a harness in.
+
+    The folder is under :func:`~signet_sdk.testing.project_parent` (the
+    daemon treats projects under /tmp as noise) and removed afterwards.
+    ``daemon``, ``version``, ``request``: as for
+    :func:`~signet_sdk.testing.recording_daemon` (the mock answering as
+    ``version``, its store in ``tmp_path``; or a real release, which needs
+    pytest's ``request``). The environment holds only PATH,
+    LANG=C.UTF-8, this test's HOME and XDG_STATE_HOME, the daemon's URL,
+    a 10 s outbox flush, and ``env``. On the way out the hooks' detached
+    senders get 10 s to empty the outbox before the daemon goes away.
+    """
+    base = Path(tempfile.mkdtemp(prefix=prefix, dir=project_parent()))
+    project = Path(os.path.realpath(base / "atlas"))
+    project.mkdir()
+    try:
+        db_path = tmp_path / "daemon.sqlite3"
+        with recording_daemon(daemon, request, db_path, version=version) as (recorder, url):
+            full = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
+            full.update((k, os.environ[k]) for k in ("HOME", "XDG_STATE_HOME") if k in os.environ)
+            full.update(SIGNET_DAEMON_URL=url, SIGNET_OUTBOX_FLUSH_SECONDS="10", **env)
+            try:
+                yield HarnessWorld(project, recorder, url, full)
+            finally:
+                outbox_left(10, full)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)

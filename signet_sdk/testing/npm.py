@@ -1,0 +1,94 @@
+"""A harness's pinned release from the npm registry, for end-to-end tests: :func:`npm_binary`.
+
+Every harness an adapter drives end to end (Claude Code, Codex, Gemini CLI,
+...) ships as an npm package whose native parts arrive as npm dependencies:
+one ``npm install --prefix`` into a per-version cache directory gives a
+test the real program, offline after the first run. One function does it
+for all of them, so the pin, the cache, the reuse check and what happens
+without npm (a skip, a failure under CI) are the same everywhere.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+
+from signet_sdk.testing.real_harness import npm_cache, unavailable
+
+__all__ = ["npm_binary"]
+
+
+def _env(node: str | None) -> dict[str, str]:
+    env = dict(os.environ)
+    if node is not None:
+        env["PATH"] = os.pathsep.join([node, env.get("PATH", "")])
+    return env
+
+
+def _installed(
+    program: Path, package: str, version: str, probe: str | None, env: Mapping[str, str]
+) -> bool:
+    """Whether ``program``'s prefix holds ``package`` at ``version`` and ``program`` runs."""
+    manifest = program.parent.parent / package / "package.json"
+    if not os.access(program, os.X_OK) or not manifest.is_file():
+        return False
+    try:
+        if json.loads(manifest.read_text(encoding="utf-8")).get("version") != version:
+            return False
+        if probe is None:
+            return True
+        proc = subprocess.run(
+            [str(program), probe], capture_output=True, text=True, env=dict(env), timeout=120
+        )
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return False
+    return proc.returncode == 0 and version in proc.stdout.split()
+
+
+def npm_binary(
+    package: str,
+    version: str,
+    binary: str,
+    *,
+    node: str | None = None,
+    prefix: Path | None = None,
+    omit_optional: bool = False,
+    probe: str | None = "--version",
+    timeout: float = 900,
+) -> Path:
+    """The program ``binary`` of ``package@version``, installed from the npm registry once.
+
+    The install goes to ``prefix``, by default ``<npm_cache()>/<package>@<version>``,
+    and is reused while its ``package.json`` says ``version`` and ``binary
+    <probe>`` (``--version``; ``None``: not run) prints ``version`` as one of
+    its words. Otherwise ``npm install --prefix <prefix> --no-audit --no-fund``
+    (``omit_optional``: with ``--omit=optional``) installs it, and the same
+    check must pass. ``node``: a directory whose ``node`` goes first on PATH
+    for npm and the check (a harness that needs a newer Node than the one
+    installed). Without npm, or when the install fails, the test is
+    :func:`~signet_sdk.testing.unavailable`: a skip, a failure under CI.
+    """
+    env = _env(node)
+    npm = shutil.which("npm", path=env["PATH"])
+    if npm is None:
+        unavailable(f"npm is needed to install {package}@{version} from the npm registry")
+    prefix = prefix or Path(npm_cache()) / f"{package}@{version}"
+    program = prefix / "node_modules" / ".bin" / binary
+    if _installed(program, package, version, probe, env):
+        return program
+    prefix.mkdir(parents=True, exist_ok=True)
+    argv = [npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--loglevel=error"]
+    argv += [*(["--omit=optional"] if omit_optional else []), f"{package}@{version}"]
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        unavailable(f"npm install {package}@{version} took more than {timeout:.0f}s")
+    if proc.returncode != 0:
+        unavailable(f"npm install {package}@{version} failed:\n{proc.stderr[-2000:]}")
+    if not _installed(program, package, version, probe, env):
+        unavailable(f"{program} is not {package} {version} after npm install")
+    return program
