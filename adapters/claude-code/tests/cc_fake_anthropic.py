@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from signet_sdk.testing import Answer, FakeServer, json_answer, sse_answer
 
 REPLY = "FAKE-REPLY: noted."
 SUMMARY = "SIGNET-E2E-SUMMARY-7f3a: the user is testing the Signet hooks."
@@ -57,96 +58,44 @@ def _last_user_text(body: dict[str, Any]) -> str:
     return ""
 
 
-class FakeAnthropic:
-    """The server, its URL, and the path of its request log."""
+_NOT_FOUND = {"type": "error", "error": {"type": "not_found_error"}}
+
+
+class FakeAnthropic(FakeServer):
+    """The server, its URL, and what it received."""
 
     def __init__(self, log_path: Path, input_tokens: int = 12) -> None:
-        self.log_path = log_path
         self.input_tokens = input_tokens
-        self._lock = threading.Lock()
+        self._count_lock = threading.Lock()
         self._count = 0
-        fake = self
+        super().__init__(log_path)
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def _record(self, body: Any) -> None:
-                line = {
-                    "method": self.command,
-                    "path": self.path,
-                    "headers": {k.lower(): v for k, v in self.headers.items()},
-                    "body": body,
-                }
-                with fake._lock, fake.log_path.open("a") as fh:
-                    fh.write(json.dumps(line) + "\n")
-
-            def _send(self, status: int, data: bytes, ctype: str = "application/json") -> None:
-                self.send_response(status)
-                self.send_header("content-type", ctype)
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                if self.command != "HEAD":
-                    self.wfile.write(data)
-
-            def do_HEAD(self) -> None:
-                self._record(None)
-                self._send(200, b"")
-
-            def do_GET(self) -> None:
-                self._record(None)
-                self._send(404, b'{"type":"error","error":{"type":"not_found_error"}}')
-
-            def do_POST(self) -> None:
-                raw = self.rfile.read(int(self.headers.get("content-length") or 0))
-                try:
-                    body = json.loads(raw) if raw else {}
-                except ValueError:
-                    body = {"_raw": raw.decode("utf-8", "replace")}
-                self._record(body)
-                path = self.path.split("?", 1)[0]
-                if path == "/v1/messages/count_tokens":
-                    self._send(200, json.dumps({"input_tokens": fake.input_tokens}).encode())
-                elif path == "/v1/messages":
-                    text = REPLY
-                    if _COMPACT_MARK in _last_user_text(body):
-                        text = f"<analysis>fake</analysis>\n<summary>{SUMMARY}</summary>"
-                    model = str(body.get("model") or "claude-fake")
-                    tool = _scripted_tool(body)
-                    if tool is not None:
-                        events = fake.tool_events(model, *tool)
-                        data = "".join(
-                            f"event: {name}\ndata: {json.dumps(obj)}\n\n" for name, obj in events
-                        )
-                        self._send(200, data.encode(), "text/event-stream")
-                    elif body.get("stream"):
-                        self._stream(model, text)
-                    else:
-                        self._send(200, json.dumps(fake.message(model, text)).encode())
-                else:
-                    self._send(404, b'{"type":"error","error":{"type":"not_found_error"}}')
-
-            def _stream(self, model: str, text: str) -> None:
-                events = fake.events(model, text)
-                data = "".join(
-                    f"event: {name}\ndata: {json.dumps(obj)}\n\n" for name, obj in events
-                )
-                self._send(200, data.encode(), "text/event-stream")
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self._thread = threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
+    def answer(self, method: str, path: str, body: Any) -> Answer:
+        path = path.split("?", 1)[0]
+        if method == "HEAD":
+            return 200, b"", "application/json"
+        if method != "POST":
+            return json_answer(_NOT_FOUND, 404)
+        body = body if isinstance(body, dict) else {}
+        if path == "/v1/messages/count_tokens":
+            return json_answer({"input_tokens": self.input_tokens})
+        if path != "/v1/messages":
+            return json_answer(_NOT_FOUND, 404)
+        text = REPLY
+        if _COMPACT_MARK in _last_user_text(body):
+            text = f"<analysis>fake</analysis>\n<summary>{SUMMARY}</summary>"
+        model = str(body.get("model") or "claude-fake")
+        tool = _scripted_tool(body)
+        if tool is not None:
+            return sse_answer(self.tool_events(model, *tool))
+        if body.get("stream"):
+            return sse_answer(self.events(model, text))
+        return json_answer(self.message(model, text))
 
     def message(self, model: str, text: str) -> dict[str, Any]:
         # Distinct ids matter: Claude Code groups a conversation by message id
         # and will not compact fewer than two groups.
-        with self._lock:
+        with self._count_lock:
             self._count += 1
             number = self._count
         return {
@@ -220,12 +169,3 @@ class FakeAnthropic:
             ),
             ("message_stop", {"type": "message_stop"}),
         ]
-
-    def requests(self) -> list[dict[str, Any]]:
-        if not self.log_path.exists():
-            return []
-        return [json.loads(line) for line in self.log_path.read_text().splitlines() if line]
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()

@@ -7,21 +7,16 @@ developer's shell. ``scripted_daemon`` (the SDK's pytest plugin) is a recording 
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from signet_sdk.testing import private_home
+
 
 @pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A private HOME and XDG state dir; no SIGNET_* or CLAUDE_* from the outer shell."""
-    for key in list(os.environ):
-        if key.startswith(("SIGNET_", "CLAUDE_")):
-            monkeypatch.delenv(key, raising=False)
-    home = tmp_path / "home"
+    home = private_home(monkeypatch, tmp_path, "CLAUDE_")
     (home / ".claude" / "projects").mkdir(parents=True)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    yield home
+    return home

@@ -1,9 +1,10 @@
 """End to end with the real Claude Code CLI, offline.
 
-``claude`` (pinned, installed from the npm registry by ``e2e/install_claude.sh``
-into ``${SIGNET_E2E_CACHE:-~/.cache/signet-sdk/e2e}``) runs headless in a
-temporary project whose ``.claude/settings.json`` was written by our
-installer. Its model is a fake Anthropic server on 127.0.0.1 and its memory
+``claude`` (pinned, installed from the npm registry by the kit's ``npm_binary``
+into ``${SIGNET_E2E_CACHE:-~/.cache/signet-sdk/e2e}/claude-code-VERSION``;
+2.1.197 is the newest release that installs on Node 20, its native binary an
+npm platform package) runs headless in a temporary project whose
+``.claude/settings.json`` was written by our installer. Its model is a fake Anthropic server on 127.0.0.1 and its memory
 daemon is, test by test, the SDK's mock daemon and the real Signet daemons
 (0.109.15 and 0.145.8, behind a recording proxy so the same assertions read
 what the real one received and answered), all on 127.0.0.1; HOME is a
@@ -17,13 +18,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,8 +30,12 @@ import pytest
 from cc_fake_anthropic import SUMMARY, FakeAnthropic
 from signet_adapter_claude_code.install import main as install_main
 
+from signet_sdk.testing import HarnessWorld, harness_world, npm_binary, remember
+
 CLAUDE_VERSION = os.environ.get("CLAUDE_CODE_VERSION", "2.1.197")
-INSTALLER = Path(__file__).parent / "e2e" / "install_claude.sh"
+# Resolved now, before the tests' private HOME is in place: the install is shared.
+CACHE = Path(os.environ.get("SIGNET_E2E_CACHE") or os.path.expanduser("~/.cache/signet-sdk/e2e"))
+PREFIX = CACHE / f"claude-code-{CLAUDE_VERSION}"
 MEMORY = "Atlas deploys go through make ship, marker MEMO-E2E-5150"
 # Long enough that the normalized transcript passes the daemon's 500-character minimum.
 #: The daemons every test runs on: the mock, then each real release.
@@ -46,72 +48,17 @@ PROMPT = "How do atlas deploys work? MEMO-E2E-5150 " + " ".join(
 @pytest.fixture(scope="session")
 def claude_bin() -> str:
     """The pinned ``claude`` program, installed once per cache directory."""
-    in_ci = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-    if shutil.which("npm") is None or shutil.which("bash") is None:
-        reason = "npm is needed to install Claude Code from the npm registry"
-        if in_ci:
-            pytest.fail(reason)
-        pytest.skip(reason)
-    proc = subprocess.run(
-        ["bash", str(INSTALLER), CLAUDE_VERSION], capture_output=True, text=True, timeout=600
-    )
-    if proc.returncode != 0:
-        message = f"installing Claude Code {CLAUDE_VERSION} failed:\n{proc.stderr[-2000:]}"
-        if in_ci:
-            pytest.fail(message)
-        pytest.skip(message)
-    return proc.stdout.strip().splitlines()[-1]
+    return str(npm_binary("@anthropic-ai/claude-code", CLAUDE_VERSION, "claude", prefix=PREFIX))
 
 
-@dataclass
-class World:
+@dataclass(kw_only=True)
+class World(HarnessWorld):
     claude: str
-    project: Path
-    env: dict[str, str]
     fake: FakeAnthropic
-    daemon: Any  # MockDaemon, or a RecordingProxy in front of a real daemon
-    url: str
     version: str  # "mock", or the real daemon's version
 
     def paths(self) -> list[str]:
         return [r.path for r in self.daemon.requests]
-
-    def hook_calls(self, name: str) -> list[Any]:
-        return [r for r in self.daemon.requests if r.path == f"/api/hooks/{name}"]
-
-    def wait_for(self, name: str, timeout: float = 15.0) -> list[Any]:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            found = self.hook_calls(name)
-            if found:
-                return found
-            time.sleep(0.05)
-        raise AssertionError(f"no {name} within {timeout}s; daemon saw {self.paths()}")
-
-
-def _project_parent() -> str:
-    for candidate in ("/var/tmp", os.path.expanduser("~/.cache")):
-        if os.path.isdir(candidate) and os.access(candidate, os.W_OK):
-            return candidate
-    return tempfile.gettempdir()
-
-
-@contextmanager
-def _daemon(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Any, str]]:
-    """The mock daemon, or a fresh real daemon of ``kind`` behind a recording proxy."""
-    if kind == "mock":
-        from signet_sdk.testing.mock_daemon import MockDaemon
-
-        # 0.110 serves /api/sessions/:key/transcript, which the first test reads back.
-        mock = MockDaemon(db_path=tmp_path / "daemon.sqlite3", version="0.110")
-        with mock.serve() as handle:
-            yield mock, handle.url
-        return
-    from signet_sdk.testing.recording_proxy import RecordingProxy
-
-    kit = request.getfixturevalue("real_daemon_kit")
-    with kit.running(kind) as real, RecordingProxy(real.url) as proxy:
-        yield proxy, proxy.url
 
 
 @pytest.fixture(params=DAEMONS)
@@ -119,51 +66,27 @@ def world(
     claude_bin: str, tmp_path: Path, isolated: Path, request: pytest.FixtureRequest
 ) -> Iterator[World]:
     home = isolated
-    # Not under /tmp: the daemon treats /tmp projects as noise sessions and would
-    # not keep the transcript this test checks for.
-    base = Path(tempfile.mkdtemp(prefix="signet-e2e-", dir=_project_parent()))
-    project = Path(os.path.realpath(base / "atlas"))
-    project.mkdir()
-    assert install_main(["install", "--project", str(project)]) == 0
-    fake = FakeAnthropic(tmp_path / "anthropic.jsonl")
-    try:
-        with _daemon(request.param, request, tmp_path) as (daemon, url):
-            env = {
-                "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-                "LANG": "C.UTF-8",
-                "HOME": str(home),
-                "XDG_STATE_HOME": str(home / ".local" / "state"),
-                "XDG_CONFIG_HOME": str(home / ".config"),
-                "XDG_CACHE_HOME": str(home / ".cache"),
-                "ANTHROPIC_BASE_URL": fake.url,
-                "ANTHROPIC_API_KEY": "dummy",
-                "DISABLE_TELEMETRY": "1",
-                "DISABLE_AUTOUPDATER": "1",
-                "DISABLE_ERROR_REPORTING": "1",
-                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-                "SIGNET_DAEMON_URL": url,
-                "SIGNET_OUTBOX_FLUSH_SECONDS": "10",
-            }
-            try:
-                yield World(claude_bin, project, env, fake, daemon, url, request.param)
-            finally:
-                shutil.rmtree(base, ignore_errors=True)
-            # Let detached flushers finish before the daemon goes away.
-            outbox = home / ".local" / "state" / "signet-sdk" / "outbox"
-            end = time.monotonic() + 10
-            while time.monotonic() < end and list(outbox.glob("*.json")):
-                time.sleep(0.05)
-    finally:
-        fake.close()
-
-
-def remember(url: str, content: str) -> None:
-    data = json.dumps({"content": content, "importance": 0.9}).encode()
-    request = urllib.request.Request(
-        f"{url}/api/memory/remember", data=data, headers={"content-type": "application/json"}
-    )
-    with urllib.request.urlopen(request, timeout=10) as response:
-        assert response.status == 200
+    # The mock as 0.110: it serves /api/sessions/:key/transcript, which the first test reads.
+    with (
+        FakeAnthropic(tmp_path / "anthropic.jsonl") as fake,
+        harness_world(
+            tmp_path,
+            request=request,
+            daemon=request.param,
+            version="0.110",
+            XDG_STATE_HOME=str(home / ".local" / "state"),
+            XDG_CONFIG_HOME=str(home / ".config"),
+            XDG_CACHE_HOME=str(home / ".cache"),
+            ANTHROPIC_BASE_URL=fake.url,
+            ANTHROPIC_API_KEY="dummy",
+            DISABLE_TELEMETRY="1",
+            DISABLE_AUTOUPDATER="1",
+            DISABLE_ERROR_REPORTING="1",
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        ) as base,
+    ):
+        assert install_main(["install", "--project", str(base.project)]) == 0
+        yield World(**vars(base), claude=claude_bin, fake=fake, version=request.param)
 
 
 def get_json(url: str) -> Any:
@@ -188,21 +111,17 @@ def test_one_turn_reaches_the_daemon_and_memory_reaches_the_model(world: World) 
     assert result["result"].startswith("FAKE-REPLY")
     session = result["session_id"]
 
-    (started,) = world.hook_calls("session-start")
-    (prompt,) = world.hook_calls("user-prompt-submit")
+    _, prompt = world.start_and_prompt(session, "claude-code", "legacy")
+    assert "MEMO-E2E-5150" in prompt.json["userPrompt"]
     (ended,) = world.wait_for("session-end")
     checkpoints = world.hook_calls("session-checkpoint-extract")
     assert checkpoints, world.paths()  # the Stop hook's per-turn checkpoint
-    for call in [started, prompt, ended, *checkpoints]:
+    for call in [ended, *checkpoints]:
         assert call.status == 200, (call.path, call.response_json)
         assert call.json["harness"] == "claude-code"
         assert call.json["runtimePath"] == "legacy"
         assert call.headers["x-signet-runtime-path"] == "legacy"
         assert call.json["sessionKey"] == session
-    assert started.json["project"] == str(world.project)
-    assert started.json["source"] == "startup"
-    assert prompt.json["project"] == str(world.project)
-    assert "MEMO-E2E-5150" in prompt.json["userPrompt"]
     assert ended.json["cwd"] == str(world.project)
     assert ended.json["reason"] == "other"
     assert ended.json["transcriptPath"].startswith("/tmp/signet/")

@@ -157,7 +157,9 @@ def test_stdin_left_open_with_a_whole_payload_answers_at_once(
         out = proc.stdout.read()  # returns at EOF: when the hook has exited
         proc.wait(timeout=10)
     finally:
-        proc.stdin.close()
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
     assert time.monotonic() - start < 1.5
     assert proc.returncode == 0
     assert json.loads(out)["hookSpecificOutput"]["additionalContext"] == "CTX"
@@ -175,7 +177,9 @@ def test_stdin_left_open_with_half_a_payload_is_time_bounded(
         out = proc.stdout.read()
         proc.wait(timeout=10)
     finally:
-        proc.stdin.close()
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
     assert 1.5 < time.monotonic() - start < 3.5
     assert (proc.returncode, out) == (0, b"")
     assert scripted_daemon.requests == []

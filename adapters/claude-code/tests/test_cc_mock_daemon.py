@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from signet_adapter_claude_code import PLUGIN
 
-from signet_sdk.testing import load_vectors, outbox_left, run_hook
+from signet_sdk.testing import load_vectors, outbox_left, run_hook, write_jsonl
 
 VECTORS = {v["name"]: v for v in load_vectors(PLUGIN)}
 
@@ -46,14 +46,11 @@ def test_a_session_of_vectors_is_accepted_by_the_mock_daemon(
     daemon: tuple[Any, str], isolated: Path
 ) -> None:
     mock, url = daemon
-    folder = isolated / ".claude" / "projects" / "atlas"
-    folder.mkdir(parents=True)
-    transcript = folder / "session.jsonl"
     turns = [
         {"type": "user", "message": {"role": "user", "content": f"question {i} " + "x" * 80}}
         for i in range(10)
     ]
-    transcript.write_text("".join(json.dumps(t) + "\n" for t in turns))
+    transcript = write_jsonl(isolated / ".claude" / "projects" / "atlas" / "session.jsonl", turns)
 
     for name in SEQUENCE:
         vector = VECTORS[name]
