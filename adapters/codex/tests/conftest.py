@@ -7,23 +7,18 @@ the developer's shell. ``scripted_daemon`` (the SDK's pytest plugin) is a record
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from signet_sdk.testing import private_home
+
 
 @pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A private HOME and CODEX_HOME; no SIGNET_* or CODEX_* from the outer shell."""
-    for key in list(os.environ):
-        if key.startswith(("SIGNET_", "CODEX_")):
-            monkeypatch.delenv(key, raising=False)
-    home = tmp_path / "home"
+    home = private_home(monkeypatch, tmp_path, "CODEX_")
     codex_home = home / ".codex"
     (codex_home / "sessions").mkdir(parents=True)
-    monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("CODEX_HOME", str(codex_home))
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    yield codex_home
+    return codex_home

@@ -1,6 +1,6 @@
 """End to end with the real Codex CLI, offline.
 
-``codex`` (pinned, from the npm registry by ``e2e/install_codex.sh`` into
+``codex`` (pinned, from the npm registry by the kit's ``npm_binary`` into
 ``${SIGNET_NPM_CACHE:-${XDG_CACHE_HOME:-~/.cache}/signet-sdk/npm}``; its
 native binary is an npm optional dependency) runs one headless
 ``codex exec`` turn. Its model is a fake OpenAI Responses server on
@@ -25,22 +25,18 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
-import tempfile
-import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 from cx_fake_openai import REPLY, SUMMARY, FakeResponses
 from signet_adapter_codex.install import main as install_main
 
+from signet_sdk.testing import HarnessWorld, harness_world, npm_binary, remember
+
 CODEX_VERSION = os.environ.get("CODEX_VERSION", "0.169.0")
-INSTALLER = Path(__file__).parent / "e2e" / "install_codex.sh"
 MEMORY = "Atlas deploys go through make ship, marker MEMO-CX-4242"
 PROMPT = "How do atlas deploys work? MEMO-CX-4242"
 
@@ -48,35 +44,14 @@ PROMPT = "How do atlas deploys work? MEMO-CX-4242"
 @pytest.fixture(scope="session")
 def codex_bin() -> str:
     """The pinned ``codex`` program, installed once per cache directory."""
-    in_ci = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-    if shutil.which("npm") is None or shutil.which("bash") is None:
-        reason = "npm is needed to install Codex from the npm registry"
-        if in_ci:
-            pytest.fail(reason)
-        pytest.skip(reason)
-    proc = subprocess.run(
-        ["bash", str(INSTALLER), CODEX_VERSION], capture_output=True, text=True, timeout=900
-    )
-    if proc.returncode != 0:
-        message = f"installing Codex {CODEX_VERSION} failed:\n{proc.stderr[-2000:]}"
-        if in_ci:
-            pytest.fail(message)
-        pytest.skip(message)
-    return proc.stdout.strip().splitlines()[-1]
+    return str(npm_binary("@openai/codex", CODEX_VERSION, "codex"))
 
 
-@dataclass
-class World:
+@dataclass(kw_only=True)
+class World(HarnessWorld):
     codex: str
-    project: Path
     codex_home: Path
-    env: dict[str, str]
     fake: FakeResponses
-    daemon: Any  # signet_sdk.testing.mock_daemon.MockDaemon
-    url: str
-
-    def hook_calls(self, name: str) -> list[Any]:
-        return [r for r in self.daemon.requests if r.path == f"/api/hooks/{name}"]
 
     def run(self, prompt: str, *flags: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -88,13 +63,6 @@ class World:
             text=True,
             timeout=120,
         )
-
-
-def _project_parent() -> str:
-    for candidate in ("/var/tmp", os.path.expanduser("~/.cache")):
-        if os.path.isdir(candidate) and os.access(candidate, os.W_OK):
-            return candidate
-    return tempfile.gettempdir()
 
 
 PROVIDER = """\
@@ -112,48 +80,18 @@ env_key = "FAKE_OPENAI_KEY"
 
 @pytest.fixture
 def world(codex_bin: str, tmp_path: Path, isolated: Path) -> Iterator[World]:
-    from signet_sdk.testing.mock_daemon import MockDaemon
-
     codex_home = isolated
-    # Not under /tmp: the daemon treats /tmp projects as noise sessions.
-    base = Path(tempfile.mkdtemp(prefix="signet-cx-e2e-", dir=_project_parent()))
-    project = Path(os.path.realpath(base / "atlas"))
-    project.mkdir()
-    fake = FakeResponses(tmp_path / "responses.jsonl").start()
-    (codex_home / "config.toml").write_text(PROVIDER.format(base_url=fake.base_url))
-    state = tmp_path / "state"
-    daemon = MockDaemon(db_path=tmp_path / "daemon.sqlite3")
-    try:
-        with daemon.serve() as handle:
-            env = {
-                "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-                "LANG": "C.UTF-8",
-                "HOME": os.environ["HOME"],
-                "CODEX_HOME": str(codex_home),
-                "XDG_STATE_HOME": str(state),
-                "FAKE_OPENAI_KEY": "dummy",
-                "SIGNET_DAEMON_URL": handle.url,
-                "SIGNET_OUTBOX_FLUSH_SECONDS": "10",
-            }
-            try:
-                yield World(codex_bin, project, codex_home, env, fake, daemon, handle.url)
-            finally:
-                shutil.rmtree(base, ignore_errors=True)
-            outbox = state / "signet-sdk" / "outbox"
-            end = time.monotonic() + 10
-            while time.monotonic() < end and list(outbox.glob("*.json")):
-                time.sleep(0.05)
-    finally:
-        fake.stop()
-
-
-def remember(url: str, content: str) -> None:
-    data = json.dumps({"content": content, "importance": 0.9}).encode()
-    request = urllib.request.Request(
-        f"{url}/api/memory/remember", data=data, headers={"content-type": "application/json"}
-    )
-    with urllib.request.urlopen(request, timeout=10) as response:
-        assert response.status == 200
+    with (
+        FakeResponses(tmp_path / "responses.jsonl") as fake,
+        harness_world(
+            tmp_path,
+            prefix="signet-cx-e2e-",
+            CODEX_HOME=str(codex_home),
+            FAKE_OPENAI_KEY="dummy",
+        ) as base,
+    ):
+        (codex_home / "config.toml").write_text(PROVIDER.format(base_url=fake.base_url))
+        yield World(**vars(base), codex=codex_bin, codex_home=codex_home, fake=fake)
 
 
 def _session_id(output: str) -> str:
@@ -171,34 +109,12 @@ def test_one_exec_turn_reaches_the_daemon_and_memory_reaches_the_model(world: Wo
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert REPLY in proc.stdout
     session = _session_id(proc.stdout + proc.stderr)
-    (started,) = world.hook_calls("session-start")
-    (prompt,) = world.hook_calls("user-prompt-submit")
-    for call in (started, prompt):
-        assert call.status == 200, (call.path, call.response_json)
-        assert call.json["harness"] == "codex"
-        assert call.json["runtimePath"] == "legacy"
-        assert call.json["sessionKey"] == session
-        assert call.json["project"] == str(world.project)
-    assert started.json["source"] == "startup"
+    _, prompt = world.start_and_prompt(session, "codex", "legacy")
     assert prompt.json["userPrompt"] == PROMPT
 
     # Stop after the turn: a checkpoint with the rollout. The one session-end comes
     # from SessionEnd when codex exec exits (reason "other"), through the outbox.
-    end = time.monotonic() + 10
-    while time.monotonic() < end and not world.hook_calls("session-end"):
-        time.sleep(0.05)
-    (checkpoint,) = world.hook_calls("session-checkpoint-extract")
-    assert checkpoint.json["sessionKey"] == session
-    assert checkpoint.json["transcriptPath"].startswith("/tmp/signet/")
-    (ended,) = world.hook_calls("session-end")
-    assert ended.json["sessionKey"] == ended.json["sessionId"] == session
-    assert ended.json["reason"] == "other"
-    assert ended.json["cwd"] == str(world.project)
-    assert ended.json["transcriptPath"].startswith("/tmp/signet/")
-    paths = [r.path for r in world.daemon.requests if r.path.startswith("/api/hooks/")]
-    assert paths.index("/api/hooks/session-checkpoint-extract") < paths.index(
-        "/api/hooks/session-end"
-    )
+    world.checkpoint_then_end(session, "other", timeout=10)
 
     # The stored memory reached the model through additionalContext.
     bodies = [json.dumps(r["body"]) for r in world.fake.requests() if r["method"] == "POST"]

@@ -9,7 +9,14 @@ from pathlib import Path
 from signet_adapter_codex import TRANSLATOR, CodexTranslator
 from signet_adapter_codex._compact import summary_from_lines
 
-from signet_sdk.testing import Reply, ScriptedDaemon, hook_log_lines, outbox_left, run_hook
+from signet_sdk.testing import (
+    Reply,
+    ScriptedDaemon,
+    hook_log_lines,
+    outbox_left,
+    run_hook,
+    write_jsonl,
+)
 
 SID = "019a2f0b-9da1-7c91-b4d4-d295403e0c1f"
 SUMMARY = "The user deploys atlas with make ship; staging is pg-staging-2."
@@ -17,10 +24,8 @@ SUMMARY = "The user deploys atlas with make ship; staging is pg-staging-2."
 
 def _rollout(codex_home: Path, extra: list[dict[str, object]]) -> Path:
     path = codex_home / "sessions" / "2026" / "11" / "24" / f"rollout-x-{SID}.jsonl"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    lines = [{"type": "session_meta", "payload": {"id": SID, "cwd": "/srv/atlas"}}, *extra]
-    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    return path
+    meta = {"type": "session_meta", "payload": {"id": SID, "cwd": "/srv/atlas"}}
+    return write_jsonl(path, [meta, *extra])
 
 
 def _post_compact(path: Path | str) -> dict[str, object]:
