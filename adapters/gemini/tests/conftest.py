@@ -8,22 +8,16 @@ SIGNET_* or GEMINI_* variables from the developer's shell. ``scripted_daemon``
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from signet_sdk.testing import private_home
+
 
 @pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A private HOME; no SIGNET_*, GEMINI_* or GOOGLE_* from the outer shell. Yields ~/.gemini."""
-    for key in list(os.environ):
-        if key.startswith(("SIGNET_", "GEMINI_", "GOOGLE_")):
-            monkeypatch.delenv(key, raising=False)
-    home = tmp_path / "home"
-    gemini = home / ".gemini"
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private HOME; no SIGNET_*, GEMINI_* or GOOGLE_* from the outer shell; returns ~/.gemini."""
+    gemini = private_home(monkeypatch, tmp_path, "GEMINI_", "GOOGLE_") / ".gemini"
     (gemini / "tmp").mkdir(parents=True)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    yield gemini
+    return gemini

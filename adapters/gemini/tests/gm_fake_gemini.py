@@ -26,10 +26,10 @@ value makes Gemini compress before its next model request.
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from signet_sdk.testing import Answer, FakeServer, json_answer
 
 REPLY = "FAKE-GEMINI-REPLY: noted."
 SUMMARY = (
@@ -56,33 +56,36 @@ def _tool_names(body: dict[str, Any]) -> list[str]:
     return names
 
 
-class FakeGemini:
-    """The server; ``start()`` binds a free port, ``stop()`` shuts it down."""
+_NOT_FOUND = {"error": {"code": 404, "message": "not here", "status": "NOT_FOUND"}}
+
+
+class FakeGemini(FakeServer):
+    """The server, on a free port from construction until ``close()``."""
 
     def __init__(self, log_path: Path) -> None:
-        self.log_path = log_path
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-        self._lock = threading.Lock()
         self.prompt_tokens = 20
         #: The prompt token count reported with the next tool call (once), when set:
         #: a large one makes Gemini compress before the model call that follows.
         self.tool_call_prompt_tokens: int | None = None
+        super().__init__(log_path)
 
     @property
     def base_url(self) -> str:
-        assert self._server is not None
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return self.url
 
-    def requests(self) -> list[dict[str, Any]]:
-        if not self.log_path.exists():
-            return []
-        lines = self.log_path.read_text(encoding="utf-8").splitlines()
-        return [json.loads(line) for line in lines if line.strip()]
-
-    def _record(self, entry: dict[str, Any]) -> None:
-        with self._lock, self.log_path.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(entry) + "\n")
+    def answer(self, method: str, path: str, body: Any) -> Answer:
+        route = path.split("?", 1)[0]
+        if method != "POST":
+            return json_answer(_NOT_FOUND, 404)
+        body = body if body is not None else {}
+        if route.endswith(":countTokens"):
+            return json_answer({"totalTokens": 20})
+        if route.endswith(":streamGenerateContent"):
+            chunk = json.dumps(self.generate(body))
+            return 200, f"data: {chunk}\r\n\r\n".encode(), "text/event-stream"
+        if route.endswith(":generateContent"):
+            return json_answer(self.generate(body))
+        return json_answer(_NOT_FOUND, 404)
 
     def _usage(self, parts: list[dict[str, Any]]) -> dict[str, int]:
         used = self.prompt_tokens
@@ -90,7 +93,7 @@ class FakeGemini:
             used, self.tool_call_prompt_tokens = self.tool_call_prompt_tokens, None
         return {"promptTokenCount": used, "candidatesTokenCount": 8, "totalTokenCount": used + 8}
 
-    def answer(self, body: dict[str, Any]) -> dict[str, Any]:
+    def generate(self, body: dict[str, Any]) -> dict[str, Any]:
         """The ``GenerateContentResponse`` for one request."""
         system = " ".join(_texts(body.get("systemInstruction") or {}))
         config = body.get("generationConfig") or {}
@@ -136,59 +139,3 @@ class FakeGemini:
         if search and not any(d.endswith("memory_search") for d in done):
             return [{"functionCall": {"name": search, "args": {"query": "atlas staging"}}}]
         return [{"text": REPLY}]
-
-    def start(self) -> FakeGemini:
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def _send(self, status: int, data: bytes, kind: str) -> None:
-                self.send_response(status)
-                self.send_header("content-type", kind)
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("content-length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                try:
-                    body = json.loads(raw) if raw else {}
-                except ValueError:
-                    body = {"raw": raw.decode("utf-8", "replace")}
-                fake._record({"method": "POST", "path": self.path, "body": body})
-                path = self.path.split("?", 1)[0]
-                if path.endswith(":countTokens"):
-                    self._send(200, json.dumps({"totalTokens": 20}).encode(), "application/json")
-                elif path.endswith(":streamGenerateContent"):
-                    chunk = json.dumps(fake.answer(body))
-                    self._send(200, f"data: {chunk}\r\n\r\n".encode(), "text/event-stream")
-                elif path.endswith(":generateContent"):
-                    data = json.dumps(fake.answer(body)).encode()
-                    self._send(200, data, "application/json")
-                else:
-                    error = {"error": {"code": 404, "message": "not here", "status": "NOT_FOUND"}}
-                    self._send(404, json.dumps(error).encode(), "application/json")
-
-            def do_GET(self) -> None:
-                fake._record({"method": "GET", "path": self.path, "body": None})
-                error = {"error": {"code": 404, "message": "not here", "status": "NOT_FOUND"}}
-                self._send(404, json.dumps(error).encode(), "application/json")
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None

@@ -6,18 +6,15 @@ outbox) comes from :mod:`signet_sdk.testing`.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
+
+from signet_sdk.testing import write_jsonl
 
 
 def chat_file(gemini_dir: Path, records: list[dict[str, Any]], name: str = "session-1") -> Path:
     """A chat file where Gemini keeps one: ``<.gemini>/tmp/atlas/chats/<name>.jsonl``."""
-    folder = gemini_dir / "tmp" / "atlas" / "chats"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    return path
+    return write_jsonl(gemini_dir / "tmp" / "atlas" / "chats" / f"{name}.jsonl", records)
 
 
 def message(n: int, kind: str, text: str, second: int, tokens: int | None = None) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from signet_adapter_gemini._chat import (
 )
 from signet_adapter_gemini._translate import GeminiTranslator
 
-from signet_sdk.testing import ScriptedDaemon, outbox_left, run_hook
+from signet_sdk.testing import HookRun, ScriptedDaemon, outbox_left, run_hook
 
 SUMMARY = "<state_snapshot>atlas deploys go through make ship</state_snapshot>"
 META = {"sessionId": "s-1", "projectHash": "abc", "kind": "main"}
@@ -44,6 +44,15 @@ def _compressed_at(second: int, *kept: dict[str, Any]) -> dict[str, Any]:
             ]
         }
     }
+
+
+#: A chat whose last records are a compression: one question, its answer, then the summary.
+COMPRESSED_LAST = [
+    META,
+    message(1, "user", "first", 1),
+    message(2, "gemini", "answer one", 2),
+    _compressed_at(10, message(2, "gemini", "answer one", 2)),
+]
 
 
 # -- reading the chat file ------------------------------------------------------
@@ -94,16 +103,8 @@ def test_read_messages_legacy_single_object(isolated: Path) -> None:
 
 
 def test_compression_at_the_start_of_the_turn_is_fresh() -> None:
-    chat = messages_from_lines(
-        _lines(
-            META,
-            message(1, "user", "first", 1),
-            message(2, "gemini", "answer one", 2),
-            _compressed_at(10, message(2, "gemini", "answer one", 2)),
-            message(3, "user", "second", 11),
-            message(4, "gemini", "answer two", 12),
-        )
-    )
+    later = [message(3, "user", "second", 11), message(4, "gemini", "answer two", 12)]
+    chat = messages_from_lines(_lines(*COMPRESSED_LAST, *later))
     assert fresh_summary(chat) == ("m90", SUMMARY)
     assert fresh_summary(chat, at_end=True) is None  # the turn went on: reported at its end
 
@@ -132,14 +133,7 @@ def test_compression_of_an_earlier_turn_is_not_fresh() -> None:
 
 
 def test_compress_then_quit_is_fresh_at_the_end() -> None:
-    chat = messages_from_lines(
-        _lines(
-            META,
-            message(1, "user", "first", 1),
-            message(2, "gemini", "answer one", 2),
-            _compressed_at(10, message(2, "gemini", "answer one", 2)),
-        )
-    )
+    chat = messages_from_lines(_lines(*COMPRESSED_LAST))
     assert fresh_summary(chat, at_end=True) == ("m90", SUMMARY)
 
 
@@ -193,6 +187,11 @@ def _payload(event: str, path: Path, **extra: Any) -> dict[str, Any]:
     }
 
 
+def _hook(daemon: ScriptedDaemon, event: str, path: Path, **extra: Any) -> HookRun:
+    """``event`` through the hook command, its payload naming the chat file ``path``."""
+    return run_hook("gemini", event, _payload(event, path, **extra), daemon_url=daemon.url)
+
+
 def test_after_agent_sends_the_summary_then_the_checkpoint(
     scripted_daemon: ScriptedDaemon, isolated: Path
 ) -> None:
@@ -207,12 +206,7 @@ def test_after_agent_sends_the_summary_then_the_checkpoint(
             message(4, "gemini", "answer two", 12, tokens=900),
         ],
     )
-    run = run_hook(
-        "gemini",
-        "AfterAgent",
-        _payload("AfterAgent", path, prompt="second", prompt_response="answer two"),
-        daemon_url=scripted_daemon.url,
-    )
+    run = _hook(scripted_daemon, "AfterAgent", path, prompt="second", prompt_response="answer two")
     assert (run.returncode, run.stdout, run.stderr) == (0, b"{}", b"")
     got = scripted_daemon.wait_for(2)
     assert [r.path for r in got] == [
@@ -241,19 +235,9 @@ def test_pre_compress_auto_only_when_due(scripted_daemon: ScriptedDaemon, isolat
         [META, message(1, "user", "q", 1), message(2, "gemini", "a", 2, tokens=600_000)],
         "big",
     )
-    quiet = run_hook(
-        "gemini",
-        "PreCompress",
-        _payload("PreCompress", small, trigger="auto"),
-        daemon_url=scripted_daemon.url,
-    )
+    quiet = _hook(scripted_daemon, "PreCompress", small, trigger="auto")
     assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, b"{}", b"")
-    due = run_hook(
-        "gemini",
-        "PreCompress",
-        _payload("PreCompress", big, trigger="auto"),
-        daemon_url=scripted_daemon.url,
-    )
+    due = _hook(scripted_daemon, "PreCompress", big, trigger="auto")
     assert (due.returncode, due.stdout, due.stderr) == (0, b"{}", b"")
     got = scripted_daemon.wait_for(1)
     assert [r.path for r in got] == ["/api/hooks/pre-compaction"]
@@ -263,21 +247,8 @@ def test_pre_compress_auto_only_when_due(scripted_daemon: ScriptedDaemon, isolat
 def test_session_end_after_compress_sends_the_summary(
     scripted_daemon: ScriptedDaemon, isolated: Path
 ) -> None:
-    path = chat_file(
-        isolated,
-        [
-            META,
-            message(1, "user", "first", 1),
-            message(2, "gemini", "answer one", 2),
-            _compressed_at(10, message(2, "gemini", "answer one", 2)),
-        ],
-    )
-    run = run_hook(
-        "gemini",
-        "SessionEnd",
-        _payload("SessionEnd", path, reason="exit"),
-        daemon_url=scripted_daemon.url,
-    )
+    path = chat_file(isolated, COMPRESSED_LAST)
+    run = _hook(scripted_daemon, "SessionEnd", path, reason="exit")
     assert (run.returncode, run.stdout, run.stderr) == (0, b"{}", b"")
     got = scripted_daemon.wait_for(2)
     assert outbox_left() == []
@@ -295,12 +266,7 @@ def test_chat_outside_the_roots_is_not_read(
     )
     outside = tmp_path / "chat.jsonl"
     outside.write_bytes(inside.read_bytes())
-    run = run_hook(
-        "gemini",
-        "AfterAgent",
-        _payload("AfterAgent", outside, prompt="again", prompt_response="ok"),
-        daemon_url=scripted_daemon.url,
-    )
+    run = _hook(scripted_daemon, "AfterAgent", outside, prompt="again", prompt_response="ok")
     assert (run.returncode, run.stdout) == (0, b"{}")
     got = scripted_daemon.wait_for(1)
     assert [r.path for r in got] == ["/api/hooks/session-checkpoint-extract"]
@@ -330,15 +296,7 @@ def test_session_end_fired_three_times_at_once_sends_the_summary_once(
     """Interactive /quit runs SessionEnd's hooks three times within 0.1 s."""
     import concurrent.futures
 
-    path = chat_file(
-        isolated,
-        [
-            META,
-            message(1, "user", "first", 1),
-            message(2, "gemini", "answer one", 2),
-            _compressed_at(10, message(2, "gemini", "answer one", 2)),
-        ],
-    )
+    path = chat_file(isolated, COMPRESSED_LAST)
     payload = _payload("SessionEnd", path, reason="exit")
     with concurrent.futures.ThreadPoolExecutor(3) as pool:
         runs = list(

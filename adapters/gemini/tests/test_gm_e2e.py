@@ -1,13 +1,14 @@
 """End to end with the real Gemini CLI, offline.
 
-``gemini`` (pinned, from the npm registry by ``e2e/install_gemini.sh`` into
-``${SIGNET_NPM_CACHE:-${XDG_CACHE_HOME:-~/.cache}/signet-sdk/npm}``) runs
-headless (``gemini -p ... -o json``). Its model is a fake Gemini API on
-127.0.0.1 (``GOOGLE_GEMINI_BASE_URL``, a fake key, the API-key auth type
-selected in the user's settings); its memory daemon is the SDK's mock
-daemon on 127.0.0.1. HOME is a temporary directory holding the user's
-``.gemini`` (settings, the project in ``trustedFolders.json``: Gemini runs
-no hooks at all in a folder it does not trust).
+``gemini`` (pinned, from the npm registry by the kit's ``npm_binary`` into
+``${SIGNET_NPM_CACHE:-${XDG_CACHE_HOME:-~/.cache}/signet-sdk/npm}``, without
+its optional dependencies, a keychain binding and node-pty, which headless
+runs do not use) runs headless (``gemini -p ... -o json``). Its model is a
+fake Gemini API on 127.0.0.1 (``GOOGLE_GEMINI_BASE_URL``, a fake key, the
+API-key auth type selected in the user's settings); its memory daemon is
+the SDK's mock daemon on 127.0.0.1. HOME is a temporary directory holding
+the user's ``.gemini`` (settings, the project in ``trustedFolders.json``:
+Gemini runs no hooks at all in a folder it does not trust).
 
 What Gemini 0.61 does headless, and so what is checked here: every run
 fires SessionStart (``startup``, or ``resume`` with ``--resume``),
@@ -30,13 +31,10 @@ import json
 import os
 import re
 import select
-import shutil
 import signal
 import socket
 import subprocess
-import tempfile
 import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,8 +44,16 @@ import pytest
 from gm_fake_gemini import REPLY, STORED, SUMMARY, TOOLS_MARK, FakeGemini
 from signet_adapter_gemini.install import main as install_main
 
+from signet_sdk.testing import (
+    HarnessWorld,
+    harness_world,
+    npm_binary,
+    outbox_entries,
+    outbox_left,
+    remember,
+)
+
 GEMINI_VERSION = os.environ.get("GEMINI_CLI_VERSION", "0.61.0")
-INSTALLER = Path(__file__).parent / "e2e" / "install_gemini.sh"
 MEMORY = "Atlas deploys go through make ship, marker MEMO-GM-4242"
 PROMPT = "How do atlas deploys work? MEMO-GM-4242"
 SETTINGS = """\
@@ -60,37 +66,15 @@ SETTINGS = """\
 
 @pytest.fixture(scope="session")
 def gemini_bin() -> str:
-    """The pinned ``gemini`` program, installed once per cache directory."""
-    in_ci = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-    if shutil.which("npm") is None or shutil.which("bash") is None:
-        reason = "npm is needed to install Gemini CLI from the npm registry"
-        if in_ci:
-            pytest.fail(reason)
-        pytest.skip(reason)
-    proc = subprocess.run(
-        ["bash", str(INSTALLER), GEMINI_VERSION], capture_output=True, text=True, timeout=900
-    )
-    if proc.returncode != 0:
-        message = f"installing Gemini CLI {GEMINI_VERSION} failed:\n{proc.stderr[-2000:]}"
-        if in_ci:
-            pytest.fail(message)
-        pytest.skip(message)
-    return proc.stdout.strip().splitlines()[-1]
+    """The pinned ``gemini`` program (no optional dependencies), installed once per cache."""
+    return str(npm_binary("@google/gemini-cli", GEMINI_VERSION, "gemini", omit_optional=True))
 
 
-@dataclass
-class World:
+@dataclass(kw_only=True)
+class World(HarnessWorld):
     gemini: str
-    project: Path
     gemini_dir: Path
-    env: dict[str, str]
     fake: FakeGemini
-    daemon: Any  # signet_sdk.testing.mock_daemon.MockDaemon
-    url: str
-    state: Path
-
-    def hook_calls(self, name: str) -> list[Any]:
-        return [r for r in self.daemon.requests if r.path == f"/api/hooks/{name}"]
 
     def run(
         self, *args: str, env: dict[str, str] | None = None
@@ -119,68 +103,24 @@ class World:
             proc.wait(timeout=30)
         return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
-    def wait_for(self, name: str, count: int = 1, timeout: float = 15.0) -> list[Any]:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end and len(self.hook_calls(name)) < count:
-            time.sleep(0.05)
-        return self.hook_calls(name)
-
-
-def _project_parent() -> str:
-    for candidate in ("/var/tmp", os.path.expanduser("~/.cache")):
-        if os.path.isdir(candidate) and os.access(candidate, os.W_OK):
-            return candidate
-    return tempfile.gettempdir()
-
 
 @pytest.fixture
 def world(gemini_bin: str, tmp_path: Path, isolated: Path) -> Iterator[World]:
-    from signet_sdk.testing.mock_daemon import MockDaemon
-
     gemini_dir = isolated
-    # Not under /tmp: the daemon treats /tmp projects as noise sessions.
-    base = Path(tempfile.mkdtemp(prefix="signet-gm-e2e-", dir=_project_parent()))
-    project = Path(os.path.realpath(base / "atlas"))
-    project.mkdir()
-    (gemini_dir / "settings.json").write_text(SETTINGS)
-    (gemini_dir / "trustedFolders.json").write_text(json.dumps({str(project): "TRUST_FOLDER"}))
-    fake = FakeGemini(tmp_path / "gemini-api.jsonl").start()
-    state = tmp_path / "state"
-    daemon = MockDaemon(db_path=tmp_path / "daemon.sqlite3")
-    try:
-        with daemon.serve() as handle:
-            env = {
-                "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-                "LANG": "C.UTF-8",
-                "TERM": "dumb",
-                "HOME": os.environ["HOME"],
-                "XDG_STATE_HOME": str(state),
-                "GOOGLE_GEMINI_BASE_URL": fake.base_url,
-                "GEMINI_API_KEY": "fake-key",
-                "SIGNET_DAEMON_URL": handle.url,
-                "SIGNET_OUTBOX_FLUSH_SECONDS": "10",
-            }
-            try:
-                yield World(gemini_bin, project, gemini_dir, env, fake, daemon, handle.url, state)
-            finally:
-                shutil.rmtree(base, ignore_errors=True)
-            outbox = state / "signet-sdk" / "outbox"
-            end = time.monotonic() + 10
-            while time.monotonic() < end and list(outbox.glob("*.json")):
-                time.sleep(0.05)
-    finally:
-        fake.stop()
-
-
-def remember(url: str, content: str, project: Path) -> None:
-    body = {"content": content, "importance": 0.9, "project": str(project)}
-    request = urllib.request.Request(
-        f"{url}/api/memory/remember",
-        data=json.dumps(body).encode(),
-        headers={"content-type": "application/json"},
-    )
-    with urllib.request.urlopen(request, timeout=10) as response:
-        assert response.status == 200
+    with (
+        FakeGemini(tmp_path / "gemini-api.jsonl") as fake,
+        harness_world(
+            tmp_path,
+            prefix="signet-gm-e2e-",
+            TERM="dumb",
+            GOOGLE_GEMINI_BASE_URL=fake.base_url,
+            GEMINI_API_KEY="fake-key",
+        ) as base,
+    ):
+        (gemini_dir / "settings.json").write_text(SETTINGS)
+        trusted = {str(base.project): "TRUST_FOLDER"}
+        (gemini_dir / "trustedFolders.json").write_text(json.dumps(trusted))
+        yield World(**vars(base), gemini=gemini_bin, gemini_dir=gemini_dir, fake=fake)
 
 
 def _result(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
@@ -200,36 +140,17 @@ def _model_bodies(world: World) -> list[str]:
 
 def test_a_headless_turn_reaches_the_daemon_and_memory_reaches_the_model(world: World) -> None:
     assert install_main(["install"]) == 0
-    remember(world.url, MEMORY, world.project)
+    remember(world.url, MEMORY, project=str(world.project))
 
     out = _result(world.run("-p", PROMPT))
 
     assert REPLY in out["response"]
     session = out["session_id"]
-    (started,) = world.hook_calls("session-start")
-    (prompt,) = world.hook_calls("user-prompt-submit")
-    for call in (started, prompt):
-        assert call.status == 200, (call.path, call.response_json)
-        assert call.json["harness"] == "gemini"
-        assert call.json["runtimePath"] == "legacy"
-        assert call.json["sessionKey"] == session
-        assert call.json["project"] == str(world.project)
-    assert started.json["source"] == "startup"
+    _, prompt = world.start_and_prompt(session, "gemini", "legacy")
     # Gemini hands BeforeAgent the prompt with SessionStart's context in front: cut off.
     assert prompt.json["userPrompt"] == PROMPT
 
-    (checkpoint,) = world.wait_for("session-checkpoint-extract")
-    assert checkpoint.json["sessionKey"] == session
-    assert checkpoint.json["transcriptPath"].startswith("/tmp/signet/")
-    (ended,) = world.wait_for("session-end")
-    assert ended.json["sessionKey"] == ended.json["sessionId"] == session
-    assert ended.json["reason"] == "exit"
-    assert ended.json["cwd"] == str(world.project)
-    assert ended.json["transcriptPath"].startswith("/tmp/signet/")
-    paths = [r.path for r in world.daemon.requests if r.path.startswith("/api/hooks/")]
-    assert paths.index("/api/hooks/session-checkpoint-extract") < paths.index(
-        "/api/hooks/session-end"
-    )
+    world.checkpoint_then_end(session, "exit")
     assert world.hook_calls("pre-compaction") == []  # PreCompress fired, nothing was due
 
     # The stored memory reached the model's request, as hook context.
@@ -303,9 +224,7 @@ def test_with_the_daemon_gone_the_turn_completes_and_writes_wait(world: World) -
     assert "signet" not in proc.stdout.lower()
     assert "signet" not in proc.stderr.lower()
     assert world.daemon.requests == []
-    outbox = world.state / "signet-sdk" / "outbox"
-    queued = [json.loads(p.read_text()) for p in outbox.glob("*.json")]
-    text = json.dumps(queued)
+    text = json.dumps(outbox_entries(world.env))
     assert "session-checkpoint-extract" in text or "session_checkpoint_extract" in text
     assert "session-end" in text or "session_end" in text
 
@@ -445,10 +364,7 @@ def test_interactive_compress_brings_pre_compaction_and_its_summary(world: World
     # several places): the summary is still sent once, the repeated session-ends are
     # the daemon's duplicateSessionEnd no-ops.
     (ended, *repeats) = world.wait_for("session-end")
-    outbox = world.state / "signet-sdk" / "outbox"
-    end = time.monotonic() + 15
-    while time.monotonic() < end and list(outbox.glob("*.json")):
-        time.sleep(0.05)
+    outbox_left(15, world.env)
     (done,) = world.hook_calls("compaction-complete")
     assert done.status == 200, done.response_json
     assert done.json["summary"] == SUMMARY and done.json["sessionKey"] == session

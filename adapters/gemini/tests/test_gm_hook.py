@@ -17,7 +17,7 @@ import pytest
 from gm_support import chat_file, message
 from signet_adapter_gemini import PLUGIN
 
-from signet_sdk.testing import Reply, ScriptedDaemon, hook_log_lines, outbox_left, run_hook
+from signet_sdk.testing import HookRun, Reply, ScriptedDaemon, hook_log_lines, outbox_left, run_hook
 
 SID = "7f3c2a91-5b8e-4d17-9c0a-2e6f81d4b3a5"
 
@@ -33,6 +33,11 @@ def _payload(event: str, **extra: object) -> dict[str, object]:
     }
 
 
+def _hook(event: str, url: str, env: dict[str, str] | None = None, /, **extra: object) -> HookRun:
+    """``event`` through the hook command, its payload :func:`_payload` with ``extra``."""
+    return run_hook("gemini", event, _payload(event, **extra), daemon_url=url, env=env)
+
+
 EXTRA: dict[str, dict[str, object]] = {
     "SessionStart": {"source": "startup"},
     "BeforeAgent": {"prompt": "how do we deploy?"},
@@ -45,42 +50,26 @@ EXTRA: dict[str, dict[str, object]] = {
 @pytest.mark.parametrize("event", list(PLUGIN.events))
 def test_daemon_down_prints_empty_json_and_nothing_else(event: str, isolated: Path) -> None:
     path = chat_file(isolated, [{"sessionId": SID}, message(1, "user", "q", 1)])
-    payload = _payload(event, **EXTRA[event], transcript_path=str(path))
-    run = run_hook("gemini", event, payload, daemon_url="http://127.0.0.1:9")
+    run = _hook(event, "http://127.0.0.1:9", **EXTRA[event], transcript_path=str(path))
     assert (run.returncode, run.stdout, run.stderr) == (0, b"{}", b"")
 
 
 def test_daemon_down_the_prompt_fails_open_and_is_logged(isolated: Path) -> None:
-    run = run_hook(
-        "gemini",
-        "BeforeAgent",
-        _payload("BeforeAgent", prompt="x"),
-        daemon_url="http://127.0.0.1:9",
-    )
+    run = _hook("BeforeAgent", "http://127.0.0.1:9", prompt="x")
     assert (run.returncode, run.stdout, run.stderr) == (0, b"{}", b"")
     assert any("failed open" in line for line in hook_log_lines())
 
 
 def test_a_slow_daemon_costs_the_prompt_its_deadline_only(scripted_daemon: ScriptedDaemon) -> None:
     scripted_daemon.default = Reply(200, {"inject": "late"}, delay=5.0)
-    run = run_hook(
-        "gemini",
-        "BeforeAgent",
-        _payload("BeforeAgent", prompt="deploy?"),
-        daemon_url=scripted_daemon.url,
-        env={"SIGNET_PROMPT_SUBMIT_TIMEOUT": "800"},
-    )
+    slow = {"SIGNET_PROMPT_SUBMIT_TIMEOUT": "800"}
+    run = _hook("BeforeAgent", scripted_daemon.url, slow, prompt="deploy?")
     assert (run.returncode, run.stdout, run.stderr) == (0, b"{}", b"")
     assert run.seconds < 3.0  # well inside the 2.8 s the installer gives Gemini's timeout
 
 
 def test_bad_input_fails_open_and_names_the_field(scripted_daemon: ScriptedDaemon) -> None:
-    run = run_hook(
-        "gemini",
-        "SessionStart",
-        {**_payload("SessionStart"), "session_id": 7},
-        daemon_url=scripted_daemon.url,
-    )
+    run = _hook("SessionStart", scripted_daemon.url, session_id=7)
     assert (run.returncode, run.stdout, run.stderr) == (0, b"{}", b"")
     assert any("session_id" in line for line in hook_log_lines())
     for raw in (b"{not json", b"", b"[]"):
@@ -88,24 +77,14 @@ def test_bad_input_fails_open_and_names_the_field(scripted_daemon: ScriptedDaemo
         # Gemini reads as "nothing to add" since stderr stays empty too.
         run = run_hook("gemini", "SessionStart", raw, daemon_url=scripted_daemon.url)
         assert (run.returncode, run.stdout, run.stderr) == (0, b"", b"")
-    run = run_hook(
-        "gemini",
-        "BeforeTool",
-        _payload("BeforeTool", tool_name="x"),
-        daemon_url=scripted_daemon.url,
-    )
+    run = _hook("BeforeTool", scripted_daemon.url, tool_name="x")
     assert run.returncode == 0 and run.stderr == b""
     assert scripted_daemon.requests == []
 
 
 def test_context_reaches_gemini_as_additional_context(scripted_daemon: ScriptedDaemon) -> None:
     scripted_daemon.replies = [Reply(200, {"inject": "- atlas deploys with make ship"})]
-    run = run_hook(
-        "gemini",
-        "SessionStart",
-        _payload("SessionStart", source="startup"),
-        daemon_url=scripted_daemon.url,
-    )
+    run = _hook("SessionStart", scripted_daemon.url, source="startup")
     assert run.returncode == 0 and run.stderr == b""
     assert json.loads(run.stdout) == {
         "hookSpecificOutput": {
@@ -119,16 +98,14 @@ def test_a_session_end_the_daemon_missed_is_sent_by_the_next_session_start(
     scripted_daemon: ScriptedDaemon, isolated: Path
 ) -> None:
     path = chat_file(isolated, [{"sessionId": SID}, message(1, "user", "q", 1)])
-    end = _payload("SessionEnd", reason="exit", transcript_path=str(path))
     quick = {"SIGNET_OUTBOX_FLUSH_SECONDS": "0.5"}
-    run = run_hook("gemini", "SessionEnd", end, daemon_url="http://127.0.0.1:9", env=quick)
+    run = _hook("SessionEnd", "http://127.0.0.1:9", quick, reason="exit", transcript_path=str(path))
     assert (run.returncode, run.stdout, run.stderr) == (0, b"{}", b"")
     assert run.seconds < 3.0
     time.sleep(1.5)  # the detached sender gave up; the call stays queued
     assert outbox_left(timeout=0.1) != []
 
-    start = {**_payload("SessionStart", source="startup"), "session_id": "next-1"}
-    run = run_hook("gemini", "SessionStart", start, daemon_url=scripted_daemon.url)
+    run = _hook("SessionStart", scripted_daemon.url, source="startup", session_id="next-1")
     assert run.returncode == 0
     got = scripted_daemon.wait_for(2)
     assert outbox_left() == []
