@@ -199,7 +199,7 @@ HOLDS = {
 #: The deadline of those calls, and what a loaded 2-core machine may add to the
 #: promised 10%: waking a thread or an event loop after the deadline passed.
 HOLD_DEADLINE = 1.0
-SCHEDULING = 0.25
+SCHEDULING = 0.3
 
 
 def _call_held(kind: str, url: str) -> tuple[float, BaseException | None]:
