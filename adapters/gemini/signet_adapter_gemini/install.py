@@ -1,3 +1,4 @@
+# long module: install and uninstall edit one settings file as text: hooks, MCP server, undo record
 """``signet-sdk install gemini`` / ``uninstall``: our hooks and memory tools in Gemini's settings.
 
 Gemini CLI reads hooks from ``settings.json``: per event a list of groups
