@@ -105,6 +105,7 @@ if TYPE_CHECKING:  # the public API, one line per name
     from signet_sdk.runtime.dispatch import Dispatched as Dispatched
     from signet_sdk.runtime.dispatch import dispatch as dispatch
     from signet_sdk.runtime.dispatch import dispatch_async as dispatch_async
+    from signet_sdk.runtime.events import client_sender as client_sender
     from signet_sdk.runtime.events import run_event as run_event
     from signet_sdk.runtime.events import run_event_async as run_event_async
     from signet_sdk.runtime.generic import GenericTranslator as GenericTranslator
@@ -163,6 +164,7 @@ _WHERE: dict[str, str] = {
     "BadRequestError": "signet_sdk.wire.errors",
     "BreakerOpenError": "signet_sdk.wire.errors",
     "broken_plugins": "signet_sdk.runtime.registry",
+    "client_sender": "signet_sdk.runtime.events",
     "BrokenPlugin": "signet_sdk.runtime.registry",
     "ClientConfig": "signet_sdk.wire.config",
     "ConfigError": "signet_sdk.wire.errors",
@@ -323,6 +325,7 @@ __all__ = [
     "UserPromptSubmitResult",
     "__version__",
     "broken_plugins",
+    "client_sender",
     "create_adapter",
     "create_async_adapter",
     "dispatch",

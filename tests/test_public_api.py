@@ -53,6 +53,7 @@ EXPECTED_CORE = {
     "UnsupportedByDaemonError",
     "__version__",
     "broken_plugins",
+    "client_sender",
     "create_adapter",
     "create_async_adapter",
     "dispatch",

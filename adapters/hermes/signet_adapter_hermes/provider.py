@@ -20,13 +20,11 @@ for at most the event's deadline, and follows the rules of the hook runner:
   delivered by one background thread in order; what the daemon does not
   take is left to the detached outbox sender. A hook returns once its
   write is on disk.
-* After a refused or dropped connection the daemon is not asked again for
-  ``BREAKER_SECONDS``: each read answers neutral at once instead of waiting
-  out its deadline on every turn (writes still queue). A timeout does not
-  open it: that hook already paid its deadline, and the next may be quick.
-  Failures also count in the breaker the hook processes share (its state
-  file in the state directory, ``SIGNET_BREAKER_FAILURES``); while that one
-  is open, this process skips the daemon too.
+* The circuit breaker every hook process shares (its state file in the
+  state directory; ``SIGNET_BREAKER_FAILURES`` failures in a row open it for
+  ``SIGNET_BREAKER_COOLDOWN`` seconds, 30 by default): failures here count
+  there, and while it is open each read answers neutral at once instead of
+  waiting out its deadline on every turn (writes still queue).
 * Nothing raises into Hermes: any failure is logged and the hook returns
   what Hermes expects when no provider helps ("" or None).
 * ``SIGNET_BYPASS=1`` or ``SIGNET_NO_HOOKS=1`` turns the automatic hooks

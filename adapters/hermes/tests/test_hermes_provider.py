@@ -261,7 +261,6 @@ def test_the_breaker_is_shared_with_the_hook_processes(scripted_daemon: Scripted
     down["SIGNET_BREAKER_FAILURES"] = "2"
     provider = SignetMemoryProvider(down)
     provider.initialize("s-b1", platform="cli", hermes_home="/tmp/h", agent_context="primary")
-    provider._channel.breaker._until = 0.0  # only the shared breaker decides below
     provider.prefetch("How do I deploy atlas?")
     shared = breaker_for(down)
     assert shared is not None and shared.open_for() > 0  # two refused reads opened it
