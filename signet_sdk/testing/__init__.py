@@ -21,7 +21,7 @@ What an adapter package's own tests need, importable from here:
 * :class:`ServeProcess`: ``signet-sdk serve`` as a child process;
 * :class:`FakeServer`, :data:`Answer`, :func:`json_answer`,
   :func:`sse_answer`: a loopback stand-in for a harness's model API;
-* :func:`install_pinned`, :func:`node_tests`, :func:`project_parent`,
+* :func:`node_tests`, :func:`project_parent`,
   :func:`recording_daemon`, :func:`remember`, :func:`hook_requests`,
   :func:`wait_for_hook`, :func:`in_ci`, :func:`unavailable`,
   :func:`npm_cache`, :func:`free_port`, :func:`npm_binary` (a pinned
@@ -65,7 +65,6 @@ if TYPE_CHECKING:
     from signet_sdk.testing.real_daemon import free_port as free_port
     from signet_sdk.testing.real_harness import hook_requests as hook_requests
     from signet_sdk.testing.real_harness import in_ci as in_ci
-    from signet_sdk.testing.real_harness import install_pinned as install_pinned
     from signet_sdk.testing.real_harness import node_tests as node_tests
     from signet_sdk.testing.real_harness import npm_cache as npm_cache
     from signet_sdk.testing.real_harness import project_parent as project_parent
@@ -107,7 +106,6 @@ _WHERE = {
     "hook_log_lines": "signet_sdk.testing.hook_process",
     "hook_requests": "signet_sdk.testing.real_harness",
     "in_ci": "signet_sdk.testing.real_harness",
-    "install_pinned": "signet_sdk.testing.real_harness",
     "json_answer": "signet_sdk.testing.fake_server",
     "load_vectors": "signet_sdk.testing.vectors",
     "node_tests": "signet_sdk.testing.real_harness",
@@ -151,7 +149,6 @@ __all__ = [
     "hook_log_lines",
     "hook_requests",
     "in_ci",
-    "install_pinned",
     "json_answer",
     "load_vectors",
     "node_tests",

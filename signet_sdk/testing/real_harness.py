@@ -1,9 +1,8 @@
-"""For end-to-end tests that run a real harness: its pinned install, a project, what the daemon saw.
+"""For end-to-end tests that run a real harness: skip or fail, a project, what the daemon saw.
 
-* :func:`install_pinned` runs an adapter's ``install_<harness>.sh VERSION``
-  (a pinned npm package in :func:`npm_cache`) and returns the program it
-  prints; :func:`unavailable` is how a missing prerequisite ends a test:
-  a skip, a failure under CI (:func:`in_ci`).
+* :func:`unavailable` is how a missing prerequisite ends a test: a skip,
+  a failure under CI (:func:`in_ci`); :func:`npm_cache` is where pinned
+  npm packages go (see :func:`~signet_sdk.testing.npm_binary`).
 * :func:`node_tests` runs a shim's ``node --test`` files as one test.
 * :func:`project_parent` is where a test project goes (not under /tmp,
   whose projects the daemon ignores); :func:`remember` stores a memory
@@ -30,7 +29,6 @@ from typing import Any, NoReturn
 __all__ = [
     "hook_requests",
     "in_ci",
-    "install_pinned",
     "node_tests",
     "npm_cache",
     "project_parent",
@@ -67,25 +65,6 @@ def npm_cache(env: Mapping[str, str] | None = None) -> str:
         return explicit
     base = env.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
     return os.path.join(base, "signet-sdk", "npm")
-
-
-def install_pinned(
-    installer: Path, version: str, what: str, *, cache: str | None = None, timeout: float = 900
-) -> str:
-    """The program ``installer`` (``install_<harness>.sh VERSION``) puts in the npm cache.
-
-    Needs node and npm; without them, or when the install fails, the test
-    is :func:`unavailable`.
-    """
-    if shutil.which("npm") is None or shutil.which("node") is None:
-        unavailable(f"node and npm are needed to install {what} from the npm registry")
-    env = dict(os.environ, SIGNET_NPM_CACHE=cache or npm_cache())
-    proc = subprocess.run(
-        ["bash", str(installer), version], capture_output=True, text=True, env=env, timeout=timeout
-    )
-    if proc.returncode != 0:
-        unavailable(f"installing {what} {version} failed:\n{proc.stderr[-2000:]}")
-    return proc.stdout.strip().splitlines()[-1]
 
 
 def node_tests(folder: Path, what: str, timeout: float = 120) -> None:

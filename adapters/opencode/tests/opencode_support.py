@@ -1,7 +1,7 @@
 """What the OpenCode end-to-end tests share: the pinned binary, its offline seed, a world.
 
-``opencode`` (pinned, installed from the npm registry by
-``e2e/install_opencode.sh`` into ``${XDG_CACHE_HOME:-~/.cache}/signet-sdk/npm``)
+``opencode`` (pinned, installed from the npm registry by the kit's
+``npm_binary`` into ``${SIGNET_NPM_CACHE:-${XDG_CACHE_HOME:-~/.cache}/signet-sdk/npm}``)
 runs headless in a temporary project with our plugin installed there by our
 installer (``--project``). On its first start OpenCode npm-installs
 ``@opencode-ai/plugin`` into every config directory it uses; the seed (made
@@ -25,7 +25,7 @@ from typing import Any
 
 from signet_sdk.testing import (
     hook_requests,
-    install_pinned,
+    npm_binary,
     npm_cache,
     project_parent,
     unavailable,
@@ -35,8 +35,6 @@ from signet_sdk.testing.fake_openai import FakeOpenAI, has_tools, system_text
 from signet_sdk.testing.mock_daemon import MockDaemon
 
 VERSION = os.environ.get("OPENCODE_VERSION", "1.18.33")
-HERE = Path(__file__).parent
-INSTALLER = HERE / "e2e" / "install_opencode.sh"
 # Resolved at import, before a test's private HOME is in place: the install is shared.
 NPM_CACHE = npm_cache()
 REPLY = "FAKE-OPENCODE-REPLY: noted."
@@ -52,8 +50,8 @@ def reply(body: dict[str, Any]) -> str:
 
 
 def install_opencode() -> str:
-    """The pinned ``opencode`` program (skips without node/npm, fails under CI)."""
-    return install_pinned(INSTALLER, VERSION, "OpenCode", cache=NPM_CACHE)
+    """The pinned ``opencode`` program (skips without npm, fails under CI)."""
+    return str(npm_binary("opencode-ai", VERSION, "opencode"))
 
 
 def plugin_seed() -> Path:

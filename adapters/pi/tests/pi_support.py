@@ -1,7 +1,8 @@
 """What only the pi adapter tests need (a module name no other test folder uses).
 
-``AdapterServer``: ``signet-sdk serve`` as a process (the kit's
-:class:`~signet_sdk.testing.ServeProcess`) whose :meth:`post` sends pi
+``install_pi``: the pinned ``pi`` from the npm registry (the kit's
+``npm_binary``). ``AdapterServer``: ``signet-sdk serve`` as a process (the
+kit's :class:`~signet_sdk.testing.ServeProcess`) whose :meth:`post` sends pi
 events. ``PiRpc``: ``pi --mode rpc`` driven over its JSON-lines stdio.
 Everything else (the scripted daemon, the hook process, the outbox readers,
 the vectors) comes from :mod:`signet_sdk.testing`.
@@ -18,7 +19,18 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from signet_sdk.testing import ServeProcess
+from signet_sdk.testing import ServeProcess, npm_binary
+
+#: The pi release the end-to-end tests run (``PI_VERSION`` picks another).
+PI_VERSION = os.environ.get("PI_VERSION", "0.73.1")
+
+
+def install_pi(version: str = PI_VERSION) -> str:
+    """The ``pi`` program of ``version``, installed from the npm registry once per cache.
+
+    Its manifest says the version: ``pi --version`` (seconds: it loads everything) is not run.
+    """
+    return str(npm_binary("@mariozechner/pi-coding-agent", version, "pi", probe=None, timeout=600))
 
 
 class AdapterServer(ServeProcess):

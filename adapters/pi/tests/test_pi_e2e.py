@@ -1,13 +1,13 @@
 """End to end with the real pi coding agent, offline.
 
-``pi`` (pinned, installed from the npm registry by ``e2e/install_pi.sh`` into
-``${XDG_CACHE_HOME:-~/.cache}/signet-sdk/npm``) runs headless in a temporary
-project, with our extension installed by our installer into a temporary agent
-directory. Its model is a fake OpenAI-compatible server on 127.0.0.1 and its
-memory daemon is the SDK's mock daemon on 127.0.0.1 (and, for the tests marked
-with ``DAEMONS``, also the real Signet daemons 0.109.15 and 0.145.8, behind a
-recording proxy so the same assertions read what they received and answered).
-Events reach the daemon
+``pi`` (pinned, installed from the npm registry by the kit's ``npm_binary``
+into ``${SIGNET_NPM_CACHE:-${XDG_CACHE_HOME:-~/.cache}/signet-sdk/npm}``)
+runs headless in a temporary project, with our extension installed by our
+installer into a temporary agent directory. Its model is a fake
+OpenAI-compatible server on 127.0.0.1 and its memory daemon is the SDK's mock
+daemon on 127.0.0.1 (and, for the tests marked with ``DAEMONS``, also the real
+Signet daemons 0.109.15 and 0.145.8, behind a recording proxy so the same
+assertions read what they received and answered). Events reach the daemon
 through ``signet-sdk serve`` (started here, found by the shim through its
 state file) or, with no server, through ``signet-sdk hook pi <event>``
 processes; the transport never starts a server of its own here
@@ -33,14 +33,12 @@ from typing import Any
 
 import pytest
 from pi_fake_openai import REPLY, SUMMARY, FakeOpenAI
-from pi_support import AdapterServer, PiRpc
+from pi_support import AdapterServer, PiRpc, install_pi
 from signet_adapter_pi.install import main as install_main
 
 from signet_sdk.testing import (
     free_port,
     hook_requests,
-    install_pinned,
-    npm_cache,
     outbox_entries,
     outbox_left,
     project_parent,
@@ -50,11 +48,8 @@ from signet_sdk.testing import (
 )
 from signet_sdk.testing.mock_daemon import MockDaemon
 
-PI_VERSION = os.environ.get("PI_VERSION", "0.73.1")
-INSTALLER = Path(__file__).parent / "e2e" / "install_pi.sh"
 PROBE = Path(__file__).parent / "e2e" / "probe.mjs"
 # Resolved now, before the tests' private HOME is in place: the install is shared.
-NPM_CACHE = npm_cache()
 MARK = "MEMO-PI-E2E-6021"
 MEMORY = f"Atlas deploys go through make ship, marker {MARK}"
 # Long enough that the normalized transcript passes the daemon's 500-character minimum.
@@ -69,7 +64,7 @@ RECALL_INJECT = 'source=\\"prompt-recall\\"'
 @pytest.fixture(scope="session")
 def pi_bin() -> str:
     """The pinned ``pi`` program, installed once per cache directory."""
-    return install_pinned(INSTALLER, PI_VERSION, "pi", cache=NPM_CACHE, timeout=600)
+    return install_pi()
 
 
 @dataclass

@@ -31,9 +31,10 @@ from signet_sdk.testing import (
     assert_parity,
     assert_received,
     check_vector,
+    check_vector_through_hook,
     load_vectors,
     outbox_left,
-    run_hook,
+    write_jsonl,
 )
 
 VECTORS = load_vectors(SIGNET_PLUGIN)
@@ -71,17 +72,13 @@ def test_parity_column_is_ok() -> None:
 
 def _session_file(agent: Path, name: str) -> tuple[str, bytes]:
     """A real pi session file under the agent directory's sessions root."""
-    folder = agent / "sessions" / "--home-dev-projects-atlas--"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / name
     lines = [
         {"type": "session", "version": 3, "id": "s", "cwd": "/home/dev/projects/atlas"},
         {"type": "message", "id": "a1", "message": {"role": "user", "content": "Deploy atlas?"}},
         {"type": "message", "id": "a2", "message": {"role": "assistant", "content": "make ship"}},
     ]
-    data = "".join(json.dumps(line) + "\n" for line in lines).encode()
-    path.write_bytes(data)
-    return str(path), data
+    path = write_jsonl(agent / "sessions" / "--home-dev-projects-atlas--" / name, lines)
+    return str(path), path.read_bytes()
 
 
 def _with_real_file(vector: dict[str, Any], agent: Path) -> tuple[dict[str, Any], bytes | None]:
@@ -146,21 +143,11 @@ def test_vector_through_adapter_server(
 
 
 def test_vector_through_hook_process(
-    signet_vector: dict[str, Any], scripted: ScriptedDaemon, isolated: Path
+    signet_vector: dict[str, Any], scripted_daemon: ScriptedDaemon, isolated: Path
 ) -> None:
-    vector = signet_vector
-    payload, data = _with_real_file(vector, Path(os.environ["PI_CODING_AGENT_DIR"]))
-    scripted.script([Reply(a["status"], a["body"]) for a in vector.get("answers", [])])
+    payload, data = _with_real_file(signet_vector, Path(os.environ["PI_CODING_AGENT_DIR"]))
 
-    run = run_hook("pi", vector["event"], payload, daemon_url=scripted.url)
+    check_vector_through_hook(SIGNET_PLUGIN, signet_vector, scripted_daemon, payload=payload)
 
-    assert run.returncode == 0
-    assert run.stderr == b""
-    if "error" in vector:
-        assert run.stdout == b""
-        assert scripted.requests == []
-        return
-    assert run.stdout == vector["output"]["stdout"].encode("utf-8")
-    got = scripted.wait_for(len(vector["calls"]))
-    assert outbox_left() == []
-    assert_received(got, vector["calls"], staged=data, runtime_path="plugin")
+    staged = [r.staged for r in scripted_daemon.requests if "transcriptPath" in r.json]
+    assert all(copy == data for copy in staged)  # the daemon could read the whole session file
