@@ -4,12 +4,12 @@
 into ``${SIGNET_E2E_CACHE:-~/.cache/signet-sdk/e2e}/claude-code-VERSION``;
 2.1.197 is the newest release that installs on Node 20, its native binary an
 npm platform package) runs headless in a temporary project whose
-``.claude/settings.json`` was written by our installer. Its model is a fake Anthropic server on 127.0.0.1 and its memory
-daemon is, test by test, the SDK's mock daemon and the real Signet daemons
-(0.109.15 and 0.145.8, behind a recording proxy so the same assertions read
-what the real one received and answered), all on 127.0.0.1; HOME is a
-temporary directory and the DISABLE_* variables keep Claude Code from any
-other traffic.
+``.claude/settings.json`` was written by our installer. Its model is a fake
+Anthropic server on 127.0.0.1 and its memory daemon is, test by test, the
+SDK's mock daemon and the real Signet daemons (0.109.15 and 0.145.8, behind a
+recording proxy so the same assertions read what the real one received and
+answered), all on 127.0.0.1; HOME is a temporary directory and the DISABLE_*
+variables keep Claude Code from any other traffic.
 
 Without npm the tests skip, except under CI (``CI=true``), where they fail.
 """
