@@ -1,18 +1,20 @@
-"""A fake OpenAI-compatible chat-completions server on 127.0.0.1, for the real Hermes.
+"""A fake OpenAI-compatible chat-completions API on 127.0.0.1, for the real Hermes.
 
-Standard library only, one thread per request. ``POST /v1/chat/completions``
-answers streamed (server-sent events) or whole, as asked; ``GET /v1/models``
-lists one model; anything else is a JSON 404. Every request body is kept so
-tests can search what reached the model. ``tool_script`` makes the next turn
-requests (those ending with a user message) call the named tools, one each.
+The kit's :class:`~signet_sdk.testing.FakeServer` with Hermes's replies.
+``POST /v1/chat/completions`` answers streamed (server-sent events) or
+whole, as asked; ``GET /v1/models`` lists one model; anything else is a JSON
+404. :attr:`FakeOpenAI.bodies` are the chat requests' bodies, so tests can
+search what reached the model. ``tool_script`` makes the next turn requests
+(those ending with a user message) call the named tools, one each.
 """
 
 from __future__ import annotations
 
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from signet_sdk.testing import Answer, FakeServer, json_answer, sse_answer
 
 REPLY = "FAKE-HERMES-REPLY: noted."
 #: The answer to Hermes's compression request (recognised by its opening words).
@@ -29,66 +31,46 @@ def is_summary_request(body: dict[str, Any]) -> bool:
     return isinstance(content, str) and content.startswith(_SUMMARY_REQUEST)
 
 
-class FakeOpenAI:
+class FakeOpenAI(FakeServer):
     """The server, its base URL (``.../v1``) and the request bodies it received."""
 
     def __init__(self, prompt_tokens: int = 12) -> None:
         #: The input tokens each answer reports; a large count makes Hermes compress.
         self.prompt_tokens = prompt_tokens
-        self.bodies: list[dict[str, Any]] = []
         self.tool_script: list[tuple[str, dict[str, Any]]] = []
-        self._lock = threading.Lock()
-        fake = self
+        self._script_lock = threading.Lock()
+        super().__init__()
+        self.base_url = f"{self.url}/v1"
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+    @property
+    def bodies(self) -> list[dict[str, Any]]:
+        """The chat-completion request bodies so far, oldest first."""
+        return [
+            r["body"]
+            for r in self.requests()
+            if r["method"] == "POST"
+            and r["path"].split("?", 1)[0].endswith("/chat/completions")
+            and isinstance(r["body"], dict)
+        ]
 
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
+    def answer(self, method: str, path: str, body: Any) -> Answer:
+        route = path.split("?", 1)[0]
+        if method == "GET" and route.endswith("/models"):
+            return json_answer({"object": "list", "data": [{"id": MODEL, "object": "model"}]})
+        if method != "POST" or not route.endswith("/chat/completions"):
+            return super().answer(method, path, body)
+        message = self.reply(body if isinstance(body, dict) else {})
+        if not isinstance(body, dict) or not body.get("stream"):
+            return json_answer(self.completion(message))
+        status, data, content_type = sse_answer((None, c) for c in self.chunks(message))
+        return status, data + b"data: [DONE]\n\n", content_type
 
-            def _send(self, status: int, data: bytes, ctype: str = "application/json") -> None:
-                self.send_response(status)
-                self.send_header("content-type", ctype)
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self) -> None:
-                if self.path.split("?", 1)[0].endswith("/models"):
-                    listing = {"object": "list", "data": [{"id": MODEL, "object": "model"}]}
-                    self._send(200, json.dumps(listing).encode())
-                else:
-                    self._send(404, b'{"error":{"message":"not found"}}')
-
-            def do_POST(self) -> None:
-                raw = self.rfile.read(int(self.headers.get("content-length") or 0))
-                body = json.loads(raw) if raw else {}
-                if not self.path.split("?", 1)[0].endswith("/chat/completions"):
-                    self._send(404, b'{"error":{"message":"not found"}}')
-                    return
-                with fake._lock:
-                    fake.bodies.append(body)
-                message = fake.answer(body)
-                if body.get("stream"):
-                    data = "".join(f"data: {json.dumps(c)}\n\n" for c in fake.chunks(message))
-                    self._send(200, (data + "data: [DONE]\n\n").encode(), "text/event-stream")
-                else:
-                    self._send(200, json.dumps(fake.completion(message)).encode())
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self._thread = threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-
-    def answer(self, body: dict[str, Any]) -> dict[str, Any]:
+    def reply(self, body: dict[str, Any]) -> dict[str, Any]:
         """The assistant message for one request: a scripted tool call, else the reply."""
         messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
         if is_summary_request(body):
             return {"role": "assistant", "content": SUMMARY}
-        with self._lock:
+        with self._script_lock:
             if messages and messages[-1].get("role") == "user" and self.tool_script:
                 name, arguments = self.tool_script.pop(0)
                 call = {
@@ -129,14 +111,3 @@ class FakeOpenAI:
             "choices": [{"index": 0, "message": message, "finish_reason": finish}],
             "usage": self._usage(),
         }
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self._thread.join(timeout=5)
-
-    def __enter__(self) -> FakeOpenAI:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

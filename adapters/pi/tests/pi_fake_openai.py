@@ -1,10 +1,11 @@
-"""A fake OpenAI-compatible chat-completions server on 127.0.0.1, for the real ``pi``.
+"""A fake OpenAI-compatible chat-completions API on 127.0.0.1, for the real ``pi``.
 
-Standard library only, one thread per request. It answers ``POST
-/v1/chat/completions`` (streamed as server-sent events when asked, which pi
-always does, else one JSON object) and ``GET /v1/models``; anything else gets
-a JSON 404. Every request is appended to a JSON-lines log (method, path,
-headers, parsed body): tests search it for injected context.
+The kit's :class:`~signet_sdk.testing.FakeServer` with pi's replies. It
+answers ``POST /v1/chat/completions`` (streamed as server-sent events when
+asked, which pi always does, else one JSON object) and ``GET /v1/models``;
+anything else gets a JSON 404. Every request is kept and appended to a
+JSON-lines log (method, path, headers, parsed body): tests search it for
+injected context.
 
 Replies are fixed: ``REPLY`` for a turn, ``SUMMARY`` for pi's compaction
 request (recognised by its system prompt). ``prompt_tokens`` is the input
@@ -19,9 +20,10 @@ from __future__ import annotations
 import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from signet_sdk.testing import Answer, FakeServer, json_answer, sse_answer
 
 REPLY = "FAKE-PI-REPLY: noted."
 SUMMARY = "SIGNET-PI-SUMMARY-41c9: the user is testing the pi extension."
@@ -42,88 +44,44 @@ def is_compaction(body: dict[str, Any]) -> bool:
     return _COMPACTION_MARK in _system_text(body)
 
 
-class FakeOpenAI:
+class FakeOpenAI(FakeServer):
     """The server, its base URL (``.../v1``) and the path of its request log."""
 
     def __init__(
         self, log_path: Path, prompt_tokens: int = 12, compaction_delay: float = 0.0
     ) -> None:
-        self.log_path = log_path
         self.prompt_tokens = prompt_tokens
         self.compaction_delay = compaction_delay
         #: Tool calls to make, one per turn request that ends with a user message:
         #: (tool name, arguments). Empty: every turn gets the fixed reply.
         self.tool_script: list[tuple[str, dict[str, Any]]] = []
-        self._lock = threading.Lock()
-        fake = self
+        self._script_lock = threading.Lock()
+        super().__init__(log_path)
+        self.base_url = f"{self.url}/v1"
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def _record(self, body: Any) -> None:
-                line = {
-                    "method": self.command,
-                    "path": self.path,
-                    "headers": {k.lower(): v for k, v in self.headers.items()},
-                    "body": body,
-                }
-                with fake._lock, fake.log_path.open("a", encoding="utf-8") as fh:
-                    fh.write(json.dumps(line) + "\n")
-
-            def _send(self, status: int, data: bytes, ctype: str = "application/json") -> None:
-                self.send_response(status)
-                self.send_header("content-type", ctype)
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self) -> None:
-                self._record(None)
-                if self.path.split("?", 1)[0] == "/v1/models":
-                    listing = {"object": "list", "data": [{"id": "fake-model", "object": "model"}]}
-                    self._send(200, json.dumps(listing).encode())
-                else:
-                    self._send(404, b'{"error":{"message":"not found"}}')
-
-            def do_POST(self) -> None:
-                raw = self.rfile.read(int(self.headers.get("content-length") or 0))
-                try:
-                    body = json.loads(raw) if raw else {}
-                except ValueError:
-                    body = {"_raw": raw.decode("utf-8", "replace")}
-                self._record(body)
-                if self.path.split("?", 1)[0] != "/v1/chat/completions":
-                    self._send(404, b'{"error":{"message":"not found"}}')
-                    return
-                model = str(body.get("model") or "fake-model")
-                text = REPLY
-                if is_compaction(body):
-                    text = SUMMARY
-                    time.sleep(fake.compaction_delay)
-                call = fake.next_tool_call(body)
-                if call is not None and body.get("stream"):
-                    usage = bool((body.get("stream_options") or {}).get("include_usage"))
-                    chunks = fake.tool_chunks(model, *call, usage=usage)
-                    data = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks)
-                    self._send(200, (data + "data: [DONE]\n\n").encode(), "text/event-stream")
-                elif body.get("stream"):
-                    usage = bool((body.get("stream_options") or {}).get("include_usage"))
-                    chunks = fake.chunks(model, text, usage=usage)
-                    data = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks)
-                    self._send(200, (data + "data: [DONE]\n\n").encode(), "text/event-stream")
-                else:
-                    self._send(200, json.dumps(fake.completion(model, text)).encode())
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self._thread = threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
+    def answer(self, method: str, path: str, body: Any) -> Answer:
+        route = path.split("?", 1)[0]
+        if method == "GET" and route == "/v1/models":
+            return json_answer(
+                {"object": "list", "data": [{"id": "fake-model", "object": "model"}]}
+            )
+        if method != "POST" or route != "/v1/chat/completions" or not isinstance(body, dict):
+            return super().answer(method, path, body)
+        model = str(body.get("model") or "fake-model")
+        text = REPLY
+        if is_compaction(body):
+            text = SUMMARY
+            time.sleep(self.compaction_delay)
+        if not body.get("stream"):
+            return json_answer(self.completion(model, text))
+        usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        call = self.next_tool_call(body)
+        if call is not None:
+            chunks = self.tool_chunks(model, *call, usage=usage)
+        else:
+            chunks = self.chunks(model, text, usage=usage)
+        status, data, content_type = sse_answer((None, c) for c in chunks)
+        return status, data + b"data: [DONE]\n\n", content_type
 
     def _usage(self) -> dict[str, int]:
         return {
@@ -155,7 +113,7 @@ class FakeOpenAI:
         messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
         if is_compaction(body) or not messages or messages[-1].get("role") != "user":
             return None
-        with self._lock:
+        with self._script_lock:
             return self.tool_script.pop(0) if self.tool_script else None
 
     def tool_chunks(
@@ -190,29 +148,12 @@ class FakeOpenAI:
             "usage": self._usage(),
         }
 
-    def requests(self) -> list[dict[str, Any]]:
-        """Every logged request, oldest first."""
-        if not self.log_path.exists():
-            return []
-        with self._lock:
-            lines = self.log_path.read_text(encoding="utf-8").splitlines()
-        return [json.loads(line) for line in lines if line.strip()]
-
     def turns(self) -> list[dict[str, Any]]:
         """The bodies of the model requests that are turns (not compaction)."""
         return [
             r["body"]
             for r in self.requests()
-            if r["path"].startswith("/v1/chat/completions") and not is_compaction(r["body"])
+            if r["path"].startswith("/v1/chat/completions")
+            and isinstance(r["body"], dict)
+            and not is_compaction(r["body"])
         ]
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self._thread.join(timeout=5)
-
-    def __enter__(self) -> FakeOpenAI:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
