@@ -34,27 +34,24 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import shutil
-import signal
-import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-OC_TESTS = ROOT / "adapters" / "openclaw" / "tests"
-sys.path.insert(0, str(OC_TESTS))
+import _turns as common
 
-from oc_fake_openai import FakeOpenAI  # noqa: E402
-from oc_support import AdapterServer  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "adapters" / "openclaw" / "tests"))
+
+from oc_support import QUIET, fake_model, fake_provider, openclaw_install  # noqa: E402
+
+from signet_sdk.testing import ServeProcess, free_port  # noqa: E402
+from signet_sdk.testing.fake_openai import FakeOpenAI  # noqa: E402
 
 BUDGET_MS = 5.0
-SDK = str(Path(sys.executable).parent / "signet-sdk")
 TOKEN = "bench-token"
 
 TIMER = """
@@ -79,50 +76,12 @@ export default {
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _wait_port(
-    port: int, proc: subprocess.Popen[bytes] | None = None, timeout: float = 120
-) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if proc is not None and proc.poll() is not None:
-            raise RuntimeError(f"process exited before listening on {port}")
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.1)
-    raise RuntimeError(f"nothing listens on 127.0.0.1:{port}")
-
-
-def _install() -> tuple[str, str]:
-    script = OC_TESTS / "e2e" / "install_openclaw.sh"
-    done = subprocess.run(
-        ["bash", str(script)], capture_output=True, text=True, check=True, timeout=900
-    )
-    node_dir, openclaw = done.stdout.strip().splitlines()[-2:]
-    return node_dir, openclaw
-
-
 def _state(base: Path, name: str, fake: FakeOpenAI, timer: Path, env: dict[str, str]) -> Path:
     state = base / name
     state.mkdir()
-    model = {
-        "id": "fake-model",
-        "name": "Fake",
-        "reasoning": False,
-        "input": ["text"],
-        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
-        "contextWindow": 128000,
-        "maxTokens": 4096,
-    }
-    provider = {"baseUrl": fake.base_url, "apiKey": "sk", "api": "openai-completions"}
+    provider = fake_provider(fake, context_window=128000)
     config = {
-        "models": {"providers": {"fake": {**provider, "models": [model]}}},
+        "models": {"providers": {"fake": provider}},
         "agents": {"defaults": {"model": {"primary": "fake/fake-model"}}},
         "logging": {"file": str(state / "openclaw.log")},
         "plugins": {
@@ -133,12 +92,7 @@ def _state(base: Path, name: str, fake: FakeOpenAI, timer: Path, env: dict[str, 
         },
     }
     (state / "openclaw.json").write_text(json.dumps(config, indent=2))
-    subprocess.run(
-        [SDK, "install", "openclaw"],
-        env={**env, "OPENCLAW_STATE_DIR": str(state)},
-        check=True,
-        capture_output=True,
-    )
+    common.sdk({**env, "OPENCLAW_STATE_DIR": str(state)}, "install", "openclaw")
     return state
 
 
@@ -146,7 +100,7 @@ def _gateway_turns(
     openclaw: str, env: dict[str, str], state: Path, turns: int, tag: str
 ) -> list[float]:
     """Start a gateway on ``state``, run warm-up plus ``turns`` turns; wall seconds per turn."""
-    port = _free_port()
+    port = free_port()
     env = {**env, "OPENCLAW_STATE_DIR": str(state), "OPENCLAW_GATEWAY_PORT": str(port)}
     env["OPENCLAW_CONFIG_PATH"] = str(state / "openclaw.json")
     args = ["gateway", "run", "--bind", "loopback", "--port", str(port)]
@@ -155,7 +109,7 @@ def _gateway_turns(
     gateway = subprocess.Popen([openclaw, *args], env=env, stdout=log, stderr=subprocess.STDOUT)
     walls = []
     try:
-        _wait_port(port, gateway)
+        common.wait_port(port, gateway, timeout=120)
         key = f"agent:main:bench-{tag}"
         for n in range(turns + 2):
             start = time.perf_counter()
@@ -171,12 +125,7 @@ def _gateway_turns(
             if n >= 2:
                 walls.append(time.perf_counter() - start)
     finally:
-        gateway.send_signal(signal.SIGTERM)
-        try:
-            gateway.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            gateway.kill()
-            gateway.wait()
+        common.stop(gateway, timeout=30)
         log.close()
     return walls
 
@@ -188,9 +137,7 @@ def _hook_ms(log: Path, tag: str) -> list[float]:
 
 
 def _row(name: str, values: list[float], floor: float | None) -> str:
-    ms = sorted(values)
-    median = statistics.median(ms)
-    p90 = ms[max(int(len(ms) * 0.9) - 1, 0)]
+    median, p90 = common.median_p90(values)
     added = "" if floor is None else f"{median - floor:>+9.2f}"
     return f"{name:<10} {median:>10.2f} {p90:>8.2f} {added:>9}"
 
@@ -204,15 +151,12 @@ def main() -> int:
             "bench_openclaw_turn: npm is needed (OpenClaw and Node 24 come from the npm registry)"
         )
         return 2
-    node_dir, openclaw = _install()
+    install = openclaw_install()
+    openclaw = install.openclaw
     print(f"openclaw: {openclaw}; {args.turns} timed turns per configuration")
-    print(f"machine: {os.cpu_count()} cores, Python {platform.python_version()}, ", end="")
-    print(f"load {os.getloadavg()[0]:.2f}")
+    common.print_machine()
 
-    with tempfile.TemporaryDirectory(prefix="signet-bench-openclaw-") as tmp:
-        base = Path(tmp)
-        home = base / "home"
-        home.mkdir()
+    with common.bench_dirs("signet-bench-openclaw-") as (base, home, _):
         timer = base / "timer"
         timer.mkdir()
         (timer / "index.mjs").write_text(TIMER)
@@ -232,43 +176,32 @@ def main() -> int:
             "properties": {},
         }
         (timer / "openclaw.plugin.json").write_text(json.dumps(manifest))
-        port = _free_port()
-        env = {
-            "PATH": os.pathsep.join([node_dir, str(Path(openclaw).parent), "/usr/bin", "/bin"]),
-            "LANG": "C.UTF-8",
-            "HOME": str(home),
-            "TMPDIR": str(base),
-            "XDG_STATE_HOME": str(base / "xdg-state"),
-            "OPENCLAW_DISABLE_BONJOUR": "1",
-            "OPENCLAW_SKIP_CHANNELS": "1",
-            "OPENCLAW_NO_RESPAWN": "1",
-            "OPENCLAW_EXEC_SHELL_SNAPSHOT": "0",
-            "OPENCLAW_GATEWAY_TOKEN": TOKEN,
-            "SIGNET_DAEMON_URL": f"http://127.0.0.1:{port}",
-            "SIGNET_ADAPTER_AUTOSTART": "0",
-            "BENCH_TIMER_LOG": str(base / "timer.jsonl"),
-        }
-        daemon = subprocess.Popen(
-            [SDK, "dev-daemon", "--port", str(port), "--db", str(base / "daemon.sqlite3")],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+        port = free_port()
+        env = common.harness_env(
+            base,
+            home,
+            port,
+            PATH=install.path(),
+            TMPDIR=str(base),
+            XDG_STATE_HOME=str(base / "xdg-state"),
+            **QUIET,
+            OPENCLAW_GATEWAY_TOKEN=TOKEN,
+            BENCH_TIMER_LOG=str(base / "timer.jsonl"),
         )
         walls: dict[str, list[float]] = {}
-        try:
-            _wait_port(port, timeout=30)
-            with FakeOpenAI(base / "openai.jsonl") as fake:
-                for tag in ("off", "server", "process"):
-                    state = _state(base, tag, fake, timer, env)
-                    run_env = {**env, "SIGNET_BYPASS": "1"} if tag == "off" else env
-                    if tag == "server":
-                        with AdapterServer(run_env):
-                            walls[tag] = _gateway_turns(openclaw, run_env, state, args.turns, tag)
-                    else:
+        with (
+            common.dev_daemon(port, base / "daemon.sqlite3"),
+            fake_model(base / "openai.jsonl") as fake,
+        ):
+            for tag in ("off", "server", "process"):
+                state = _state(base, tag, fake, timer, env)
+                run_env = {**env, "SIGNET_BYPASS": "1"} if tag == "off" else env
+                if tag == "server":
+                    with ServeProcess(run_env):
                         walls[tag] = _gateway_turns(openclaw, run_env, state, args.turns, tag)
-            hooks = {tag: _hook_ms(base / "timer.jsonl", tag) for tag in walls}
-        finally:
-            daemon.terminate()
-            daemon.wait(timeout=15)
+                else:
+                    walls[tag] = _gateway_turns(openclaw, run_env, state, args.turns, tag)
+        hooks = {tag: _hook_ms(base / "timer.jsonl", tag) for tag in walls}
 
     floor = statistics.median(hooks["off"])
     print("\nbefore_prompt_build, between the timer's first and last handler")
@@ -277,15 +210,13 @@ def main() -> int:
     for tag, values in hooks.items():
         line = _row(tag, values, floor)
         if tag == "server":
-            added = statistics.median(values) - floor
-            verdict = 0 if added <= BUDGET_MS else 1
-            line += f"   budget {BUDGET_MS:.0f} ms: {'PASS' if verdict == 0 else 'FAIL'}"
+            line, verdict = common.judged(line, statistics.median(values) - floor, BUDGET_MS)
         print(line)
     print("\nwhole turn as `openclaw agent` (CLI start-up included) sees it")
     print(f"{'config':<10} {'median ms':>10} {'p90 ms':>8}")
     for tag, values in walls.items():
         print(_row(tag, [v * 1000 for v in values], None))
-    print(f"load after: {os.getloadavg()[0]:.2f}")
+    common.print_load_after()
     return verdict
 
 

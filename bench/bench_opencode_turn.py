@@ -43,34 +43,26 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
-import signal
-import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 from pathlib import Path
 from typing import Any
+
+import _turns as common
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "adapters" / "opencode" / "tests"))
 
 from opencode_support import install_opencode, plugin_seed, reply, seed_into  # noqa: E402
 
+from signet_sdk.testing import ServeProcess, free_port  # noqa: E402
 from signet_sdk.testing.fake_openai import FakeOpenAI  # noqa: E402
 
 BUDGET_MS = 5.0
-SDK = str(Path(sys.executable).parent / "signet-sdk")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _call(url: str, body: Any = None, method: str = "POST", timeout: float = 60) -> Any:
@@ -94,16 +86,11 @@ def _wait(predicate: Any, timeout: float = 60.0) -> None:
     raise RuntimeError("timed out waiting")
 
 
-def _port_open(port: int) -> bool:
-    with socket.socket() as s:
-        return s.connect_ex(("127.0.0.1", port)) == 0
-
-
 class Instance:
     """One ``opencode serve`` with one session, ready for timed turns."""
 
     def __init__(self, opencode: str, project: Path, env: dict[str, str]) -> None:
-        self.port = _free_port()
+        self.port = free_port()
         self.proc = subprocess.Popen(
             [opencode, "serve", "--port", str(self.port), "--hostname", "127.0.0.1"],
             cwd=project,
@@ -117,7 +104,7 @@ class Instance:
         self.turn = 0
 
     def ready(self) -> None:
-        _wait(lambda: _port_open(self.port))
+        common.wait_port(self.port, self.proc)
         _wait(lambda: _call(f"{self.base}/session", method="GET", timeout=3) is not None)
         self.session = _call(f"{self.base}/session", {"title": "bench"})["id"]
 
@@ -131,24 +118,14 @@ class Instance:
         return time.perf_counter() - start
 
     def stop(self) -> None:
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(timeout=5)
+        common.stop(self.proc)
 
 
 def _config_home(base: Path, name: str, seed: Path, env: dict[str, str], *args: str) -> str:
     home = base / name
     seed_into(home / "opencode", seed)
     if args:
-        subprocess.run(
-            [SDK, *args],
-            env={**env, "XDG_CONFIG_HOME": str(home)},
-            check=True,
-            capture_output=True,
-        )
+        common.sdk({**env, "XDG_CONFIG_HOME": str(home)}, *args)
     return str(home)
 
 
@@ -262,54 +239,31 @@ def main() -> int:
     opencode = install_opencode()
     seed = plugin_seed()
     print(f"opencode: {opencode}; {args.turns} timed turns per configuration, interleaved")
-    print(f"machine: {os.cpu_count()} cores, Python {platform.python_version()}, ", end="")
-    print(f"load {os.getloadavg()[0]:.2f}")
+    common.print_machine()
 
-    with tempfile.TemporaryDirectory(prefix="signet-bench-opencode-") as tmp:
-        base = Path(tmp)
-        home = base / "home"
-        project = base / "atlas"
-        home.mkdir()
-        project.mkdir()
-        port = _free_port()
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "LANG": "C.UTF-8",
-            "HOME": str(home),
-            "XDG_STATE_HOME": str(base / "state"),
-            "XDG_DATA_HOME": str(home / ".local" / "share"),
-            "XDG_CACHE_HOME": str(home / ".cache"),
-            "OPENCODE_DISABLE_AUTOUPDATE": "1",
-            "OPENCODE_DISABLE_SHARE": "1",
-            "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
-            "OPENCODE_DISABLE_CLAUDE_CODE": "1",
-            "OPENCODE_DISABLE_MODELS_FETCH": "1",
-            "npm_config_registry": "http://127.0.0.1:9/",
-            "SIGNET_DAEMON_URL": f"http://127.0.0.1:{port}",
-            "SIGNET_ADAPTER_AUTOSTART": "0",
-        }
-        daemon = subprocess.Popen(
-            [SDK, "dev-daemon", "--port", str(port), "--db", str(base / "daemon.sqlite3")],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+    with common.bench_dirs("signet-bench-opencode-") as (base, home, project):
+        port = free_port()
+        env = common.harness_env(
+            base,
+            home,
+            port,
+            XDG_DATA_HOME=str(home / ".local" / "share"),
+            XDG_CACHE_HOME=str(home / ".cache"),
+            OPENCODE_DISABLE_AUTOUPDATE="1",
+            OPENCODE_DISABLE_SHARE="1",
+            OPENCODE_DISABLE_LSP_DOWNLOAD="1",
+            OPENCODE_DISABLE_CLAUDE_CODE="1",
+            OPENCODE_DISABLE_MODELS_FETCH="1",
+            npm_config_registry="http://127.0.0.1:9/",
         )
         hook_log = base / "hooks.log"
-        server: subprocess.Popen[str] | None = None
         instances: dict[str, Instance] = {}
-        try:
-            _wait(lambda: _port_open(port))
-            server = subprocess.Popen(
-                [SDK, "serve", "--port", "0"],
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                text=True,
-            )
-            assert server.stdout is not None
-            assert "listening on" in server.stdout.readline()
-            state = json.loads((base / "state" / "signet-sdk" / "adapter-server.json").read_text())
-            with FakeOpenAI(reply, models=["fake-model", "fake-small"]) as fake:
+        with (
+            common.dev_daemon(port, base / "daemon.sqlite3"),
+            ServeProcess(env) as server,
+            FakeOpenAI(reply, models=["fake-model", "fake-small"]) as fake,
+        ):
+            try:
                 (project / "opencode.json").write_text(_project_config(fake))
                 bare = _config_home(base, "bare", seed, env)
                 ours = _config_home(base, "ours", seed, env, "install", "opencode", "--no-mcp")
@@ -326,8 +280,8 @@ def main() -> int:
                     "server": {
                         **env,
                         "XDG_CONFIG_HOME": ours,
-                        "SIGNET_ADAPTER_URL": state["url"],
-                        "SIGNET_ADAPTER_TOKEN": state.get("token") or "",
+                        "SIGNET_ADAPTER_URL": server.url,
+                        "SIGNET_ADAPTER_TOKEN": server.token or "",
                     },
                     # Its own state directory: no server state file to find.
                     "process": {**env, "XDG_CONFIG_HOME": ours, "XDG_STATE_HOME": str(base / "p")},
@@ -355,14 +309,9 @@ def main() -> int:
                         runs[name].append(instance.prompt())
                         time.sleep(0.02)
                 hooks = _hook_times(hook_log)
-        finally:
-            for instance in instances.values():
-                instance.stop()
-            if server is not None:
-                server.send_signal(signal.SIGTERM)
-                server.wait(timeout=15)
-            daemon.terminate()
-            daemon.wait(timeout=15)
+            finally:
+                for instance in instances.values():
+                    instance.stop()
 
     floor = statistics.median(runs["bare"]) * 1000
     print("\nwall time per turn (each configuration its own OpenCode server; differences")
@@ -370,8 +319,7 @@ def main() -> int:
     print(f"{'configuration':<13} {'median ms':>10} {'p90 ms':>8} {'added ms':>9}")
     for name, times in runs.items():
         ms = sorted(t * 1000 for t in times)
-        median = statistics.median(ms)
-        p90 = ms[int(len(ms) * 0.9) - 1]
+        median, p90 = common.median_p90(ms)
         print(f"{name:<13} {median:>10.1f} {p90:>8.1f} {median - floor:>+9.1f}")
         if os.environ.get("BENCH_VERBOSE"):
             print(" ".join(f"{v:.0f}" for v in ms))
@@ -385,19 +333,14 @@ def main() -> int:
         got = hooks.get(name, {})
         turns = max(len(runs[name]), 1)
         mean = sum(sum(v) for v in got.values()) / turns
-        chat = sorted(got.get("chat.message", [0.0]))
+        chat, chat_p90 = common.median_p90(got.get("chat.message", [0.0]))
         others = sum(sum(v) for hook, v in got.items() if hook != "chat.message") / turns
-        median = statistics.median(chat) + others
-        line = (
-            f"{name:<13} {median:>12.2f} {mean:>10.2f} {statistics.median(chat):>17.2f} "
-            f"{chat[max(int(len(chat) * 0.9) - 1, 0)]:>7.2f}"
-        )
+        median = chat + others
+        line = f"{name:<13} {median:>12.2f} {mean:>10.2f} {chat:>17.2f} {chat_p90:>7.2f}"
         if name == "server":
-            ok = median <= BUDGET_MS
-            verdict = 0 if ok else 1
-            line += f"   budget {BUDGET_MS:.0f} ms: {'PASS' if ok else 'FAIL'}"
+            line, verdict = common.judged(line, median, BUDGET_MS)
         print(line)
-    print(f"load after: {os.getloadavg()[0]:.2f}")
+    common.print_load_after()
     return verdict
 
 

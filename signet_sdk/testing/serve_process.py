@@ -48,15 +48,18 @@ class ServeProcess:
         self.url: str = state["url"]
         self.token: str | None = state.get("token")
 
-    def post(self, event: str, payload: Any, timeout: float = 30.0) -> dict[str, Any]:
-        """One native event through the route a shim's transport posts to."""
-        if self.harness is None:
-            raise TypeError("ServeProcess.post needs a harness: subclass and set `harness`")
+    def post(
+        self, event: str, payload: Any, timeout: float = 30.0, *, harness: str | None = None
+    ) -> dict[str, Any]:
+        """One native event of ``harness`` (default: the class's) through a shim's route."""
+        harness = harness or self.harness
+        if harness is None:
+            raise TypeError("ServeProcess.post needs a harness: pass one, or subclass and set it")
         headers = {"content-type": "application/json"}
         if self.token:
             headers["authorization"] = f"Bearer {self.token}"
         request = urllib.request.Request(
-            f"{self.url}/v1/{self.harness}/events/{event}",
+            f"{self.url}/v1/{harness}/events/{event}",
             data=json.dumps(payload).encode(),
             headers=headers,
         )

@@ -21,7 +21,8 @@ An adapter's own tests need only::
 or the ``signet_vector`` fixture of :mod:`signet_sdk.testing.pytest_plugin`.
 A command-hook adapter also runs each vector through the real hook command
 against a :class:`~signet_sdk.testing.ScriptedDaemon`:
-:func:`check_vector_through_hook`.
+:func:`check_vector_through_hook`; a plugin harness's shim posts to the
+adapter server as well: :func:`check_vector_through_server`.
 """
 
 from __future__ import annotations
@@ -42,11 +43,13 @@ from signet_sdk.wire.request import build_request
 
 if TYPE_CHECKING:
     from signet_sdk.testing.hook_process import HookRun
-    from signet_sdk.testing.scripted import ScriptedDaemon
+    from signet_sdk.testing.scripted import Recorded, ScriptedDaemon
+    from signet_sdk.testing.serve_process import ServeProcess
 
 __all__ = [
     "check_vector",
     "check_vector_through_hook",
+    "check_vector_through_server",
     "load_vectors",
     "vector_id",
     "vector_problems",
@@ -174,8 +177,8 @@ def check_vector_through_hook(
     must have held when each request arrived; a staged copy must be gone
     afterwards. Returns the run.
     """
-    from signet_sdk.testing.hook_process import outbox_left, run_hook
-    from signet_sdk.testing.scripted import Reply, assert_received
+    from signet_sdk.testing.hook_process import run_hook
+    from signet_sdk.testing.scripted import Reply
 
     sent = dict(vector["payload"] if payload is None else payload)
     staged = None
@@ -186,14 +189,67 @@ def check_vector_through_hook(
     want = expected_output(vector)
     assert (run.returncode, run.stderr) == (want["exitCode"], b""), run.stderr
     assert run.stdout == str(want["stdout"]).encode("utf-8")
+    got = _received(plugin, vector, daemon, staged, None)
+    for request in got:
+        copy = request.json.get("transcriptPath")
+        assert copy is None or not Path(copy).exists()  # the staged copy is removed
+    return run
+
+
+def check_vector_through_server(
+    plugin: HarnessPlugin,
+    vector: Mapping[str, Any],
+    daemon: ScriptedDaemon,
+    server: ServeProcess,
+    *,
+    payload: Mapping[str, Any] | None = None,
+    staged: bytes | None = None,
+) -> dict[str, Any]:
+    """Post the vector to a running adapter server as a plugin harness's shim does.
+
+    ``server`` (a :class:`~signet_sdk.testing.ServeProcess` whose daemon is
+    ``daemon``) gets the vector's event on ``/v1/<harness>/events/<event>``;
+    ``daemon`` replays the vector's answers. A refused payload must answer
+    no ``data``, name the field in ``degraded`` and reach no daemon;
+    otherwise the answer must carry the vector's ``data`` and exit code, the
+    server's outbox must drain (detached writes delivered) and the daemon
+    must receive the vector's calls as :func:`check_vector_through_hook`
+    requires them. ``payload`` replaces the vector's; ``staged``: the bytes a
+    staged transcript must have held. Returns the server's answer.
+    """
+    from signet_sdk.testing.scripted import Reply
+
+    daemon.script([Reply(a["status"], a["body"]) for a in vector.get("answers") or []])
+    sent = vector["payload"] if payload is None else payload
+    answer = server.post(str(vector["event"]), sent, harness=plugin.name)
+    if "error" in vector:
+        assert answer["data"] is None, answer
+        assert vector["error"]["field"] in answer["degraded"], answer
+        assert daemon.requests == []
+        return answer
+    want = expected_output(vector)
+    assert (answer["data"], answer["exitCode"]) == (want["data"], want["exitCode"]), answer
+    _received(plugin, vector, daemon, staged, server.env)
+    return answer
+
+
+def _received(
+    plugin: HarnessPlugin,
+    vector: Mapping[str, Any],
+    daemon: ScriptedDaemon,
+    staged: bytes | None,
+    env: Mapping[str, str] | None,
+) -> list[Recorded]:
+    """What ``daemon`` received for the vector, once the outbox under ``env`` has drained."""
+    from signet_sdk.testing.hook_process import outbox_left
+    from signet_sdk.testing.scripted import assert_received
+
     calls = vector.get("calls") or []
     got = daemon.wait_for(len(calls))
-    assert outbox_left() == []
+    assert outbox_left(env=env) == []
     assert_received(got, calls, staged=staged, runtime_path=plugin.runtime_path)
     for request, call in zip(got, calls, strict=True):
         assert "x-signet-no-hooks" not in request.headers
         # Sent by the hook itself, not resent from the outbox with its entry id.
         assert "idempotencyKey" in call["body"] or "idempotencyKey" not in request.json
-        copy = request.json.get("transcriptPath")
-        assert copy is None or not Path(copy).exists()  # the staged copy is removed
-    return run
+    return got

@@ -21,7 +21,7 @@ made here, in Python. Per hook:
 
 from __future__ import annotations
 
-from signet_sdk.runtime.plugin import EventSpec, HarnessPlugin
+from signet_sdk.plugin import EventSpec, HarnessPlugin
 
 from ._translate import EVENTS, NOT_APPLICABLE, SHIM_EVENTS, TRANSLATOR, OpenClawTranslator
 

@@ -7,9 +7,7 @@ a :class:`~signet_sdk.PayloadError` naming the field.
 
 from __future__ import annotations
 
-from signet_sdk.runtime.payload import mapping, string
-from signet_sdk.wire.errors import PayloadError
-from signet_sdk.wire.jsonfast import dumps
+from signet_sdk.plugin import PayloadError, json_dumps, mapping, string
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -80,7 +78,7 @@ def _is_image(block: Any) -> bool:
 def _messages_jsonl(messages: Sequence[Any]) -> str:
     """Session messages as JSON lines shaped like OpenClaw's session-file message entries."""
     return "".join(
-        dumps({"type": "message", "message": _slim(m)}) + "\n"
+        json_dumps({"type": "message", "message": _slim(m)}) + "\n"
         for m in messages
         if isinstance(m, dict)
     )
@@ -93,20 +91,3 @@ def _wrap(text: str, source: str) -> str:
     if not text.strip():
         return ""
     return f'<signet-memory source="{source}">\n{text.strip()}\n</signet-memory>'
-
-
-def _context_text(result: Any, *, prompt: bool) -> str:
-    """The context text in a daemon answer, newest response fields first."""
-    if not isinstance(result, dict) or result.get("skipped") or result.get("bypassed"):
-        return ""
-    if prompt:
-        dynamic = result.get("dynamicContext")
-        if isinstance(dynamic, str) and dynamic.strip():
-            return dynamic
-    else:
-        parts = [result.get("stableSystemPrompt"), result.get("dynamicContext")]
-        joined = "\n\n".join(p for p in parts if isinstance(p, str) and p.strip())
-        if joined:
-            return joined
-    inject = result.get("inject")
-    return inject if isinstance(inject, str) and inject.strip() else ""

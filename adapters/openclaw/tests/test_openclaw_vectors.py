@@ -1,13 +1,13 @@
 """The OpenClaw adapter's contract vectors, run three ways.
 
-1. Pure: ``translate`` gives the vector's calls (wire bodies built by the same
-   sans-I/O core every transport uses) and ``render`` of its answers gives
-   its output.
+1. Pure (the kit's ``check_vector``): the event makes the vector's daemon
+   requests (wire bodies built by the same sans-I/O core every transport
+   uses) and gives its output; the parity column has no MISSING row.
 2. Through the adapter server the plugin posts to (``signet-sdk serve`` as a
    process, ``POST /v1/openclaw/events/<hook>``), against a daemon replaying
-   the vector's answers.
+   the vector's answers (``check_vector_through_server``).
 3. Through ``signet-sdk hook openclaw <hook>``, the transport's fallback while
-   no server runs.
+   no server runs (``check_vector_through_hook``).
 
 In 2 and 3 the daemon must receive the vector's bodies and the answer must
 carry the vector's output.
@@ -15,32 +15,26 @@ carry the vector's output.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from oc_support import (
-    AdapterServer,
-    Recorded,
-    Reply,
+from signet_adapter_openclaw import PLUGIN as SIGNET_PLUGIN
+from signet_adapter_openclaw import SHIM_EVENTS, TRANSLATOR
+
+from signet_sdk.testing import (
     ScriptedDaemon,
+    ServeProcess,
+    check_vector,
+    check_vector_through_hook,
+    check_vector_through_server,
     load_vectors,
-    run_hook,
-    wait_outbox_empty,
 )
-from signet_adapter_openclaw import PLUGIN, SHIM_EVENTS, TRANSLATOR
-
 from signet_sdk.testing.parity import run_parity
-from signet_sdk.wire.config import resolve_config
-from signet_sdk.wire.endpoints import endpoint
-from signet_sdk.wire.errors import PayloadError
-from signet_sdk.wire.request import build_request
+from signet_sdk.wire.endpoints import DEPENDENCY_MAP_ROWS
 
-VECTORS = load_vectors()
-IDS = [v["name"] for v in VECTORS]
+VECTORS = load_vectors(SIGNET_PLUGIN)
 BY_NAME = {v["name"]: v for v in VECTORS}
 
 
@@ -49,7 +43,8 @@ def _actions(name: str) -> list[str]:
 
 
 def test_vector_set_covers_every_hook_and_the_rules_of_a_turn() -> None:
-    assert {v["event"] for v in VECTORS} == set(PLUGIN.events) == set(SHIM_EVENTS)
+    assert {v["event"] for v in VECTORS} == set(SIGNET_PLUGIN.events) == set(SHIM_EVENTS)
+    assert SIGNET_PLUGIN.runtime_path == "plugin"
     for v in VECTORS:
         assert v["harness"] == "openclaw"
         assert "error" in v or v["output"]["exit_code"] == 0
@@ -83,78 +78,34 @@ def test_prompt_carry_marks_the_turn_the_other_prompt_hook_then_skips() -> None:
     assert [c.action for c in calls] == ["user_prompt_submit"]
 
 
-@pytest.mark.parametrize("vector", VECTORS, ids=IDS)
-def test_vector_translate_and_render(vector: dict[str, Any]) -> None:
-    if "error" in vector:
-        with pytest.raises(PayloadError) as caught:
-            TRANSLATOR.translate(vector["event"], vector["payload"])
-        assert caught.value.field == vector["error"]["field"]
-        return
-    config = resolve_config(harness="openclaw", runtime_path="plugin", env={})
-    wire = []
-    for call in TRANSLATOR.translate(vector["event"], vector["payload"]):
-        request = build_request(config, endpoint(call.action), body=call.body)
-        assert request.content is not None
-        assert request.headers["x-signet-runtime-path"] == "plugin"
-        wire.append(
-            {
-                "action": call.action,
-                "method": request.method,
-                "path": request.url.removeprefix(config.base_url),
-                "body": json.loads(request.content),
-            }
-        )
-    assert wire == vector["calls"]
-    answers = [a["body"] for a in vector["answers"]]
-    out = TRANSLATOR.render(vector["event"], vector["payload"], answers)
-    assert out.data == vector["output"]["data"]
-    assert out.text == vector["output"]["stdout"]
+def test_vector_translate_and_render(signet_vector: dict[str, Any]) -> None:
+    check_vector(SIGNET_PLUGIN, signet_vector)
 
 
 def test_parity_column_is_ok() -> None:
+    """Every row covered but the health check; the memory tools through the plugin's tools."""
     report = run_parity(harnesses=["openclaw"])
     (column,) = report.harnesses
     assert column.ok, [v.problems for v in column.vectors if v.problems]
     assert all(status != "missing" for status, _ in column.rows.values())
-    assert {r for r, (s, _) in column.rows.items() if s == "covered"} == {
-        "session-start",
-        "prompt-submit",
-        "session-end",
-        "pre-compaction",
-        "compaction-complete",
-        # through the memory tools the plugin registers (run against the daemon)
-        "memory-search",
-        "memory-store",
-        "memory-get",
-        "memory-modify",
-        "memory-forget",
-        "secret-injection",
-    }
+    assert set(SIGNET_PLUGIN.not_applicable) == {"health"}
+    covered = {r for r, (s, _) in column.rows.items() if s == "covered"}
+    assert covered == set(DEPENDENCY_MAP_ROWS) - {"health"}
 
 
 # -- through the real paths ------------------------------------------------
 
 
-def _check_received(got: list[Recorded], vector: dict[str, Any]) -> None:
-    assert [r.path for r in got] == [c["path"] for c in vector["calls"]]
-    for request, call in zip(got, vector["calls"], strict=True):
-        assert request.json == call["body"]
-        assert request.headers["x-signet-runtime-path"] == "plugin"
-
-
 @pytest.fixture(scope="module")
 def scripted() -> Iterator[ScriptedDaemon]:
-    daemon = ScriptedDaemon()
-    try:
+    with ScriptedDaemon() as daemon:
         yield daemon
-    finally:
-        daemon.close()
 
 
 @pytest.fixture(scope="module")
-def server_env(
+def server(
     tmp_path_factory: pytest.TempPathFactory, scripted: ScriptedDaemon
-) -> dict[str, str]:
+) -> Iterator[ServeProcess]:
     root = tmp_path_factory.mktemp("openclaw-server")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SIGNET_", "OPENCLAW_"))}
     env.update(
@@ -163,55 +114,18 @@ def server_env(
         SIGNET_DAEMON_URL=scripted.url,
         SIGNET_OUTBOX_FLUSH_SECONDS="5",
     )
-    return env
-
-
-@pytest.fixture(scope="module")
-def server(server_env: dict[str, str]) -> Iterator[AdapterServer]:
-    with AdapterServer(server_env) as running:
+    with ServeProcess(env) as running:
         yield running
 
 
-@pytest.mark.parametrize("vector", VECTORS, ids=IDS)
 def test_vector_through_adapter_server(
-    vector: dict[str, Any],
-    scripted: ScriptedDaemon,
-    server: AdapterServer,
-    server_env: dict[str, str],
+    signet_vector: dict[str, Any], scripted: ScriptedDaemon, server: ServeProcess
 ) -> None:
-    scripted.reset([Reply(a["status"], a["body"]) for a in vector.get("answers", [])])
-
-    answer = server.post(vector["event"], vector["payload"])
-
-    if "error" in vector:
-        assert answer["data"] is None
-        assert vector["error"]["field"] in answer["degraded"]
-        assert scripted.requests == []
-        return
-    got = scripted.wait_for(len(vector["calls"]))
-    assert wait_outbox_empty(server_env) == []  # detached writes were delivered
-    _check_received(got, vector)
     # A detached write answers before the daemon does; the output does not depend on it.
-    assert answer["data"] == vector["output"]["data"]
-    assert answer["exitCode"] == 0
+    check_vector_through_server(SIGNET_PLUGIN, signet_vector, scripted, server)
 
 
-@pytest.mark.parametrize("vector", VECTORS, ids=IDS)
 def test_vector_through_hook_process(
-    vector: dict[str, Any], scripted: ScriptedDaemon, isolated: Path
+    signet_vector: dict[str, Any], scripted_daemon: ScriptedDaemon
 ) -> None:
-    env = dict(os.environ, SIGNET_DAEMON_URL=scripted.url)
-    scripted.reset([Reply(a["status"], a["body"]) for a in vector.get("answers", [])])
-
-    run = run_hook(vector["event"], vector["payload"], env)
-
-    assert run.returncode == 0
-    assert run.stderr == b""
-    if "error" in vector:
-        assert run.stdout == b""
-        assert scripted.requests == []
-        return
-    got = scripted.wait_for(len(vector["calls"]))
-    assert wait_outbox_empty(env) == []
-    _check_received(got, vector)
-    assert run.stdout == vector["output"]["stdout"].encode("utf-8")
+    check_vector_through_hook(SIGNET_PLUGIN, signet_vector, scripted_daemon)
