@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping, Sequence
 
     from signet_sdk.wire.config import Timeouts
 
-__all__ = ["hook_timeouts", "sdk_command"]
+__all__ = ["hook_timeouts", "runs_sdk", "sdk_command", "sdk_shell_command"]
 
 _PROGRAM = "signet-sdk"
 
@@ -29,6 +31,41 @@ def sdk_command(python: str | None = None) -> list[str]:
     if script.is_file() and os.access(script, os.X_OK):
         return [str(script)]
     return [exe, "-m", "signet_sdk"]
+
+
+def sdk_shell_command(args: Sequence[str], python: str | None = None) -> str:
+    """:func:`sdk_command` followed by ``args``, as one shell command line (words quoted)."""
+    return " ".join([*(shlex.quote(w) for w in sdk_command(python)), *args])
+
+
+def runs_sdk(
+    handler: Any,
+    args: Sequence[str],
+    legacy: Callable[[list[str]], bool] | None = None,
+) -> bool:
+    """Whether a hook entry's ``command`` runs ``signet-sdk <args...>`` from any environment.
+
+    An installer owns the entries whose command is the ``signet-sdk``
+    script or ``-m signet_sdk`` (of whatever interpreter) followed by
+    ``args``, so an install from another environment or version is updated
+    in place rather than duplicated. ``legacy`` recognises, from the
+    command's words, what older versions registered.
+    """
+    if not isinstance(handler, dict) or not isinstance(handler.get("command"), str):
+        return False
+    try:
+        words = shlex.split(handler["command"])
+    except ValueError:
+        return False
+    if legacy is not None and legacy(words):
+        return True
+    wanted = tuple(args)
+    for i, word in enumerate(words):
+        program = os.path.basename(word) == _PROGRAM
+        module = word == "signet_sdk" and i > 0 and words[i - 1] == "-m"
+        if (program or module) and tuple(words[i + 1 : i + 1 + len(wanted)]) == wanted:
+            return True
+    return False
 
 
 def hook_timeouts(env: Mapping[str, str] | None = None) -> Timeouts:

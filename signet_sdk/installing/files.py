@@ -12,9 +12,11 @@ from __future__ import annotations
 import contextlib
 import difflib
 import os
+import shutil
+import time
 from pathlib import Path
 
-__all__ = ["InstallError", "read_text", "replace_text", "text_diff"]
+__all__ = ["InstallError", "backup", "read_text", "replace_text", "text_diff"]
 
 
 class InstallError(Exception):
@@ -54,13 +56,35 @@ def replace_text(path: Path, text: str, mode: int = 0o644) -> None:
         raise
 
 
-def text_diff(path: Path, old: str | None, new: str | None, verb: str | None = None) -> str:
-    """A unified diff from ``old`` to ``new`` (None: the file is absent on that side)."""
+def backup(path: Path) -> Path:
+    """Copy ``path`` to ``<name>.bak-<UTC time>`` (``-<n>`` added while taken); the copy's path.
+
+    Taken before an installer replaces a file the user edits by hand, so
+    the user's own version stays one ``mv`` away whatever the installer did.
+    """
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    copy = path.with_name(f"{path.name}.bak-{stamp}")
+    n = 1
+    while copy.exists():
+        copy = path.with_name(f"{path.name}.bak-{stamp}-{n}")
+        n += 1
+    shutil.copy2(path, copy)
+    return copy
+
+
+def text_diff(
+    path: Path, old: str | None, new: str | None, verb: str | None = None, *, named: bool = False
+) -> str:
+    """A unified diff from ``old`` to ``new`` (None: the file is absent on that side).
+
+    An absent side is named ``/dev/null``, unless ``named``: then both sides
+    carry the path (the form the settings-file installers have always printed).
+    """
     after = str(path) if verb is None else f"{path} (after {verb})"
     lines = difflib.unified_diff(
         (old or "").splitlines(keepends=True),
         (new or "").splitlines(keepends=True),
-        fromfile=str(path) if old is not None else "/dev/null",
-        tofile=after if new is not None else "/dev/null",
+        fromfile=str(path) if old is not None or named else "/dev/null",
+        tofile=after if new is not None or named else "/dev/null",
     )
     return "".join(lines)

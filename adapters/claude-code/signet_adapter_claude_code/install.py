@@ -39,19 +39,18 @@ User scope is ``$CLAUDE_CONFIG_DIR/settings.json`` (default
 
 from __future__ import annotations
 
-import argparse
-import difflib
 import itertools
 import json
 import math
 import os
-import shlex
-import shutil
 import sys
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from signet_sdk.installing import cli
+from signet_sdk.installing.command import runs_sdk, sdk_shell_command
+from signet_sdk.installing.files import InstallError, backup, read_text, replace_text
 
 from ._mcp import approve_mcp, mcp_entry, mcp_path, merge_mcp, unmerge_mcp
 
@@ -98,14 +97,13 @@ def hook_timeouts(env: Mapping[str, str] | None = None) -> dict[str, int]:
 #: Hook events we register with the default deadlines: Claude Code's ``timeout`` in seconds.
 HOOK_TIMEOUTS: dict[str, int] = hook_timeouts({})
 
-_PROGRAM = "signet-sdk"
 _HOOK_ARGS = ("hook", "claude-code")
 #: Commands earlier versions registered; recognised so an upgrade replaces them.
 _LEGACY_PROGRAM = "signet-claude-code-hook"
 _LEGACY_MODULE = "signet_adapter_claude_code.hook"
 
 
-class SettingsError(Exception):
+class SettingsError(InstallError):
     """The settings file cannot be merged safely; the message names file and problem."""
 
 
@@ -116,31 +114,18 @@ def hook_command(python: str | None = None) -> str:
     interpreter; fall back to ``<python> -m signet_sdk``. Either runs the
     core's hook runner: ``... hook claude-code <Event>``.
     """
-    exe = os.path.abspath(python or sys.executable)
-    script = Path(exe).parent / _PROGRAM
-    if script.is_file() and os.access(script, os.X_OK):
-        return " ".join([shlex.quote(str(script)), *_HOOK_ARGS])
-    return " ".join([shlex.quote(exe), "-m", "signet_sdk", *_HOOK_ARGS])
+    return sdk_shell_command(_HOOK_ARGS, python)
+
+
+def _legacy(words: list[str]) -> bool:
+    if any(os.path.basename(w) == _LEGACY_PROGRAM for w in words):
+        return True
+    return any(a == "-m" and b == _LEGACY_MODULE for a, b in itertools.pairwise(words))
 
 
 def is_ours(handler: Any) -> bool:
     """Whether a handler entry is one this installer wrote (from any environment)."""
-    if not isinstance(handler, dict) or not isinstance(handler.get("command"), str):
-        return False
-    try:
-        words = shlex.split(handler["command"])
-    except ValueError:
-        return False
-    if any(os.path.basename(w) == _LEGACY_PROGRAM for w in words):
-        return True
-    if any(a == "-m" and b == _LEGACY_MODULE for a, b in itertools.pairwise(words)):
-        return True
-    for i, word in enumerate(words):
-        program = os.path.basename(word) == _PROGRAM
-        module = word == "signet_sdk" and i > 0 and words[i - 1] == "-m"
-        if (program or module) and tuple(words[i + 1 : i + 3]) == _HOOK_ARGS:
-            return True
-    return False
+    return runs_sdk(handler, _HOOK_ARGS, _legacy)
 
 
 def _handler(command: str, event: str, timeouts: Mapping[str, int]) -> dict[str, Any]:
@@ -238,12 +223,9 @@ def settings_path(project: str | None, explicit: str | None, env: dict[str, str]
 
 def load(path: Path) -> tuple[dict[str, Any], str | None]:
     """The parsed settings and the original text (None when the file does not exist)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    text = read_text(path)
+    if text is None:
         return {}, None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SettingsError(f"{path}: cannot read: {exc}") from None
     if not text.strip():
         return {}, text
     try:
@@ -261,62 +243,44 @@ def render(settings: dict[str, Any]) -> str:
 
 def _write(path: Path, text: str, original: str | None) -> Path | None:
     """Back the old file up, then replace it atomically; returns the backup path."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    backup = None
-    mode = 0o600
-    if original is not None:
-        mode = path.stat().st_mode & 0o777
-        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-        backup = path.with_name(f"{path.name}.bak-{stamp}")
-        n = 1
-        while backup.exists():
-            backup = path.with_name(f"{path.name}.bak-{stamp}-{n}")
-            n += 1
-        shutil.copy2(path, backup)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return backup
+    copy = backup(path) if original is not None else None
+    replace_text(path, text, 0o600)
+    return copy
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``main(["install" | "uninstall", *options])``; 0 on success, 1 on a bad file, 2 on usage."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    parser = argparse.ArgumentParser(
-        prog="signet-sdk {install|uninstall} claude-code",
-        description="Merge Signet's Claude Code hooks into settings.json and its memory tools "
+    parser = cli.parser(
+        "claude-code",
+        "Merge Signet's Claude Code hooks into settings.json and its memory tools "
         "(MCP server 'signet') into Claude Code's MCP config, or remove them.",
     )
-    parser.add_argument("verb", choices=("install", "uninstall"))
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--project", metavar="DIR", help="use DIR/.claude/settings.json")
     where.add_argument("--settings", metavar="FILE", help="use this settings file")
-    parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
-    parser.add_argument(
-        "--python", metavar="EXE", help="interpreter whose hook command to register"
+    cli.add_run_options(
+        parser,
+        dry_run="print the diff, write nothing",
+        python="interpreter whose hook command to register",
     )
     parser.add_argument(
         "--no-mcp", action="store_true", help="do not register the memory tools' MCP server"
     )
-    try:
-        opts = parser.parse_args(args)
-    except SystemExit as exc:
-        return int(exc.code or 0)
+    opts = cli.parse(parser, argv)
+    if isinstance(opts, int):
+        return opts
 
     env = dict(os.environ)
     path = settings_path(opts.project, opts.settings, env)
     install = opts.verb == "install"
-    edits: list[tuple[str, Path, str | None, dict[str, Any], dict[str, Any]]] = []
+    edits: list[cli.Change] = []
     target = path
+
+    def edit(what: str, target: Path, text: str | None, now: dict[str, Any], new: Any) -> None:
+        # An absent file stays absent unless install has something to put there.
+        same = new == now and (text is not None or not install)
+        edits.append(cli.Change(target, text, text if same else render(new), what))
+
     try:
         current, original = load(path)
         timeouts = hook_timeouts(env)
@@ -325,45 +289,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         if not opts.no_mcp and opts.project:
             updated = approve_mcp(updated) if install else unmerge_mcp(updated)
-        edits.append(("hooks", path, original, current, updated))
+        edit("hooks", path, original, current, updated)
         if not opts.no_mcp:
             target = mcp_path(opts.project, env)
             mcp_now, mcp_text = load(target)
             entry = mcp_entry(hook_command(opts.python), len(_HOOK_ARGS))
             changed = merge_mcp(mcp_now, entry) if install else unmerge_mcp(mcp_now)
-            edits.append(("memory tools (MCP server)", target, mcp_text, mcp_now, changed))
+            edit("memory tools (MCP server)", target, mcp_text, mcp_now, changed)
     except ValueError as exc:  # a wrong shape found while merging
         problem = f"{target}: {exc}"
         sys.stderr.write(f"signet-sdk {opts.verb} claude-code: {problem}\nNo file was changed.\n")
         return 1
-    except SettingsError as exc:
+    except InstallError as exc:
         sys.stderr.write(f"signet-sdk {opts.verb} claude-code: {exc}\nNo file was changed.\n")
         return 1
 
     done = "installed into" if install else "removed from"
-    wrote = False
-    for what, target, original_text, before, after in edits:
-        if after == before and (original_text is not None or not install):
-            sys.stdout.write(f"{target}: already up to date, nothing changed\n")
-            continue
-        new_text = render(after)
-        if opts.dry_run:
-            diff = difflib.unified_diff(
-                (original_text or "").splitlines(keepends=True),
-                new_text.splitlines(keepends=True),
-                fromfile=str(target),
-                tofile=f"{target} (after {opts.verb})",
-            )
-            sys.stdout.write("".join(diff))
-            continue
-        try:
-            backup = _write(target, new_text, original_text)
-        except OSError as exc:
-            sys.stderr.write(f"signet-sdk {opts.verb} claude-code: cannot write {target}: {exc}\n")
-            return 1
-        wrote = True
-        note = f" (previous version saved as {backup})" if backup else ""
-        sys.stdout.write(f"Signet {what} {done} {target}{note}\n")
+
+    def write(change: cli.Change) -> str:
+        copy = _write(change.path, change.after or "", change.before)
+        note = f" (previous version saved as {copy})" if copy else ""
+        return f"Signet {change.what} {done} {change.path}{note}\n"
+
+    wrote = cli.apply("claude-code", opts.verb, edits, opts.dry_run, write)
+    if wrote is None:
+        return 1
     if wrote and install:
         sys.stdout.write("Claude Code reads hooks at start-up: restart running sessions.\n")
     return 0

@@ -31,16 +31,16 @@ only for a project the user trusted; the installer never trusts a project.
 
 from __future__ import annotations
 
-import argparse
-import difflib
 import json
 import math
 import os
-import shlex
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from signet_sdk.installing import cli
+from signet_sdk.installing.command import runs_sdk, sdk_shell_command
 
 from ._paths import codex_home
 from ._toml import ConfigError, check_toml, merge_config, toml_data, unmerge_config
@@ -51,7 +51,6 @@ __all__ = ["ConfigError", "hook_command", "hook_timeouts", "main", "merge_hooks"
 _MARGIN = 2
 #: Codex clamps SessionEnd hooks to 3 s; registering exactly that keeps the hash stable.
 _SESSION_END_TIMEOUT = 3
-_PROGRAM = "signet-sdk"
 _HOOK_ARGS = ("hook", "codex")
 _ORIG = ".signet-sdk-orig"
 _ABSENT = "\x00absent\n"
@@ -77,27 +76,12 @@ def hook_timeouts(env: Mapping[str, str] | None = None) -> dict[str, int]:
 
 def hook_command(python: str | None = None) -> str:
     """The command Codex runs: an absolute ``signet-sdk`` (or ``python -m signet_sdk``)."""
-    exe = os.path.abspath(python or sys.executable)
-    script = Path(exe).parent / _PROGRAM
-    if script.is_file() and os.access(script, os.X_OK):
-        return " ".join([shlex.quote(str(script)), *_HOOK_ARGS])
-    return " ".join([shlex.quote(exe), "-m", "signet_sdk", *_HOOK_ARGS])
+    return sdk_shell_command(_HOOK_ARGS, python)
 
 
 def is_ours(handler: Any) -> bool:
     """Whether a handler entry is one this installer wrote (from any environment)."""
-    if not isinstance(handler, dict) or not isinstance(handler.get("command"), str):
-        return False
-    try:
-        words = shlex.split(handler["command"])
-    except ValueError:
-        return False
-    for i, word in enumerate(words):
-        program = os.path.basename(word) == _PROGRAM
-        module = word == "signet_sdk" and i > 0 and words[i - 1] == "-m"
-        if (program or module) and tuple(words[i + 1 : i + 3]) == _HOOK_ARGS:
-            return True
-    return False
+    return runs_sdk(handler, _HOOK_ARGS)
 
 
 def _check_hooks(data: Any, path: Path) -> dict[str, Any]:
@@ -262,22 +246,20 @@ def _plan(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``main(["install" | "uninstall", *options])``; 0 on success, 1 on a bad file, 2 on usage."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    parser = argparse.ArgumentParser(
-        prog="signet-sdk {install|uninstall} codex",
-        description="Register Signet's Codex hooks in hooks.json and trust them in config.toml, "
+    parser = cli.parser(
+        "codex",
+        "Register Signet's Codex hooks in hooks.json and trust them in config.toml, "
         "or remove them.",
     )
-    parser.add_argument("verb", choices=("install", "uninstall"))
     parser.add_argument("--project", metavar="DIR", help="use DIR/.codex/hooks.json")
-    parser.add_argument("--dry-run", action="store_true", help="print the diffs, write nothing")
-    parser.add_argument(
-        "--python", metavar="EXE", help="interpreter whose hook command to register"
+    cli.add_run_options(
+        parser,
+        dry_run="print the diffs, write nothing",
+        python="interpreter whose hook command to register",
     )
-    try:
-        opts = parser.parse_args(args)
-    except SystemExit as exc:
-        return int(exc.code or 0)
+    opts = cli.parse(parser, argv)
+    if isinstance(opts, int):
+        return opts
     env = dict(os.environ)
     home = Path(codex_home(env)).expanduser().absolute()
     hooks_dir = Path(opts.project).expanduser().absolute() / ".codex" if opts.project else home
@@ -286,30 +268,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         sys.stderr.write(f"signet-sdk {opts.verb} codex: {exc}\nNo file was changed.\n")
         return 1
-    wrote = False
-    for path, before, after in plan:
-        if after == before:
-            sys.stdout.write(f"{path}: already up to date, nothing changed\n")
-            continue
-        if opts.dry_run:
-            diff = difflib.unified_diff(
-                (before or "").splitlines(keepends=True),
-                (after or "").splitlines(keepends=True),
-                fromfile=str(path),
-                tofile=f"{path} (after {opts.verb})",
-            )
-            sys.stdout.write("".join(diff))
-            continue
-        try:
-            _write(path, after, before)
-            if opts.verb == "uninstall":
-                path.with_name(path.name + _ORIG).unlink(missing_ok=True)
-        except OSError as exc:
-            sys.stderr.write(f"signet-sdk {opts.verb} codex: cannot write {path}: {exc}\n")
-            return 1
-        wrote = True
-        done = "written" if after is not None else "removed"
-        sys.stdout.write(f"{path}: {done}\n")
+
+    def write(change: cli.Change) -> str:
+        path = change.path
+        _write(path, change.after, change.before)
+        if opts.verb == "uninstall":
+            path.with_name(path.name + _ORIG).unlink(missing_ok=True)
+        return f"{path}: {'written' if change.after is not None else 'removed'}\n"
+
+    wrote = cli.apply("codex", opts.verb, [cli.Change(*c) for c in plan], opts.dry_run, write)
+    if wrote is None:
+        return 1
     if wrote and opts.verb == "install":
         sys.stdout.write("Codex reads hooks when a session starts: restart running sessions.\n")
         if opts.project:

@@ -1,0 +1,126 @@
+"""The command line every harness installer shares: ``signet-sdk {install|uninstall} <harness>``.
+
+Each harness decides what to merge where; how the command is spelled, how
+usage errors exit, how a refusal is reported and how a planned file change
+is shown or applied is the same for all of them, so a user who learnt one
+installer knows the others, and a fix to that flow lands in every one.
+
+* :func:`parser` starts the argument parser with the verb; the installer
+  adds its own options, then :func:`add_run_options` adds ``--dry-run``
+  (and ``--python``) after them, so each ``--help`` keeps its order.
+* :func:`parse` turns argparse's ``SystemExit`` into the exit code, so
+  ``main`` returns rather than exits (doctor calls it in-process).
+* :func:`refusing` runs the installer's work and turns a refusal into
+  exit 1 with ``No file was changed.``: every refusal is raised before the
+  first write.
+* :func:`apply` walks planned :class:`Change` s: unchanged, shown as a
+  diff under ``--dry-run``, or written by the installer's own writer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .files import InstallError, text_diff
+
+__all__ = ["VERBS", "Change", "add_run_options", "apply", "parse", "parser", "refusing"]
+
+VERBS = ("install", "uninstall")
+
+
+def parser(harness: str, description: str) -> argparse.ArgumentParser:
+    """A parser for ``signet-sdk {install|uninstall} <harness>`` that takes the verb first."""
+    out = argparse.ArgumentParser(
+        prog=f"signet-sdk {{install|uninstall}} {harness}", description=description
+    )
+    out.add_argument("verb", choices=VERBS)
+    return out
+
+
+def add_run_options(
+    cli: argparse.ArgumentParser,
+    *,
+    dry_run: str = "print the changes, write nothing",
+    python: str | None = "interpreter whose signet-sdk command the plugin runs",
+) -> None:
+    """``--dry-run`` and, unless ``python`` is None, ``--python EXE``, with these help texts."""
+    cli.add_argument("--dry-run", action="store_true", help=dry_run)
+    if python is not None:
+        cli.add_argument("--python", metavar="EXE", help=python)
+
+
+def parse(cli: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace | int:
+    """The options (``argv`` None: the process's), or the exit code of a usage error."""
+    try:
+        return cli.parse_args(list(sys.argv[1:] if argv is None else argv))
+    except SystemExit as exc:
+        return int(exc.code or 0)
+
+
+def refusing(
+    harness: str,
+    verb: str,
+    work: Callable[[], int],
+    refused: tuple[type[Exception], ...] = (InstallError,),
+) -> int:
+    """``work()``; a refusal (or an OS error) is reported on stderr as exit 1.
+
+    A refusal is raised before anything is written, so it says so; an
+    :class:`OSError` may come halfway and says only what failed.
+    """
+    try:
+        return work()
+    except refused as exc:
+        sys.stderr.write(f"signet-sdk {verb} {harness}: {exc}\nNo file was changed.\n")
+        return 1
+    except OSError as exc:
+        sys.stderr.write(f"signet-sdk {verb} {harness}: {exc}\n")
+        return 1
+
+
+@dataclass(frozen=True)
+class Change:
+    """One file's planned text: ``before`` and ``after`` are None where it is absent."""
+
+    path: Path
+    before: str | None
+    after: str | None
+    #: What the file holds of ours, for the installer's report line.
+    what: str = ""
+
+
+def apply(
+    harness: str,
+    verb: str,
+    changes: Sequence[Change],
+    dry_run: bool,
+    write: Callable[[Change], str],
+) -> bool | None:
+    """Show or write each change; whether anything was written, None when a write failed.
+
+    An unchanged file is said to be up to date; ``--dry-run`` prints the
+    diff (both sides named by the path, as the file stands on disk);
+    otherwise ``write`` writes it and returns the line to print. A write
+    that fails stops the run with ``cannot write`` on stderr.
+    """
+    wrote = False
+    for change in changes:
+        path = change.path
+        if change.after == change.before:
+            sys.stdout.write(f"{path}: already up to date, nothing changed\n")
+            continue
+        if dry_run:
+            sys.stdout.write(text_diff(path, change.before, change.after, verb, named=True))
+            continue
+        try:
+            line = write(change)
+        except OSError as exc:
+            sys.stderr.write(f"signet-sdk {verb} {harness}: cannot write {path}: {exc}\n")
+            return None
+        wrote = True
+        sys.stdout.write(line)
+    return wrote
