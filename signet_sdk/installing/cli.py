@@ -12,7 +12,8 @@ installer knows the others, and a fix to that flow lands in every one.
   ``main`` returns rather than exits (doctor calls it in-process).
 * :func:`refusing` runs the installer's work and turns a refusal into
   exit 1 with ``No file was changed.``: every refusal is raised before the
-  first write.
+  first write. :func:`run` is parse and refusing in one, for an installer
+  whose ``main`` has nothing else to do.
 * :func:`apply` walks planned :class:`Change` s: unchanged, shown as a
   diff under ``--dry-run``, or written by the installer's own writer.
 """
@@ -20,6 +21,7 @@ installer knows the others, and a fix to that flow lands in every one.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -27,7 +29,7 @@ from pathlib import Path
 
 from .files import InstallError, text_diff
 
-__all__ = ["VERBS", "Change", "add_run_options", "apply", "parse", "parser", "refusing"]
+__all__ = ["VERBS", "Change", "add_run_options", "apply", "parse", "parser", "refusing", "run"]
 
 VERBS = ("install", "uninstall")
 
@@ -80,6 +82,26 @@ def refusing(
     except OSError as exc:
         sys.stderr.write(f"signet-sdk {verb} {harness}: {exc}\n")
         return 1
+
+
+def run(
+    cli: argparse.ArgumentParser,
+    argv: Sequence[str] | None,
+    work: Callable[[argparse.Namespace, dict[str, str]], int],
+    refused: tuple[type[Exception], ...] = (InstallError,),
+) -> int:
+    """Parse ``argv`` with ``cli`` (from :func:`parser`), then ``work(options, environment)``.
+
+    ``work`` gets a copy of the process environment, read once, so the
+    whole install sees the same variables; its refusals are reported as in
+    :func:`refusing`.
+    """
+    opts = parse(cli, argv)
+    if isinstance(opts, int):
+        return opts
+    env = dict(os.environ)
+    harness = cli.prog.rsplit(" ", 1)[-1]
+    return refusing(harness, opts.verb, lambda: work(opts, env), refused)
 
 
 @dataclass(frozen=True)

@@ -40,14 +40,14 @@ import argparse
 import json
 import math
 import os
-import shlex
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from signet_sdk.installing import cli
 from signet_sdk.installing import json5edit as j5
-from signet_sdk.installing.command import sdk_command
+from signet_sdk.installing.command import runs_sdk, sdk_command, sdk_shell_command
 from signet_sdk.installing.files import InstallError, read_text, replace_text, text_diff
 
 __all__ = [
@@ -99,23 +99,12 @@ def hook_timeouts(env: Mapping[str, str] | None = None) -> dict[str, int]:
 
 def hook_command(python: str | None = None) -> str:
     """The shell command Gemini runs (absolute, no PATH lookup), without the event."""
-    return " ".join([*(shlex.quote(w) for w in sdk_command(python)), *_HOOK_ARGS])
+    return sdk_shell_command(_HOOK_ARGS, python)
 
 
 def is_ours(handler: Any) -> bool:
     """Whether a hook handler is one this installer wrote (from any environment)."""
-    if not isinstance(handler, dict) or not isinstance(handler.get("command"), str):
-        return False
-    try:
-        words = shlex.split(handler["command"])
-    except ValueError:
-        return False
-    for i, word in enumerate(words):
-        program = os.path.basename(word) == _PROGRAM
-        module = word == "signet_sdk" and i > 0 and words[i - 1] == "-m"
-        if (program or module) and tuple(words[i + 1 : i + 3]) == _HOOK_ARGS:
-            return True
-    return False
+    return runs_sdk(handler, _HOOK_ARGS)
 
 
 def _group_is_ours(group: Any) -> bool:
@@ -400,17 +389,16 @@ def _uninstall(path: Path, entry: dict[str, Any], dry: bool) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``main(["install" | "uninstall", *options])``; 0 ok, 1 a file we cannot change, 2 usage."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    parser = argparse.ArgumentParser(
-        prog="signet-sdk {install|uninstall} gemini",
-        description="Merge Signet's Gemini CLI hooks and memory tools (MCP server 'signet') "
+    parser = cli.parser(
+        "gemini",
+        "Merge Signet's Gemini CLI hooks and memory tools (MCP server 'signet') "
         "into Gemini's settings.json, or remove them.",
     )
-    parser.add_argument("verb", choices=("install", "uninstall"))
     parser.add_argument("--project", metavar="DIR", help="use DIR/.gemini/settings.json")
-    parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
-    parser.add_argument(
-        "--python", metavar="EXE", help="interpreter whose signet-sdk command to register"
+    cli.add_run_options(
+        parser,
+        dry_run="print the diff, write nothing",
+        python="interpreter whose signet-sdk command to register",
     )
     tools = parser.add_mutually_exclusive_group()
     tools.add_argument(
@@ -422,24 +410,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="mark the memory tools' server trusted (no confirmation before its tools run; "
         "needed for headless 'gemini -p' to offer them in the default approval mode)",
     )
-    try:
-        opts = parser.parse_args(args)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    env = dict(os.environ)
+    return cli.run(parser, argv, _run, (InstallError, j5.Json5Error))
+
+
+def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
     path = settings_path(opts.project, env)
     entry = mcp_entry(opts.python, trust=opts.trust_tools)
-    try:
-        if opts.verb == "install":
-            groups = hook_groups(hook_command(opts.python), hook_timeouts(env))
-            return _install(path, groups, None if opts.no_mcp else entry, opts.dry_run)
-        return _uninstall(path, entry, opts.dry_run)
-    except (InstallError, j5.Json5Error) as exc:
-        sys.stderr.write(f"signet-sdk {opts.verb} gemini: {exc}\nNo file was changed.\n")
-        return 1
-    except OSError as exc:
-        sys.stderr.write(f"signet-sdk {opts.verb} gemini: {exc}\n")
-        return 1
+    if opts.verb == "install":
+        groups = hook_groups(hook_command(opts.python), hook_timeouts(env))
+        return _install(path, groups, None if opts.no_mcp else entry, opts.dry_run)
+    return _uninstall(path, entry, opts.dry_run)
 
 
 if __name__ == "__main__":

@@ -45,6 +45,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from signet_sdk.installing import cli
 from signet_sdk.installing import json5edit as j5
 from signet_sdk.installing.command import hook_timeouts, sdk_command
 from signet_sdk.installing.files import InstallError, read_text, replace_text, text_diff
@@ -273,13 +274,11 @@ def _uninstall(plan: _Plan, names: Sequence[str], dry_run: bool) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``main(["install" | "uninstall", *options])``; 0 on success, 1 when refused, 2 on usage."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    parser = argparse.ArgumentParser(
-        prog="signet-sdk {install|uninstall} openclaw",
-        description="Write Signet's OpenClaw plugin into OpenClaw's state directory "
+    parser = cli.parser(
+        "openclaw",
+        "Write Signet's OpenClaw plugin into OpenClaw's state directory "
         "(extensions/signet-sdk) and enable it in openclaw.json, or remove both.",
     )
-    parser.add_argument("verb", choices=("install", "uninstall"))
     parser.add_argument(
         "--state-dir", metavar="DIR", help="default: $OPENCLAW_STATE_DIR, else ~/.openclaw"
     )
@@ -293,28 +292,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="make Signet the memory plugin even when the config names another one",
     )
-    parser.add_argument("--dry-run", action="store_true", help="print the changes, write nothing")
-    parser.add_argument(
-        "--python", metavar="EXE", help="interpreter whose signet-sdk command the plugin runs"
-    )
-    try:
-        opts = parser.parse_args(args)
-    except SystemExit as exc:
-        return int(exc.code or 0)
+    cli.add_run_options(parser)
+    return cli.run(parser, argv, _run)
 
-    env = dict(os.environ)
+
+def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
     plan = _Plan(env, opts)
-    try:
-        files = plugin_files(env, opts.python)
-        if opts.verb == "install":
-            return _install(plan, files, opts.memory_slot, opts.dry_run)
-        return _uninstall(plan, list(files), opts.dry_run)
-    except InstallError as exc:
-        sys.stderr.write(f"signet-sdk {opts.verb} openclaw: {exc}\nNo file was changed.\n")
-        return 1
-    except OSError as exc:
-        sys.stderr.write(f"signet-sdk {opts.verb} openclaw: {exc}\n")
-        return 1
+    files = plugin_files(env, opts.python)
+    if opts.verb == "install":
+        return _install(plan, files, opts.memory_slot, opts.dry_run)
+    return _uninstall(plan, list(files), opts.dry_run)
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from signet_sdk.installing import cli
 from signet_sdk.installing import json5edit as j5
 from signet_sdk.installing.command import sdk_command
 from signet_sdk.installing.files import InstallError, read_text, replace_text, text_diff
@@ -307,45 +308,31 @@ def _uninstall(plugins: Path, names: Sequence[str], cfg: Path, dry_run: bool) ->
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``main(["install" | "uninstall", *options])``; 0 on success, 1 when refused, 2 on usage."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    parser = argparse.ArgumentParser(
-        prog="signet-sdk {install|uninstall} opencode",
-        description="Write Signet's OpenCode plugin and MCP server entry into OpenCode's "
+    parser = cli.parser(
+        "opencode",
+        "Write Signet's OpenCode plugin and MCP server entry into OpenCode's "
         "config directory (or a project's .opencode), or remove them.",
     )
-    parser.add_argument("verb", choices=("install", "uninstall"))
     parser.add_argument(
         "--project", metavar="DIR", help="install for one project (DIR/.opencode/plugins)"
     )
-    parser.add_argument("--dry-run", action="store_true", help="print the changes, write nothing")
-    parser.add_argument(
-        "--python", metavar="EXE", help="interpreter whose signet-sdk command the plugin runs"
-    )
+    cli.add_run_options(parser)
     parser.add_argument(
         "--no-mcp",
         action="store_true",
         help="do not register the memory tools' MCP server (mcp.signet) in the config",
     )
-    try:
-        opts = parser.parse_args(args)
-    except SystemExit as exc:
-        return int(exc.code or 0)
+    return cli.run(parser, argv, _run)
 
-    env = dict(os.environ)
+
+def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
     plugins = config_dir(opts.project, env) / "plugins"
     cfg = config_file(opts.project, env)
-    try:
-        files = plugin_files(env, opts.python)
-        if opts.verb == "install":
-            entry = None if opts.no_mcp else mcp_entry(opts.python)
-            return _install(plugins, files, cfg, entry, opts.dry_run)
-        return _uninstall(plugins, list(files), cfg, opts.dry_run)
-    except InstallError as exc:
-        sys.stderr.write(f"signet-sdk {opts.verb} opencode: {exc}\nNo file was changed.\n")
-        return 1
-    except OSError as exc:
-        sys.stderr.write(f"signet-sdk {opts.verb} opencode: {exc}\n")
-        return 1
+    files = plugin_files(env, opts.python)
+    if opts.verb == "install":
+        entry = None if opts.no_mcp else mcp_entry(opts.python)
+        return _install(plugins, files, cfg, entry, opts.dry_run)
+    return _uninstall(plugins, list(files), cfg, opts.dry_run)
 
 
 if __name__ == "__main__":

@@ -28,12 +28,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from signet_sdk.installing import cli
 from signet_sdk.installing.command import sdk_command
 from signet_sdk.installing.files import InstallError, read_text, replace_text, text_diff
 
@@ -211,40 +211,26 @@ def _uninstall(folder: Path, names: Sequence[str], dry_run: bool) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``main(["install" | "uninstall", *options])``; 0 on success, 1 when refused, 2 on usage."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    parser = argparse.ArgumentParser(
-        prog="signet-sdk {install|uninstall} pi",
-        description="Write Signet's pi extension into pi's agent directory "
-        "(extensions/signet-sdk), or remove it.",
+    parser = cli.parser(
+        "pi",
+        "Write Signet's pi extension into pi's agent directory (extensions/signet-sdk), "
+        "or remove it.",
     )
-    parser.add_argument("verb", choices=("install", "uninstall"))
     parser.add_argument(
         "--agent-dir",
         metavar="DIR",
         help="pi's agent directory (default: $PI_CODING_AGENT_DIR, else ~/.pi/agent)",
     )
-    parser.add_argument("--dry-run", action="store_true", help="print the changes, write nothing")
-    parser.add_argument(
-        "--python", metavar="EXE", help="interpreter whose signet-sdk command the extension runs"
-    )
-    try:
-        opts = parser.parse_args(args)
-    except SystemExit as exc:
-        return int(exc.code or 0)
+    cli.add_run_options(parser, python="interpreter whose signet-sdk command the extension runs")
+    return cli.run(parser, argv, _run)
 
-    env = dict(os.environ)
+
+def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
     folder = extension_dir(opts.agent_dir, env)
-    try:
-        files = extension_files(env, opts.python)
-        if opts.verb == "install":
-            return _install(folder, files, opts.dry_run)
-        return _uninstall(folder, list(files), opts.dry_run)
-    except InstallError as exc:
-        sys.stderr.write(f"signet-sdk {opts.verb} pi: {exc}\nNo file was changed.\n")
-        return 1
-    except OSError as exc:
-        sys.stderr.write(f"signet-sdk {opts.verb} pi: {exc}\n")
-        return 1
+    files = extension_files(env, opts.python)
+    if opts.verb == "install":
+        return _install(folder, files, opts.dry_run)
+    return _uninstall(folder, list(files), opts.dry_run)
 
 
 if __name__ == "__main__":
