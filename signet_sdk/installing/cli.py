@@ -14,6 +14,7 @@ installer knows the others, and a fix to that flow lands in every one.
   exit 1 with ``No file was changed.``: every refusal is raised before the
   first write. :func:`run` is parse and refusing in one, for an installer
   whose ``main`` has nothing else to do.
+* :func:`remove_folder` takes an installed folder away, marker file first.
 * :func:`apply` walks planned :class:`Change` s: unchanged, shown as a
   diff under ``--dry-run``, or written by the installer's own writer.
 """
@@ -29,7 +30,17 @@ from pathlib import Path
 
 from .files import InstallError, text_diff
 
-__all__ = ["VERBS", "Change", "add_run_options", "apply", "parse", "parser", "refusing", "run"]
+__all__ = [
+    "VERBS",
+    "Change",
+    "add_run_options",
+    "apply",
+    "parse",
+    "parser",
+    "refusing",
+    "remove_folder",
+    "run",
+]
 
 VERBS = ("install", "uninstall")
 
@@ -146,3 +157,19 @@ def apply(
         wrote = True
         sys.stdout.write(line)
     return wrote
+
+
+def remove_folder(folder: Path, names: Sequence[str], marker_file: str) -> None:
+    """Unlink ``names`` in ``folder`` (``marker_file`` first), then the folder if that empties it.
+
+    Without the marker file whatever is left is never loaded as ours, so
+    an interrupted uninstall leaves nothing half-active. A folder that also
+    holds the user's files is kept, and said so.
+    """
+    for name in sorted(names, key=lambda n: n != marker_file):
+        (folder / name).unlink(missing_ok=True)
+    try:
+        folder.rmdir()
+    except OSError:
+        left = sorted(p.name for p in folder.iterdir())
+        sys.stdout.write(f"kept {folder}: it also holds {', '.join(left)}\n")

@@ -16,7 +16,7 @@ import shutil
 import time
 from pathlib import Path
 
-__all__ = ["InstallError", "backup", "read_text", "replace_text", "text_diff"]
+__all__ = ["InstallError", "backup", "marked", "read_text", "replace_text", "text_diff"]
 
 
 class InstallError(Exception):
@@ -54,6 +54,22 @@ def replace_text(path: Path, text: str, mode: int = 0o644) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def marked(path: Path, marker: str) -> bool:
+    """Whether ``path`` is a regular file (not a link) whose first line holds ``marker``.
+
+    An installer writes its marker into the first line of the file the
+    harness loads, and owns a place only where it finds it: a file the
+    user put there, or a link to one, is never taken over or removed.
+    """
+    if path.is_symlink() or not path.is_file():
+        return False
+    try:
+        with path.open(encoding="utf-8") as fh:
+            return marker in fh.readline()
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def backup(path: Path) -> Path:

@@ -36,11 +36,18 @@ import shlex
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from signet_sdk.installing.files import InstallError, read_text, replace_text, text_diff
+from signet_sdk.installing import cli
+from signet_sdk.installing.files import (
+    InstallError,
+    backup,
+    marked,
+    read_text,
+    replace_text,
+    text_diff,
+)
 
 __all__ = [
     "MARKER",
@@ -178,24 +185,7 @@ def without_provider(text: str | None) -> str | None:
 
 
 def _is_ours(path: Path) -> bool:
-    if path.is_symlink() or not path.is_file():
-        return False
-    try:
-        with path.open(encoding="utf-8") as fh:
-            return MARKER in fh.readline()
-    except (OSError, UnicodeDecodeError):
-        return False
-
-
-def _backup(path: Path) -> Path:
-    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    backup = path.with_name(f"{path.name}.bak-{stamp}")
-    n = 1
-    while backup.exists():
-        backup = path.with_name(f"{path.name}.bak-{stamp}-{n}")
-        n += 1
-    shutil.copy2(path, backup)
-    return backup
+    return marked(path, MARKER)
 
 
 def _plan_install(home: Path, force: bool) -> list[tuple[Path, str | None, str | None]]:
@@ -239,7 +229,7 @@ def _apply(changes: Sequence[tuple[Path, str | None, str | None]]) -> list[Path]
     backups = []
     for path, old, new in changes:
         if path.name == "config.yaml" and old is not None:
-            backups.append(_backup(path))
+            backups.append(backup(path))
         if new is None:
             path.unlink(missing_ok=True)
             if path.name == "__init__.py":
@@ -301,48 +291,34 @@ def _check_importable(env: Mapping[str, str]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``main(["install" | "uninstall", *options])``; 0 on success, 1 when refused, 2 on usage."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    parser = argparse.ArgumentParser(
-        prog="signet-sdk {install|uninstall} hermes-agent",
-        description="Install Signet's memory provider for Hermes Agent "
+    parser = cli.parser(
+        "hermes-agent",
+        "Install Signet's memory provider for Hermes Agent "
         "($HERMES_HOME/plugins/signet, memory.provider: signet), or remove it.",
     )
-    parser.add_argument("verb", choices=("install", "uninstall"))
     parser.add_argument(
         "--hermes-home", metavar="DIR", help="Hermes's home (default: $HERMES_HOME, else ~/.hermes)"
     )
-    parser.add_argument("--dry-run", action="store_true", help="print the changes, write nothing")
+    cli.add_run_options(parser, python=None)
     parser.add_argument(
         "--force", action="store_true", help="replace another memory.provider already selected"
     )
-    try:
-        opts = parser.parse_args(args)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    env = dict(os.environ)
+    return cli.run(parser, argv, _run)
+
+
+def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
     home = Path(opts.hermes_home).expanduser().absolute() if opts.hermes_home else hermes_home(env)
-    try:
-        if opts.verb == "install":
-            changes = _plan_install(home, opts.force)
-        else:
-            changes = _plan_uninstall(home)
-        if not changes:
-            what = "already installed" if opts.verb == "install" else "nothing of ours there"
-            sys.stdout.write(f"{home}: {what}, nothing changed\n")
-            return 0
-        if opts.dry_run:
-            for path, old, new in changes:
-                sys.stdout.write(text_diff(path, old, new))
-            return 0
-        backups = _apply(changes)
-    except InstallError as exc:
-        sys.stderr.write(f"signet-sdk {opts.verb} hermes-agent: {exc}\nNo file was changed.\n")
-        return 1
-    except OSError as exc:
-        sys.stderr.write(f"signet-sdk {opts.verb} hermes-agent: {exc}\n")
-        return 1
-    for backup in backups:
-        sys.stdout.write(f"previous config.yaml saved as {backup}\n")
+    changes = _plan_install(home, opts.force) if opts.verb == "install" else _plan_uninstall(home)
+    if not changes:
+        what = "already installed" if opts.verb == "install" else "nothing of ours there"
+        sys.stdout.write(f"{home}: {what}, nothing changed\n")
+        return 0
+    if opts.dry_run:
+        for path, old, new in changes:
+            sys.stdout.write(text_diff(path, old, new))
+        return 0
+    for copy in _apply(changes):
+        sys.stdout.write(f"previous config.yaml saved as {copy}\n")
     if opts.verb == "install":
         sys.stdout.write(
             f"Signet memory provider installed into {home} (memory.provider: signet).\n"

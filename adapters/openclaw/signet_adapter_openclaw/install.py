@@ -48,7 +48,7 @@ from typing import Any
 from signet_sdk.installing import cli
 from signet_sdk.installing import json5edit as j5
 from signet_sdk.installing.command import hook_timeouts, sdk_command
-from signet_sdk.installing.files import InstallError, read_text, replace_text, text_diff
+from signet_sdk.installing.files import InstallError, marked, read_text, replace_text, text_diff
 
 from ._config import EMPTY, PLUGIN_ID, edit_config, undo_config
 from ._tools import plugin_manifest, shim_tools
@@ -134,14 +134,7 @@ def plugin_files(env: Mapping[str, str], python: str | None = None) -> dict[str,
 
 def is_ours(folder: Path) -> bool:
     """Whether ``folder`` holds our plugin: its ``index.mjs`` starts with the marker."""
-    index = folder / "index.mjs"
-    if index.is_symlink() or not index.is_file():
-        return False
-    try:
-        with index.open(encoding="utf-8") as fh:
-            return MARKER in fh.readline()
-    except (OSError, UnicodeDecodeError):
-        return False
+    return marked(folder / "index.mjs", MARKER)
 
 
 def _sha(text: str) -> str:
@@ -258,14 +251,7 @@ def _uninstall(plan: _Plan, names: Sequence[str], dry_run: bool) -> int:
         config.unlink(missing_ok=True)
     elif text is not None and text != original:
         replace_text(config, text)
-    # index.mjs first: without the marker, whatever is left is never loaded as ours.
-    for name in sorted(present, key=lambda n: n != "index.mjs"):
-        (plan.folder / name).unlink(missing_ok=True)
-    try:
-        plan.folder.rmdir()
-    except OSError:
-        left = sorted(p.name for p in plan.folder.iterdir())
-        sys.stdout.write(f"kept {plan.folder}: it also holds {', '.join(left)}\n")
+    cli.remove_folder(plan.folder, present, "index.mjs")
     for note in notes:
         sys.stdout.write(f"note: {note}\n")
     sys.stdout.write(f"Signet OpenClaw plugin removed from {plan.folder}\n")

@@ -44,7 +44,7 @@ from typing import Any
 from signet_sdk.installing import cli
 from signet_sdk.installing import json5edit as j5
 from signet_sdk.installing.command import sdk_command
-from signet_sdk.installing.files import InstallError, read_text, replace_text, text_diff
+from signet_sdk.installing.files import InstallError, marked, read_text, replace_text, text_diff
 
 __all__ = ["MARKER", "config_dir", "main", "mcp_entry", "plugin_files", "sdk_command", "shim_spec"]
 
@@ -133,13 +133,7 @@ def plugin_files(env: Mapping[str, str], python: str | None = None) -> dict[str,
 
 
 def _is_ours(path: Path) -> bool:
-    if path.is_symlink() or not path.is_file():
-        return False
-    try:
-        with path.open(encoding="utf-8") as fh:
-            return MARKER in fh.readline()
-    except (OSError, UnicodeDecodeError):
-        return False
+    return marked(path, MARKER)
 
 
 # -- the config file --------------------------------------------------------

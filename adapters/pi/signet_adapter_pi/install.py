@@ -35,7 +35,7 @@ from typing import Any
 
 from signet_sdk.installing import cli
 from signet_sdk.installing.command import sdk_command
-from signet_sdk.installing.files import InstallError, read_text, replace_text, text_diff
+from signet_sdk.installing.files import InstallError, marked, read_text, replace_text, text_diff
 
 __all__ = [
     "DIRECTORY",
@@ -136,14 +136,7 @@ def extension_dir(agent: str | None, env: Mapping[str, str]) -> Path:
 
 def is_ours(folder: Path) -> bool:
     """Whether ``folder`` holds our extension: its ``index.js`` starts with the marker."""
-    index = folder / "index.js"
-    if index.is_symlink() or not index.is_file():
-        return False
-    try:
-        with index.open(encoding="utf-8") as fh:
-            return MARKER in fh.readline()
-    except (OSError, UnicodeDecodeError):
-        return False
+    return marked(folder / "index.js", MARKER)
 
 
 def _check_place(folder: Path, names: Sequence[str]) -> None:
@@ -197,14 +190,7 @@ def _uninstall(folder: Path, names: Sequence[str], dry_run: bool) -> int:
         for name in present:
             sys.stdout.write(text_diff(folder / name, read_text(folder / name), None, "uninstall"))
         return 0
-    # index.js first: without the marker, whatever is left is never loaded as ours.
-    for name in sorted(present, key=lambda n: n != "index.js"):
-        (folder / name).unlink(missing_ok=True)
-    try:
-        folder.rmdir()
-    except OSError:
-        left = sorted(p.name for p in folder.iterdir())
-        sys.stdout.write(f"kept {folder}: it also holds {', '.join(left)}\n")
+    cli.remove_folder(folder, present, "index.js")
     sys.stdout.write(f"Signet pi extension removed from {folder}\n")
     return 0
 
