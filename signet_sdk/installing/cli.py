@@ -5,15 +5,16 @@ usage errors exit, how a refusal is reported and how a planned file change
 is shown or applied is the same for all of them, so a user who learnt one
 installer knows the others, and a fix to that flow lands in every one.
 
-* :func:`parser` starts the argument parser with the verb; the installer
-  adds its own options, then :func:`add_run_options` adds ``--dry-run``
-  (and ``--python``) after them, so each ``--help`` keeps its order.
+* :func:`parser` builds the argument parser: the verb, the installer's own
+  :class:`Option` s (declared as data, in ``--help`` order), ``--dry-run``
+  and ``--python``.
 * :func:`parse` turns argparse's ``SystemExit`` into the exit code, so
   ``main`` returns rather than exits (doctor calls it in-process).
 * :func:`refusing` runs the installer's work and turns a refusal into
   exit 1 with ``No file was changed.``: every refusal is raised before the
-  first write. :func:`run` is parse and refusing in one, for an installer
-  whose ``main`` has nothing else to do.
+  first write. :func:`run` is parse and refusing in one, and
+  :func:`command` makes an installer's whole ``main`` from its options and
+  its work, for an installer whose ``main`` has nothing else to do.
 * :func:`remove_folder` takes an installed folder away, marker file first.
 * :func:`apply` walks planned :class:`Change` s: unchanged, shown as a
   diff under ``--dry-run``, or written by the installer's own writer.
@@ -27,14 +28,17 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from .files import InstallError, text_diff
 
 __all__ = [
     "VERBS",
     "Change",
-    "add_run_options",
+    "Main",
+    "Option",
     "apply",
+    "command",
     "parse",
     "parser",
     "refusing",
@@ -43,27 +47,58 @@ __all__ = [
 ]
 
 VERBS = ("install", "uninstall")
+_DRY_RUN = "print the changes, write nothing"
+_PYTHON = "interpreter whose signet-sdk command the plugin runs"
 
 
-def parser(harness: str, description: str) -> argparse.ArgumentParser:
-    """A parser for ``signet-sdk {install|uninstall} <harness>`` that takes the verb first."""
+@dataclass(frozen=True)
+class Option:
+    """An installer's own option: ``FLAG METAVAR`` when ``metavar`` is set, else a switch."""
+
+    flag: str
+    help: str
+    metavar: str | None = None
+
+
+#: Options in ``--help`` order; a tuple of them is a group that excludes one another.
+Options = Sequence["Option | tuple[Option, ...]"]
+
+
+def _add(cli: argparse.ArgumentParser, options: Options) -> None:
+    for item in options:
+        group = cli.add_mutually_exclusive_group() if isinstance(item, tuple) else cli
+        for option in item if isinstance(item, tuple) else (item,):
+            if option.metavar is None:
+                group.add_argument(option.flag, action="store_true", help=option.help)
+            else:
+                group.add_argument(option.flag, metavar=option.metavar, help=option.help)
+
+
+def parser(
+    harness: str,
+    description: str,
+    before: Options = (),
+    after: Options = (),
+    *,
+    dry_run: str = _DRY_RUN,
+    python: str | None = _PYTHON,
+) -> argparse.ArgumentParser:
+    """The parser of ``signet-sdk {install|uninstall} <harness>``.
+
+    The verb, ``before``, ``--dry-run``, ``--python EXE`` (left out when
+    ``python`` is None), then ``after``; ``dry_run`` and ``python`` are
+    their help texts.
+    """
     out = argparse.ArgumentParser(
         prog=f"signet-sdk {{install|uninstall}} {harness}", description=description
     )
     out.add_argument("verb", choices=VERBS)
-    return out
-
-
-def add_run_options(
-    cli: argparse.ArgumentParser,
-    *,
-    dry_run: str = "print the changes, write nothing",
-    python: str | None = "interpreter whose signet-sdk command the plugin runs",
-) -> None:
-    """``--dry-run`` and, unless ``python`` is None, ``--python EXE``, with these help texts."""
-    cli.add_argument("--dry-run", action="store_true", help=dry_run)
+    _add(out, before)
+    out.add_argument("--dry-run", action="store_true", help=dry_run)
     if python is not None:
-        cli.add_argument("--python", metavar="EXE", help=python)
+        out.add_argument("--python", metavar="EXE", help=python)
+    _add(out, after)
+    return out
 
 
 def parse(cli: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace | int:
@@ -113,6 +148,33 @@ def run(
     env = dict(os.environ)
     harness = cli.prog.rsplit(" ", 1)[-1]
     return refusing(harness, opts.verb, lambda: work(opts, env), refused)
+
+
+class Main(Protocol):
+    """An installer's ``main``: ``argv`` None reads the process's arguments."""
+
+    def __call__(self, argv: Sequence[str] | None = None) -> int: ...
+
+
+def command(
+    harness: str,
+    description: str,
+    work: Callable[[argparse.Namespace, dict[str, str]], int],
+    before: Options = (),
+    after: Options = (),
+    *,
+    dry_run: str = _DRY_RUN,
+    python: str | None = _PYTHON,
+    refused: tuple[type[Exception], ...] = (InstallError,),
+) -> Main:
+    """An installer's ``main``: its :func:`parser`, then :func:`run` with ``work``."""
+
+    def main(argv: Sequence[str] | None = None) -> int:
+        """``main(["install" | "uninstall", *options])``; 0 ok, 1 when refused, 2 on usage."""
+        cli = parser(harness, description, before, after, dry_run=dry_run, python=python)
+        return run(cli, argv, work, refused)
+
+    return main
 
 
 @dataclass(frozen=True)

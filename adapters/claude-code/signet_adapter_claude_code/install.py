@@ -254,17 +254,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         "claude-code",
         "Merge Signet's Claude Code hooks into settings.json and its memory tools "
         "(MCP server 'signet') into Claude Code's MCP config, or remove them.",
-    )
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument("--project", metavar="DIR", help="use DIR/.claude/settings.json")
-    where.add_argument("--settings", metavar="FILE", help="use this settings file")
-    cli.add_run_options(
-        parser,
+        [
+            (
+                cli.Option("--project", "use DIR/.claude/settings.json", "DIR"),
+                cli.Option("--settings", "use this settings file", "FILE"),
+            )
+        ],
+        [cli.Option("--no-mcp", "do not register the memory tools' MCP server")],
         dry_run="print the diff, write nothing",
         python="interpreter whose hook command to register",
-    )
-    parser.add_argument(
-        "--no-mcp", action="store_true", help="do not register the memory tools' MCP server"
     )
     opts = cli.parse(parser, argv)
     if isinstance(opts, int):

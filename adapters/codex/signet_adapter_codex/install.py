@@ -250,10 +250,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "codex",
         "Register Signet's Codex hooks in hooks.json and trust them in config.toml, "
         "or remove them.",
-    )
-    parser.add_argument("--project", metavar="DIR", help="use DIR/.codex/hooks.json")
-    cli.add_run_options(
-        parser,
+        [cli.Option("--project", "use DIR/.codex/hooks.json", "DIR")],
         dry_run="print the diffs, write nothing",
         python="interpreter whose hook command to register",
     )

@@ -41,7 +41,7 @@ import json
 import math
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -387,32 +387,6 @@ def _uninstall(path: Path, entry: dict[str, Any], dry: bool) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``main(["install" | "uninstall", *options])``; 0 ok, 1 a file we cannot change, 2 usage."""
-    parser = cli.parser(
-        "gemini",
-        "Merge Signet's Gemini CLI hooks and memory tools (MCP server 'signet') "
-        "into Gemini's settings.json, or remove them.",
-    )
-    parser.add_argument("--project", metavar="DIR", help="use DIR/.gemini/settings.json")
-    cli.add_run_options(
-        parser,
-        dry_run="print the diff, write nothing",
-        python="interpreter whose signet-sdk command to register",
-    )
-    tools = parser.add_mutually_exclusive_group()
-    tools.add_argument(
-        "--no-mcp", action="store_true", help="do not register the memory tools' MCP server"
-    )
-    tools.add_argument(
-        "--trust-tools",
-        action="store_true",
-        help="mark the memory tools' server trusted (no confirmation before its tools run; "
-        "needed for headless 'gemini -p' to offer them in the default approval mode)",
-    )
-    return cli.run(parser, argv, _run, (InstallError, j5.Json5Error))
-
-
 def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
     path = settings_path(opts.project, env)
     entry = mcp_entry(opts.python, trust=opts.trust_tools)
@@ -420,6 +394,29 @@ def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
         groups = hook_groups(hook_command(opts.python), hook_timeouts(env))
         return _install(path, groups, None if opts.no_mcp else entry, opts.dry_run)
     return _uninstall(path, entry, opts.dry_run)
+
+
+#: ``main(["install" | "uninstall", *options])``; 0 ok, 1 a file we cannot change, 2 usage.
+main = cli.command(
+    "gemini",
+    "Merge Signet's Gemini CLI hooks and memory tools (MCP server 'signet') "
+    "into Gemini's settings.json, or remove them.",
+    _run,
+    [cli.Option("--project", "use DIR/.gemini/settings.json", "DIR")],
+    [
+        (
+            cli.Option("--no-mcp", "do not register the memory tools' MCP server"),
+            cli.Option(
+                "--trust-tools",
+                "mark the memory tools' server trusted (no confirmation before its tools run; "
+                "needed for headless 'gemini -p' to offer them in the default approval mode)",
+            ),
+        )
+    ],
+    dry_run="print the diff, write nothing",
+    python="interpreter whose signet-sdk command to register",
+    refused=(InstallError, j5.Json5Error),
+)
 
 
 if __name__ == "__main__":

@@ -289,23 +289,6 @@ def _check_importable(env: Mapping[str, str]) -> str:
     )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``main(["install" | "uninstall", *options])``; 0 on success, 1 when refused, 2 on usage."""
-    parser = cli.parser(
-        "hermes-agent",
-        "Install Signet's memory provider for Hermes Agent "
-        "($HERMES_HOME/plugins/signet, memory.provider: signet), or remove it.",
-    )
-    parser.add_argument(
-        "--hermes-home", metavar="DIR", help="Hermes's home (default: $HERMES_HOME, else ~/.hermes)"
-    )
-    cli.add_run_options(parser, python=None)
-    parser.add_argument(
-        "--force", action="store_true", help="replace another memory.provider already selected"
-    )
-    return cli.run(parser, argv, _run)
-
-
 def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
     home = Path(opts.hermes_home).expanduser().absolute() if opts.hermes_home else hermes_home(env)
     changes = _plan_install(home, opts.force) if opts.verb == "install" else _plan_uninstall(home)
@@ -327,6 +310,18 @@ def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
     else:
         sys.stdout.write(f"Signet memory provider removed from {home}\n")
     return 0
+
+
+#: ``main(["install" | "uninstall", *options])``; 0 on success, 1 when refused, 2 on usage.
+main = cli.command(
+    "hermes-agent",
+    "Install Signet's memory provider for Hermes Agent "
+    "($HERMES_HOME/plugins/signet, memory.provider: signet), or remove it.",
+    _run,
+    [cli.Option("--hermes-home", "Hermes's home (default: $HERMES_HOME, else ~/.hermes)", "DIR")],
+    [cli.Option("--force", "replace another memory.provider already selected")],
+    python=None,
+)
 
 
 if __name__ == "__main__":

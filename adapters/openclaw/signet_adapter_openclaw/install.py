@@ -258,36 +258,31 @@ def _uninstall(plan: _Plan, names: Sequence[str], dry_run: bool) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``main(["install" | "uninstall", *options])``; 0 on success, 1 when refused, 2 on usage."""
-    parser = cli.parser(
-        "openclaw",
-        "Write Signet's OpenClaw plugin into OpenClaw's state directory "
-        "(extensions/signet-sdk) and enable it in openclaw.json, or remove both.",
-    )
-    parser.add_argument(
-        "--state-dir", metavar="DIR", help="default: $OPENCLAW_STATE_DIR, else ~/.openclaw"
-    )
-    parser.add_argument(
-        "--config",
-        metavar="FILE",
-        help="default: $OPENCLAW_CONFIG_PATH, else <state>/openclaw.json",
-    )
-    parser.add_argument(
-        "--memory-slot",
-        action="store_true",
-        help="make Signet the memory plugin even when the config names another one",
-    )
-    cli.add_run_options(parser)
-    return cli.run(parser, argv, _run)
-
-
 def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
     plan = _Plan(env, opts)
     files = plugin_files(env, opts.python)
     if opts.verb == "install":
         return _install(plan, files, opts.memory_slot, opts.dry_run)
     return _uninstall(plan, list(files), opts.dry_run)
+
+
+#: ``main(["install" | "uninstall", *options])``; 0 on success, 1 when refused, 2 on usage.
+main = cli.command(
+    "openclaw",
+    "Write Signet's OpenClaw plugin into OpenClaw's state directory "
+    "(extensions/signet-sdk) and enable it in openclaw.json, or remove both.",
+    _run,
+    [
+        cli.Option("--state-dir", "default: $OPENCLAW_STATE_DIR, else ~/.openclaw", "DIR"),
+        cli.Option(
+            "--config", "default: $OPENCLAW_CONFIG_PATH, else <state>/openclaw.json", "FILE"
+        ),
+        cli.Option(
+            "--memory-slot",
+            "make Signet the memory plugin even when the config names another one",
+        ),
+    ],
+)
 
 
 if __name__ == "__main__":

@@ -300,25 +300,6 @@ def _uninstall(plugins: Path, names: Sequence[str], cfg: Path, dry_run: bool) ->
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``main(["install" | "uninstall", *options])``; 0 on success, 1 when refused, 2 on usage."""
-    parser = cli.parser(
-        "opencode",
-        "Write Signet's OpenCode plugin and MCP server entry into OpenCode's "
-        "config directory (or a project's .opencode), or remove them.",
-    )
-    parser.add_argument(
-        "--project", metavar="DIR", help="install for one project (DIR/.opencode/plugins)"
-    )
-    cli.add_run_options(parser)
-    parser.add_argument(
-        "--no-mcp",
-        action="store_true",
-        help="do not register the memory tools' MCP server (mcp.signet) in the config",
-    )
-    return cli.run(parser, argv, _run)
-
-
 def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
     plugins = config_dir(opts.project, env) / "plugins"
     cfg = config_file(opts.project, env)
@@ -327,6 +308,22 @@ def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
         entry = None if opts.no_mcp else mcp_entry(opts.python)
         return _install(plugins, files, cfg, entry, opts.dry_run)
     return _uninstall(plugins, list(files), cfg, opts.dry_run)
+
+
+#: ``main(["install" | "uninstall", *options])``; 0 on success, 1 when refused, 2 on usage.
+main = cli.command(
+    "opencode",
+    "Write Signet's OpenCode plugin and MCP server entry into OpenCode's "
+    "config directory (or a project's .opencode), or remove them.",
+    _run,
+    [cli.Option("--project", "install for one project (DIR/.opencode/plugins)", "DIR")],
+    [
+        cli.Option(
+            "--no-mcp",
+            "do not register the memory tools' MCP server (mcp.signet) in the config",
+        )
+    ],
+)
 
 
 if __name__ == "__main__":

@@ -195,28 +195,28 @@ def _uninstall(folder: Path, names: Sequence[str], dry_run: bool) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``main(["install" | "uninstall", *options])``; 0 on success, 1 when refused, 2 on usage."""
-    parser = cli.parser(
-        "pi",
-        "Write Signet's pi extension into pi's agent directory (extensions/signet-sdk), "
-        "or remove it.",
-    )
-    parser.add_argument(
-        "--agent-dir",
-        metavar="DIR",
-        help="pi's agent directory (default: $PI_CODING_AGENT_DIR, else ~/.pi/agent)",
-    )
-    cli.add_run_options(parser, python="interpreter whose signet-sdk command the extension runs")
-    return cli.run(parser, argv, _run)
-
-
 def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
     folder = extension_dir(opts.agent_dir, env)
     files = extension_files(env, opts.python)
     if opts.verb == "install":
         return _install(folder, files, opts.dry_run)
     return _uninstall(folder, list(files), opts.dry_run)
+
+
+#: ``main(["install" | "uninstall", *options])``; 0 on success, 1 when refused, 2 on usage.
+main = cli.command(
+    "pi",
+    "Write Signet's pi extension into pi's agent directory (extensions/signet-sdk), or remove it.",
+    _run,
+    [
+        cli.Option(
+            "--agent-dir",
+            "pi's agent directory (default: $PI_CODING_AGENT_DIR, else ~/.pi/agent)",
+            "DIR",
+        )
+    ],
+    python="interpreter whose signet-sdk command the extension runs",
+)
 
 
 if __name__ == "__main__":
