@@ -14,9 +14,20 @@ import difflib
 import os
 import shutil
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["InstallError", "backup", "marked", "read_text", "replace_text", "text_diff"]
+from . import json5edit as j5
+
+__all__ = [
+    "InstallError",
+    "backup",
+    "marked",
+    "parse_config",
+    "read_text",
+    "replace_text",
+    "text_diff",
+]
 
 
 class InstallError(Exception):
@@ -31,6 +42,27 @@ def read_text(path: Path) -> str | None:
         return None
     except (OSError, UnicodeDecodeError) as exc:
         raise InstallError(f"{path}: cannot read: {exc}") from None
+
+
+def parse_config(path: Path, text: str, syntax: str, objects: Sequence[str] = ()) -> j5.Node:
+    """``text`` (of the config file ``path``) parsed, once it is safe to edit.
+
+    Refuses, naming the file: text that does not parse (``syntax`` names
+    the format the user should fix), a top level that is not an object, or
+    a top-level member named in ``objects`` that is there but not an object
+    (the installer would have to replace the user's value to add its own).
+    """
+    try:
+        root = j5.parse(text)
+    except j5.Json5Error as exc:
+        raise InstallError(f"{path}: not valid {syntax} ({exc}); fix it and run again") from None
+    if root.kind != "object":
+        raise InstallError(f"{path}: the top level is not an object; left untouched")
+    for name in objects:
+        node = j5.find(root, [name])
+        if node is not None and node.kind != "object":
+            raise InstallError(f"{path}: '{name}' is not an object; left untouched")
+    return root
 
 
 def replace_text(path: Path, text: str, mode: int = 0o644) -> None:

@@ -48,7 +48,13 @@ from typing import Any
 from signet_sdk.installing import cli
 from signet_sdk.installing import json5edit as j5
 from signet_sdk.installing.command import runs_sdk, sdk_command, sdk_shell_command
-from signet_sdk.installing.files import InstallError, read_text, replace_text, text_diff
+from signet_sdk.installing.files import (
+    InstallError,
+    parse_config,
+    read_text,
+    replace_text,
+    text_diff,
+)
 
 __all__ = [
     "MCP_NAME",
@@ -160,16 +166,9 @@ def settings_path(project: str | None, env: Mapping[str, str]) -> Path:
 
 
 def _parse(path: Path, text: str) -> j5.Node:
-    try:
-        root = j5.parse(text)
-    except j5.Json5Error as exc:
-        raise InstallError(f"{path}: not valid JSON ({exc}); fix it and run again") from None
-    if root.kind != "object":
-        raise InstallError(f"{path}: the top level is not an object; left untouched")
+    root = parse_config(path, text, "JSON", ["hooks"])
     hooks = j5.find(root, ["hooks"])
     if hooks is not None:
-        if hooks.kind != "object":
-            raise InstallError(f"{path}: 'hooks' is not an object; left untouched")
         for event, _, groups in hooks.members:
             if groups.kind != "array":
                 raise InstallError(f"{path}: hooks.{event} is not a list; left untouched")

@@ -44,7 +44,14 @@ from typing import Any
 from signet_sdk.installing import cli
 from signet_sdk.installing import json5edit as j5
 from signet_sdk.installing.command import sdk_command
-from signet_sdk.installing.files import InstallError, marked, read_text, replace_text, text_diff
+from signet_sdk.installing.files import (
+    InstallError,
+    marked,
+    parse_config,
+    read_text,
+    replace_text,
+    text_diff,
+)
 
 __all__ = ["MARKER", "config_dir", "main", "mcp_entry", "plugin_files", "sdk_command", "shim_spec"]
 
@@ -140,16 +147,7 @@ def _is_ours(path: Path) -> bool:
 
 
 def _parse(path: Path, text: str) -> j5.Node:
-    try:
-        root = j5.parse(text)
-    except j5.Json5Error as exc:
-        raise InstallError(f"{path}: not valid JSONC ({exc}); fix it and run again") from None
-    if root.kind != "object":
-        raise InstallError(f"{path}: the top level is not an object; left untouched")
-    mcp = j5.find(root, ["mcp"])
-    if mcp is not None and mcp.kind != "object":
-        raise InstallError(f"{path}: 'mcp' is not an object; left untouched")
-    return root
+    return parse_config(path, text, "JSONC", ["mcp"])
 
 
 def merge_config(path: Path, text: str | None, entry: Any) -> tuple[str, dict[str, Any] | None]:
