@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
     from signet_sdk.wire.config import Timeouts
 
-__all__ = ["hook_timeouts", "runs_sdk", "sdk_command", "sdk_shell_command"]
+__all__ = ["hook_timeouts", "put_ours", "runs_sdk", "sdk_command", "sdk_shell_command"]
 
 _PROGRAM = "signet-sdk"
 
@@ -66,6 +66,25 @@ def runs_sdk(
         if (program or module) and tuple(words[i + 1 : i + 1 + len(wanted)]) == wanted:
             return True
     return False
+
+
+def put_ours(
+    handlers: Sequence[Any], wanted: Any, placed: bool, ours: Callable[[Any], bool]
+) -> tuple[list[Any], bool]:
+    """``handlers`` with our entry updated in place; and whether ``wanted`` is placed now.
+
+    The first of ours becomes ``wanted`` (unless ``placed`` says an earlier
+    list took it), where it stood, so the user's order of hooks holds; any
+    further ones, duplicates of an older install, are dropped.
+    """
+    kept = []
+    for handler in handlers:
+        if not ours(handler):
+            kept.append(handler)
+        elif not placed:
+            kept.append(wanted)
+            placed = True
+    return kept, placed
 
 
 def hook_timeouts(env: Mapping[str, str] | None = None) -> Timeouts:

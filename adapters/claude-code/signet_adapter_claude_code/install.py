@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from signet_sdk.installing import cli
-from signet_sdk.installing.command import runs_sdk, sdk_shell_command
+from signet_sdk.installing.command import put_ours, runs_sdk, sdk_shell_command
 from signet_sdk.installing.files import InstallError, backup, read_text, replace_text
 
 from ._mcp import approve_mcp, mcp_entry, mcp_path, merge_mcp, unmerge_mcp
@@ -168,15 +168,8 @@ def merge(
             handlers = group.get("hooks")
             if not isinstance(handlers, list) or not any(is_ours(h) for h in handlers):
                 continue
-            kept = []
-            for handler in handlers:
-                if not is_ours(handler):
-                    kept.append(handler)
-                elif not placed:
-                    kept.append(wanted)  # update in place, keeping the user's order
-                    placed = True
-            group["hooks"] = kept
-            if not kept:
+            group["hooks"], placed = put_ours(handlers, wanted, placed, is_ours)
+            if not group["hooks"]:
                 emptied.append(i)  # held only a duplicate of ours
         hooks[event] = [g for i, g in enumerate(groups) if i not in emptied]
         if not placed:

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from signet_sdk.installing import cli
-from signet_sdk.installing.command import runs_sdk, sdk_shell_command
+from signet_sdk.installing.command import put_ours, runs_sdk, sdk_shell_command
 
 from ._paths import codex_home
 from ._toml import ConfigError, check_toml, merge_config, toml_data, unmerge_config
@@ -110,15 +110,7 @@ def merge_hooks(data: dict[str, Any], command: str, timeouts: Mapping[str, int])
         groups = hooks.setdefault(event, [])
         placed = False
         for group in groups:
-            handlers = group.get("hooks", [])
-            kept = []
-            for handler in handlers:
-                if not is_ours(handler):
-                    kept.append(handler)
-                elif not placed:
-                    kept.append(wanted)
-                    placed = True
-            group["hooks"] = kept
+            group["hooks"], placed = put_ours(group.get("hooks", []), wanted, placed, is_ours)
         hooks[event] = [g for g in groups if g.get("hooks")]
         if not placed:
             hooks[event].append({"hooks": [wanted]})
