@@ -3,4 +3,11 @@
 A harness's config file is the user's: an installer may add and remove its
 own entries, never reformat or drop what is already there. The editors here
 touch only the bytes of the members they change.
+
+What every installer does alike lives here too, so the seven stay one
+command to their users: :mod:`.cli` (options, exit codes, refusals,
+show-or-write of planned changes), :mod:`.files` (read, replace atomically,
+back up, diff, recognise our marker) and :mod:`.command` (the command an
+installer registers, and how it recognises its own entries). What to merge
+where stays in each adapter.
 """
