@@ -68,8 +68,36 @@ def _load_ref(ref: str) -> Any:
     return obj
 
 
+#: Where a harness package keeps each part by convention: file or folder -> (field, reference).
+_CONVENTION = (
+    ("_translate.py", "translator", "{}._translate:translator_for"),
+    ("_paths.py", "transcript_roots", "{}._paths:transcript_roots"),
+    ("install.py", "installer", "{}.install:main"),
+    ("vectors", "vectors", "{}.vectors"),
+    ("shim", "shims", "{}.shim"),
+    ("_story.py", "story", "{}._story:story_event"),
+)
+
+
+def _by_convention(package: str) -> dict[str, str]:
+    """The parts ``package`` holds where the convention puts them (``os`` only: hook path)."""
+    module = sys.modules.get(package)
+    where = getattr(module, "__file__", None)
+    if not where:
+        return {}
+    folder = os.path.dirname(where)
+    present = set(os.listdir(folder))
+    return {field: ref.format(package) for name, field, ref in _CONVENTION if name in present}
+
+
 class HarnessPlugin:
     """What a harness package registers: translator, events, installer, vectors, shims.
+
+    ``package=__name__`` fills in what the package keeps where the convention
+    puts it (``_translate.py`` with ``translator_for(env)``, ``_paths.py``
+    with ``transcript_roots(env)``, ``install.py`` with ``main``, the
+    ``vectors/`` and ``shim/`` folders, ``_story.py`` with ``story_event``);
+    an argument given explicitly wins.
 
     ``translator`` is a translator object or ``"module:factory"``, where the
     factory takes the process environment (a command hook's translator may
@@ -91,7 +119,7 @@ class HarnessPlugin:
         self,
         name: str,
         *,
-        translator: HarnessTranslator | str,
+        translator: HarnessTranslator | str | None = None,
         events: Sequence[EventSpec | str],
         runtime_path: str | None = None,
         not_applicable: Mapping[str, str] | None = None,
@@ -100,6 +128,7 @@ class HarnessPlugin:
         vectors: str | None = None,
         shims: str | None = None,
         story: str | None = None,
+        package: str | None = None,
         tools: str | None = None,
         description: str = "",
     ) -> None:
@@ -115,6 +144,16 @@ class HarnessPlugin:
         self.not_applicable: Mapping[str, str] = dict(not_applicable or {})
         specs = [e if isinstance(e, EventSpec) else EventSpec(e) for e in events]
         self.events: dict[str, EventSpec] = {e.name: e for e in specs}
+        if package is not None:
+            found = _by_convention(package)
+            translator = translator or found.get("translator")
+            transcript_roots = transcript_roots or found.get("transcript_roots")
+            installer = installer or found.get("installer")
+            vectors = vectors or found.get("vectors")
+            shims = shims or found.get("shims")
+            story = story or found.get("story")
+        if translator is None:
+            raise ValueError("HarnessPlugin needs a translator (or a package with _translate.py)")
         self._translator = translator
         self._transcript_roots = transcript_roots
         self.installer = installer

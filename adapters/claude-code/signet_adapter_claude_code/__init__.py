@@ -30,7 +30,7 @@ __all__ = ["EVENTS", "PLUGIN", "TRANSLATOR", "ClaudeCodeTranslator"]
 #: What this package registers in the ``signet_sdk.adapters`` entry-point group.
 PLUGIN = HarnessPlugin(
     "claude-code",
-    translator="signet_adapter_claude_code._translate:translator_for",
+    package=__name__,  # translator, paths, installer, vectors, shim, story by convention
     events=[
         EventSpec("SessionStart", "session_start", replay=True),
         EventSpec("UserPromptSubmit", "prompt_submit"),
@@ -43,10 +43,6 @@ PLUGIN = HarnessPlugin(
     ],
     runtime_path="legacy",
     not_applicable=NOT_APPLICABLE,
-    transcript_roots="signet_adapter_claude_code._paths:transcript_roots",
-    installer="signet_adapter_claude_code.install:main",
-    vectors="signet_adapter_claude_code.vectors",
-    story="signet_adapter_claude_code._story:story_event",
     tools="mcp",
     description="Claude Code command hooks (settings.json)",
 )

@@ -28,7 +28,7 @@ __all__ = ["EVENTS", "PLUGIN", "TRANSLATOR", "CodexTranslator"]
 #: What this package registers in the ``signet_sdk.adapters`` entry-point group.
 PLUGIN = HarnessPlugin(
     "codex",
-    translator="signet_adapter_codex._translate:translator_for",
+    package=__name__,  # translator, paths, installer, vectors, shim, story by convention
     events=[
         EventSpec("SessionStart", "session_start", replay=True),
         EventSpec("UserPromptSubmit", "prompt_submit"),
@@ -41,10 +41,6 @@ PLUGIN = HarnessPlugin(
     ],
     runtime_path="legacy",
     not_applicable=NOT_APPLICABLE,
-    transcript_roots="signet_adapter_codex._paths:transcript_roots",
-    installer="signet_adapter_codex.install:main",
-    vectors="signet_adapter_codex.vectors",
-    story="signet_adapter_codex._story:story_event",
     tools="mcp",
     description="Codex CLI command hooks (hooks.json, trusted in config.toml)",
 )

@@ -28,7 +28,7 @@ __all__ = ["EVENTS", "PLUGIN", "TRANSLATOR", "GeminiTranslator"]
 #: What this package registers in the ``signet_sdk.adapters`` entry-point group.
 PLUGIN = HarnessPlugin(
     "gemini",
-    translator="signet_adapter_gemini._translate:translator_for",
+    package=__name__,  # translator, paths, installer, vectors, shim, story by convention
     events=[
         EventSpec("SessionStart", "session_start", replay=True),
         EventSpec("BeforeAgent", "prompt_submit"),
@@ -38,10 +38,6 @@ PLUGIN = HarnessPlugin(
     ],
     runtime_path="legacy",
     not_applicable=NOT_APPLICABLE,
-    transcript_roots="signet_adapter_gemini._paths:transcript_roots",
-    installer="signet_adapter_gemini.install:main",
-    vectors="signet_adapter_gemini.vectors",
-    story="signet_adapter_gemini._story:story_event",
     tools="mcp",
     description="Gemini CLI command hooks (settings.json) and the memory tools over MCP",
 )

@@ -28,7 +28,7 @@ __all__ = ["EVENTS", "PLUGIN", "TRANSLATOR", "HermesTranslator"]
 #: What this package registers in the ``signet_sdk.adapters`` entry-point group.
 PLUGIN = HarnessPlugin(
     "hermes-agent",
-    translator="signet_adapter_hermes._translate:translator_for",
+    package=__name__,  # translator, paths, installer, vectors, shim, story by convention
     events=[
         EventSpec("initialize", "session_start", replay=True),
         EventSpec("system_prompt_block"),
@@ -45,9 +45,6 @@ PLUGIN = HarnessPlugin(
     runtime_path="plugin",
     tools="native",
     not_applicable=NOT_APPLICABLE,
-    installer="signet_adapter_hermes.install:main",
-    vectors="signet_adapter_hermes.vectors",
-    story="signet_adapter_hermes._story:story_event",
     description="Hermes Agent memory provider ($HERMES_HOME/plugins/signet)",
 )
 assert tuple(PLUGIN.events) == EVENTS

@@ -30,7 +30,7 @@ __all__ = ["EVENTS", "PLUGIN", "SHIM_EVENTS", "TRANSLATOR", "OpenClawTranslator"
 #: What this package registers in the ``signet_sdk.adapters`` entry-point group.
 PLUGIN = HarnessPlugin(
     "openclaw",
-    translator="signet_adapter_openclaw._translate:translator_for",
+    package=__name__,  # translator, paths, installer, vectors, shim, story by convention
     events=[
         EventSpec("session_start", "session_start", replay=True),
         EventSpec("before_prompt_build", "prompt_submit"),
@@ -43,10 +43,7 @@ PLUGIN = HarnessPlugin(
     runtime_path="plugin",
     tools="native",
     not_applicable=NOT_APPLICABLE,
-    installer="signet_adapter_openclaw.install:main",
-    vectors="signet_adapter_openclaw.vectors",
     shims="signet_adapter_openclaw.plugin",
-    story="signet_adapter_openclaw._story:story_event",
     description="OpenClaw plugin (state dir extensions/, enabled in openclaw.json)",
 )
 assert tuple(PLUGIN.events) == EVENTS

@@ -32,7 +32,7 @@ __all__ = ["EVENTS", "PLUGIN", "SHIM_EVENTS", "TRANSLATOR", "OpenCodeTranslator"
 #: What this package registers in the ``signet_sdk.adapters`` entry-point group.
 PLUGIN = HarnessPlugin(
     "opencode",
-    translator="signet_adapter_opencode._translate:translator_for",
+    package=__name__,  # translator, paths, installer, vectors, shim, story by convention
     events=[
         EventSpec("session.created"),
         EventSpec("chat.message", "prompt_submit", replay=True),
@@ -45,10 +45,6 @@ PLUGIN = HarnessPlugin(
     runtime_path="plugin",
     tools="mcp",
     not_applicable=NOT_APPLICABLE,
-    installer="signet_adapter_opencode.install:main",
-    vectors="signet_adapter_opencode.vectors",
-    shims="signet_adapter_opencode.shim",
-    story="signet_adapter_opencode._story:story_event",
     description="OpenCode plugin (plugins/signet-sdk.js) and MCP server",
 )
 assert tuple(PLUGIN.events) == EVENTS

@@ -28,7 +28,7 @@ __all__ = ["EVENTS", "PLUGIN", "SHIM_EVENTS", "TRANSLATOR", "PiTranslator"]
 #: What this package registers in the ``signet_sdk.adapters`` entry-point group.
 PLUGIN = HarnessPlugin(
     "pi",
-    translator="signet_adapter_pi._translate:translator_for",
+    package=__name__,  # translator, paths, installer, vectors, shim, story by convention
     events=[
         EventSpec("session_start", "session_start", replay=True),
         EventSpec("input", "prompt_submit"),
@@ -43,11 +43,6 @@ PLUGIN = HarnessPlugin(
     runtime_path="plugin",
     tools="native",
     not_applicable=NOT_APPLICABLE,
-    transcript_roots="signet_adapter_pi._paths:transcript_roots",
-    installer="signet_adapter_pi.install:main",
-    vectors="signet_adapter_pi.vectors",
-    shims="signet_adapter_pi.shim",
-    story="signet_adapter_pi._story:story_event",
     description="pi coding agent extension (agent dir extensions/)",
 )
 assert tuple(PLUGIN.events) == EVENTS
