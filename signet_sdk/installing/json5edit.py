@@ -128,15 +128,27 @@ class _Parser:
             return Node("scalar", start, self.pos, m.group())
         raise self.fail(f"unexpected {c!r}")
 
+    def closed(self, node: Node, close: str) -> bool:
+        """Skip blanks; at ``close``, step over it and end ``node`` there."""
+        self.skip()
+        if not self.text.startswith(close, self.pos):
+            return False
+        self.pos += 1
+        node.end = self.pos
+        return True
+
+    def comma(self, close: str) -> None:
+        """After a member or item: step over a ``,`` (trailing ones are JSON5), else ``close``."""
+        self.skip()
+        if self.text.startswith(",", self.pos):
+            self.pos += 1
+        elif not self.text.startswith(close, self.pos):
+            raise self.fail(f"',' or '{close}' expected")
+
     def obj(self) -> Node:
         node = Node("object", self.pos, -1)
         self.pos += 1
-        while True:
-            self.skip()
-            if self.text.startswith("}", self.pos):
-                self.pos += 1
-                node.end = self.pos
-                return node
+        while not self.closed(node, "}"):
             key_start = self.pos
             if self.text[self.pos : self.pos + 1] in ("'", '"'):
                 key = self.string()
@@ -150,27 +162,16 @@ class _Parser:
                 raise self.fail("':' expected")
             self.pos += 1
             node.members.append((key, key_start, self.value()))
-            self.skip()
-            if self.text.startswith(",", self.pos):
-                self.pos += 1
-            elif not self.text.startswith("}", self.pos):
-                raise self.fail("',' or '}' expected")
+            self.comma("}")
+        return node
 
     def arr(self) -> Node:
         node = Node("array", self.pos, -1)
         self.pos += 1
-        while True:
-            self.skip()
-            if self.text.startswith("]", self.pos):
-                self.pos += 1
-                node.end = self.pos
-                return node
+        while not self.closed(node, "]"):
             node.items.append(self.value())
-            self.skip()
-            if self.text.startswith(",", self.pos):
-                self.pos += 1
-            elif not self.text.startswith("]", self.pos):
-                raise self.fail("',' or ']' expected")
+            self.comma("]")
+        return node
 
 
 def parse(text: str) -> Node:
