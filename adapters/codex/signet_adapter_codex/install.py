@@ -41,6 +41,7 @@ from typing import Any
 
 from signet_sdk.installing import cli
 from signet_sdk.installing.command import put_ours, runs_sdk, sdk_shell_command
+from signet_sdk.installing.files import replace_text
 
 from ._paths import codex_home
 from ._toml import ConfigError, check_toml, merge_config, toml_data, unmerge_config
@@ -180,18 +181,8 @@ def _write(path: Path, text: str | None, before: str | None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     if not orig.exists():
         orig.write_text(_ABSENT if before is None else before, encoding="utf-8")
-    mode = path.stat().st_mode & 0o777 if before is not None else 0o600
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    # An existing file keeps its mode whatever the umask; a new one is 0600.
+    replace_text(path, text, 0o600)
 
 
 def _restore(path: Path, text: str, normal: Any) -> str | None:

@@ -154,3 +154,18 @@ def test_bad_files_are_named_and_left_untouched(
     assert str(isolated / name) in err and problem in err and "No file was changed" in err
     assert (isolated / name).read_text() == text
     assert sorted(p.name for p in isolated.iterdir()) == [name, "sessions"]
+
+
+def test_a_users_files_keep_their_mode_and_new_ones_are_private(isolated: Path) -> None:
+    import os
+
+    config, hooks = isolated / "config.toml", isolated / "hooks.json"
+    config.write_text(USER_TOML)
+    os.chmod(config, 0o664)  # group-writable on purpose; the umask would make it 0644
+    old = os.umask(0o022)
+    try:
+        assert installer(["install"]) == 0
+    finally:
+        os.umask(old)
+    assert config.stat().st_mode & 0o777 == 0o664
+    assert hooks.stat().st_mode & 0o777 == 0o600
