@@ -239,6 +239,12 @@ export function startServer(env = process.env) {
     const fd = openSync(lock, "wx", 0o600);
     writeSync(fd, String(process.pid));
     closeSync(fd);
+    // A server started by the previous lock holder records itself and then
+    // removes the lock: with the lock ours, look again before starting another.
+    if (discover(env)) {
+      unlinkSync(lock);
+      return false;
+    }
     const command = sdkCommand(env);
     // The token travels in the environment, not argv: other users can read argv.
     const token = randomBytes(32).toString("hex");
