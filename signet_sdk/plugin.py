@@ -40,7 +40,9 @@ Reading payloads
     :func:`string`, :func:`mapping`, :func:`array`, :func:`integer` return
     a field or None and raise :class:`PayloadError` naming the field on a
     wrong type; :func:`put` sets a body key only when there is a value;
-    :func:`carried` reads what an earlier output carried. A bad payload
+    :func:`carried` reads what an earlier output carried;
+    :func:`command_hook_handler` checks a command hook's payload against the
+    event it was registered for and picks the event's handler. A bad payload
     raises ``PayloadError(field, message)``: the core logs it and the
     harness gets the neutral output.
 
@@ -64,6 +66,7 @@ if TYPE_CHECKING:
     from signet_sdk.runtime.native import NativeOutput as NativeOutput
     from signet_sdk.runtime.payload import array as array
     from signet_sdk.runtime.payload import carried as carried
+    from signet_sdk.runtime.payload import command_hook_handler as command_hook_handler
     from signet_sdk.runtime.payload import integer as integer
     from signet_sdk.runtime.payload import mapping as mapping
     from signet_sdk.runtime.payload import put as put
@@ -89,6 +92,7 @@ _WHERE = {
     "TranscriptRefused": ("signet_sdk.runtime.transcripts", "TranscriptRefused"),
     "array": ("signet_sdk.runtime.payload", "array"),
     "carried": ("signet_sdk.runtime.payload", "carried"),
+    "command_hook_handler": ("signet_sdk.runtime.payload", "command_hook_handler"),
     "context_text": ("signet_sdk.runtime.context", "context_text"),
     "integer": ("signet_sdk.runtime.payload", "integer"),
     "json_dumps": ("signet_sdk.wire.jsonfast", "dumps"),
@@ -111,6 +115,7 @@ __all__ = [
     "TranscriptRefused",
     "array",
     "carried",
+    "command_hook_handler",
     "context_text",
     "integer",
     "json_dumps",

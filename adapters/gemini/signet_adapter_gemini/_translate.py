@@ -50,7 +50,15 @@ Choices, and why:
 
 from __future__ import annotations
 
-from signet_sdk.plugin import LifecycleCall, NativeOutput, PayloadError, context_text, put, string
+from signet_sdk.plugin import (
+    LifecycleCall,
+    NativeOutput,
+    PayloadError,
+    command_hook_handler,
+    context_text,
+    put,
+    string,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -110,18 +118,7 @@ class GeminiTranslator:
 
         Raises :class:`signet_sdk.PayloadError` naming the offending field.
         """
-        if not isinstance(payload, dict):
-            raise PayloadError("payload", "must be a JSON object")
-        named = string(payload, "hook_event_name")
-        if named is not None and named != event:
-            raise PayloadError(
-                "hook_event_name", f"is {named!r} but the hook was registered for {event!r}"
-            )
-        handler = _HANDLERS.get(event)
-        if handler is None:
-            raise PayloadError(
-                "hook_event_name", f"unsupported event {event!r}; known: {', '.join(EVENTS)}"
-            )
+        handler = command_hook_handler(event, payload, _HANDLERS)
         return handler(self, payload, _required(payload, "session_id"))
 
     def _chat(self, p: Mapping[str, Any]) -> list[dict[str, Any]] | None:
