@@ -18,17 +18,73 @@ Every request is recorded (method, path, JSON body). ``fail_first`` limits a
 fault to the first N requests; later ones pass through. ``only`` limits it to
 requests whose path starts with that prefix (others pass, and do not count). The proxy runs in
 threads of this process and is stopped by ``close()``.
+
+For the tests that run a real hook process: ``hook_env`` (its whole
+environment, state under a temporary home), ``run_hook`` (one
+``signet-sdk hook`` process) and ``sender_idle`` (no detached outbox sender
+is running).
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import socket
 import struct
+import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+SIGNET_SDK = str(Path(sys.executable).parent / "signet-sdk")
+#: A Claude Code prompt, the event most fault tests send through a hook process.
+PROMPT = b'{"hook_event_name": "UserPromptSubmit", "session_id": "s", "prompt": "hi"}'
+
+
+def hook_env(home: Path, **extra: str) -> dict[str, str]:
+    """A hook process's whole environment: PATH, ``home`` as HOME, its ``state`` as XDG state."""
+    return {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home),
+        "XDG_STATE_HOME": str(home / "state"),
+        **extra,
+    }
+
+
+def run_hook(
+    env: dict[str, str],
+    harness: str = "claude-code",
+    event: str = "UserPromptSubmit",
+    payload: bytes = PROMPT,
+    timeout: float = 30,
+) -> subprocess.CompletedProcess[bytes]:
+    """One ``signet-sdk hook <harness> <event>`` process given ``payload`` on stdin."""
+    return subprocess.run(
+        [SIGNET_SDK, "hook", harness, event],
+        input=payload,
+        capture_output=True,
+        env=env,
+        timeout=timeout,
+    )
+
+
+def sender_idle(outbox: Path) -> bool:
+    """No detached sender holds the sender lock of the ``outbox`` folder (it has exited)."""
+    try:
+        fd = os.open(outbox / ".sender.lock", os.O_RDWR)
+    except FileNotFoundError:
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+    return True
 
 
 def _read_request(conn: socket.socket) -> bytes | None:

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 import stat
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from fault_support import FaultProxy
+from fault_support import FaultProxy, hook_env, run_hook
 
 from signet_sdk.hooks.breaker import Breaker, breaker_for, counts_as_failure
 from signet_sdk.wire.errors import (
@@ -20,8 +17,6 @@ from signet_sdk.wire.errors import (
     InternalServerError,
     NotSentError,
 )
-
-SIGNET_SDK = str(Path(sys.executable).parent / "signet-sdk")
 
 
 class Clock:
@@ -84,30 +79,17 @@ def test_a_planted_link_is_not_followed(tmp_path: Path) -> None:
     assert target.read_text() == "keep"
 
 
-def _prompt(env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
-    payload = b'{"hook_event_name": "UserPromptSubmit", "session_id": "s", "prompt": "hi"}'
-    return subprocess.run(
-        [SIGNET_SDK, "hook", "claude-code", "UserPromptSubmit"],
-        input=payload,
-        capture_output=True,
-        env=env,
-        timeout=30,
-    )
-
-
 @pytest.mark.parametrize("off", [False, True])
 def test_hooks_stop_calling_a_daemon_that_never_answers(tmp_path: Path, off: bool) -> None:
     with FaultProxy(mode="hang") as hung:
-        env = {
-            "PATH": os.environ.get("PATH", ""),
-            "HOME": str(tmp_path),
-            "XDG_STATE_HOME": str(tmp_path / "state"),
-            "SIGNET_DAEMON_URL": hung.url,
-            "SIGNET_PROMPT_SUBMIT_TIMEOUT": "1000",
-            "SIGNET_BREAKER_FAILURES": "0" if off else "2",
-        }
+        env = hook_env(
+            tmp_path,
+            SIGNET_DAEMON_URL=hung.url,
+            SIGNET_PROMPT_SUBMIT_TIMEOUT="1000",
+            SIGNET_BREAKER_FAILURES="0" if off else "2",
+        )
         for _ in range(4):
-            done = _prompt(env)
+            done = run_hook(env)
             assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
         reached = len(hung.requests_to("/api/hooks/user-prompt-submit"))
     log = (tmp_path / "state" / "signet-sdk" / "hooks.log").read_text()
@@ -126,22 +108,14 @@ def test_hooks_stop_calling_a_daemon_that_never_answers(tmp_path: Path, off: boo
 def test_degraded_notice_is_one_line_and_opt_in(
     tmp_path: Path, event: str, notice: str, told: bool
 ) -> None:
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(tmp_path),
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-        "SIGNET_DAEMON_URL": "http://127.0.0.1:9",
-        "SIGNET_DEGRADED_NOTICE": notice,
-        "SIGNET_OUTBOX_FLUSH_SECONDS": "0",
-    }
-    payload = {"hook_event_name": event, "session_id": "s", "prompt": "hi", "cwd": "/w"}
-    done = subprocess.run(
-        [SIGNET_SDK, "hook", "claude-code", event],
-        input=json.dumps(payload).encode(),
-        capture_output=True,
-        env=env,
-        timeout=30,
+    env = hook_env(
+        tmp_path,
+        SIGNET_DAEMON_URL="http://127.0.0.1:9",
+        SIGNET_DEGRADED_NOTICE=notice,
+        SIGNET_OUTBOX_FLUSH_SECONDS="0",
     )
+    payload = {"hook_event_name": event, "session_id": "s", "prompt": "hi", "cwd": "/w"}
+    done = run_hook(env, event=event, payload=json.dumps(payload).encode())
     assert (done.returncode, done.stderr) == (0, b"")
     if not told:
         assert done.stdout == b""

@@ -15,15 +15,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fault_support import FaultProxy
+from fault_support import SIGNET_SDK, FaultProxy, hook_env, run_hook
 
 from signet_sdk import AdapterClient, AsyncAdapterClient, SessionStartParams
 from signet_sdk.testing.mock_daemon import MockDaemon
 from signet_sdk.wire.config import resolve_config
 from signet_sdk.wire.errors import APITimeoutError, ConfigError
 from signet_sdk.wire.lean import LeanClient
-
-SIGNET_SDK = str(Path(sys.executable).parent / "signet-sdk")
 
 
 @pytest.fixture
@@ -96,21 +94,12 @@ def test_header_bound_settings_are_refused_naming_the_field(
 def test_hook_with_a_non_ascii_setting_fails_open_and_names_it(
     tmp_path: Path, upstream: tuple[str, int], variable: str
 ) -> None:
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(tmp_path),
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-        "SIGNET_DAEMON_URL": f"http://{upstream[0]}:{upstream[1]}",
-        variable: "caf\u00e9\r\nX-Injected: 1",
-    }
-    payload = b'{"hook_event_name": "UserPromptSubmit", "session_id": "s", "prompt": "hi"}'
-    done = subprocess.run(
-        [SIGNET_SDK, "hook", "claude-code", "UserPromptSubmit"],
-        input=payload,
-        capture_output=True,
-        env=env,
-        timeout=30,
+    env = hook_env(
+        tmp_path,
+        SIGNET_DAEMON_URL=f"http://{upstream[0]}:{upstream[1]}",
+        **{variable: "caf\u00e9\r\nX-Injected: 1"},
     )
+    done = run_hook(env)
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
     log = (tmp_path / "state" / "signet-sdk" / "hooks.log").read_text()
     assert f"configuration error, hook skipped: {variable}" in log
@@ -129,20 +118,7 @@ def test_token_is_masked_in_the_config_and_client_repr() -> None:
 
 
 def test_daemon_url_credentials_never_reach_hooks_log(tmp_path: Path) -> None:
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(tmp_path),
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-        "SIGNET_DAEMON_URL": "http://alice:hunter2@127.0.0.1:9",
-    }
-    payload = b'{"hook_event_name": "UserPromptSubmit", "session_id": "s", "prompt": "hi"}'
-    done = subprocess.run(
-        [SIGNET_SDK, "hook", "claude-code", "UserPromptSubmit"],
-        input=payload,
-        capture_output=True,
-        env=env,
-        timeout=30,
-    )
+    done = run_hook(hook_env(tmp_path, SIGNET_DAEMON_URL="http://alice:hunter2@127.0.0.1:9"))
     assert done.returncode == 0
     log = (tmp_path / "state" / "signet-sdk" / "hooks.log").read_text()
     assert log and "hunter2" not in log and "alice" not in log
@@ -177,20 +153,10 @@ def test_a_state_directory_swapped_for_a_link_is_not_written_through(tmp_path: P
     elsewhere.mkdir()
     (tmp_path / "state").mkdir()
     (tmp_path / "state" / "signet-sdk").symlink_to(elsewhere, target_is_directory=True)
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(tmp_path),
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-    }
     payload = b'{"hook_event_name": "SessionEnd", "session_id": "s-link", "reason": "other"}'
     with MockDaemon() as daemon, daemon.serve() as handle:
-        done = subprocess.run(
-            [SIGNET_SDK, "hook", "claude-code", "SessionEnd"],
-            input=payload,
-            capture_output=True,
-            env={**env, "SIGNET_DAEMON_URL": handle.url},
-            timeout=30,
-        )
+        env = hook_env(tmp_path, SIGNET_DAEMON_URL=handle.url)
+        done = run_hook(env, event="SessionEnd", payload=payload)
         ends = daemon.requests_to("/api/hooks/session-end")
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
     assert list(elsewhere.iterdir()) == []

@@ -3,16 +3,13 @@ per-call deadlines."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fault_support import FaultProxy
+from fault_support import FaultProxy, hook_env, run_hook
 
 from signet_sdk import (
     AdapterClient,
@@ -27,8 +24,6 @@ from signet_sdk.runtime.dispatch import MAX_CONTEXT_CHARS, cap_context
 from signet_sdk.testing.mock_daemon import MockDaemon
 from signet_sdk.wire.errors import APITimeoutError
 from signet_sdk.wire.lean import _Reader
-
-SIGNET_SDK = str(Path(sys.executable).parent / "signet-sdk")
 
 
 @pytest.fixture
@@ -56,20 +51,7 @@ def test_a_huge_inject_is_not_handed_to_the_harness(tmp_path: Path) -> None:
     inject = "a remembered fact\n" * 600_000  # ~10.8 MB, under the transport's 16 MiB cap
     answer = {"inject": inject, "memories": []}
     with FaultProxy(mode="status", status=200, body=answer) as proxy:
-        env = {
-            "PATH": os.environ.get("PATH", ""),
-            "HOME": str(tmp_path),
-            "XDG_STATE_HOME": str(tmp_path / "state"),
-            "SIGNET_DAEMON_URL": proxy.url,
-        }
-        payload = b'{"hook_event_name": "UserPromptSubmit", "session_id": "s", "prompt": "hi"}'
-        done = subprocess.run(
-            [SIGNET_SDK, "hook", "claude-code", "UserPromptSubmit"],
-            input=payload,
-            capture_output=True,
-            env=env,
-            timeout=60,
-        )
+        done = run_hook(hook_env(tmp_path, SIGNET_DAEMON_URL=proxy.url), timeout=60)
     assert done.returncode == 0 and done.stderr == b""
     # JSON escapes each newline as two characters: the cap is on the text itself.
     assert MAX_CONTEXT_CHARS < len(done.stdout) < 2 * MAX_CONTEXT_CHARS

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fault_support import FaultProxy
+from fault_support import FaultProxy, hook_env, run_hook, sender_idle
 
 from signet_sdk.hooks.outbox import Outbox
 from signet_sdk.hooks.sender import outbox_sender
@@ -65,13 +65,18 @@ def sender_to(url: str, timeout: float | None = None) -> Any:
     return lambda entry, body: send(entry, body, timeout=timeout)
 
 
+def proxy_to(url: str, mode: str, **options: Any) -> FaultProxy:
+    """A :class:`FaultProxy` in front of the daemon at ``url``."""
+    host, port = url.rsplit("//", 1)[1].split(":")
+    return FaultProxy((host, int(port)), mode=mode, **options)
+
+
 @pytest.mark.parametrize("action", list(WRITES))
 def test_late_answer_then_resend_is_stored_once(
     tmp_path: Path, served: tuple[MockDaemon, str], action: str
 ) -> None:
     daemon, url = served
-    host, port = url.rsplit("//", 1)[1].split(":")
-    with FaultProxy((host, int(port)), mode="slow", delay=1.5) as proxy:
+    with proxy_to(url, "slow", delay=1.5) as proxy:
         outbox = Outbox(tmp_path / "outbox", settle=0.0)
         entry_id = put(outbox, action)
         assert outbox.deliver(entry_id, sender_to(proxy.url, timeout=0.4)) == "failed"
@@ -94,8 +99,7 @@ def test_request_held_back_then_resent_after_settling_is_stored_once(
 ) -> None:
     """The first send reaches the daemon only after the hook gave up on it."""
     daemon, url = served
-    host, port = url.rsplit("//", 1)[1].split(":")
-    with FaultProxy((host, int(port)), mode="slow_before", delay=1.0) as proxy:
+    with proxy_to(url, "slow_before", delay=1.0) as proxy:
         outbox = Outbox(tmp_path / "outbox", settle=2.0)
         entry_id = put(outbox, action)
         assert outbox.deliver(entry_id, sender_to(proxy.url, timeout=0.3)) == "failed"
@@ -131,11 +135,10 @@ def test_backpressure_waits_for_retry_after_and_spends_no_attempt(
     tmp_path: Path, served: tuple[MockDaemon, str], status: int
 ) -> None:
     daemon, url = served
-    host, port = url.rsplit("//", 1)[1].split(":")
     busy = {"error": "rate limit exceeded"}
-    with FaultProxy(
-        (host, int(port)),
-        mode="status",
+    with proxy_to(
+        url,
+        "status",
         status=status,
         body=busy,
         headers={"Retry-After": "2"},
@@ -154,24 +157,6 @@ def test_backpressure_waits_for_retry_after_and_spends_no_attempt(
     assert daemon.memory_count() == 1
 
 
-def _sender_idle(outbox: Path) -> bool:
-    """No detached sender holds the outbox's sender lock (it has exited)."""
-    import fcntl
-    import os
-
-    try:
-        fd = os.open(outbox / ".sender.lock", os.O_RDWR)
-    except FileNotFoundError:
-        return True
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    finally:
-        os.close(fd)
-    return True
-
-
 # session_end is left out: a harness with no runtime path (this generic one) gets no
 # tombstone from the daemon, so its session-end is sent at least once, not exactly once.
 @pytest.mark.parametrize("action", ["compaction_complete", "remember"])
@@ -180,38 +165,26 @@ def test_hook_that_times_out_on_a_slow_daemon_stores_its_write_once(
 ) -> None:
     """The whole path: the hook gives up, its detached sender resends once settled."""
     import json
-    import os
-    import subprocess
-    import sys
 
     daemon, url = served
-    host, port = url.rsplit("//", 1)[1].split(":")
     body, _ = WRITES[action]
-    with FaultProxy((host, int(port)), mode="slow", delay=2.0) as proxy:
-        env = {
-            "PATH": os.environ.get("PATH", ""),
-            "HOME": str(tmp_path),
-            "XDG_STATE_HOME": str(tmp_path / "state"),
-            "SIGNET_DAEMON_URL": proxy.url,
-            "SIGNET_FETCH_TIMEOUT": "1000",
-            "SIGNET_OUTBOX_SETTLE_SECONDS": "1",
-            "SIGNET_OUTBOX_FLUSH_SECONDS": "20",
-            "SIGNET_BREAKER_FAILURES": "0",
-        }
-        slug = action.replace("_", "-")
-        done = subprocess.run(
-            [str(Path(sys.executable).parent / "signet-sdk"), "hook", "legacy-cli", slug],
-            input=json.dumps(body).encode(),
-            capture_output=True,
-            env=env,
-            timeout=30,
+    with proxy_to(url, "slow", delay=2.0) as proxy:
+        env = hook_env(
+            tmp_path,
+            SIGNET_DAEMON_URL=proxy.url,
+            SIGNET_FETCH_TIMEOUT="1000",
+            SIGNET_OUTBOX_SETTLE_SECONDS="1",
+            SIGNET_OUTBOX_FLUSH_SECONDS="20",
+            SIGNET_BREAKER_FAILURES="0",
         )
+        slug = action.replace("_", "-")
+        done = run_hook(env, "legacy-cli", slug, json.dumps(body).encode())
         assert (done.returncode, done.stderr) == (0, b"")
         outbox = tmp_path / "state" / "signet-sdk" / "outbox"
         end = time.monotonic() + 30
-        while (list(outbox.glob("*.json")) or not _sender_idle(outbox)) and time.monotonic() < end:
+        while (list(outbox.glob("*.json")) or not sender_idle(outbox)) and time.monotonic() < end:
             time.sleep(0.1)
-        assert list(outbox.glob("*.json")) == [] and _sender_idle(outbox)
+        assert list(outbox.glob("*.json")) == [] and sender_idle(outbox)
     assert stored(daemon, action) == 1
 
 
