@@ -27,20 +27,21 @@ import argparse
 import asyncio
 import json
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
+import _turns as common
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from signet_sdk import AsyncAdapterClient, MemoryRecallRequest, RememberParams, create_adapter
+from signet_sdk.testing import free_port
 from signet_sdk.tools import call_tool_async
 
 GOAL_MS = 2.0
@@ -149,32 +150,9 @@ class WireClient:
 @contextmanager
 def dev_daemon(folder: str) -> Iterator[str]:
     """``signet-sdk dev-daemon`` in its own process (no GIL shared with the timed loop)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "signet_sdk",
-            "dev-daemon",
-            "--port",
-            str(port),
-            "--db",
-            os.path.join(folder, "bench.sqlite3"),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        if "listening" not in proc.stdout.readline():
-            raise SystemExit("the dev daemon did not start")
+    port = free_port()
+    with common.dev_daemon(port, Path(folder) / "bench.sqlite3"):
         yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=15)
 
 
 def main(argv: list[str] | None = None) -> int:
