@@ -17,9 +17,7 @@ cheap, deterministic part of it.
 from __future__ import annotations
 
 import ast
-import fcntl
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -29,10 +27,12 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import pytest
+from fault_support import hook_env, sender_idle
 from signet_adapter_claude_code import PLUGIN
 from signet_adapter_codex import PLUGIN as CODEX
 from signet_adapter_gemini import PLUGIN as GEMINI
 
+from signet_sdk.testing import write_jsonl
 from signet_sdk.testing.mock_daemon import MockDaemon
 
 EVENTS = tuple(PLUGIN.events)  # every event the installer registers
@@ -216,18 +216,14 @@ for name in sys.argv[3:]:
 
 
 def _env(tmp_path: Path, url: str, **extra: str) -> dict[str, str]:
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(tmp_path),
-        "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
-        "CODEX_HOME": str(tmp_path / "codex"),
-        "GEMINI_CLI_HOME": str(tmp_path / "gemini"),
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-        "SIGNET_DAEMON_URL": url,
-        "SIGNET_OUTBOX_FLUSH_SECONDS": "5",
-    }
-    env.update(extra)
-    return env
+    return hook_env(
+        tmp_path,
+        CLAUDE_CONFIG_DIR=str(tmp_path / "claude"),
+        CODEX_HOME=str(tmp_path / "codex"),
+        GEMINI_CLI_HOME=str(tmp_path / "gemini"),
+        SIGNET_DAEMON_URL=url,
+        **{"SIGNET_OUTBOX_FLUSH_SECONDS": "5", **extra},  # extra may override it
+    )
 
 
 def _record(tmp_path: Path, *names: str) -> set[str]:
@@ -274,96 +270,44 @@ def daemon() -> Iterator[str]:
 
 
 def _transcript(tmp_path: Path) -> Path:
-    transcript = tmp_path / "claude" / "projects" / "-srv-atlas" / "imports-1.jsonl"
-    transcript.parent.mkdir(parents=True, exist_ok=True)
-    lines = [
-        {"type": "user", "message": {"role": "user", "content": "what runs before the release?"}},
-        {"type": "assistant", "message": {"role": "assistant", "content": "migrations first"}},
-    ]
-    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    return transcript
+    return write_jsonl(
+        tmp_path / "claude" / "projects" / "-srv-atlas" / "imports-1.jsonl",
+        [
+            {
+                "type": "user",
+                "message": {"role": "user", "content": "what runs before the release?"},
+            },
+            {"type": "assistant", "message": {"role": "assistant", "content": "migrations first"}},
+        ],
+    )
 
 
 def _rollout(tmp_path: Path) -> Path:
-    rollout = tmp_path / "codex" / "sessions" / "2026" / "11" / "24" / "rollout-imports-1.jsonl"
-    rollout.parent.mkdir(parents=True, exist_ok=True)
-    lines = [
-        {"type": "session_meta", "payload": {"id": "imports-1", "cwd": "/srv/atlas"}},
-        {"type": "compacted", "payload": {"message": "migrations first"}},
-    ]
-    rollout.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    return rollout
-
-
-def _codex_payload(event: str, rollout: Path) -> str:
-    base: dict[str, object] = {
-        "session_id": "imports-1",
-        "transcript_path": str(rollout),
-        "cwd": "/srv/atlas",
-        "hook_event_name": event,
-        "model": "gpt-5.5",
-    }
-    extra: dict[str, dict[str, object]] = {
-        "SessionStart": {"source": "startup"},
-        "UserPromptSubmit": {"turn_id": "t-1", "prompt": "what runs before the release?"},
-        "Stop": {"turn_id": "t-1", "stop_hook_active": False},
-        "PreCompact": {"turn_id": "t-1", "trigger": "manual"},
-        "PostCompact": {"turn_id": "t-1", "trigger": "manual"},
-        "SubagentStart": {"agent_id": "a-1", "agent_type": "explorer"},
-        "SubagentStop": {"agent_id": "a-1", "agent_type": "explorer"},
-        "SessionEnd": {"reason": "other"},
-    }
-    return json.dumps({**base, **extra[event]})
+    return write_jsonl(
+        tmp_path / "codex" / "sessions" / "2026" / "11" / "24" / "rollout-imports-1.jsonl",
+        [
+            {"type": "session_meta", "payload": {"id": "imports-1", "cwd": "/srv/atlas"}},
+            {"type": "compacted", "payload": {"message": "migrations first"}},
+        ],
+    )
 
 
 def _gemini_chat(tmp_path: Path) -> Path:
-    chat = tmp_path / "gemini" / ".gemini" / "tmp" / "atlas" / "chats" / "session-imports-1.jsonl"
-    chat.parent.mkdir(parents=True, exist_ok=True)
-    lines = [
-        {"sessionId": "imports-1", "projectHash": "atlas"},
-        {"id": "u1", "timestamp": "2026-11-24T09:12:01.000Z", "type": "user",
-         "content": [{"text": "what runs before the release?"}]},
-        {"id": "g1", "timestamp": "2026-11-24T09:12:02.000Z", "type": "gemini",
-         "content": "migrations first", "tokens": {"input": 1200}, "model": "gemini-2.5-pro"},
-    ]  # fmt: skip
-    chat.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    return chat
+    return write_jsonl(
+        tmp_path / "gemini" / ".gemini" / "tmp" / "atlas" / "chats" / "session-imports-1.jsonl",
+        [
+            {"sessionId": "imports-1", "projectHash": "atlas"},
+            {"id": "u1", "timestamp": "2026-11-24T09:12:01.000Z", "type": "user",
+             "content": [{"text": "what runs before the release?"}]},
+            {"id": "g1", "timestamp": "2026-11-24T09:12:02.000Z", "type": "gemini",
+             "content": "migrations first", "tokens": {"input": 1200}, "model": "gemini-2.5-pro"},
+        ],
+    )  # fmt: skip
 
 
-def _gemini_payload(event: str, chat: Path) -> str:
-    base: dict[str, object] = {
-        "session_id": "imports-1",
-        "transcript_path": str(chat),
-        "cwd": "/srv/atlas",
-        "hook_event_name": event,
-        "timestamp": "2026-11-24T09:12:03.000Z",
-    }
-    extra: dict[str, dict[str, object]] = {
-        "SessionStart": {"source": "startup"},
-        "BeforeAgent": {"prompt": "what runs before the release?"},
-        "AfterAgent": {"prompt": "what runs before the release?", "prompt_response": "migrations"},
-        "PreCompress": {"trigger": "auto"},
-        "SessionEnd": {"reason": "exit"},
-    }
-    return json.dumps({**base, **extra[event]})
-
-
-def _input(harness: str, event: str, tmp_path: Path) -> str:
-    if harness == "codex":
-        return _codex_payload(event, _rollout(tmp_path))
-    if harness == "gemini":
-        return _gemini_payload(event, _gemini_chat(tmp_path))
-    return _payload(event, _transcript(tmp_path))
-
-
-def _payload(event: str, transcript: Path) -> str:
-    base: dict[str, object] = {
-        "session_id": "imports-1",
-        "transcript_path": str(transcript),
-        "cwd": "/srv/atlas",
-        "hook_event_name": event,
-    }
-    extra: dict[str, dict[str, object]] = {
+#: Each harness's fields of each event, beyond the ones every event carries.
+EVENT_FIELDS: dict[str, dict[str, dict[str, object]]] = {
+    "claude-code": {
         "SessionStart": {"source": "startup"},
         "UserPromptSubmit": {"prompt": "what runs before the release?"},
         "Stop": {"stop_hook_active": False},
@@ -372,8 +316,43 @@ def _payload(event: str, transcript: Path) -> str:
         "SubagentStart": {"agent_id": "a-1", "agent_type": "general"},
         "SubagentStop": {"agent_id": "a-1", "agent_type": "general"},
         "SessionEnd": {"reason": "other"},
+    },
+    "codex": {
+        "SessionStart": {"source": "startup"},
+        "UserPromptSubmit": {"turn_id": "t-1", "prompt": "what runs before the release?"},
+        "Stop": {"turn_id": "t-1", "stop_hook_active": False},
+        "PreCompact": {"turn_id": "t-1", "trigger": "manual"},
+        "PostCompact": {"turn_id": "t-1", "trigger": "manual"},
+        "SubagentStart": {"agent_id": "a-1", "agent_type": "explorer"},
+        "SubagentStop": {"agent_id": "a-1", "agent_type": "explorer"},
+        "SessionEnd": {"reason": "other"},
+    },
+    "gemini": {
+        "SessionStart": {"source": "startup"},
+        "BeforeAgent": {"prompt": "what runs before the release?"},
+        "AfterAgent": {"prompt": "what runs before the release?", "prompt_response": "migrations"},
+        "PreCompress": {"trigger": "auto"},
+        "SessionEnd": {"reason": "exit"},
+    },
+}
+
+
+def _input(harness: str, event: str, tmp_path: Path) -> str:
+    """The hook payload of ``event`` for ``harness``, its transcript written under ``tmp_path``."""
+    if harness == "codex":
+        transcript, common = _rollout(tmp_path), {"model": "gpt-5.5"}
+    elif harness == "gemini":
+        transcript, common = _gemini_chat(tmp_path), {"timestamp": "2026-11-24T09:12:03.000Z"}
+    else:
+        transcript, common = _transcript(tmp_path), {}
+    base: dict[str, object] = {
+        "session_id": "imports-1",
+        "transcript_path": str(transcript),
+        "cwd": "/srv/atlas",
+        "hook_event_name": event,
+        **common,
     }
-    return json.dumps({**base, **extra[event]})
+    return json.dumps({**base, **EVENT_FIELDS[harness][event]})
 
 
 def imported(
@@ -504,21 +483,6 @@ def _wait_for(predicate: Callable[[], bool], what: str, limit: float = 20.0) -> 
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def _sender_idle(state: Path) -> bool:
-    """No detached sender holds the outbox's sender lock."""
-    try:
-        fd = os.open(state / "signet-sdk" / "outbox" / ".sender.lock", os.O_RDWR)
-    except FileNotFoundError:
-        return True
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    finally:
-        os.close(fd)
-    return True
-
-
 def test_queued_write_and_replay_start_a_sender_without_subprocess(tmp_path: Path) -> None:
     """A daemon that is down: Stop queues its write, SessionStart replays it; both start
     a detached sender (seen by the line it logs), neither imports subprocess or the rest."""
@@ -535,5 +499,5 @@ def test_queued_write_and_replay_start_a_sender_without_subprocess(tmp_path: Pat
         assert _forbidden(modules) == [], f"{event} imports {_forbidden(modules)}"
         assert "signet_sdk.hooks.outbox" in modules
         _wait_for(lambda: queued_lines() >= count, f"the sender started by {event}")  # noqa: B023
-        _wait_for(lambda: _sender_idle(state), "the sender to exit")
+        _wait_for(lambda: sender_idle(state / "signet-sdk" / "outbox"), "the sender to exit")
     assert len(list((state / "signet-sdk" / "outbox").glob("*.json"))) == 1
