@@ -60,6 +60,14 @@ process.stdin.on("end", () => {
   return script;
 }
 
+// A signet-sdk stand-in that answers only after 10 s: past any deadline the tests set.
+function slowSdk(home) {
+  const script = join(home, "slow-sdk.mjs");
+  writeFileSync(script, "#!/usr/bin/env node\nsetTimeout(() => process.stdout.write('{}'), 10000);\n");
+  chmodSync(script, 0o755);
+  return script;
+}
+
 test("explicit server: posts the payload with the token and returns the data", async () => {
   const server = await fakeServer((req, res) =>
     answer(res, 200, { data: { context: "CTX" }, stdout: "", exitCode: 0, degraded: null, queued: [] }),
@@ -158,10 +166,7 @@ test("bypass switches send nothing", async () => {
 
 test("a hook process past the deadline is killed and the event skipped in time", async () => {
   const env = isolatedEnv();
-  const script = join(env.HOME, "slow-sdk.mjs");
-  writeFileSync(script, "#!/usr/bin/env node\nsetTimeout(() => process.stdout.write('{}'), 10000);\n");
-  chmodSync(script, 0o755);
-  env.SIGNET_SDK_COMMAND = script;
+  env.SIGNET_SDK_COMMAND = slowSdk(env.HOME);
   const started = Date.now();
   const out = await send("h", "e", {}, { env, timeoutMs: 400 });
   const took = Date.now() - started;
@@ -254,10 +259,7 @@ test("sendSync: always the hook process, even with a server running, and no serv
 
 test("sendSync: a slow process is killed at the deadline; failures and bypass give null", () => {
   const env = isolatedEnv();
-  const script = join(env.HOME, "slow-sdk.mjs");
-  writeFileSync(script, "#!/usr/bin/env node\nsetTimeout(() => process.stdout.write('{}'), 10000);\n");
-  chmodSync(script, 0o755);
-  env.SIGNET_SDK_COMMAND = script;
+  env.SIGNET_SDK_COMMAND = slowSdk(env.HOME);
   const started = Date.now();
   assert.equal(sendSync("h", "e", {}, { env, timeoutMs: 400 }), null);
   assert.ok(Date.now() - started < 1500);
