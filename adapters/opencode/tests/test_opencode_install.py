@@ -27,6 +27,14 @@ def _config_dir(home: Path) -> Path:
     return home / ".config" / "opencode"
 
 
+def _user_config(home: Path, name: str, text: str) -> Path:
+    """The user's config file ``name`` in ``home``, holding ``text``."""
+    cfg = _config_dir(home) / name
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text(text)
+    return cfg
+
+
 def _plugins(home: Path) -> Path:
     return _config_dir(home) / "plugins"
 
@@ -40,9 +48,7 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
 def test_install_writes_the_plugin_and_merges_the_mcp_server_keeping_comments(
     isolated: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    cfg = _config_dir(isolated) / "opencode.jsonc"
-    cfg.parent.mkdir(parents=True)
-    cfg.write_text(JSONC)
+    cfg = _user_config(isolated, "opencode.jsonc", JSONC)
     assert main(["install"]) == 0
 
     plugins = _plugins(isolated)
@@ -94,10 +100,8 @@ def test_install_without_a_config_creates_one_and_uninstall_removes_it(isolated:
 
 
 def test_a_signet_mcp_entry_of_someone_else_is_restored_on_uninstall(isolated: Path) -> None:
-    cfg = _config_dir(isolated) / "opencode.json"
-    cfg.parent.mkdir(parents=True)
     original = '{\n  "mcp": {\n    "signet": {"type": "local", "command": ["signet-mcp"]}\n  }\n}\n'
-    cfg.write_text(original)
+    cfg = _user_config(isolated, "opencode.json", original)
     assert main(["install"]) == 0
     assert json.loads(cfg.read_text())["mcp"]["signet"] == mcp_entry()
     assert main(["uninstall"]) == 0
@@ -107,10 +111,8 @@ def test_a_signet_mcp_entry_of_someone_else_is_restored_on_uninstall(isolated: P
 def test_a_reinstall_with_another_interpreter_still_uninstalls_to_the_original(
     isolated: Path, tmp_path: Path
 ) -> None:
-    cfg = _config_dir(isolated) / "opencode.json"
-    cfg.parent.mkdir(parents=True)
     original = '{\n  "theme": "dark"\n}\n'
-    cfg.write_text(original)
+    cfg = _user_config(isolated, "opencode.json", original)
     assert main(["install"]) == 0
     other = str(tmp_path / "other-venv" / "bin" / "python3")
     assert main(["install", "--python", other]) == 0
@@ -140,9 +142,7 @@ def test_an_entry_changed_by_the_user_is_left_on_uninstall(
 def test_dry_run_prints_the_diff_and_writes_nothing(
     isolated: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    cfg = _config_dir(isolated) / "opencode.jsonc"
-    cfg.parent.mkdir(parents=True)
-    cfg.write_text(JSONC)
+    _user_config(isolated, "opencode.jsonc", JSONC)
     assert main(["install", "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert '+    "signet": {' in out
@@ -153,9 +153,7 @@ def test_dry_run_prints_the_diff_and_writes_nothing(
 def test_a_malformed_config_is_reported_and_left_untouched(
     isolated: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    cfg = _config_dir(isolated) / "opencode.json"
-    cfg.parent.mkdir(parents=True)
-    cfg.write_text('{"model": "x",, }')
+    cfg = _user_config(isolated, "opencode.json", '{"model": "x",, }')
     assert main(["install"]) == 1
     err = capsys.readouterr().err
     assert str(cfg) in err and "not valid JSONC" in err and "No file was changed" in err
@@ -189,9 +187,7 @@ def test_project_install_uses_the_projects_opencode_directory(tmp_path: Path) ->
 
 
 def test_no_mcp_leaves_the_config_alone(isolated: Path) -> None:
-    cfg = _config_dir(isolated) / "opencode.jsonc"
-    cfg.parent.mkdir(parents=True)
-    cfg.write_text(JSONC)
+    cfg = _user_config(isolated, "opencode.jsonc", JSONC)
     assert main(["install", "--no-mcp"]) == 0
     assert cfg.read_text() == JSONC
     assert MARKER in (_plugins(isolated) / "signet-sdk.js").read_text()
@@ -202,9 +198,7 @@ def test_no_mcp_leaves_the_config_alone(isolated: Path) -> None:
 
 
 def test_the_users_config_keeps_its_mode(isolated: Path) -> None:
-    cfg = _config_dir(isolated) / "opencode.json"
-    cfg.parent.mkdir(parents=True)
-    cfg.write_text('{"theme": "dark"}\n')
+    cfg = _user_config(isolated, "opencode.json", '{"theme": "dark"}\n')
     cfg.chmod(0o600)
     assert main(["install"]) == 0
     assert cfg.stat().st_mode & 0o777 == 0o600
