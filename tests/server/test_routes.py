@@ -213,18 +213,26 @@ async def test_events_fail_open_when_the_daemon_answers_500(private_state: Path)
     assert lifecycle.status_code == 502 and lifecycle.json()["daemonStatus"] == 500
 
 
+async def _timed_post(
+    client: httpx.AsyncClient, url: str, body: dict[str, object]
+) -> tuple[httpx.Response, float]:
+    """The answer to posting ``body`` to ``url``, and the seconds it took."""
+    started = time.monotonic()
+    answer = await client.post(url, json=body)
+    return answer, time.monotonic() - started
+
+
 async def test_a_detached_write_answers_at_once_and_is_delivered_before_shutdown(
     private_state: Path,
 ) -> None:
     with stand_in_daemon(delay=0.5) as daemon:
         server = RuntimeAdapterServer(daemon.url, max_retries=0)
         async with make_client(server) as client:
-            started = time.monotonic()
-            answer = await client.post(
+            answer, took = await _timed_post(
+                client,
                 "/v1/claude-code/events/SessionEnd",
-                json={"session_id": "s-end", "cwd": "/w", "reason": "exit"},
+                {"session_id": "s-end", "cwd": "/w", "reason": "exit"},
             )
-            took = time.monotonic() - started
         assert answer.status_code == 200 and len(answer.json()["queued"]) == 1
         assert took < 0.5  # on disk, not yet sent
         await server.aclose()  # what shutdown does: finish background deliveries
@@ -240,18 +248,16 @@ async def test_a_daemon_that_answers_too_late_costs_the_deadline_and_keeps_the_w
     with stand_in_daemon(delay=3.0) as daemon:
         server = RuntimeAdapterServer(daemon.url, max_retries=0)
         async with make_client(server) as client:
-            started = time.monotonic()
-            read = await client.post(
+            read, read_took = await _timed_post(
+                client,
                 "/v1/claude-code/events/UserPromptSubmit",
-                json={"session_id": "s", "cwd": "/w", "prompt": "hi"},
+                {"session_id": "s", "cwd": "/w", "prompt": "hi"},
             )
-            read_took = time.monotonic() - started
-            started = time.monotonic()
-            write = await client.post(
+            write, write_took = await _timed_post(
+                client,
                 "/v1/claude-code/events/PostCompact",
-                json={"session_id": "s", "cwd": "/w", "compact_summary": "late but kept"},
+                {"session_id": "s", "cwd": "/w", "compact_summary": "late but kept"},
             )
-            write_took = time.monotonic() - started
         await server.aclose()
     assert read.status_code == 200 and read.json()["degraded"]
     assert read_took < 1.5 and write_took < 1.7
