@@ -207,34 +207,31 @@ def scenario(daemon: RealDaemon, called: set[str]) -> Scenario:
     assert logs.logs and all(entry.timestamp for entry in logs.logs)
 
 
+async def _drive(plan: Scenario, client: Any) -> None:
+    """Make each call ``plan`` yields on ``client`` (awaiting an async client's answers) and send
+    the answer, or the :class:`Error` it raised, back into the plan."""
+    answer: Any = None
+    while True:
+        try:
+            method, args, kwargs = plan.send(answer)
+        except StopIteration:
+            return
+        try:
+            answer = getattr(client, method)(*args, **kwargs)
+            if isinstance(client, s.AsyncAdapterClient):
+                answer = await answer  # the sync client's answers are used as they come
+        except s.SignetError as exc:
+            answer = Error(exc)
+
+
 def _sync_run(daemon: RealDaemon, called: set[str]) -> None:
-    plan = scenario(daemon, called)
     with s.AdapterClient("real-sync", daemon.url) as client:
-        answer: Any = None
-        while True:
-            try:
-                method, args, kwargs = plan.send(answer)
-            except StopIteration:
-                return
-            try:
-                answer = getattr(client, method)(*args, **kwargs)
-            except s.SignetError as exc:
-                answer = Error(exc)
+        asyncio.run(_drive(scenario(daemon, called), client))
 
 
 async def _async_run(daemon: RealDaemon, called: set[str]) -> None:
-    plan = scenario(daemon, called)
     async with s.AsyncAdapterClient("real-async", daemon.url) as client:
-        answer: Any = None
-        while True:
-            try:
-                method, args, kwargs = plan.send(answer)
-            except StopIteration:
-                return
-            try:
-                answer = await getattr(client, method)(*args, **kwargs)
-            except s.SignetError as exc:
-                answer = Error(exc)
+        await _drive(scenario(daemon, called), client)
 
 
 @pytest.fixture
