@@ -114,18 +114,38 @@ async def test_native_event_gives_the_structured_output(
     assert sent["runtimePath"] == "legacy"
 
 
+async def _timed_post(
+    client: httpx.AsyncClient, url: str, body: dict[str, object]
+) -> tuple[httpx.Response, float]:
+    """The answer to posting ``body`` to ``url``, and the seconds it took."""
+    started = time.monotonic()
+    answer = await client.post(url, json=body)
+    return answer, time.monotonic() - started
+
+
+async def _read_then_write(
+    client: httpx.AsyncClient, summary: str
+) -> tuple[httpx.Response, float, httpx.Response, float]:
+    """A prompt (a read), then a PostCompact carrying ``summary`` (a write): each answer and
+    the seconds it took."""
+    read, read_took = await _timed_post(
+        client,
+        "/v1/claude-code/events/UserPromptSubmit",
+        {"session_id": "s", "cwd": "/w", "prompt": "hi"},
+    )
+    write, write_took = await _timed_post(
+        client,
+        "/v1/claude-code/events/PostCompact",
+        {"session_id": "s", "cwd": "/w", "compact_summary": summary},
+    )
+    return read, read_took, write, write_took
+
+
 async def test_events_fail_open_when_the_daemon_is_down(private_state: Path) -> None:
     server = RuntimeAdapterServer("http://127.0.0.1:9", max_retries=0)
     async with make_client(server) as client:
         started = time.monotonic()
-        read = await client.post(
-            "/v1/claude-code/events/UserPromptSubmit",
-            json={"session_id": "s", "cwd": "/w", "prompt": "hi"},
-        )
-        write = await client.post(
-            "/v1/claude-code/events/PostCompact",
-            json={"session_id": "s", "cwd": "/w", "compact_summary": "we chose make ship"},
-        )
+        read, _, write, _ = await _read_then_write(client, "we chose make ship")
     await server.aclose()
     assert time.monotonic() - started < 5
     assert read.status_code == 200
@@ -192,14 +212,7 @@ async def test_events_fail_open_when_the_daemon_answers_500(private_state: Path)
     with stand_in_daemon(status=500) as daemon:
         server = RuntimeAdapterServer(daemon.url, max_retries=0)
         async with make_client(server) as client:
-            read = await client.post(
-                "/v1/claude-code/events/UserPromptSubmit",
-                json={"session_id": "s", "cwd": "/w", "prompt": "hi"},
-            )
-            write = await client.post(
-                "/v1/claude-code/events/PostCompact",
-                json={"session_id": "s", "cwd": "/w", "compact_summary": "kept for later"},
-            )
+            read, _, write, _ = await _read_then_write(client, "kept for later")
             lifecycle = await client.post("/v1/h/lifecycle/recall", json={"query": "q"})
         await server.aclose()
     assert read.status_code == 200 and read.json()["data"] is None
@@ -211,15 +224,6 @@ async def test_events_fail_open_when_the_daemon_answers_500(private_state: Path)
     assert entry["body"]["summary"] == "kept for later"
     # A lifecycle call has no neutral answer: the daemon's failure is a 502 naming its status.
     assert lifecycle.status_code == 502 and lifecycle.json()["daemonStatus"] == 500
-
-
-async def _timed_post(
-    client: httpx.AsyncClient, url: str, body: dict[str, object]
-) -> tuple[httpx.Response, float]:
-    """The answer to posting ``body`` to ``url``, and the seconds it took."""
-    started = time.monotonic()
-    answer = await client.post(url, json=body)
-    return answer, time.monotonic() - started
 
 
 async def test_a_detached_write_answers_at_once_and_is_delivered_before_shutdown(
@@ -248,16 +252,7 @@ async def test_a_daemon_that_answers_too_late_costs_the_deadline_and_keeps_the_w
     with stand_in_daemon(delay=3.0) as daemon:
         server = RuntimeAdapterServer(daemon.url, max_retries=0)
         async with make_client(server) as client:
-            read, read_took = await _timed_post(
-                client,
-                "/v1/claude-code/events/UserPromptSubmit",
-                {"session_id": "s", "cwd": "/w", "prompt": "hi"},
-            )
-            write, write_took = await _timed_post(
-                client,
-                "/v1/claude-code/events/PostCompact",
-                {"session_id": "s", "cwd": "/w", "compact_summary": "late but kept"},
-            )
+            read, read_took, write, write_took = await _read_then_write(client, "late but kept")
         await server.aclose()
     assert read.status_code == 200 and read.json()["degraded"]
     assert read_took < 1.5 and write_took < 1.7
