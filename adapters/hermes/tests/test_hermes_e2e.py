@@ -24,7 +24,7 @@ import os
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -211,30 +211,44 @@ def _after(requests: list[RecordedRequest], path: str, count: int) -> list[Recor
     return [] if count else list(requests)
 
 
-def _remember(url: str, project: Path) -> None:
+@pytest.fixture
+def atlas(daemon: tuple[MockDaemon, str], tmp_path: Path) -> tuple[MockDaemon, str, Path]:
+    """The daemon (mock, url) holding :data:`MEMORY` for the project ``atlas``; the project."""
     from signet_sdk import create_adapter
     from signet_sdk.models import RememberParams
 
+    mock, url = daemon
+    project = tmp_path / "atlas"
     with create_adapter("hermes-agent", url, agent_id=AGENT) as client:
         stored = client.remember(RememberParams(content=MEMORY, project=str(project)))
     assert stored.id
+    return mock, url, project
+
+
+Turn = Callable[..., Run]
+
+
+@pytest.fixture
+def turn(hermes: tuple[Path, Path], model: FakeOpenAI, isolated: Path) -> Turn:
+    """``turn(daemon_url, project, extra_env=None)``: :func:`_run_hermes` against ``model``,
+    which must exit 0 with :data:`REPLY` as its whole output."""
+
+    def run(daemon_url: str, project: Path, extra_env: dict[str, str] | None = None) -> Run:
+        done = _run_hermes(hermes, isolated, project, daemon_url, model, extra_env)
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert done.stdout.strip() == REPLY
+        return done
+
+    return run
 
 
 def test_one_turn_of_the_real_hermes(
-    hermes: tuple[Path, Path],
-    daemon: tuple[MockDaemon, str],
-    model: FakeOpenAI,
-    isolated: Path,
-    tmp_path: Path,
+    turn: Turn, atlas: tuple[MockDaemon, str, Path], model: FakeOpenAI
 ) -> None:
-    mock, url = daemon
-    project = tmp_path / "atlas"
-    _remember(url, project)
+    mock, url, project = atlas
 
-    run = _run_hermes(hermes, isolated, project, url, model)
+    run = turn(url, project)
 
-    assert run.returncode == 0, run.stderr[-3000:]
-    assert run.stdout.strip() == REPLY
     session = run.session_id
     assert session, "Hermes recorded no session"
     (start,) = hook_requests(mock, "session-start")
@@ -293,21 +307,13 @@ def test_one_turn_of_the_real_hermes(
 
 
 def test_the_model_calls_a_memory_tool_through_hermes(
-    hermes: tuple[Path, Path],
-    daemon: tuple[MockDaemon, str],
-    model: FakeOpenAI,
-    isolated: Path,
-    tmp_path: Path,
+    turn: Turn, atlas: tuple[MockDaemon, str, Path], model: FakeOpenAI
 ) -> None:
-    mock, url = daemon
-    project = tmp_path / "atlas"
-    _remember(url, project)
+    mock, url, project = atlas
     model.tool_script.append(("memory_search", {"query": "atlas deploys make ship"}))
 
-    run = _run_hermes(hermes, isolated, project, url, model)
+    turn(url, project)
 
-    assert run.returncode == 0, run.stderr[-3000:]
-    assert run.stdout.strip() == REPLY
     (recall,) = mock.requests_to("/api/memory/recall", "POST")
     assert recall.json["query"] == "atlas deploys make ship"
     assert recall.headers["x-signet-agent-id"] == AGENT
@@ -320,23 +326,15 @@ def test_the_model_calls_a_memory_tool_through_hermes(
 
 
 def test_a_down_daemon_leaves_the_turn_alone_and_queues_the_writes(
-    hermes: tuple[Path, Path], model: FakeOpenAI, isolated: Path, tmp_path: Path
+    turn: Turn, model: FakeOpenAI, tmp_path: Path
 ) -> None:
     down = f"http://127.0.0.1:{free_port()}"
     project = tmp_path / "atlas"
     state = tmp_path / "state"
 
-    run = _run_hermes(
-        hermes,
-        isolated,
-        project,
-        down,
-        model,
-        {"XDG_STATE_HOME": str(state), "SIGNET_OUTBOX_FLUSH_SECONDS": "0"},
-    )
+    env = {"XDG_STATE_HOME": str(state), "SIGNET_OUTBOX_FLUSH_SECONDS": "0"}
+    run = turn(down, project, env)
 
-    assert run.returncode == 0, run.stderr[-3000:]
-    assert run.stdout.strip() == REPLY
     assert "Traceback" not in run.stderr
     (request,) = model.bodies
     assert "<memory-context>" not in json.dumps(request)
