@@ -30,7 +30,6 @@ Exit status 0 when the server path is within budget, 1 otherwise.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -46,7 +45,7 @@ PI_TESTS = ROOT / "adapters" / "pi" / "tests"
 sys.path.insert(0, str(PI_TESTS))
 
 from pi_fake_openai import FakeOpenAI  # noqa: E402
-from pi_support import PiRpc  # noqa: E402
+from pi_support import PiRpc, write_models  # noqa: E402
 
 from signet_sdk.testing import ServeProcess, free_port  # noqa: E402
 
@@ -64,18 +63,7 @@ def _pi_bin(version: str) -> str:
 def _agent_dir(base: Path, name: str, fake: FakeOpenAI, env: dict[str, str], ours: bool) -> Path:
     agent = base / name / "agent"
     agent.mkdir(parents=True)
-    models = {
-        "providers": {
-            "fakeoai": {
-                "baseUrl": fake.base_url,
-                "api": "openai-completions",
-                "apiKey": "dummy",
-                "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
-                "models": [{"id": "fake-model", "contextWindow": 128000, "maxTokens": 4096}],
-            }
-        }
-    }
-    (agent / "models.json").write_text(json.dumps(models))
+    write_models(agent, fake.base_url, 128_000)
     if ours:
         common.sdk({**env, "PI_CODING_AGENT_DIR": str(agent)}, "install", "pi")
     return agent

@@ -4,6 +4,7 @@
 ``npm_binary``). ``AdapterServer``: ``signet-sdk serve`` as a process (the
 kit's :class:`~signet_sdk.testing.ServeProcess`) whose :meth:`post` sends pi
 events. ``PiRpc``: ``pi --mode rpc`` driven over its JSON-lines stdio.
+``write_models``: pi's ``models.json`` naming a fake OpenAI-compatible model.
 Everything else (the scripted daemon, the hook process, the outbox readers,
 the vectors) comes from :mod:`signet_sdk.testing`.
 """
@@ -31,6 +32,24 @@ def install_pi(version: str = PI_VERSION) -> str:
     Its manifest says the version: ``pi --version`` (seconds: it loads everything) is not run.
     """
     return str(npm_binary("@mariozechner/pi-coding-agent", version, "pi", probe=None, timeout=600))
+
+
+def write_models(agent: Path, base_url: str, context_window: int) -> None:
+    """``agent/models.json``: provider ``fakeoai``, model ``fake-model`` served at ``base_url``."""
+    models = {
+        "providers": {
+            "fakeoai": {
+                "baseUrl": base_url,
+                "api": "openai-completions",
+                "apiKey": "dummy",
+                "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
+                "models": [
+                    {"id": "fake-model", "contextWindow": context_window, "maxTokens": 4096}
+                ],
+            }
+        }
+    }
+    (agent / "models.json").write_text(json.dumps(models))
 
 
 class AdapterServer(ServeProcess):

@@ -33,7 +33,7 @@ from typing import Any
 
 import pytest
 from pi_fake_openai import REPLY, SUMMARY, FakeOpenAI
-from pi_support import AdapterServer, PiRpc, install_pi
+from pi_support import AdapterServer, PiRpc, install_pi, write_models
 from signet_adapter_pi.install import main as install_main
 
 from signet_sdk.testing import (
@@ -124,18 +124,7 @@ def _make_world(
     project.mkdir()
     agent = Path(os.environ["PI_CODING_AGENT_DIR"])
     assert install_main(["install"]) == 0
-    models = {
-        "providers": {
-            "fakeoai": {
-                "baseUrl": fake.base_url,
-                "api": "openai-completions",
-                "apiKey": "dummy",
-                "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
-                "models": [{"id": "fake-model", "contextWindow": 32000, "maxTokens": 4096}],
-            }
-        }
-    }
-    (agent / "models.json").write_text(json.dumps(models))
+    write_models(agent, fake.base_url, 32_000)
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "LANG": "C.UTF-8",
