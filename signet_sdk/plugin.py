@@ -40,11 +40,22 @@ Reading payloads
     :func:`string`, :func:`mapping`, :func:`array`, :func:`integer` return
     a field or None and raise :class:`PayloadError` naming the field on a
     wrong type; :func:`put` sets a body key only when there is a value;
-    :func:`carried` reads what an earlier output carried;
-    :func:`command_hook_handler` checks a command hook's payload against the
-    event it was registered for and picks the event's handler. A bad payload
+    :func:`carried` reads what an earlier output carried. A bad payload
     raises ``PayloadError(field, message)``: the core logs it and the
     harness gets the neutral output.
+
+Declaring events once (:class:`EventTranslator`, :func:`on`)
+    Subclass ``EventTranslator`` and mark each handler method with
+    ``@on(event, timeout_class, detach=, replay=)`` (the ``EventSpec``
+    fields). The class then has ``events`` (pass it to ``HarnessPlugin``)
+    and ``event_names``, and a ``translate`` that checks the payload is an
+    object, that its ``event_field`` (if set) names the same event, and that
+    ``carry`` is an object (if ``carries``), then calls
+    ``handler(self, payload, self.scope(payload))``; its ``render`` shows
+    the model :func:`context_text` of a ``context_events`` answer through
+    ``context_output``. :class:`CommandHookTranslator` is that for a harness
+    that runs a command per hook (``session_id`` and ``hook_event_name`` in,
+    ``hookSpecificOutput.additionalContext`` out).
 
 Answers and files
     :func:`context_text` is the text to show the model for a daemon answer.
@@ -63,10 +74,12 @@ if TYPE_CHECKING:
     from signet_sdk.runtime.context import context_text as context_text
     from signet_sdk.runtime.files import private_dir as private_dir
     from signet_sdk.runtime.files import state_dir as state_dir
+    from signet_sdk.runtime.handlers import CommandHookTranslator as CommandHookTranslator
+    from signet_sdk.runtime.handlers import EventTranslator as EventTranslator
+    from signet_sdk.runtime.handlers import on as on
     from signet_sdk.runtime.native import NativeOutput as NativeOutput
     from signet_sdk.runtime.payload import array as array
     from signet_sdk.runtime.payload import carried as carried
-    from signet_sdk.runtime.payload import command_hook_handler as command_hook_handler
     from signet_sdk.runtime.payload import integer as integer
     from signet_sdk.runtime.payload import mapping as mapping
     from signet_sdk.runtime.payload import put as put
@@ -83,7 +96,9 @@ if TYPE_CHECKING:
 
 #: Public name -> (module, name there).
 _WHERE = {
+    "CommandHookTranslator": ("signet_sdk.runtime.handlers", "CommandHookTranslator"),
     "EventSpec": ("signet_sdk.runtime.plugin", "EventSpec"),
+    "EventTranslator": ("signet_sdk.runtime.handlers", "EventTranslator"),
     "HarnessPlugin": ("signet_sdk.runtime.plugin", "HarnessPlugin"),
     "LIFECYCLE": ("signet_sdk.wire.lifecycle", "LIFECYCLE"),
     "LifecycleCall": ("signet_sdk.wire.lifecycle", "LifecycleCall"),
@@ -92,12 +107,12 @@ _WHERE = {
     "TranscriptRefused": ("signet_sdk.runtime.transcripts", "TranscriptRefused"),
     "array": ("signet_sdk.runtime.payload", "array"),
     "carried": ("signet_sdk.runtime.payload", "carried"),
-    "command_hook_handler": ("signet_sdk.runtime.payload", "command_hook_handler"),
     "context_text": ("signet_sdk.runtime.context", "context_text"),
     "integer": ("signet_sdk.runtime.payload", "integer"),
     "json_dumps": ("signet_sdk.wire.jsonfast", "dumps"),
     "json_loads": ("signet_sdk.wire.jsonfast", "loads"),
     "mapping": ("signet_sdk.runtime.payload", "mapping"),
+    "on": ("signet_sdk.runtime.handlers", "on"),
     "private_dir": ("signet_sdk.runtime.files", "private_dir"),
     "put": ("signet_sdk.runtime.payload", "put"),
     "snapshot_transcript": ("signet_sdk.runtime.transcripts", "snapshot_transcript"),
@@ -107,7 +122,9 @@ _WHERE = {
 
 __all__ = [
     "LIFECYCLE",
+    "CommandHookTranslator",
     "EventSpec",
+    "EventTranslator",
     "HarnessPlugin",
     "LifecycleCall",
     "NativeOutput",
@@ -115,12 +132,12 @@ __all__ = [
     "TranscriptRefused",
     "array",
     "carried",
-    "command_hook_handler",
     "context_text",
     "integer",
     "json_dumps",
     "json_loads",
     "mapping",
+    "on",
     "private_dir",
     "put",
     "snapshot_transcript",

@@ -92,6 +92,7 @@ CORE = {
     "signet_sdk.runtime.context",
     "signet_sdk.runtime.dispatch",
     "signet_sdk.runtime.entrypoints",
+    "signet_sdk.runtime.handlers",
     "signet_sdk.runtime.native",
     "signet_sdk.runtime.payload",
     "signet_sdk.runtime.plugin",

@@ -42,6 +42,7 @@ STDLIB_ONLY_MODULES = {
     "signet_sdk.runtime.entrypoints",
     "signet_sdk.runtime.files",
     "signet_sdk.runtime.generic",
+    "signet_sdk.runtime.handlers",
     "signet_sdk.runtime.native",
     "signet_sdk.runtime.payload",
     "signet_sdk.runtime.plugin",

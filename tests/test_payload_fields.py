@@ -41,21 +41,3 @@ def test_put_leaves_out_none_and_empty() -> None:
     put(body, "b", "")
     put(body, "c", 0)
     assert body == {"c": 0}
-
-
-def test_command_hook_handler_checks_the_payload_against_its_event() -> None:
-    from signet_sdk.plugin import PayloadError, command_hook_handler
-
-    handlers = {"Start": "start", "Stop": "stop"}
-    assert command_hook_handler("Stop", {"hook_event_name": "Stop"}, handlers) == "stop"
-    assert command_hook_handler("Start", {}, handlers) == "start"
-    cases = [
-        ("Start", [], "payload", "must be a JSON object"),
-        ("Start", {"hook_event_name": "Stop"}, "hook_event_name", "registered for 'Start'"),
-        ("Start", {"hook_event_name": 3}, "hook_event_name", "must be a string"),
-        ("Other", {}, "hook_event_name", "unsupported event 'Other'; known: Start, Stop"),
-    ]
-    for event, payload, field, says in cases:
-        with pytest.raises(PayloadError) as caught:
-            command_hook_handler(event, payload, handlers)
-        assert caught.value.field == field and says in str(caught.value)

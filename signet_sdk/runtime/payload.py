@@ -14,11 +14,9 @@ from signet_sdk.wire.errors import PayloadError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from typing import Any, TypeVar
+    from typing import Any
 
-    Handler = TypeVar("Handler")
-
-__all__ = ["array", "carried", "command_hook_handler", "integer", "mapping", "put", "string"]
+__all__ = ["array", "carried", "integer", "mapping", "put", "string"]
 
 
 def string(
@@ -78,24 +76,3 @@ def carried(payload: Mapping[str, Any], key: str) -> Any:
     carry = payload.get("carry")
     return carry.get(key) if isinstance(carry, dict) else None
 
-
-def command_hook_handler(event: str, payload: Any, handlers: Mapping[str, Handler]) -> Handler:
-    """The handler for one command-hook event, once the payload may be read as that event.
-
-    The payload must be a JSON object; a ``hook_event_name`` it carries must be
-    the event the hook was registered for; the event must be one ``handlers``
-    knows. Each failure is a ``PayloadError`` naming the field.
-    """
-    if not isinstance(payload, dict):  # (collections.abc costs a hook ~1 ms)
-        raise PayloadError("payload", "must be a JSON object")
-    named = string(payload, "hook_event_name")
-    if named is not None and named != event:
-        raise PayloadError(
-            "hook_event_name", f"is {named!r} but the hook was registered for {event!r}"
-        )
-    handler = handlers.get(event)
-    if handler is None:
-        raise PayloadError(
-            "hook_event_name", f"unsupported event {event!r}; known: {', '.join(handlers)}"
-        )
-    return handler

@@ -21,7 +21,7 @@ every prompt, so it holds plain data and the standard-library translator.
 
 from __future__ import annotations
 
-from signet_sdk.plugin import EventSpec, HarnessPlugin
+from signet_sdk.plugin import HarnessPlugin
 
 from ._translate import EVENTS, NOT_APPLICABLE, TRANSLATOR, ClaudeCodeTranslator
 
@@ -31,19 +31,9 @@ __all__ = ["EVENTS", "PLUGIN", "TRANSLATOR", "ClaudeCodeTranslator"]
 PLUGIN = HarnessPlugin(
     "claude-code",
     package=__name__,  # translator, paths, installer, vectors, shim, story by convention
-    events=[
-        EventSpec("SessionStart", "session_start", replay=True),
-        EventSpec("UserPromptSubmit", "prompt_submit"),
-        EventSpec("Stop"),
-        EventSpec("PreCompact"),
-        EventSpec("PostCompact"),
-        EventSpec("SubagentStart", "session_start"),
-        EventSpec("SubagentStop"),
-        EventSpec("SessionEnd", detach=True),
-    ],
+    events=ClaudeCodeTranslator.events,
     runtime_path="legacy",
     not_applicable=NOT_APPLICABLE,
     tools="mcp",
     description="Claude Code command hooks (settings.json)",
 )
-assert tuple(PLUGIN.events) == EVENTS

@@ -40,37 +40,14 @@ Choices that the daemon contract leaves open, and why:
 
 from __future__ import annotations
 
-from signet_sdk.plugin import (
-    LifecycleCall,
-    NativeOutput,
-    PayloadError,
-    command_hook_handler,
-    context_text,
-    put,
-    string,
-)
+from signet_sdk.plugin import CommandHookTranslator, LifecycleCall, PayloadError, on, put, string
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Mapping
     from typing import Any
 
 __all__ = ["EVENTS", "NOT_APPLICABLE", "TRANSLATOR", "ClaudeCodeTranslator", "translator_for"]
-
-#: Native events this adapter understands, in lifecycle order.
-EVENTS: tuple[str, ...] = (
-    "SessionStart",
-    "UserPromptSubmit",
-    "Stop",
-    "PreCompact",
-    "PostCompact",
-    "SubagentStart",
-    "SubagentStop",
-    "SessionEnd",
-)
-
-#: Events whose ``additionalContext`` Claude Code adds to the model context.
-_INJECTING = frozenset({"SessionStart", "UserPromptSubmit", "SubagentStart"})
 
 #: The memory tool rows are served by the MCP server the installer registers
 #: (``HarnessPlugin.tools = "mcp"``); the parity suite exercises them.
@@ -79,35 +56,32 @@ NOT_APPLICABLE: Mapping[str, str] = {
 }
 
 
-class ClaudeCodeTranslator:
+class ClaudeCodeTranslator(CommandHookTranslator):
     """The pure half of the Claude Code adapter (a ``HarnessTranslator``).
 
     ``project_dir`` is the hook environment's ``CLAUDE_PROJECT_DIR``; the
     translator does not read the environment itself so that the same input
-    always gives the same calls.
+    always gives the same calls. Each handler gets the payload and its
+    ``session_id``; its ``@on`` line is the event's entry in the plugin.
+
+    Only SessionStart, UserPromptSubmit and SubagentStart put hook output in
+    front of the model (``additionalContext``, printed as compact JSON); an
+    empty context, like every other event and every failure, is exit 0 and
+    no stdout. Never exit 2, which on UserPromptSubmit erases the prompt.
     """
 
     harness = "claude-code"
+    context_events = frozenset({"SessionStart", "UserPromptSubmit", "SubagentStart"})
+    prompt_events = frozenset({"UserPromptSubmit"})
 
     def __init__(self, project_dir: str | None = None) -> None:
         self.project_dir = project_dir or None
-
-    # -- translate -------------------------------------------------------
-
-    def translate(self, event: str, payload: Mapping[str, Any]) -> list[LifecycleCall]:
-        """The daemon calls one Claude Code hook event implies.
-
-        Raises :class:`signet_sdk.PayloadError` naming the offending field.
-        """
-        handler = command_hook_handler(event, payload, _HANDLERS)
-        session = string(payload, "session_id", required=True)
-        assert session is not None
-        return handler(self, payload, session)
 
     def _project(self, payload: Mapping[str, Any]) -> str | None:
         cwd = string(payload, "cwd")
         return self.project_dir or cwd or None
 
+    @on("SessionStart", "session_start", replay=True)
     def _session_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         body: dict[str, Any] = {"sessionKey": session}
         put(body, "project", self._project(p))
@@ -117,6 +91,7 @@ class ClaudeCodeTranslator:
         put(body, "parentSessionKey", parent)
         return [LifecycleCall("session_start", body)]
 
+    @on("UserPromptSubmit", "prompt_submit")
     def _prompt(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         prompt = string(p, "prompt")
         if prompt is None:
@@ -128,6 +103,7 @@ class ClaudeCodeTranslator:
         put(body, "harnessAgentId", string(p, "agent_id"))
         return [LifecycleCall("user_prompt_submit", body)]
 
+    @on("Stop")
     def _stop(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         transcript = string(p, "transcript_path", required=True)
         body: dict[str, Any] = {"sessionKey": session}
@@ -135,6 +111,7 @@ class ClaudeCodeTranslator:
         body["transcriptPath"] = transcript
         return [LifecycleCall("session_checkpoint_extract", body)]
 
+    @on("PreCompact")
     def _pre_compact(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         trigger = string(p, "trigger") or "unknown"
         context = f"Claude Code compaction ({trigger})"
@@ -144,12 +121,14 @@ class ClaudeCodeTranslator:
         body: dict[str, Any] = {"sessionKey": session, "sessionContext": context}
         return [LifecycleCall("pre_compaction", body)]
 
+    @on("PostCompact")
     def _post_compact(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         summary = string(p, "compact_summary", required=True)
         body: dict[str, Any] = {"sessionKey": session, "summary": summary}
         put(body, "project", self._project(p))
         return [LifecycleCall("compaction_complete", body)]
 
+    @on("SubagentStart", "session_start")
     def _subagent_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         agent = string(p, "agent_id", required=True)
         body: dict[str, Any] = {"sessionKey": session, "harnessAgentId": agent}
@@ -157,10 +136,12 @@ class ClaudeCodeTranslator:
         put(body, "source", "subagent")
         return [LifecycleCall("session_start", body)]
 
+    @on("SubagentStop")
     def _subagent_stop(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         string(p, "agent_id")  # validated for a clear error, otherwise unused
         return []
 
+    @on("SessionEnd", detach=True)
     def _session_end(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         reason = string(p, "reason") or "other"
         body: dict[str, Any] = {"sessionKey": session, "sessionId": session}
@@ -171,42 +152,9 @@ class ClaudeCodeTranslator:
             put(body, "transcriptPath", transcript)
         return [LifecycleCall("session_end", body)]
 
-    # -- render ----------------------------------------------------------
 
-    def render(
-        self, event: str, payload: Mapping[str, Any], results: Sequence[Any]
-    ) -> NativeOutput:
-        """What Claude Code reads back: ``additionalContext`` JSON or nothing.
-
-        Only SessionStart, UserPromptSubmit and SubagentStart put hook output
-        in front of the model, and an empty context is no output at all.
-        """
-        if event not in _INJECTING or not results:
-            return self.neutral(event)
-        text = context_text(results[0], prompt=event == "UserPromptSubmit")
-        if not text:
-            return self.neutral(event)
-        out = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
-        return NativeOutput(out)  # printed as compact JSON, as Claude Code reads it
-
-    def neutral(self, event: str) -> NativeOutput:
-        """Exit 0 and no stdout: Claude Code carries on as if no hook were set.
-
-        Never exit 2, which on UserPromptSubmit erases the user's prompt.
-        """
-        return NativeOutput()
-
-
-_HANDLERS = {
-    "SessionStart": ClaudeCodeTranslator._session_start,
-    "UserPromptSubmit": ClaudeCodeTranslator._prompt,
-    "Stop": ClaudeCodeTranslator._stop,
-    "PreCompact": ClaudeCodeTranslator._pre_compact,
-    "PostCompact": ClaudeCodeTranslator._post_compact,
-    "SubagentStart": ClaudeCodeTranslator._subagent_start,
-    "SubagentStop": ClaudeCodeTranslator._subagent_stop,
-    "SessionEnd": ClaudeCodeTranslator._session_end,
-}
+#: Native events this adapter understands, in lifecycle order.
+EVENTS = ClaudeCodeTranslator.event_names
 
 #: The shared instance for callers that have no ``CLAUDE_PROJECT_DIR`` to pass.
 TRANSLATOR = ClaudeCodeTranslator()

@@ -19,7 +19,7 @@ every prompt.
 
 from __future__ import annotations
 
-from signet_sdk.plugin import EventSpec, HarnessPlugin
+from signet_sdk.plugin import HarnessPlugin
 
 from ._translate import EVENTS, NOT_APPLICABLE, TRANSLATOR, CodexTranslator
 
@@ -29,19 +29,9 @@ __all__ = ["EVENTS", "PLUGIN", "TRANSLATOR", "CodexTranslator"]
 PLUGIN = HarnessPlugin(
     "codex",
     package=__name__,  # translator, paths, installer, vectors, shim, story by convention
-    events=[
-        EventSpec("SessionStart", "session_start", replay=True),
-        EventSpec("UserPromptSubmit", "prompt_submit"),
-        EventSpec("Stop"),
-        EventSpec("PreCompact"),
-        EventSpec("PostCompact"),
-        EventSpec("SubagentStart", "session_start"),
-        EventSpec("SubagentStop"),
-        EventSpec("SessionEnd", detach=True),
-    ],
+    events=CodexTranslator.events,
     runtime_path="legacy",
     not_applicable=NOT_APPLICABLE,
     tools="mcp",
     description="Codex CLI command hooks (hooks.json, trusted in config.toml)",
 )
-assert tuple(PLUGIN.events) == EVENTS

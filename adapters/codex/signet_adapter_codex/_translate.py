@@ -40,71 +40,46 @@ Choices, and why:
 
 from __future__ import annotations
 
-from signet_sdk.plugin import (
-    LifecycleCall,
-    NativeOutput,
-    PayloadError,
-    command_hook_handler,
-    context_text,
-    put,
-    string,
-)
+from signet_sdk.plugin import CommandHookTranslator, LifecycleCall, PayloadError, on, put, string
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Mapping
     from typing import Any
 
 __all__ = ["EVENTS", "NOT_APPLICABLE", "TRANSLATOR", "CodexTranslator", "translator_for"]
-
-#: Native events this adapter understands, in lifecycle order.
-EVENTS: tuple[str, ...] = (
-    "SessionStart",
-    "UserPromptSubmit",
-    "Stop",
-    "PreCompact",
-    "PostCompact",
-    "SubagentStart",
-    "SubagentStop",
-    "SessionEnd",
-)
-
-#: Events whose ``additionalContext`` Codex appends to the model context.
-_INJECTING = frozenset({"SessionStart", "UserPromptSubmit", "SubagentStart"})
 
 NOT_APPLICABLE: Mapping[str, str] = {
     "health": "a daemon status check, not a lifecycle moment of a Codex session",
 }
 
 
-class CodexTranslator:
+class CodexTranslator(CommandHookTranslator):
     """The pure half of the Codex adapter (a ``HarnessTranslator``).
 
     ``read_summary`` maps a ``transcript_path`` to the compaction summary
     found there (or None); without it PostCompact always sends a checkpoint.
+    Codex appends the ``additionalContext`` of SessionStart, UserPromptSubmit
+    and SubagentStart to the model context (the one schema-valid envelope);
+    anything else, or no context, is exit 0 and no stdout: Codex carries on
+    as if no hook were set and is never blocked.
     """
 
     harness = "codex"
+    context_events = frozenset({"SessionStart", "UserPromptSubmit", "SubagentStart"})
+    prompt_events = frozenset({"UserPromptSubmit"})
 
     def __init__(self, read_summary: Callable[[str], str | None] | None = None) -> None:
         self.read_summary = read_summary
 
-    def translate(self, event: str, payload: Mapping[str, Any]) -> list[LifecycleCall]:
-        """The daemon calls one Codex hook event implies.
-
-        Raises :class:`signet_sdk.PayloadError` naming the offending field.
-        """
-        handler = command_hook_handler(event, payload, _HANDLERS)
-        session = string(payload, "session_id", required=True)
-        assert session is not None
-        return handler(self, payload, session)
-
+    @on("SessionStart", "session_start", replay=True)
     def _session_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         body: dict[str, Any] = {"sessionKey": session}
         put(body, "project", string(p, "cwd"))
         put(body, "source", string(p, "source"))
         return [LifecycleCall("session_start", body)]
 
+    @on("UserPromptSubmit", "prompt_submit")
     def _prompt(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         prompt = string(p, "prompt")
         if prompt is None:
@@ -115,6 +90,7 @@ class CodexTranslator:
         put(body, "project", string(p, "cwd"))
         return [LifecycleCall("user_prompt_submit", body)]
 
+    @on("Stop")
     def _checkpoint(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         transcript = string(p, "transcript_path")
         if not transcript:
@@ -124,11 +100,13 @@ class CodexTranslator:
         body["transcriptPath"] = transcript
         return [LifecycleCall("session_checkpoint_extract", body)]
 
+    @on("PreCompact")
     def _pre_compact(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         trigger = string(p, "trigger") or "unknown"
         body = {"sessionKey": session, "sessionContext": f"Codex compaction ({trigger})"}
         return [LifecycleCall("pre_compaction", body)]
 
+    @on("PostCompact")
     def _post_compact(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         string(p, "trigger")
         transcript = string(p, "transcript_path")
@@ -141,6 +119,7 @@ class CodexTranslator:
         put(body, "project", string(p, "cwd"))
         return [LifecycleCall("compaction_complete", body)]
 
+    @on("SubagentStart", "session_start")
     def _subagent_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         agent = string(p, "agent_id", required=True)
         body: dict[str, Any] = {"sessionKey": session, "harnessAgentId": agent}
@@ -148,10 +127,12 @@ class CodexTranslator:
         body["source"] = "subagent"
         return [LifecycleCall("session_start", body)]
 
+    @on("SubagentStop")
     def _subagent_stop(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         string(p, "agent_id")  # validated for a clear error, otherwise unused
         return []
 
+    @on("SessionEnd", detach=True)
     def _session_end(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         body: dict[str, Any] = {"sessionKey": session, "sessionId": session}
         put(body, "cwd", string(p, "cwd"))
@@ -159,34 +140,9 @@ class CodexTranslator:
         put(body, "transcriptPath", string(p, "transcript_path"))
         return [LifecycleCall("session_end", body)]
 
-    def render(
-        self, event: str, payload: Mapping[str, Any], results: Sequence[Any]
-    ) -> NativeOutput:
-        """What Codex reads back: the one schema-valid context envelope, or nothing."""
-        if event not in _INJECTING or not results:
-            return self.neutral(event)
-        text = context_text(results[0], prompt=event == "UserPromptSubmit")
-        if not text:
-            return self.neutral(event)
-        return NativeOutput(
-            {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
-        )
 
-    def neutral(self, event: str) -> NativeOutput:
-        """Exit 0 and no stdout: Codex carries on as if no hook were set (never blocks)."""
-        return NativeOutput()
-
-
-_HANDLERS = {
-    "SessionStart": CodexTranslator._session_start,
-    "UserPromptSubmit": CodexTranslator._prompt,
-    "Stop": CodexTranslator._checkpoint,
-    "PreCompact": CodexTranslator._pre_compact,
-    "PostCompact": CodexTranslator._post_compact,
-    "SubagentStart": CodexTranslator._subagent_start,
-    "SubagentStop": CodexTranslator._subagent_stop,
-    "SessionEnd": CodexTranslator._session_end,
-}
+#: Native events this adapter understands, in lifecycle order.
+EVENTS = CodexTranslator.event_names
 
 #: The translator with no transcript reader (PostCompact always checkpoints).
 TRANSLATOR = CodexTranslator()

@@ -19,7 +19,7 @@ every prompt.
 
 from __future__ import annotations
 
-from signet_sdk.plugin import EventSpec, HarnessPlugin
+from signet_sdk.plugin import HarnessPlugin
 
 from ._translate import EVENTS, NOT_APPLICABLE, TRANSLATOR, GeminiTranslator
 
@@ -29,16 +29,9 @@ __all__ = ["EVENTS", "PLUGIN", "TRANSLATOR", "GeminiTranslator"]
 PLUGIN = HarnessPlugin(
     "gemini",
     package=__name__,  # translator, paths, installer, vectors, shim, story by convention
-    events=[
-        EventSpec("SessionStart", "session_start", replay=True),
-        EventSpec("BeforeAgent", "prompt_submit"),
-        EventSpec("AfterAgent"),
-        EventSpec("PreCompress"),
-        EventSpec("SessionEnd", detach=True),
-    ],
+    events=GeminiTranslator.events,
     runtime_path="legacy",
     not_applicable=NOT_APPLICABLE,
     tools="mcp",
     description="Gemini CLI command hooks (settings.json) and the memory tools over MCP",
 )
-assert tuple(PLUGIN.events) == EVENTS

@@ -51,18 +51,18 @@ Choices, and why:
 from __future__ import annotations
 
 from signet_sdk.plugin import (
+    CommandHookTranslator,
     LifecycleCall,
     NativeOutput,
     PayloadError,
-    command_hook_handler,
-    context_text,
+    on,
     put,
     string,
 )
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Mapping
     from typing import Any
 
     #: ``transcript_path`` -> the chat's messages, or None when it cannot be read.
@@ -71,12 +71,6 @@ if TYPE_CHECKING:
     Claim = Callable[[str, str], bool]
 
 __all__ = ["EVENTS", "NOT_APPLICABLE", "TRANSLATOR", "GeminiTranslator", "translator_for"]
-
-#: Native events this adapter understands, in lifecycle order.
-EVENTS: tuple[str, ...] = ("SessionStart", "BeforeAgent", "AfterAgent", "PreCompress", "SessionEnd")
-
-#: Events whose ``additionalContext`` Gemini adds to the model's context.
-_INJECTING = frozenset({"SessionStart", "BeforeAgent"})
 
 NOT_APPLICABLE: Mapping[str, str] = {
     "health": "a daemon status check, not a lifecycle moment of a Gemini session",
@@ -88,14 +82,7 @@ NOT_APPLICABLE: Mapping[str, str] = {
 }
 
 
-def _required(payload: Mapping[str, Any], name: str) -> str:
-    value = string(payload, name)
-    if value is None or not value.strip():
-        raise PayloadError(name, "is required")
-    return value
-
-
-class GeminiTranslator:
+class GeminiTranslator(CommandHookTranslator):
     """The pure half of the Gemini CLI adapter (a ``HarnessTranslator``).
 
     ``read_chat`` maps a ``transcript_path`` to the chat's messages (or
@@ -105,21 +92,19 @@ class GeminiTranslator:
     pre-compaction since the latest summary (Gemini can run one event's hooks
     several times at once, and fires PreCompress before every request);
     without it every find is sent.
+
+    Gemini adds the ``additionalContext`` of SessionStart and BeforeAgent to
+    the model's context; otherwise it gets ``{}`` and exit 0, and carries on
+    as if no hook were set, showing nothing.
     """
 
     harness = "gemini"
+    context_events = frozenset({"SessionStart", "BeforeAgent"})
+    prompt_events = frozenset({"BeforeAgent"})
 
     def __init__(self, read_chat: ChatReader | None = None, claim: Claim | None = None) -> None:
         self.read_chat = read_chat
         self.claim = claim
-
-    def translate(self, event: str, payload: Mapping[str, Any]) -> list[LifecycleCall]:
-        """The daemon calls one Gemini hook event implies.
-
-        Raises :class:`signet_sdk.PayloadError` naming the offending field.
-        """
-        handler = command_hook_handler(event, payload, _HANDLERS)
-        return handler(self, payload, _required(payload, "session_id"))
 
     def _chat(self, p: Mapping[str, Any]) -> list[dict[str, Any]] | None:
         path = string(p, "transcript_path")
@@ -127,12 +112,14 @@ class GeminiTranslator:
             return None
         return self.read_chat(path)
 
+    @on("SessionStart", "session_start", replay=True)
     def _session_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         body: dict[str, Any] = {"sessionKey": session}
         put(body, "project", string(p, "cwd"))
         put(body, "source", string(p, "source"))
         return [LifecycleCall("session_start", body)]
 
+    @on("BeforeAgent", "prompt_submit")
     def _prompt(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         prompt = string(p, "prompt")
         if prompt is None:
@@ -162,6 +149,7 @@ class GeminiTranslator:
         put(body, "project", string(p, "cwd"))
         return [LifecycleCall("compaction_complete", body)]
 
+    @on("AfterAgent")
     def _after_agent(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         string(p, "prompt")  # validated for a clear error, otherwise unused
         transcript = string(p, "transcript_path")
@@ -173,6 +161,7 @@ class GeminiTranslator:
         calls = self._compaction(p, session, at_end=False)
         return [*calls, LifecycleCall("session_checkpoint_extract", body)]
 
+    @on("PreCompress")
     def _pre_compress(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         trigger = string(p, "trigger") or "auto"
         if trigger != "manual":
@@ -191,6 +180,7 @@ class GeminiTranslator:
         body = {"sessionKey": session, "sessionContext": f"Gemini CLI compression ({trigger})"}
         return [LifecycleCall("pre_compaction", body)]
 
+    @on("SessionEnd", detach=True)
     def _session_end(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         body: dict[str, Any] = {"sessionKey": session, "sessionId": session}
         put(body, "cwd", string(p, "cwd"))
@@ -199,21 +189,8 @@ class GeminiTranslator:
         calls = self._compaction(p, session, at_end=True)
         return [*calls, LifecycleCall("session_end", body)]
 
-    def render(
-        self, event: str, payload: Mapping[str, Any], results: Sequence[Any]
-    ) -> NativeOutput:
-        """What Gemini reads back: the context envelope, or ``{}``."""
-        if event not in _INJECTING or not results:
-            return self.neutral(event)
-        text = context_text(results[0], prompt=event == "BeforeAgent")
-        if not text:
-            return self.neutral(event)
-        return NativeOutput(
-            {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
-        )
-
     def neutral(self, event: str) -> NativeOutput:
-        """``{}``, exit 0: Gemini carries on as if no hook were set, and shows nothing."""
+        """``{}``: what Gemini reads as no hook output."""
         return NativeOutput({})
 
 
@@ -237,13 +214,8 @@ def _own_words(prompt: str) -> str:
 _OPEN, _CLOSE = "<hook_context>", "</hook_context>"
 
 
-_HANDLERS = {
-    "SessionStart": GeminiTranslator._session_start,
-    "BeforeAgent": GeminiTranslator._prompt,
-    "AfterAgent": GeminiTranslator._after_agent,
-    "PreCompress": GeminiTranslator._pre_compress,
-    "SessionEnd": GeminiTranslator._session_end,
-}
+#: Native events this adapter understands, in lifecycle order.
+EVENTS = GeminiTranslator.event_names
 
 #: The translator with no chat reader (no compression is looked for).
 TRANSLATOR = GeminiTranslator()

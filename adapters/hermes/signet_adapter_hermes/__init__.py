@@ -19,7 +19,7 @@ pure translator and run through the core's ``dispatch``:
 
 from __future__ import annotations
 
-from signet_sdk.plugin import EventSpec, HarnessPlugin
+from signet_sdk.plugin import HarnessPlugin
 
 from ._translate import EVENTS, NOT_APPLICABLE, TRANSLATOR, HermesTranslator
 
@@ -29,22 +29,9 @@ __all__ = ["EVENTS", "PLUGIN", "TRANSLATOR", "HermesTranslator"]
 PLUGIN = HarnessPlugin(
     "hermes-agent",
     package=__name__,  # translator, paths, installer, vectors, shim, story by convention
-    events=[
-        EventSpec("initialize", "session_start", replay=True),
-        EventSpec("system_prompt_block"),
-        EventSpec("on_turn_start"),
-        EventSpec("prefetch", "prompt_submit"),
-        EventSpec("queue_prefetch"),
-        EventSpec("sync_turn", detach=True),
-        EventSpec("on_pre_compress"),
-        EventSpec("on_session_switch", "session_start"),
-        EventSpec("on_memory_write", detach=True),
-        EventSpec("on_delegation", detach=True),
-        EventSpec("on_session_end", detach=True),
-    ],
+    events=HermesTranslator.events,
     runtime_path="plugin",
     tools="native",
     not_applicable=NOT_APPLICABLE,
     description="Hermes Agent memory provider ($HERMES_HOME/plugins/signet)",
 )
-assert tuple(PLUGIN.events) == EVENTS

@@ -62,12 +62,14 @@ Choices, and why:
 from __future__ import annotations
 
 from signet_sdk.plugin import (
+    EventTranslator,
     LifecycleCall,
     NativeOutput,
     PayloadError,
     array,
     carried,
     mapping,
+    on,
     put,
     string,
 )
@@ -88,21 +90,6 @@ __all__ = [
     "HermesTranslator",
     "translator_for",
 ]
-
-#: MemoryProvider hooks this adapter translates, in lifecycle order.
-EVENTS: tuple[str, ...] = (
-    "initialize",
-    "system_prompt_block",
-    "on_turn_start",
-    "prefetch",
-    "queue_prefetch",
-    "sync_turn",
-    "on_pre_compress",
-    "on_session_switch",
-    "on_memory_write",
-    "on_delegation",
-    "on_session_end",
-)
 
 #: Agent contexts Hermes asks providers to keep out of the user's memory.
 SKIPPED_CONTEXTS = ("cron", "flush")
@@ -144,28 +131,28 @@ class _Session:
         return self.agent_context in SKIPPED_CONTEXTS or self.platform == "cron"
 
 
-class HermesTranslator:
-    """The pure half of the Hermes adapter (a ``HarnessTranslator``)."""
+class HermesTranslator(EventTranslator):
+    """The pure half of the Hermes adapter (a ``HarnessTranslator``).
+
+    With nothing to apply, Hermes carries on as if no provider were loaded.
+    """
 
     harness = "hermes-agent"
+    carries = True
 
     def translate(self, event: str, payload: Mapping[str, Any]) -> list[LifecycleCall]:
-        """The daemon calls one Hermes hook implies.
+        """The daemon calls one Hermes hook implies: none for a context Hermes keeps private.
 
         Raises :class:`signet_sdk.PayloadError` naming the offending field.
         """
-        if not isinstance(payload, dict):
-            raise PayloadError("payload", "must be a JSON object")
-        handler = _HANDLERS.get(event)
-        if handler is None:
-            raise PayloadError("event", f"unsupported event {event!r}; known: {', '.join(EVENTS)}")
-        mapping(payload, "carry")  # validated for a clear error
+        handler = self.handler(event, payload)
         s = _Session(payload)
         calls = handler(self, payload, s)
         return [] if s.skipped else calls
 
     # -- the hooks -------------------------------------------------------
 
+    @on("initialize", "session_start", replay=True)
     def _initialize(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
         body: dict[str, Any] = {"sessionKey": s.id}
         put(body, "project", s.project)
@@ -174,13 +161,16 @@ class HermesTranslator:
         body["source"] = "startup"
         return [LifecycleCall("session_start", body)]
 
+    @on("system_prompt_block")
     def _system_prompt_block(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
         return []
 
+    @on("on_turn_start")
     def _on_turn_start(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
         string(p, "message")  # validated; prefetch makes the turn's one call
         return []
 
+    @on("prefetch", "prompt_submit")
     def _prefetch(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
         query = _need(p, "query")
         if not query.strip():
@@ -192,10 +182,12 @@ class HermesTranslator:
             put(body, "lastAssistantMessage", last)
         return [LifecycleCall("user_prompt_submit", body)]
 
+    @on("queue_prefetch")
     def _queue_prefetch(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
         _need(p, "query")
         return []  # the next turn's query is not known yet; prefetch recalls for it
 
+    @on("sync_turn", detach=True)
     def _sync_turn(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
         user = _need(p, "user")
         assistant = _need(p, "assistant")
@@ -216,6 +208,7 @@ class HermesTranslator:
             calls.append(LifecycleCall("session_checkpoint_extract", body))
         return calls
 
+    @on("on_pre_compress")
     def _on_pre_compress(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
         messages = _messages(p)
         body: dict[str, Any] = {"sessionKey": s.id}
@@ -223,6 +216,7 @@ class HermesTranslator:
         body["messageCount"] = len(messages)
         return [LifecycleCall("pre_compaction", body)]
 
+    @on("on_session_switch", "session_start")
     def _on_session_switch(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
         new = _need(p, "newSessionId")
         parent = string(p, "parentSessionId")
@@ -243,20 +237,7 @@ class HermesTranslator:
         calls.append(LifecycleCall("session_start", body))
         return calls
 
-    def _on_session_end(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
-        if array(p, "messages") is None:
-            raise PayloadError("messages", "is required")
-        messages = _messages(p)
-        if _compacting(p, messages):
-            transcript = transcript_of(messages)
-            if not transcript:
-                return []
-            body: dict[str, Any] = {"sessionKey": s.id}
-            put(body, "project", s.project)
-            body["transcript"] = transcript
-            return [LifecycleCall("session_checkpoint_extract", body)]
-        return [_session_end(s, messages, string(p, "reason") or "exit")]
-
+    @on("on_memory_write", detach=True)
     def _on_memory_write(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
         action = _need(p, "action")
         target = string(p, "target")
@@ -270,6 +251,7 @@ class HermesTranslator:
         body["sessionKey"] = s.id
         return [LifecycleCall("remember", body)]
 
+    @on("on_delegation", detach=True)
     def _on_delegation(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
         task = _need(p, "task")
         result = _need(p, "result")
@@ -281,6 +263,21 @@ class HermesTranslator:
         put(body, "project", s.project)
         body["sessionKey"] = s.id
         return [LifecycleCall("remember", body)]
+
+    @on("on_session_end", detach=True)
+    def _on_session_end(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
+        if array(p, "messages") is None:
+            raise PayloadError("messages", "is required")
+        messages = _messages(p)
+        if _compacting(p, messages):
+            transcript = transcript_of(messages)
+            if not transcript:
+                return []
+            body: dict[str, Any] = {"sessionKey": s.id}
+            put(body, "project", s.project)
+            body["transcript"] = transcript
+            return [LifecycleCall("session_checkpoint_extract", body)]
+        return [_session_end(s, messages, string(p, "reason") or "exit")]
 
     # -- render ----------------------------------------------------------
 
@@ -338,10 +335,6 @@ class HermesTranslator:
                 carry["lastAssistant"] = None  # another conversation: no previous reply
         return NativeOutput({"carry": carry})
 
-    def neutral(self, event: str) -> NativeOutput:
-        """Nothing to apply: Hermes carries on as if no provider were loaded."""
-        return NativeOutput()
-
 
 def _compacting(p: Mapping[str, Any], messages: Sequence[Mapping[str, Any]]) -> bool:
     """Whether this ``on_session_end`` is Hermes's extraction before a compression."""
@@ -357,19 +350,8 @@ def _session_end(s: _Session, messages: Sequence[Mapping[str, Any]], reason: str
     return LifecycleCall("session_end", body)
 
 
-_HANDLERS = {
-    "initialize": HermesTranslator._initialize,
-    "system_prompt_block": HermesTranslator._system_prompt_block,
-    "on_turn_start": HermesTranslator._on_turn_start,
-    "prefetch": HermesTranslator._prefetch,
-    "queue_prefetch": HermesTranslator._queue_prefetch,
-    "sync_turn": HermesTranslator._sync_turn,
-    "on_pre_compress": HermesTranslator._on_pre_compress,
-    "on_session_switch": HermesTranslator._on_session_switch,
-    "on_memory_write": HermesTranslator._on_memory_write,
-    "on_delegation": HermesTranslator._on_delegation,
-    "on_session_end": HermesTranslator._on_session_end,
-}
+#: Native events this adapter understands, in lifecycle order.
+EVENTS = HermesTranslator.event_names
 
 #: The shared instance: the translator reads no environment.
 TRANSLATOR = HermesTranslator()

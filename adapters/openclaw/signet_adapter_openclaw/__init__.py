@@ -21,7 +21,7 @@ made here, in Python. Per hook:
 
 from __future__ import annotations
 
-from signet_sdk.plugin import EventSpec, HarnessPlugin
+from signet_sdk.plugin import HarnessPlugin
 
 from ._translate import EVENTS, NOT_APPLICABLE, SHIM_EVENTS, TRANSLATOR, OpenClawTranslator
 
@@ -31,19 +31,10 @@ __all__ = ["EVENTS", "PLUGIN", "SHIM_EVENTS", "TRANSLATOR", "OpenClawTranslator"
 PLUGIN = HarnessPlugin(
     "openclaw",
     package=__name__,  # translator, paths, installer, vectors, shim, story by convention
-    events=[
-        EventSpec("session_start", "session_start", replay=True),
-        EventSpec("before_prompt_build", "prompt_submit"),
-        EventSpec("before_agent_start", "prompt_submit"),
-        EventSpec("agent_end", detach=True),
-        EventSpec("before_compaction"),
-        EventSpec("after_compaction", detach=True),
-        EventSpec("session_end", detach=True),
-    ],
+    events=OpenClawTranslator.events,
     runtime_path="plugin",
     tools="native",
     not_applicable=NOT_APPLICABLE,
     shims="signet_adapter_openclaw.plugin",
     description="OpenClaw plugin (state dir extensions/, enabled in openclaw.json)",
 )
-assert tuple(PLUGIN.events) == EVENTS

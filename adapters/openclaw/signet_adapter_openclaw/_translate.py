@@ -76,6 +76,7 @@ Choices, and why (observed on OpenClaw 2026.9.6):
 from __future__ import annotations
 
 from signet_sdk.plugin import (
+    EventTranslator,
     LifecycleCall,
     NativeOutput,
     PayloadError,
@@ -83,6 +84,7 @@ from signet_sdk.plugin import (
     context_text,
     integer,
     mapping,
+    on,
     put,
     string,
 )
@@ -106,17 +108,6 @@ __all__ = [
     "OpenClawTranslator",
     "translator_for",
 ]
-
-#: Native hooks this adapter understands, in lifecycle order.
-EVENTS: tuple[str, ...] = (
-    "session_start",
-    "before_prompt_build",
-    "before_agent_start",
-    "agent_end",
-    "before_compaction",
-    "after_compaction",
-    "session_end",
-)
 
 #: The memory tools are not registered in OpenClaw: the plugin forwards lifecycle
 #: hooks only, and OpenClaw's own memory tools stay whatever the user chose.
@@ -156,23 +147,19 @@ class _Turn:
 # -- the translator ---------------------------------------------------------
 
 
-class OpenClawTranslator:
-    """The pure half of the OpenClaw adapter (a ``HarnessTranslator``)."""
+class OpenClawTranslator(EventTranslator):
+    """The pure half of the OpenClaw adapter (a ``HarnessTranslator``).
+
+    With nothing to apply, OpenClaw carries on as if no plugin were loaded.
+    """
 
     harness = "openclaw"
 
-    def translate(self, event: str, payload: Mapping[str, Any]) -> list[LifecycleCall]:
-        """The daemon calls one OpenClaw hook implies.
+    def scope(self, payload: Mapping[str, Any]) -> _Scope:
+        """The session and agent the hook fired for, with what the plugin carried."""
+        return _Scope(payload)
 
-        Raises :class:`signet_sdk.PayloadError` naming the offending field.
-        """
-        if not isinstance(payload, dict):
-            raise PayloadError("payload", "must be a JSON object")
-        handler = _HANDLERS.get(event)
-        if handler is None:
-            raise PayloadError("event", f"unsupported hook {event!r}; known: {', '.join(EVENTS)}")
-        return handler(self, payload, _Scope(payload))
-
+    @on("session_start", "session_start", replay=True)
     def _session_start(self, p: Mapping[str, Any], s: _Scope) -> list[LifecycleCall]:
         if s.carried("started"):
             return []
@@ -180,6 +167,8 @@ class OpenClawTranslator:
         body: dict[str, Any] = {"sessionKey": s.key, "source": "resume" if resumed else "startup"}
         return [LifecycleCall("session_start", body)]
 
+    @on("before_prompt_build", "prompt_submit")
+    @on("before_agent_start", "prompt_submit")
     def _prompt(self, p: Mapping[str, Any], s: _Scope) -> list[LifecycleCall]:
         turn = _Turn(p, s)
         calls = []
@@ -201,6 +190,7 @@ class OpenClawTranslator:
             calls.append(LifecycleCall("user_prompt_submit", body))
         return calls
 
+    @on("agent_end", detach=True)
     def _agent_end(self, p: Mapping[str, Any], s: _Scope) -> list[LifecycleCall]:
         messages = array(p, "messages")
         if messages is None:
@@ -213,6 +203,7 @@ class OpenClawTranslator:
         body["transcript"] = transcript
         return [LifecycleCall("session_checkpoint_extract", body)]
 
+    @on("before_compaction")
     def _before_compaction(self, p: Mapping[str, Any], s: _Scope) -> list[LifecycleCall]:
         compacting = integer(p, "compactingCount")
         count = compacting if compacting is not None else integer(p, "messageCount")
@@ -227,6 +218,7 @@ class OpenClawTranslator:
             body["messageCount"] = count
         return [LifecycleCall("pre_compaction", body)]
 
+    @on("after_compaction", detach=True)
     def _after_compaction(self, p: Mapping[str, Any], s: _Scope) -> list[LifecycleCall]:
         integer(p, "compactedCount")  # validated for a clear error
         summary = string(p, "summary")
@@ -239,6 +231,7 @@ class OpenClawTranslator:
         put(body, "project", s.project or s.carried("project"))
         return [LifecycleCall("compaction_complete", body)]
 
+    @on("session_end", detach=True)
     def _session_end(self, p: Mapping[str, Any], s: _Scope) -> list[LifecycleCall]:
         reason = string(p, "reason")
         if reason == "compaction":
@@ -276,10 +269,6 @@ class OpenClawTranslator:
             return NativeOutput({"end": True})
         return self.neutral(event)
 
-    def neutral(self, event: str) -> NativeOutput:
-        """Nothing to apply: OpenClaw carries on as if no plugin were loaded."""
-        return NativeOutput()
-
 
 def _render_turn(p: Mapping[str, Any], s: _Scope, results: Sequence[Any]) -> NativeOutput:
     turn = _Turn(p, s)
@@ -306,15 +295,8 @@ def _render_turn(p: Mapping[str, Any], s: _Scope, results: Sequence[Any]) -> Nat
     return NativeOutput(data)
 
 
-_HANDLERS = {
-    "session_start": OpenClawTranslator._session_start,
-    "before_prompt_build": OpenClawTranslator._prompt,
-    "before_agent_start": OpenClawTranslator._prompt,
-    "agent_end": OpenClawTranslator._agent_end,
-    "before_compaction": OpenClawTranslator._before_compaction,
-    "after_compaction": OpenClawTranslator._after_compaction,
-    "session_end": OpenClawTranslator._session_end,
-}
+#: Native events this adapter understands, in lifecycle order.
+EVENTS = OpenClawTranslator.event_names
 
 #: The shared instance: the translator reads no environment.
 TRANSLATOR = OpenClawTranslator()

@@ -23,7 +23,7 @@ The memory tools reach OpenCode's model over MCP: the installer registers
 
 from __future__ import annotations
 
-from signet_sdk.plugin import EventSpec, HarnessPlugin
+from signet_sdk.plugin import HarnessPlugin
 
 from ._translate import EVENTS, NOT_APPLICABLE, SHIM_EVENTS, TRANSLATOR, OpenCodeTranslator
 
@@ -33,18 +33,9 @@ __all__ = ["EVENTS", "PLUGIN", "SHIM_EVENTS", "TRANSLATOR", "OpenCodeTranslator"
 PLUGIN = HarnessPlugin(
     "opencode",
     package=__name__,  # translator, paths, installer, vectors, shim, story by convention
-    events=[
-        EventSpec("session.created"),
-        EventSpec("chat.message", "prompt_submit", replay=True),
-        EventSpec("session.idle", detach=True),
-        EventSpec("experimental.session.compacting"),
-        EventSpec("session.compacted", detach=True),
-        EventSpec("session.deleted"),
-        EventSpec("session.end", detach=True),
-    ],
+    events=OpenCodeTranslator.events,
     runtime_path="plugin",
     tools="mcp",
     not_applicable=NOT_APPLICABLE,
     description="OpenCode plugin (plugins/signet-sdk.js) and MCP server",
 )
-assert tuple(PLUGIN.events) == EVENTS

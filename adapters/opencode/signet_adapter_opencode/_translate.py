@@ -63,6 +63,7 @@ Choices, and why:
 from __future__ import annotations
 
 from signet_sdk.plugin import (
+    EventTranslator,
     LifecycleCall,
     NativeOutput,
     PayloadError,
@@ -70,6 +71,7 @@ from signet_sdk.plugin import (
     carried,
     context_text,
     mapping,
+    on,
     put,
     string,
 )
@@ -98,17 +100,6 @@ __all__ = [
 ]
 
 #: Native events this adapter understands, in lifecycle order. ``session.end``
-#: is the shim's own: the held session end, sent at exit or on deletion.
-EVENTS: tuple[str, ...] = (
-    "session.created",
-    "chat.message",
-    "session.idle",
-    "experimental.session.compacting",
-    "session.compacted",
-    "session.deleted",
-    "session.end",
-)
-
 _MESSAGES = {
     "info": {"id": True, "role": True, "summary": True},
     "parts": {"type": True, "text": True, "synthetic": True},
@@ -181,33 +172,28 @@ def _project(payload: Mapping[str, Any]) -> str | None:
     return string(payload, "directory") or None
 
 
-class OpenCodeTranslator:
-    """The pure half of the OpenCode adapter (a ``HarnessTranslator``)."""
+class OpenCodeTranslator(EventTranslator):
+    """The pure half of the OpenCode adapter (a ``HarnessTranslator``).
+
+    With nothing to apply, OpenCode carries on as if no plugin were loaded.
+    """
 
     harness = "opencode"
+    event_field = "type"
+    carries = True
 
-    def translate(self, event: str, payload: Mapping[str, Any]) -> list[LifecycleCall]:
-        """The daemon calls one OpenCode event implies.
-
-        Raises :class:`signet_sdk.PayloadError` naming the offending field.
-        """
-        if not isinstance(payload, dict):
-            raise PayloadError("payload", "must be a JSON object")
-        named = string(payload, "type")
-        if named is not None and named != event:
-            raise PayloadError("type", f"is {named!r} but the event is {event!r}")
-        handler = _HANDLERS.get(event)
-        if handler is None:
-            raise PayloadError("type", f"unsupported event {event!r}; known: {', '.join(EVENTS)}")
-        mapping(payload, "carry")  # validated for a clear error
+    def scope(self, payload: Mapping[str, Any]) -> str:
+        """The OpenCode session id the event belongs to (``directory`` checked too)."""
         _project(payload)
-        return handler(self, payload, _sid(payload))
+        return _sid(payload)
 
+    @on("session.created")
     def _created(self, p: Mapping[str, Any], sid: str) -> list[LifecycleCall]:
         info = mapping(p, "info") or {}
         string(info, "parentID", "info.")
         return []  # the first chat.message starts the session; this only carries lineage
 
+    @on("chat.message", "prompt_submit", replay=True)
     def _chat_message(self, p: Mapping[str, Any], sid: str) -> list[LifecycleCall]:
         parts = array(p, "parts")
         if parts is None:
@@ -226,6 +212,7 @@ class OpenCodeTranslator:
             calls.append(LifecycleCall("user_prompt_submit", ups))
         return calls
 
+    @on("session.idle", detach=True)
     def _idle(self, p: Mapping[str, Any], sid: str) -> list[LifecycleCall]:
         messages = _messages(p)
         if carried(p, "ended:" + sid):
@@ -239,10 +226,12 @@ class OpenCodeTranslator:
         body["transcript"] = transcript
         return [LifecycleCall("session_checkpoint_extract", body)]
 
+    @on("experimental.session.compacting")
     def _compacting(self, p: Mapping[str, Any], sid: str) -> list[LifecycleCall]:
         body = {"sessionKey": sid, "sessionContext": "OpenCode session compaction"}
         return [LifecycleCall("pre_compaction", body)]
 
+    @on("session.compacted", detach=True)
     def _compacted(self, p: Mapping[str, Any], sid: str) -> list[LifecycleCall]:
         summaries = [m for m in _messages(p) if m.summary and m.text]
         if not summaries:
@@ -251,9 +240,11 @@ class OpenCodeTranslator:
         put(body, "project", _project(p))
         return [LifecycleCall("compaction_complete", body)]
 
+    @on("session.deleted")
     def _deleted(self, p: Mapping[str, Any], sid: str) -> list[LifecycleCall]:
         return []  # the held session end is released (see render)
 
+    @on("session.end", detach=True)
     def _end(self, p: Mapping[str, Any], sid: str) -> list[LifecycleCall]:
         transcript = string(p, "transcript")
         body: dict[str, Any] = {"sessionKey": sid, "sessionId": sid}
@@ -290,10 +281,6 @@ class OpenCodeTranslator:
                 {"release": {"end:" + sid: "session.deleted"}, "carry": {"ended:" + sid: True}}
             )
         return self.neutral(event)
-
-    def neutral(self, event: str) -> NativeOutput:
-        """Nothing to apply: OpenCode carries on as if no plugin were loaded."""
-        return NativeOutput()
 
 
 def _model(p: Mapping[str, Any]) -> str | None:
@@ -345,15 +332,8 @@ def _chat_output(p: Mapping[str, Any], sid: str, results: Sequence[Any]) -> dict
     return data
 
 
-_HANDLERS = {
-    "session.created": OpenCodeTranslator._created,
-    "chat.message": OpenCodeTranslator._chat_message,
-    "session.idle": OpenCodeTranslator._idle,
-    "experimental.session.compacting": OpenCodeTranslator._compacting,
-    "session.compacted": OpenCodeTranslator._compacted,
-    "session.deleted": OpenCodeTranslator._deleted,
-    "session.end": OpenCodeTranslator._end,
-}
+#: Native events this adapter understands, in lifecycle order.
+EVENTS = OpenCodeTranslator.event_names
 
 #: The shared instance: the translator reads no environment.
 TRANSLATOR = OpenCodeTranslator()

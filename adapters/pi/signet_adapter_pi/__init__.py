@@ -19,7 +19,7 @@ decision is made here, in Python. Per event:
 
 from __future__ import annotations
 
-from signet_sdk.plugin import EventSpec, HarnessPlugin
+from signet_sdk.plugin import HarnessPlugin
 
 from ._translate import EVENTS, NOT_APPLICABLE, SHIM_EVENTS, TRANSLATOR, PiTranslator
 
@@ -29,20 +29,9 @@ __all__ = ["EVENTS", "PLUGIN", "SHIM_EVENTS", "TRANSLATOR", "PiTranslator"]
 PLUGIN = HarnessPlugin(
     "pi",
     package=__name__,  # translator, paths, installer, vectors, shim, story by convention
-    events=[
-        EventSpec("session_start", "session_start", replay=True),
-        EventSpec("input", "prompt_submit"),
-        EventSpec("before_agent_start", "prompt_submit"),
-        EventSpec("agent_end", detach=True),
-        EventSpec("session_before_compact"),
-        EventSpec("session_compact", detach=True),
-        EventSpec("session_before_switch"),
-        EventSpec("session_before_fork", detach=True),
-        EventSpec("session_shutdown", detach=True),
-    ],
+    events=PiTranslator.events,
     runtime_path="plugin",
     tools="native",
     not_applicable=NOT_APPLICABLE,
     description="pi coding agent extension (agent dir extensions/)",
 )
-assert tuple(PLUGIN.events) == EVENTS

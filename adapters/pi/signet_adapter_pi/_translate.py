@@ -72,6 +72,7 @@ Choices, and why:
 from __future__ import annotations
 
 from signet_sdk.plugin import (
+    EventTranslator,
     LifecycleCall,
     NativeOutput,
     PayloadError,
@@ -80,6 +81,7 @@ from signet_sdk.plugin import (
     context_text,
     integer,
     mapping,
+    on,
     put,
     string,
 )
@@ -106,19 +108,6 @@ __all__ = [
     "PiTranslator",
     "translator_for",
 ]
-
-#: Native events this adapter understands, in lifecycle order.
-EVENTS: tuple[str, ...] = (
-    "session_start",
-    "input",
-    "before_agent_start",
-    "agent_end",
-    "session_before_compact",
-    "session_compact",
-    "session_before_switch",
-    "session_before_fork",
-    "session_shutdown",
-)
 
 #: What the shim forwards, per event: the event fields to keep (``True``: the
 #: value, ``"count"``: an array's length, an object: those of its fields) and
@@ -192,27 +181,21 @@ NOT_APPLICABLE: Mapping[str, str] = {
 # -- the translator ---------------------------------------------------------
 
 
-class PiTranslator:
-    """The pure half of the pi adapter (a ``HarnessTranslator``)."""
+class PiTranslator(EventTranslator):
+    """The pure half of the pi adapter (a ``HarnessTranslator``).
+
+    With nothing to apply, pi carries on as if no extension were loaded.
+    """
 
     harness = "pi"
+    event_field = "type"
+    carries = True
 
-    def translate(self, event: str, payload: Mapping[str, Any]) -> list[LifecycleCall]:
-        """The daemon calls one pi event implies.
+    def scope(self, payload: Mapping[str, Any]) -> _Session:
+        """The pi session the event describes (the shim's ``session`` block)."""
+        return _Session(payload)
 
-        Raises :class:`signet_sdk.PayloadError` naming the offending field.
-        """
-        if not isinstance(payload, dict):
-            raise PayloadError("payload", "must be a JSON object")
-        named = string(payload, "type")
-        if named is not None and named != event:
-            raise PayloadError("type", f"is {named!r} but the event is {event!r}")
-        handler = _HANDLERS.get(event)
-        if handler is None:
-            raise PayloadError("type", f"unsupported event {event!r}; known: {', '.join(EVENTS)}")
-        mapping(payload, "carry")  # validated for a clear error
-        return handler(self, payload, _Session(payload))
-
+    @on("session_start", "session_start", replay=True)
     def _session_start(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
         reason = string(p, "reason")
         body: dict[str, Any] = {"sessionKey": s.id}
@@ -222,6 +205,7 @@ class PiTranslator:
             put(body, "parentSessionKey", _session_id_of_file(string(p, "previousSessionFile")))
         return [LifecycleCall("session_start", body)]
 
+    @on("input", "prompt_submit")
     def _input(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
         text = string(p, "text")
         if text is None:
@@ -232,10 +216,12 @@ class PiTranslator:
         put(body, "project", s.cwd)
         return [LifecycleCall("user_prompt_submit", body)]
 
+    @on("before_agent_start", "prompt_submit")
     def _before_agent_start(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
         string(p, "prompt")  # validated for a clear error; input already made the call
         return []
 
+    @on("agent_end", detach=True)
     def _agent_end(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
         messages = array(p, "messages")
         if messages is None:
@@ -248,6 +234,7 @@ class PiTranslator:
         body["transcript"] = transcript
         return [LifecycleCall("session_checkpoint_extract", body)]
 
+    @on("session_before_compact")
     def _before_compact(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
         if _compaction_key(s) == carried(p, "compaction"):
             return []  # the same compaction fired again
@@ -270,6 +257,7 @@ class PiTranslator:
             body["messageCount"] = count
         return [LifecycleCall("pre_compaction", body)]
 
+    @on("session_compact", detach=True)
     def _compact(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
         entry = mapping(p, "compactionEntry")
         if entry is None:
@@ -283,17 +271,20 @@ class PiTranslator:
         put(body, "project", s.cwd)
         return [LifecycleCall("compaction_complete", body)]
 
+    @on("session_before_switch")
     def _before_switch(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
         string(p, "reason")
         string(p, "targetSessionFile")
         return []  # session_shutdown follows in the old session's context
 
+    @on("session_before_fork", detach=True)
     def _before_fork(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
         string(p, "entryId")
         if s.persisted:
             return []  # session_shutdown follows in the old session's context
         return [_session_end(s, "fork")]
 
+    @on("session_shutdown", detach=True)
     def _shutdown(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
         ended = carried(p, "ended")
         if ended is not None and ended != s.id:
@@ -321,10 +312,6 @@ class PiTranslator:
         elif event == "session_before_fork" and results:
             return NativeOutput({"carry": {"ended": _Session(payload).id}})
         return self.neutral(event)
-
-    def neutral(self, event: str) -> NativeOutput:
-        """Nothing to apply: pi carries on as if no extension were loaded."""
-        return NativeOutput()
 
 
 def _session_end(s: _Session, reason: str) -> LifecycleCall:
@@ -356,17 +343,8 @@ def _slot(text: str, source: str, *, at: str, until: str | None = None) -> dict[
     return slot
 
 
-_HANDLERS = {
-    "session_start": PiTranslator._session_start,
-    "input": PiTranslator._input,
-    "before_agent_start": PiTranslator._before_agent_start,
-    "agent_end": PiTranslator._agent_end,
-    "session_before_compact": PiTranslator._before_compact,
-    "session_compact": PiTranslator._compact,
-    "session_before_switch": PiTranslator._before_switch,
-    "session_before_fork": PiTranslator._before_fork,
-    "session_shutdown": PiTranslator._shutdown,
-}
+#: Native events this adapter understands, in lifecycle order.
+EVENTS = PiTranslator.event_names
 
 #: The shared instance: the translator reads no environment.
 TRANSLATOR = PiTranslator()

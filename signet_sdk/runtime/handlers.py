@@ -1,0 +1,177 @@
+"""A translator's events, declared once on their handlers: ``@on`` and ``EventTranslator``.
+
+An adapter's native events used to be written three times: the tuple of
+event names, the event -> method table the translator dispatches on, and the
+plugin's list of :class:`EventSpec`; a mismatch between them only showed at
+run time. Here each handler method carries its event (name, deadline class,
+detach, replay), and the class gathers them in the order they are written,
+so the names, the table and the plugin's events come from one place.
+
+Standard library only: every hook process imports this with its translator.
+"""
+
+from __future__ import annotations
+
+from signet_sdk.runtime.context import context_text
+from signet_sdk.runtime.native import NativeOutput
+from signet_sdk.runtime.payload import mapping, string
+from signet_sdk.runtime.plugin import EventSpec
+from signet_sdk.wire.errors import PayloadError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import Any, ClassVar, TypeVar
+
+    from signet_sdk.wire.lifecycle import LifecycleCall
+
+    Handler = Callable[[Any, Mapping[str, Any], Any], list[LifecycleCall]]
+    H = TypeVar("H", bound=Callable[..., list[LifecycleCall]])
+
+__all__ = ["CommandHookTranslator", "EventTranslator", "on"]
+
+#: The attribute ``on`` leaves on a handler: the events it handles, top decorator first.
+_MARK = "__signet_events__"
+
+
+def on(
+    event: str, timeout_class: str = "default", *, detach: bool = False, replay: bool = False
+) -> Callable[[H], H]:
+    """Mark a translator method as the handler of the native ``event``.
+
+    The arguments are :class:`EventSpec`'s: ``timeout_class`` picks the
+    deadline, ``detach`` marks an event the harness kills early, ``replay``
+    resends queued writes. Stack several ``@on`` for a method that handles
+    more than one event. The method is called as ``handler(self, payload,
+    scope)`` with what :meth:`EventTranslator.scope` returns.
+    """
+    spec = EventSpec(event, timeout_class, detach=detach, replay=replay)
+
+    def mark(handler: H) -> H:
+        earlier: tuple[EventSpec, ...] = getattr(handler, _MARK, ())
+        setattr(handler, _MARK, (spec, *earlier))  # decorators apply bottom-up
+        return handler
+
+    return mark
+
+
+class EventTranslator:
+    """Base for a translator whose handlers are marked with :func:`on`.
+
+    A subclass gets ``events`` (the ``EventSpec`` of every marked handler, in
+    source order, for ``HarnessPlugin(events=...)``) and ``event_names``, and
+    a ``translate`` that checks the payload, picks the event's handler and
+    calls it with the payload and :meth:`scope`. Class settings:
+
+    * ``event_field``: a payload field that names the event (Claude Code's
+      ``hook_event_name``, pi's ``type``); when present it must agree with the
+      event the call is for. Unknown events are reported under this field, or
+      under ``event`` when there is none.
+    * ``carries``: the payload may hold ``carry``, the state an earlier
+      output asked the shim to send back; it must be an object.
+    * ``context_events``: events whose first answer holds context for the
+      model; ``render`` gives :meth:`context_output` of its
+      :func:`context_text` (per-turn text for ``prompt_events``), or
+      :meth:`neutral` when there is none. ``neutral`` defaults to no output.
+    """
+
+    harness: ClassVar[str] = ""
+    event_field: ClassVar[str | None] = None
+    carries: ClassVar[bool] = False
+    context_events: ClassVar[frozenset[str]] = frozenset()
+    prompt_events: ClassVar[frozenset[str]] = frozenset()
+    events: ClassVar[tuple[EventSpec, ...]] = ()
+    event_names: ClassVar[tuple[str, ...]] = ()
+    _handlers: ClassVar[dict[str, Handler]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        specs = {spec.name: spec for spec in cls.events}
+        handlers = dict(cls._handlers)
+        own: set[str] = set()
+        for value in vars(cls).values():
+            for spec in getattr(value, _MARK, ()):
+                if spec.name in own:
+                    raise TypeError(f"{cls.__name__}: event {spec.name!r} has two handlers")
+                own.add(spec.name)
+                specs[spec.name] = spec
+                handlers[spec.name] = value
+        cls.events = tuple(specs.values())
+        cls.event_names = tuple(specs)
+        cls._handlers = handlers
+
+    def handler(self, event: str, payload: Mapping[str, Any]) -> Handler:
+        """The handler for ``event`` once ``payload`` may be read as that event.
+
+        Raises :class:`PayloadError` naming the field: a payload that is not
+        a JSON object, an ``event_field`` naming another event, an event no
+        handler is marked for, a ``carry`` that is not an object.
+        """
+        if not isinstance(payload, dict):  # (collections.abc costs a hook ~1 ms)
+            raise PayloadError("payload", "must be a JSON object")
+        field = self.event_field
+        named = string(payload, field) if field else None
+        if named is not None and named != event:
+            raise PayloadError(str(field), f"is {named!r} but the event is {event!r}")
+        handler = self._handlers.get(event)
+        if handler is None:
+            known = ", ".join(self.event_names)
+            raise PayloadError(field or "event", f"unsupported event {event!r}; known: {known}")
+        if self.carries:
+            mapping(payload, "carry")
+        return handler
+
+    def scope(self, payload: Mapping[str, Any]) -> Any:
+        """What every handler gets after the payload: the session it belongs to, say.
+
+        Called once the payload is known to be an object; may raise
+        :class:`PayloadError`. The default is the payload itself.
+        """
+        return payload
+
+    def translate(self, event: str, payload: Mapping[str, Any]) -> list[LifecycleCall]:
+        """The daemon calls one native event implies; a bad field raises :class:`PayloadError`."""
+        handler = self.handler(event, payload)
+        return handler(self, payload, self.scope(payload))
+
+    def render(
+        self, event: str, payload: Mapping[str, Any], results: Sequence[Any]
+    ) -> NativeOutput:
+        """The context of a ``context_events`` answer for the model, else :meth:`neutral`."""
+        if event not in self.context_events or not results:
+            return self.neutral(event)
+        text = context_text(results[0], prompt=event in self.prompt_events)
+        if not text:
+            return self.neutral(event)
+        return self.context_output(event, text)
+
+    def context_output(self, event: str, text: str) -> NativeOutput:
+        """How the harness takes context: ``{"context": text}`` for a plugin shim."""
+        return NativeOutput({"context": text})
+
+    def neutral(self, event: str) -> NativeOutput:
+        """The fail-open output: nothing, unless the harness needs an explicit answer."""
+        return NativeOutput()
+
+
+class CommandHookTranslator(EventTranslator):
+    """A harness that runs a command per hook event, as Claude Code, Codex and Gemini CLI do.
+
+    The command gets one JSON object on stdin with ``session_id`` (required,
+    each handler's scope) and ``hook_event_name``, and context goes back as
+    ``hookSpecificOutput.additionalContext`` on stdout.
+    """
+
+    event_field = "hook_event_name"
+
+    def scope(self, payload: Mapping[str, Any]) -> str:
+        """The session the event belongs to: ``session_id``, present and not blank."""
+        session = string(payload, "session_id", required=True)
+        assert session is not None
+        return session
+
+    def context_output(self, event: str, text: str) -> NativeOutput:
+        """The hook-output envelope the harness reads context from."""
+        return NativeOutput(
+            {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+        )
