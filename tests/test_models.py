@@ -17,68 +17,6 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
 import signet_sdk.models as models
-from signet_sdk.models import (
-    BatchForgetRequest,
-    BatchForgetResult,
-    BatchModifyRequest,
-    BatchModifyResult,
-    CheckpointExtractParams,
-    CheckpointExtractRequest,
-    CheckpointExtractResult,
-    CompactionCompleteRequest,
-    CompactionCompleteResult,
-    ForgetMemoryRequest,
-    ForgetMemoryResult,
-    HealthStatus,
-    HookResult,
-    LogEntry,
-    LogList,
-    MemoryPatch,
-    MemoryRecallRequest,
-    MemoryRecallResult,
-    MemoryRecord,
-    MemoryRememberRequest,
-    ModifyMemoryRequest,
-    ModifyMemoryResult,
-    PreCompactionRequest,
-    PreCompactionResult,
-    RecallHit,
-    RecallParams,
-    RecallRequest,
-    RecallResult,
-    RememberParams,
-    RememberRequest,
-    RememberResult,
-    RequestModel,
-    ResponseModel,
-    SecretsExecRequest,
-    SecretsExecResult,
-    SessionBypassRequest,
-    SessionBypassResult,
-    SessionEndParams,
-    SessionEndRequest,
-    SessionEndResult,
-    SessionInfo,
-    SessionList,
-    SessionRenewResult,
-    SessionSearchRequest,
-    SessionSearchResult,
-    SessionStartParams,
-    SessionStartRequest,
-    SessionStartResult,
-    SessionSummaryList,
-    SessionTranscript,
-    SummaryExpandRequest,
-    SummaryExpandResult,
-    SynthesisCompleteRequest,
-    SynthesisCompleteResult,
-    SynthesisConfig,
-    SynthesisRequest,
-    SynthesisResult,
-    UserPromptSubmitParams,
-    UserPromptSubmitRequest,
-    UserPromptSubmitResult,
-)
 from signet_sdk.models.schemas import (
     DEFAULT_DIR,
     check_schemas,
@@ -116,7 +54,7 @@ def test_all_is_sorted_and_complete() -> None:
 
 def test_endpoint_map_names_resolve_to_models() -> None:
     for ep in ENDPOINTS:
-        for name, base in ((ep.request, RequestModel), (ep.response, ResponseModel)):
+        for name, base in ((ep.request, models.RequestModel), (ep.response, models.ResponseModel)):
             if name is None:
                 continue
             cls = getattr(models, name)
@@ -127,7 +65,7 @@ def test_every_hook_result_carries_the_noop_flags() -> None:
     hook_endpoints = [ep for ep in ENDPOINTS if ep.sends_runtime_path]
     assert len(hook_endpoints) == 8
     for ep in hook_endpoints:
-        assert issubclass(getattr(models, ep.response), HookResult), ep.name
+        assert issubclass(getattr(models, ep.response), models.HookResult), ep.name
 
 
 def test_lifecycle_triples_split_client_fields_from_caller_fields() -> None:
@@ -146,7 +84,7 @@ def test_lifecycle_triples_split_client_fields_from_caller_fields() -> None:
         request = getattr(models, f"{stem}Request")
         result = getattr(models, f"{stem}Result")
         assert issubclass(request, params)
-        assert issubclass(result, HookResult)
+        assert issubclass(result, models.HookResult)
         assert "harness" not in params.model_fields
         assert "runtime_path" not in params.model_fields
         assert request.model_fields["harness"].is_required()
@@ -157,7 +95,7 @@ def test_lifecycle_triples_split_client_fields_from_caller_fields() -> None:
 def test_hook_results_have_no_required_field() -> None:
     # A flags-only body (the client's rendering of a 409 conflict) must parse.
     for name, cls in _model_classes().items():
-        if issubclass(cls, HookResult):
+        if issubclass(cls, models.HookResult):
             required = [f for f, info in cls.model_fields.items() if info.is_required()]
             assert required == [], name
 
@@ -166,7 +104,7 @@ def test_hook_results_have_no_required_field() -> None:
 
 
 def test_session_start_request_wire_is_camel_case() -> None:
-    body = SessionStartRequest(
+    body = models.SessionStartRequest(
         harness="claude-code",
         runtime_path="plugin",
         session_key="sess-1",
@@ -189,7 +127,7 @@ def test_session_start_request_wire_is_camel_case() -> None:
 
 
 def test_user_prompt_submit_request_keeps_memory_feedback_snake_case() -> None:
-    body = UserPromptSubmitRequest(
+    body = models.UserPromptSubmitRequest(
         harness="codex",
         user_message="what did we decide?",
         last_assistant_message="earlier answer",
@@ -208,7 +146,7 @@ def test_user_prompt_submit_request_keeps_memory_feedback_snake_case() -> None:
 
 
 def test_session_end_request_sends_project_as_cwd() -> None:
-    body = SessionEndRequest(
+    body = models.SessionEndRequest(
         harness="hermes",
         session_key="k",
         session_id="id-1",
@@ -224,11 +162,11 @@ def test_session_end_request_sends_project_as_cwd() -> None:
         "reason": "clear",
         "transcript": "line",
     }
-    assert "project" not in SessionEndParams.model_fields
+    assert "project" not in models.SessionEndParams.model_fields
 
 
 def test_other_hook_requests_wire() -> None:
-    assert PreCompactionRequest(
+    assert models.PreCompactionRequest(
         harness="h", session_context="ctx", message_count=12, transcript_path="/tmp/signet/x"
     ).to_wire() == {
         "harness": "h",
@@ -236,17 +174,21 @@ def test_other_hook_requests_wire() -> None:
         "messageCount": 12,
         "transcriptPath": "/tmp/signet/x",
     }
-    assert CompactionCompleteRequest(harness="h", summary="s", session_key="k").to_wire() == {
+    assert models.CompactionCompleteRequest(
+        harness="h", summary="s", session_key="k"
+    ).to_wire() == {
         "harness": "h",
         "summary": "s",
         "sessionKey": "k",
     }
-    assert CheckpointExtractRequest(harness="h", session_key="k", agent_id="a").to_wire() == {
+    assert models.CheckpointExtractRequest(
+        harness="h", session_key="k", agent_id="a"
+    ).to_wire() == {
         "harness": "h",
         "sessionKey": "k",
         "agentId": "a",
     }
-    assert RecallRequest(
+    assert models.RecallRequest(
         harness="h", query="q", keyword_query="kw", tags="a,b", aggregate_budget="small"
     ).to_wire() == {
         "harness": "h",
@@ -259,7 +201,7 @@ def test_other_hook_requests_wire() -> None:
 
 def test_remember_request_uses_camel_case_source_fields() -> None:
     # sourceType is camelCase here; only batch forget spells it source_type.
-    body = RememberRequest(
+    body = models.RememberRequest(
         harness="h",
         content="the build uses uv",
         source_type="manual",
@@ -279,19 +221,19 @@ def test_remember_request_uses_camel_case_source_fields() -> None:
         "tags": ["build", "tools"],
         "visibility": "private",
     }
-    assert "session_key" not in MemoryRememberRequest.model_fields
+    assert "session_key" not in models.MemoryRememberRequest.model_fields
 
 
 def test_memory_request_snake_case_wire_names() -> None:
-    assert ModifyMemoryRequest(
+    assert models.ModifyMemoryRequest(
         reason="fix", content="new text", if_version=3, changed_by="me"
     ).to_wire() == {"reason": "fix", "content": "new text", "if_version": 3, "changed_by": "me"}
-    assert ForgetMemoryRequest(reason="stale", force=True, if_version=2).to_wire() == {
+    assert models.ForgetMemoryRequest(reason="stale", force=True, if_version=2).to_wire() == {
         "reason": "stale",
         "force": True,
         "if_version": 2,
     }
-    assert BatchForgetRequest(
+    assert models.BatchForgetRequest(
         mode="execute",
         source_type="session_summary",
         reason="cleanup",
@@ -306,7 +248,7 @@ def test_memory_request_snake_case_wire_names() -> None:
         "changed_by": "ops",
         "limit": 50,
     }
-    assert MemoryRecallRequest(
+    assert models.MemoryRecallRequest(
         query="uv", keyword_query="uv", importance_min=0.5, pinned=True, agent_id="a"
     ).to_wire() == {
         "query": "uv",
@@ -315,8 +257,8 @@ def test_memory_request_snake_case_wire_names() -> None:
         "pinned": True,
         "agentId": "a",
     }
-    batch = BatchModifyRequest(
-        patches=[MemoryPatch(id=UUID, if_version=1, pinned=False)], changed_by="me"
+    batch = models.BatchModifyRequest(
+        patches=[models.MemoryPatch(id=UUID, if_version=1, pinned=False)], changed_by="me"
     )
     assert batch.to_wire() == {
         "patches": [{"id": UUID, "if_version": 1, "pinned": False}],
@@ -325,24 +267,26 @@ def test_memory_request_snake_case_wire_names() -> None:
 
 
 def test_session_and_ops_request_wire() -> None:
-    assert SummaryExpandRequest(
+    assert models.SummaryExpandRequest(
         id="n1", include_transcript=False, transcript_char_limit=800
     ).to_wire() == {"id": "n1", "includeTranscript": False, "transcriptCharLimit": 800}
-    assert SessionSearchRequest(query="uv", current_session_key="k", limit=5).to_wire() == {
+    assert models.SessionSearchRequest(query="uv", current_session_key="k", limit=5).to_wire() == {
         "query": "uv",
         "currentSessionKey": "k",
         "limit": 5,
     }
-    assert SessionBypassRequest(enabled=True).to_wire() == {"enabled": True}
-    assert SecretsExecRequest(command="gh auth status", secrets={"GH_TOKEN": "gh"}).to_wire() == {
+    assert models.SessionBypassRequest(enabled=True).to_wire() == {"enabled": True}
+    assert models.SecretsExecRequest(
+        command="gh auth status", secrets={"GH_TOKEN": "gh"}
+    ).to_wire() == {
         "command": "gh auth status",
         "secrets": {"GH_TOKEN": "gh"},
     }
-    assert SynthesisRequest(trigger="manual", agent_id="a").to_wire() == {
+    assert models.SynthesisRequest(trigger="manual", agent_id="a").to_wire() == {
         "trigger": "manual",
         "agentId": "a",
     }
-    assert SynthesisRequest().to_wire() == {}
+    assert models.SynthesisRequest().to_wire() == {}
 
 
 def test_snake_case_wire_names_are_exactly_the_documented_ones() -> None:
@@ -430,7 +374,7 @@ def test_snake_case_response_columns_round_trip() -> None:
         "updated_by": "me",
         "sessionId": "sess",
     }
-    record = MemoryRecord.model_validate(row)
+    record = models.MemoryRecord.model_validate(row)
     assert record.created_at == "2026-04-29T10:00:00Z"
     assert record.access_count == 4
     assert record.pinned == 1 and record.is_pinned
@@ -457,7 +401,7 @@ def test_snake_case_response_columns_round_trip() -> None:
         "created_at": "c",
         "childCount": 2,
     }
-    listing = SessionSummaryList.model_validate({"summaries": [summary_row], "total": 1})
+    listing = models.SessionSummaryList.model_validate({"summaries": [summary_row], "total": 1})
     assert listing.summaries[0].child_count == 2
     assert listing.summaries[0].token_count == 120
     assert listing.to_wire() == {"summaries": [summary_row], "total": 1}
@@ -467,16 +411,16 @@ def test_snake_case_response_columns_round_trip() -> None:
 
 
 def test_unknown_response_fields_are_kept_and_reachable() -> None:
-    result = UserPromptSubmitResult.model_validate(
+    result = models.UserPromptSubmitResult.model_validate(
         {"inject": "x", "memoryCount": 1, "sessionKnown": True, "admission": {"queued": 2}}
     )
     assert result.model_extra == {"admission": {"queued": 2}}
     assert result.to_wire()["admission"] == {"queued": 2}
 
-    hit = RecallHit.model_validate({"id": UUID, "content": "c", "rerankScore": 0.7})
+    hit = models.RecallHit.model_validate({"id": UUID, "content": "c", "rerankScore": 0.7})
     assert hit.model_extra == {"rerankScore": 0.7}
 
-    health = HealthStatus.model_validate(
+    health = models.HealthStatus.model_validate(
         {"status": "healthy", "pipeline": {"extractionRunning": True, "queueDepth": 3}}
     )
     assert health.pipeline is not None
@@ -486,14 +430,22 @@ def test_unknown_response_fields_are_kept_and_reachable() -> None:
 @pytest.mark.parametrize(
     ("model", "body", "unknown"),
     [
-        (SessionStartRequest, {"harness": "h", "agentID": "a"}, "agentID"),
-        (SessionStartParams, {"harness": "h"}, "harness"),
-        (UserPromptSubmitRequest, {"harness": "h", "userMessage": "m", "prompt": "m"}, "prompt"),
-        (SessionEndRequest, {"harness": "h", "project": "/p"}, "project"),
-        (RecallRequest, {"harness": "h", "query": "q", "importance_min": 0.2}, "importance_min"),
-        (BatchForgetRequest, {"ids": ["a"], "if_version": 2}, "if_version"),
-        (ModifyMemoryRequest, {"reason": "r", "content": "c", "ifVersion": 2}, "ifVersion"),
-        (SecretsExecRequest, {"command": "ls", "secrets": {"A": "a"}, "env": {}}, "env"),
+        (models.SessionStartRequest, {"harness": "h", "agentID": "a"}, "agentID"),
+        (models.SessionStartParams, {"harness": "h"}, "harness"),
+        (
+            models.UserPromptSubmitRequest,
+            {"harness": "h", "userMessage": "m", "prompt": "m"},
+            "prompt",
+        ),
+        (models.SessionEndRequest, {"harness": "h", "project": "/p"}, "project"),
+        (
+            models.RecallRequest,
+            {"harness": "h", "query": "q", "importance_min": 0.2},
+            "importance_min",
+        ),
+        (models.BatchForgetRequest, {"ids": ["a"], "if_version": 2}, "if_version"),
+        (models.ModifyMemoryRequest, {"reason": "r", "content": "c", "ifVersion": 2}, "ifVersion"),
+        (models.SecretsExecRequest, {"command": "ls", "secrets": {"A": "a"}, "env": {}}, "env"),
     ],
 )
 def test_unknown_request_attribute_is_rejected_by_name(
@@ -508,13 +460,13 @@ def test_unknown_request_attribute_is_rejected_by_name(
 
 def test_python_names_are_accepted_on_input_and_sent_camel_case() -> None:
     # The daemon ignores snake_case aliases; the model translates them instead.
-    body = SessionStartRequest.model_validate({"harness": "h", "agent_id": "a"})
+    body = models.SessionStartRequest.model_validate({"harness": "h", "agent_id": "a"})
     assert body.to_wire() == {"harness": "h", "agentId": "a"}
 
 
 def test_unknown_keyword_argument_is_rejected_by_name() -> None:
     with pytest.raises(ValidationError) as exc:
-        SessionEndParams(session_key="k", sesion_id="typo")  # type: ignore[call-arg]
+        models.SessionEndParams(session_key="k", sesion_id="typo")  # type: ignore[call-arg]
     assert ("sesion_id",) in _error_locs(exc)
 
 
@@ -524,24 +476,24 @@ def test_unknown_keyword_argument_is_rejected_by_name() -> None:
 @pytest.mark.parametrize(
     ("model", "body", "missing"),
     [
-        (SessionStartRequest, {}, "harness"),
-        (CheckpointExtractRequest, {"harness": "h"}, "session_key"),
-        (CheckpointExtractParams, {}, "session_key"),
-        (CompactionCompleteRequest, {"harness": "h"}, "summary"),
-        (RememberRequest, {"harness": "h"}, "content"),
-        (RememberParams, {}, "content"),
-        (RecallParams, {}, "query"),
-        (MemoryRecallRequest, {}, "query"),
-        (ModifyMemoryRequest, {"content": "c"}, "reason"),
-        (ForgetMemoryRequest, {}, "reason"),
-        (SecretsExecRequest, {"secrets": {"A": "a"}}, "command"),
-        (SecretsExecRequest, {"command": "ls"}, "secrets"),
-        (SessionBypassRequest, {}, "enabled"),
-        (SummaryExpandRequest, {}, "id"),
-        (SessionSearchRequest, {}, "query"),
-        (SynthesisCompleteRequest, {}, "content"),
-        (BatchModifyRequest, {}, "patches"),
-        (MemoryPatch, {"content": "c"}, "id"),
+        (models.SessionStartRequest, {}, "harness"),
+        (models.CheckpointExtractRequest, {"harness": "h"}, "session_key"),
+        (models.CheckpointExtractParams, {}, "session_key"),
+        (models.CompactionCompleteRequest, {"harness": "h"}, "summary"),
+        (models.RememberRequest, {"harness": "h"}, "content"),
+        (models.RememberParams, {}, "content"),
+        (models.RecallParams, {}, "query"),
+        (models.MemoryRecallRequest, {}, "query"),
+        (models.ModifyMemoryRequest, {"content": "c"}, "reason"),
+        (models.ForgetMemoryRequest, {}, "reason"),
+        (models.SecretsExecRequest, {"secrets": {"A": "a"}}, "command"),
+        (models.SecretsExecRequest, {"command": "ls"}, "secrets"),
+        (models.SessionBypassRequest, {}, "enabled"),
+        (models.SummaryExpandRequest, {}, "id"),
+        (models.SessionSearchRequest, {}, "query"),
+        (models.SynthesisCompleteRequest, {}, "content"),
+        (models.BatchModifyRequest, {}, "patches"),
+        (models.MemoryPatch, {"content": "c"}, "id"),
     ],
 )
 def test_missing_required_field_is_named(
@@ -556,87 +508,89 @@ def test_missing_required_field_is_named(
 
 def test_empty_or_blank_required_strings_are_refused() -> None:
     with pytest.raises(ValidationError):
-        SessionStartRequest(harness="")
+        models.SessionStartRequest(harness="")
     with pytest.raises(ValidationError):
-        CompactionCompleteRequest(harness="h", summary="")
+        models.CompactionCompleteRequest(harness="h", summary="")
     with pytest.raises(ValidationError) as exc:
-        MemoryRecallRequest(query="   ")
+        models.MemoryRecallRequest(query="   ")
     assert "blank" in str(exc.value)
     with pytest.raises(ValidationError):
-        RememberParams(content=" \n")
+        models.RememberParams(content=" \n")
 
 
 def test_user_prompt_submit_needs_a_non_blank_message() -> None:
     for body in ({}, {"userMessage": "  "}, {"userMessage": "", "userPrompt": "\t"}):
         with pytest.raises(ValidationError) as exc:
-            UserPromptSubmitParams.model_validate(body)
+            models.UserPromptSubmitParams.model_validate(body)
         text = str(exc.value)
         assert "user_message" in text and "user_prompt" in text
-    assert UserPromptSubmitParams(user_prompt="raw").to_wire() == {"userPrompt": "raw"}
-    only_legacy = UserPromptSubmitParams.model_validate({"userMessage": " ", "userPrompt": "raw"})
+    assert models.UserPromptSubmitParams(user_prompt="raw").to_wire() == {"userPrompt": "raw"}
+    only_legacy = models.UserPromptSubmitParams.model_validate(
+        {"userMessage": " ", "userPrompt": "raw"}
+    )
     assert only_legacy.user_prompt == "raw"
 
 
 def test_runtime_path_is_a_closed_set_on_requests() -> None:
     with pytest.raises(ValidationError) as exc:
-        SessionStartRequest(harness="h", runtime_path="daemon")
+        models.SessionStartRequest(harness="h", runtime_path="daemon")
     assert ("runtime_path",) in _error_locs(exc)
 
 
 def test_modify_needs_something_to_change() -> None:
     with pytest.raises(ValidationError) as exc:
-        ModifyMemoryRequest(reason="r")
+        models.ModifyMemoryRequest(reason="r")
     for name in ("content", "type", "tags", "importance", "pinned"):
         assert name in str(exc.value)
     with pytest.raises(ValidationError):
-        ModifyMemoryRequest(reason="r", content=None)
+        models.ModifyMemoryRequest(reason="r", content=None)
     with pytest.raises(ValidationError):
-        MemoryPatch(id=UUID)
-    cleared = ModifyMemoryRequest(reason="r", tags=None)
+        models.MemoryPatch(id=UUID)
+    cleared = models.ModifyMemoryRequest(reason="r", tags=None)
     assert cleared.to_wire() == {"reason": "r", "tags": None}
     with pytest.raises(ValidationError):
-        ModifyMemoryRequest(reason="r", importance=1.5)
+        models.ModifyMemoryRequest(reason="r", importance=1.5)
     with pytest.raises(ValidationError):
-        ModifyMemoryRequest(reason="r", pinned=True, if_version=0)
+        models.ModifyMemoryRequest(reason="r", pinned=True, if_version=0)
 
 
 def test_batch_modify_bounds() -> None:
     patch = {"id": UUID, "pinned": True}
     with pytest.raises(ValidationError):
-        BatchModifyRequest.model_validate({"patches": []})
+        models.BatchModifyRequest.model_validate({"patches": []})
     with pytest.raises(ValidationError):
-        BatchModifyRequest.model_validate({"patches": [patch] * 201})
-    assert len(BatchModifyRequest.model_validate({"patches": [patch] * 200}).patches) == 200
+        models.BatchModifyRequest.model_validate({"patches": [patch] * 201})
+    assert len(models.BatchModifyRequest.model_validate({"patches": [patch] * 200}).patches) == 200
 
 
 def test_batch_forget_rules() -> None:
     with pytest.raises(ValidationError) as exc:
-        BatchForgetRequest(mode="preview")
+        models.BatchForgetRequest(mode="preview")
     assert "ids" in str(exc.value) and "source_type" in str(exc.value)
     with pytest.raises(ValidationError) as exc:
-        BatchForgetRequest(mode="execute", ids=[UUID])
+        models.BatchForgetRequest(mode="execute", ids=[UUID])
     assert "reason" in str(exc.value)
     with pytest.raises(ValidationError):
-        BatchForgetRequest(mode="purge", ids=[UUID])
+        models.BatchForgetRequest(mode="purge", ids=[UUID])
     with pytest.raises(ValidationError):
-        BatchForgetRequest(ids=[UUID], limit=0)
+        models.BatchForgetRequest(ids=[UUID], limit=0)
     with pytest.raises(ValidationError):
-        BatchForgetRequest(ids=[UUID], limit=201)
+        models.BatchForgetRequest(ids=[UUID], limit=201)
     with pytest.raises(ValidationError):
-        BatchForgetRequest(ids=[""])
-    assert BatchForgetRequest(who="pipeline").to_wire() == {"who": "pipeline"}
+        models.BatchForgetRequest(ids=[""])
+    assert models.BatchForgetRequest(who="pipeline").to_wire() == {"who": "pipeline"}
 
 
 def test_bypass_wants_a_real_boolean() -> None:
     for value in ("true", 1, "yes"):
         with pytest.raises(ValidationError):
-            SessionBypassRequest.model_validate({"enabled": value})
-    assert SessionBypassRequest.model_validate({"enabled": False}).enabled is False
+            models.SessionBypassRequest.model_validate({"enabled": value})
+    assert models.SessionBypassRequest.model_validate({"enabled": False}).enabled is False
 
 
 def test_secrets_exec_needs_at_least_one_secret() -> None:
     with pytest.raises(ValidationError) as exc:
-        SecretsExecRequest(command="ls", secrets={})
+        models.SecretsExecRequest(command="ls", secrets={})
     assert ("secrets",) in _error_locs(exc)
 
 
@@ -652,16 +606,20 @@ EMPTY_RECALL = {
     "message": "No matching memories found.",
 }
 
-NOOP_BODIES: list[tuple[type[HookResult], dict[str, Any], dict[str, Any]]] = [
+NOOP_BODIES: list[tuple[type[models.HookResult], dict[str, Any], dict[str, Any]]] = [
     # (result model, body, expected attribute values)
-    (SessionStartResult, {"inject": "", "memories": [], "bypassed": True}, {"bypassed": True}),
     (
-        UserPromptSubmitResult,
+        models.SessionStartResult,
+        {"inject": "", "memories": [], "bypassed": True},
+        {"bypassed": True},
+    ),
+    (
+        models.UserPromptSubmitResult,
         {"inject": "", "memoryCount": 0, "bypassed": True},
         {"bypassed": True, "memory_count": 0},
     ),
     (
-        UserPromptSubmitResult,
+        models.UserPromptSubmitResult,
         {
             "inject": "",
             "memoryCount": 0,
@@ -673,41 +631,41 @@ NOOP_BODIES: list[tuple[type[HookResult], dict[str, Any], dict[str, Any]]] = [
         {"skipped": True, "duplicate_runtime_path": True, "claimed_by": "plugin"},
     ),
     (
-        SessionEndResult,
+        models.SessionEndResult,
         {"memoriesSaved": 0, "bypassed": True},
         {"bypassed": True, "memories_saved": 0},
     ),
     (
-        SessionEndResult,
+        models.SessionEndResult,
         {"memoriesSaved": 0, "skipped": True, "duplicateRuntimePath": True, "claimedBy": "legacy"},
         {"skipped": True, "duplicate_runtime_path": True, "claimed_by": "legacy"},
     ),
     (
-        SessionEndResult,
+        models.SessionEndResult,
         {"memoriesSaved": 0, "skipped": True, "duplicateSessionEnd": True, "endedBy": "plugin"},
         {"skipped": True, "duplicate_session_end": True, "ended_by": "plugin"},
     ),
-    (CheckpointExtractResult, {"skipped": True}, {"skipped": True, "queued": None}),
+    (models.CheckpointExtractResult, {"skipped": True}, {"skipped": True, "queued": None}),
     (
-        CheckpointExtractResult,
+        models.CheckpointExtractResult,
         {"skipped": True, "duplicateRuntimePath": True, "claimedBy": "plugin"},
         {"duplicate_runtime_path": True, "claimed_by": "plugin"},
     ),
     (
-        RememberResult,
+        models.RememberResult,
         {"success": True, "memories": [], "bypassed": True},
         {"bypassed": True, "success": True, "memories": []},
     ),
-    (RecallResult, {**EMPTY_RECALL, "internal": True}, {"internal": True, "count": 0}),
-    (RecallResult, {**EMPTY_RECALL, "bypassed": True}, {"bypassed": True, "results": []}),
-    (RecallResult, {"memories": [], "count": 0, "bypassed": True}, {"results": []}),
+    (models.RecallResult, {**EMPTY_RECALL, "internal": True}, {"internal": True, "count": 0}),
+    (models.RecallResult, {**EMPTY_RECALL, "bypassed": True}, {"bypassed": True, "results": []}),
+    (models.RecallResult, {"memories": [], "count": 0, "bypassed": True}, {"results": []}),
     (
-        PreCompactionResult,
+        models.PreCompactionResult,
         {"instructions": "", "bypassed": True},
         {"bypassed": True, "instructions": "", "summary_prompt": "", "guidelines": ""},
     ),
     (
-        PreCompactionResult,
+        models.PreCompactionResult,
         {
             "guidelines": "",
             "instructions": "",
@@ -719,12 +677,12 @@ NOOP_BODIES: list[tuple[type[HookResult], dict[str, Any], dict[str, Any]]] = [
         {"skipped": True, "claimed_by": "legacy"},
     ),
     (
-        CompactionCompleteResult,
+        models.CompactionCompleteResult,
         {"success": True, "skipped": True, "duplicateRuntimePath": True, "claimedBy": "plugin"},
         {"success": True, "duplicate_runtime_path": True},
     ),
     (
-        CompactionCompleteResult,
+        models.CompactionCompleteResult,
         {"success": True, "bypassed": True},
         {"success": True, "bypassed": True, "memory_id": None},
     ),
@@ -733,7 +691,7 @@ NOOP_BODIES: list[tuple[type[HookResult], dict[str, Any], dict[str, Any]]] = [
 
 @pytest.mark.parametrize(("model", "body", "expected"), NOOP_BODIES)
 def test_noop_bodies_parse_with_their_flags(
-    model: type[HookResult], body: dict[str, Any], expected: dict[str, Any]
+    model: type[models.HookResult], body: dict[str, Any], expected: dict[str, Any]
 ) -> None:
     result = model.model_validate(body)
     assert result.did_nothing is True
@@ -746,14 +704,14 @@ def test_noop_bodies_parse_with_their_flags(
 @pytest.mark.parametrize(
     ("model", "body"),
     [
-        (SessionStartResult, {"inject": "", "memories": []}),
-        (UserPromptSubmitResult, {"inject": "", "memoryCount": 0}),
-        (SessionEndResult, {"memoriesSaved": 0}),
-        (RememberResult, {"success": True, "memories": []}),
+        (models.SessionStartResult, {"inject": "", "memories": []}),
+        (models.UserPromptSubmitResult, {"inject": "", "memoryCount": 0}),
+        (models.SessionEndResult, {"memoriesSaved": 0}),
+        (models.RememberResult, {"success": True, "memories": []}),
     ],
 )
 def test_unflagged_internal_noops_parse_but_carry_no_flag(
-    model: type[HookResult], body: dict[str, Any]
+    model: type[models.HookResult], body: dict[str, Any]
 ) -> None:
     # x-signet-no-hooks answers these routes without a flag; the caller knows
     # it sent the header, the body alone cannot say it was a no-op.
@@ -771,9 +729,11 @@ def test_flags_only_conflict_body_parses_into_every_hook_result() -> None:
 
 
 def test_did_nothing_is_false_for_real_work_and_explicit_false_flags() -> None:
-    assert not HookResult().did_nothing
-    assert not HookResult(skipped=False, bypassed=False, warnings=["expires soon"]).did_nothing
-    assert HookResult(duplicate_session_end=True).did_nothing
+    assert not models.HookResult().did_nothing
+    assert not models.HookResult(
+        skipped=False, bypassed=False, warnings=["expires soon"]
+    ).did_nothing
+    assert models.HookResult(duplicate_session_end=True).did_nothing
 
 
 # -- TS 0.109 success bodies ----------------------------------------------------
@@ -795,7 +755,7 @@ def test_session_start_success_bodies() -> None:
         "inject": "# Identity\nMira\n# Memories\n- prefers uv",
         "warnings": ["session expires in ~20 minutes — consider /checkpoint"],
     }
-    result = SessionStartResult.model_validate(full)
+    result = models.SessionStartResult.model_validate(full)
     assert result.identity is not None and result.identity.name == "Mira"
     assert result.memories[0].created_at == "2026-04-29T10:00:00.000Z"
     assert result.recent_context == "# MEMORY\n..."
@@ -808,14 +768,14 @@ def test_session_start_success_bodies() -> None:
         "memories": [],
         "inject": "[memory active | /remember | /recall]\n# Current Date & Time\nThu",
     }
-    assert SessionStartResult.model_validate(stub).to_wire() == stub
+    assert models.SessionStartResult.model_validate(stub).to_wire() == stub
 
-    newer = SessionStartResult.model_validate(
+    newer = models.SessionStartResult.model_validate(
         {"inject": "x", "stableSystemPrompt": "s", "dynamicContext": "d", "contextHash": "h"}
     )
     assert (newer.stable_system_prompt, newer.dynamic_context) == ("s", "d")
 
-    rust = SessionStartResult.model_validate(
+    rust = models.SessionStartResult.model_validate(
         {"inject": "x", "memories": [], "sessionKey": UUID, "agentId": "default", "deduped": True}
     )
     assert rust.session_key == UUID and rust.deduped is True
@@ -829,39 +789,41 @@ def test_prompt_submit_and_session_end_success_bodies() -> None:
         "engine": "hybrid",
         "sessionKnown": False,
     }
-    result = UserPromptSubmitResult.model_validate(prompt)
+    result = models.UserPromptSubmitResult.model_validate(prompt)
     assert result.memory_count == 1 and result.session_known is False
     assert result.engine == "hybrid"
     assert result.to_wire() == prompt
 
-    queued = SessionEndResult.model_validate({"memoriesSaved": 0, "queued": True, "jobId": UUID})
+    queued = models.SessionEndResult.model_validate(
+        {"memoriesSaved": 0, "queued": True, "jobId": UUID}
+    )
     assert queued.queued and queued.job_id == UUID and not queued.did_nothing
-    noise = SessionEndResult.model_validate({"memoriesSaved": 0, "queued": False})
+    noise = models.SessionEndResult.model_validate({"memoriesSaved": 0, "queued": False})
     assert noise.queued is False
 
 
 def test_checkpoint_pre_compaction_compaction_success_bodies() -> None:
-    checkpoint = CheckpointExtractResult.model_validate({"queued": True, "jobId": UUID})
+    checkpoint = models.CheckpointExtractResult.model_validate({"queued": True, "jobId": UUID})
     assert checkpoint.job_id == UUID and not checkpoint.did_nothing
 
-    pre = PreCompactionResult.model_validate(
+    pre = models.PreCompactionResult.model_validate(
         {"summaryPrompt": "## Memory flush\n...", "guidelines": "Keep decisions."}
     )
     assert pre.summary_prompt.startswith("## Memory flush") and pre.instructions is None
 
-    done = CompactionCompleteResult.model_validate({"success": True, "memoryId": UUID})
+    done = models.CompactionCompleteResult.model_validate({"success": True, "memoryId": UUID})
     assert done.memory_id == UUID and done.context_epoch is None
-    noise = CompactionCompleteResult.model_validate({"success": True, "memoryId": None})
+    noise = models.CompactionCompleteResult.model_validate({"success": True, "memoryId": None})
     assert noise.memory_id is None
-    newer = CompactionCompleteResult.model_validate(
+    newer = models.CompactionCompleteResult.model_validate(
         {"success": True, "memoryId": UUID, "contextEpoch": 4}
     )
     assert newer.context_epoch == 4
-    assert CompactionCompleteResult.model_validate({"memoryId": 17}).memory_id == "17"
+    assert models.CompactionCompleteResult.model_validate({"memoryId": 17}).memory_id == "17"
 
 
 def test_numeric_ids_from_outdated_docs_read_as_text() -> None:
-    result = SessionStartResult.model_validate({"memories": [{"id": 42, "content": "c"}]})
+    result = models.SessionStartResult.model_validate({"memories": [{"id": 42, "content": "c"}]})
     assert result.memories[0].id == "42"
 
 
@@ -878,11 +840,11 @@ def test_remember_success_shapes() -> None:
         "hints_written": 0,
         "structured": False,
     }
-    result = RememberResult.model_validate(new_row)
+    result = models.RememberResult.model_validate(new_row)
     assert result.entities_linked == 2 and result.hints_written == 0
     assert result.to_wire() == new_row
 
-    deduped = RememberResult.model_validate(
+    deduped = models.RememberResult.model_validate(
         {
             "id": UUID,
             "type": "fact",
@@ -897,11 +859,11 @@ def test_remember_success_shapes() -> None:
     assert deduped.deduped is True and not deduped.did_nothing
 
     chunked_body = {"chunked": True, "chunk_count": 3, "ids": [UUID, UUID2, UUID], "group_id": "g"}
-    chunked = RememberResult.model_validate(chunked_body)
+    chunked = models.RememberResult.model_validate(chunked_body)
     assert chunked.chunk_count == 3 and chunked.group_id == "g" and chunked.id is None
     assert chunked.to_wire() == chunked_body
 
-    rust = RememberResult.model_validate({"saved": True, "id": UUID})
+    rust = models.RememberResult.model_validate({"saved": True, "id": UUID})
     assert rust.saved is True and rust.id == UUID
 
 
@@ -929,26 +891,28 @@ def test_recall_success_bodies() -> None:
         "method": "hybrid",
         "meta": {"totalReturned": 1, "hasSupplementary": False, "noHits": False},
     }
-    memory = MemoryRecallResult.model_validate(body)
+    memory = models.MemoryRecallResult.model_validate(body)
     assert memory.results[0].content_length == 17
     assert memory.results[0].created_at == "2026-04-29T10:00:00Z"
     assert memory.meta is not None and memory.meta.total_returned == 1
     assert memory.to_wire() == body
     with pytest.raises(ValidationError):
-        MemoryRecallResult.model_validate({"query": "uv"})
+        models.MemoryRecallResult.model_validate({"query": "uv"})
 
     hook_body = {**body, "memories": [hit], "count": 1, "message": "Found 1 memories (hybrid)."}
-    hook = RecallResult.model_validate(hook_body)
+    hook = models.RecallResult.model_validate(hook_body)
     assert hook.count == 1 and hook.memories is not None and hook.memories[0].id == UUID
     assert not hook.did_nothing
     assert hook.to_wire() == hook_body
 
-    rust = RecallResult.model_validate({"results": [{"id": UUID, "content": "c"}], "count": 1})
+    rust = models.RecallResult.model_validate(
+        {"results": [{"id": UUID, "content": "c"}], "count": 1}
+    )
     assert rust.results[0].score is None
 
 
 def test_synthesis_bodies() -> None:
-    config = SynthesisConfig.model_validate(
+    config = models.SynthesisConfig.model_validate(
         {
             "enabled": True,
             "provider": "ollama",
@@ -959,12 +923,12 @@ def test_synthesis_bodies() -> None:
         }
     )
     assert config.max_tokens == 8000 and config.idle_gap_minutes == 15
-    result = SynthesisResult.model_validate(
+    result = models.SynthesisResult.model_validate(
         {"harness": "daemon", "model": "projection", "prompt": "# MEMORY", "fileCount": 3}
     )
     assert result.file_count == 3 and result.index_block is None
-    assert SynthesisCompleteResult.model_validate({"success": True}).success is True
-    assert SynthesisCompleteRequest(content="# MEMORY", session_key="k").to_wire() == {
+    assert models.SynthesisCompleteResult.model_validate({"success": True}).success is True
+    assert models.SynthesisCompleteRequest(content="# MEMORY", session_key="k").to_wire() == {
         "content": "# MEMORY",
         "sessionKey": "k",
     }
@@ -978,14 +942,14 @@ def test_session_route_bodies() -> None:
         "expiresAt": "2026-04-30T14:00:00.000Z",
         "bypassed": False,
     }
-    listing = SessionList.model_validate({"sessions": [session], "count": 1})
+    listing = models.SessionList.model_validate({"sessions": [session], "count": 1})
     assert listing.sessions[0].runtime_path == "plugin"
-    presence_only = SessionInfo.model_validate(
+    presence_only = models.SessionInfo.model_validate(
         {**session, "runtimePath": "unknown", "expiresAt": None}
     )
     assert presence_only.expires_at is None
-    assert SessionBypassResult.model_validate({"key": "sess-1", "bypassed": True}).bypassed
-    renew = SessionRenewResult.model_validate({"key": "k", "renewed": True})
+    assert models.SessionBypassResult.model_validate({"key": "sess-1", "bypassed": True}).bypassed
+    renew = models.SessionRenewResult.model_validate({"key": "k", "renewed": True})
     assert renew.renewed and renew.expires_at is None
 
     node = {
@@ -1020,17 +984,17 @@ def test_session_route_bodies() -> None:
             "excerpt": "…",
         },
     }
-    expanded = SummaryExpandResult.model_validate(expand)
+    expanded = models.SummaryExpandResult.model_validate(expand)
     assert expanded.node.token_count == 90 and expanded.children[0].depth == 0
     assert expanded.linked_memories[0].created_at == "t"
     assert expanded.transcript is not None and expanded.transcript.content is None
     assert expanded.to_wire() == expand
 
-    transcript = SessionTranscript.model_validate(
+    transcript = models.SessionTranscript.model_validate(
         {"sessionKey": "k", "agentId": "a", "content": "user: hi"}
     )
     assert transcript.content == "user: hi"
-    search = SessionSearchResult.model_validate(
+    search = models.SessionSearchResult.model_validate(
         {
             "query": "uv",
             "hits": [
@@ -1043,7 +1007,7 @@ def test_session_route_bodies() -> None:
 
 
 def test_modify_and_forget_result_bodies() -> None:
-    updated = ModifyMemoryResult.model_validate(
+    updated = models.ModifyMemoryResult.model_validate(
         {
             "id": UUID,
             "status": "updated",
@@ -1054,12 +1018,12 @@ def test_modify_and_forget_result_bodies() -> None:
         }
     )
     assert updated.new_version == 2 and updated.content_changed is True
-    unchanged = ModifyMemoryResult.model_validate(
+    unchanged = models.ModifyMemoryResult.model_validate(
         {"id": UUID, "status": "no_changes", "currentVersion": 2}
     )
     assert unchanged.new_version is None
 
-    batch = BatchModifyResult.model_validate(
+    batch = models.BatchModifyResult.model_validate(
         {
             "total": 2,
             "updated": 1,
@@ -1071,12 +1035,12 @@ def test_modify_and_forget_result_bodies() -> None:
     )
     assert batch.results[1].id is None and batch.results[1].status == "invalid_request"
 
-    forgot = ForgetMemoryResult.model_validate(
+    forgot = models.ForgetMemoryResult.model_validate(
         {"id": UUID, "status": "deleted", "currentVersion": 2, "newVersion": 3}
     )
     assert forgot.status == "deleted" and forgot.new_version == 3
 
-    preview = BatchForgetResult.model_validate(
+    preview = models.BatchForgetResult.model_validate(
         {
             "mode": "preview",
             "count": 2,
@@ -1090,7 +1054,7 @@ def test_modify_and_forget_result_bodies() -> None:
     )
     assert preview.confirm_token == "0123456789abcdef0123456789abcdef"
     assert preview.candidates is not None and preview.candidates[1].pinned is True
-    execute = BatchForgetResult.model_validate(
+    execute = models.BatchForgetResult.model_validate(
         {
             "mode": "execute",
             "requested": 2,
@@ -1106,14 +1070,14 @@ def test_modify_and_forget_result_bodies() -> None:
 
 
 def test_ops_bodies() -> None:
-    refused = SecretsExecResult.model_validate(
+    refused = models.SecretsExecResult.model_validate(
         {"stdout": "", "stderr": "command contains disallowed shell metacharacters", "code": 1}
     )
     assert refused.code == 1
     with pytest.raises(ValidationError):
-        SecretsExecResult.model_validate({"stdout": ""})
+        models.SecretsExecResult.model_validate({"stdout": ""})
 
-    health = HealthStatus.model_validate(
+    health = models.HealthStatus.model_validate(
         {
             "status": "healthy",
             "uptime": 12.5,
@@ -1146,9 +1110,9 @@ def test_ops_bodies() -> None:
         "duration": 12,
         "error": {"name": "Error", "message": "boom"},
     }
-    logs = LogList.model_validate({"logs": [entry], "count": 1})
+    logs = models.LogList.model_validate({"logs": [entry], "count": 1})
     assert logs.logs[0].error is not None and logs.logs[0].error.stack is None
-    assert LogEntry.model_validate(entry).to_wire() == entry
+    assert models.LogEntry.model_validate(entry).to_wire() == entry
 
 
 # -- round trips ---------------------------------------------------------------
@@ -1158,7 +1122,7 @@ _nonblank = _text.filter(lambda s: s.strip() != "")
 _maybe_text = st.none() | _text
 
 
-def _wire_trip(model: type[RequestModel], value: RequestModel) -> None:
+def _wire_trip(model: type[models.RequestModel], value: models.RequestModel) -> None:
     wire = value.to_wire()
     back = model.model_validate(json.loads(json.dumps(wire)))
     assert back == value
@@ -1181,7 +1145,7 @@ def _wire_trip(model: type[RequestModel], value: RequestModel) -> None:
     )
 )
 def test_session_end_request_round_trips(kwargs: dict[str, Any]) -> None:
-    _wire_trip(SessionEndRequest, SessionEndRequest(**kwargs))
+    _wire_trip(models.SessionEndRequest, models.SessionEndRequest(**kwargs))
 
 
 @given(
@@ -1199,7 +1163,7 @@ def test_session_end_request_round_trips(kwargs: dict[str, Any]) -> None:
     )
 )
 def test_user_prompt_submit_request_round_trips(kwargs: dict[str, Any]) -> None:
-    _wire_trip(UserPromptSubmitRequest, UserPromptSubmitRequest(**kwargs))
+    _wire_trip(models.UserPromptSubmitRequest, models.UserPromptSubmitRequest(**kwargs))
 
 
 @given(
@@ -1218,7 +1182,7 @@ def test_user_prompt_submit_request_round_trips(kwargs: dict[str, Any]) -> None:
 )
 def test_modify_memory_request_round_trips(kwargs: dict[str, Any]) -> None:
     assume({"content", "type", "tags", "importance", "pinned"} & kwargs.keys())
-    _wire_trip(ModifyMemoryRequest, ModifyMemoryRequest(**kwargs))
+    _wire_trip(models.ModifyMemoryRequest, models.ModifyMemoryRequest(**kwargs))
 
 
 @given(
@@ -1234,7 +1198,7 @@ def test_modify_memory_request_round_trips(kwargs: dict[str, Any]) -> None:
     )
 )
 def test_batch_forget_request_round_trips(kwargs: dict[str, Any]) -> None:
-    _wire_trip(BatchForgetRequest, BatchForgetRequest(**kwargs))
+    _wire_trip(models.BatchForgetRequest, models.BatchForgetRequest(**kwargs))
 
 
 # -- schemas -------------------------------------------------------------------
@@ -1250,7 +1214,7 @@ def test_schemas_use_wire_names_and_cover_every_model() -> None:
     expected = {
         name
         for name, cls in _model_classes().items()
-        if cls not in (models.SignetModel, RequestModel, ResponseModel)
+        if cls not in (models.SignetModel, models.RequestModel, models.ResponseModel)
     }
     assert set(schemas) == expected
     assert "memory_feedback" in schemas["UserPromptSubmitRequest"]["properties"]

@@ -10,24 +10,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from signet_sdk.models import (
-    CheckpointExtractParams,
-    CheckpointExtractResult,
-    CompactionCompleteParams,
-    CompactionCompleteResult,
-    PreCompactionParams,
-    PreCompactionResult,
-    RecallParams,
-    RecallResult,
-    RememberParams,
-    RememberResult,
-    SessionEndParams,
-    SessionEndResult,
-    SessionStartParams,
-    SessionStartResult,
-    UserPromptSubmitParams,
-    UserPromptSubmitResult,
-)
+import signet_sdk.models as models
 
 __all__ = ["AsyncRuntimeAdapter", "RuntimeAdapter"]
 
@@ -41,35 +24,41 @@ class RuntimeAdapter(ABC):
         """The harness id sent as ``harness`` on every hook (``claude-code``, ...)."""
 
     @abstractmethod
-    def on_session_start(self, params: SessionStartParams) -> SessionStartResult:
+    def on_session_start(self, params: models.SessionStartParams) -> models.SessionStartResult:
         """Session began: returns the memories and text to inject."""
 
     @abstractmethod
-    def on_user_prompt_submit(self, params: UserPromptSubmitParams) -> UserPromptSubmitResult:
+    def on_user_prompt_submit(
+        self, params: models.UserPromptSubmitParams
+    ) -> models.UserPromptSubmitResult:
         """A prompt is about to reach the model: returns per-turn context."""
 
     @abstractmethod
-    def on_session_end(self, params: SessionEndParams) -> SessionEndResult:
+    def on_session_end(self, params: models.SessionEndParams) -> models.SessionEndResult:
         """Session ended: persists the transcript and queues extraction."""
 
     @abstractmethod
-    def on_session_checkpoint(self, params: CheckpointExtractParams) -> CheckpointExtractResult:
+    def on_session_checkpoint(
+        self, params: models.CheckpointExtractParams
+    ) -> models.CheckpointExtractResult:
         """Mid-session: extracts what the transcript gained since the last checkpoint."""
 
     @abstractmethod
-    def on_pre_compaction(self, params: PreCompactionParams) -> PreCompactionResult:
+    def on_pre_compaction(self, params: models.PreCompactionParams) -> models.PreCompactionResult:
         """Compaction is about to run: returns the summary prompt and guidelines."""
 
     @abstractmethod
-    def on_compaction_complete(self, params: CompactionCompleteParams) -> CompactionCompleteResult:
+    def on_compaction_complete(
+        self, params: models.CompactionCompleteParams
+    ) -> models.CompactionCompleteResult:
         """Compaction produced a summary: stores it as a memory."""
 
     @abstractmethod
-    def remember(self, params: RememberParams) -> RememberResult:
+    def remember(self, params: models.RememberParams) -> models.RememberResult:
         """Stores one memory."""
 
     @abstractmethod
-    def recall(self, params: RecallParams) -> RecallResult:
+    def recall(self, params: models.RecallParams) -> models.RecallResult:
         """Searches memories."""
 
 
@@ -82,37 +71,43 @@ class AsyncRuntimeAdapter(ABC):
         """The harness id sent as ``harness`` on every hook."""
 
     @abstractmethod
-    async def on_session_start(self, params: SessionStartParams) -> SessionStartResult:
+    async def on_session_start(
+        self, params: models.SessionStartParams
+    ) -> models.SessionStartResult:
         """Session began: returns the memories and text to inject."""
 
     @abstractmethod
-    async def on_user_prompt_submit(self, params: UserPromptSubmitParams) -> UserPromptSubmitResult:
+    async def on_user_prompt_submit(
+        self, params: models.UserPromptSubmitParams
+    ) -> models.UserPromptSubmitResult:
         """A prompt is about to reach the model: returns per-turn context."""
 
     @abstractmethod
-    async def on_session_end(self, params: SessionEndParams) -> SessionEndResult:
+    async def on_session_end(self, params: models.SessionEndParams) -> models.SessionEndResult:
         """Session ended: persists the transcript and queues extraction."""
 
     @abstractmethod
     async def on_session_checkpoint(
-        self, params: CheckpointExtractParams
-    ) -> CheckpointExtractResult:
+        self, params: models.CheckpointExtractParams
+    ) -> models.CheckpointExtractResult:
         """Mid-session: extracts what the transcript gained since the last checkpoint."""
 
     @abstractmethod
-    async def on_pre_compaction(self, params: PreCompactionParams) -> PreCompactionResult:
+    async def on_pre_compaction(
+        self, params: models.PreCompactionParams
+    ) -> models.PreCompactionResult:
         """Compaction is about to run: returns the summary prompt and guidelines."""
 
     @abstractmethod
     async def on_compaction_complete(
-        self, params: CompactionCompleteParams
-    ) -> CompactionCompleteResult:
+        self, params: models.CompactionCompleteParams
+    ) -> models.CompactionCompleteResult:
         """Compaction produced a summary: stores it as a memory."""
 
     @abstractmethod
-    async def remember(self, params: RememberParams) -> RememberResult:
+    async def remember(self, params: models.RememberParams) -> models.RememberResult:
         """Stores one memory."""
 
     @abstractmethod
-    async def recall(self, params: RecallParams) -> RecallResult:
+    async def recall(self, params: models.RecallParams) -> models.RecallResult:
         """Searches memories."""

@@ -94,52 +94,33 @@ async def test_remember_and_recall_only_check_and_answer_409(client: httpx.Async
     assert (await start(client, "s2", PLUGIN)).status_code == 200
 
 
+#: What every hook's 200 adds when another runtime path holds the session.
+CLAIMED_BY_PLUGIN = {"skipped": True, "duplicateRuntimePath": True, "claimedBy": "plugin"}
+
+
 @pytest.mark.parametrize(
     ("path", "body", "expected"),
     [
         (
             "/api/hooks/user-prompt-submit",
             {"userMessage": "hello there"},
-            {
-                "inject": "",
-                "memoryCount": 0,
-                "sessionKnown": True,
-                "skipped": True,
-                "duplicateRuntimePath": True,
-                "claimedBy": "plugin",
-            },
+            {"inject": "", "memoryCount": 0, "sessionKnown": True, **CLAIMED_BY_PLUGIN},
         ),
-        (
-            "/api/hooks/session-checkpoint-extract",
-            {"transcript": "x" * 600},
-            {"skipped": True, "duplicateRuntimePath": True, "claimedBy": "plugin"},
-        ),
+        ("/api/hooks/session-checkpoint-extract", {"transcript": "x" * 600}, CLAIMED_BY_PLUGIN),
         (
             "/api/hooks/pre-compaction",
             {},
-            {
-                "guidelines": "",
-                "instructions": "",
-                "summaryPrompt": "",
-                "skipped": True,
-                "duplicateRuntimePath": True,
-                "claimedBy": "plugin",
-            },
+            {"guidelines": "", "instructions": "", "summaryPrompt": "", **CLAIMED_BY_PLUGIN},
         ),
         (
             "/api/hooks/compaction-complete",
             {"summary": "we did things"},
-            {"success": True, "skipped": True, "duplicateRuntimePath": True, "claimedBy": "plugin"},
+            {"success": True, **CLAIMED_BY_PLUGIN},
         ),
         (
             "/api/hooks/session-end",
             {"transcript": "x" * 600},
-            {
-                "memoriesSaved": 0,
-                "skipped": True,
-                "duplicateRuntimePath": True,
-                "claimedBy": "plugin",
-            },
+            {"memoriesSaved": 0, **CLAIMED_BY_PLUGIN},
         ),
     ],
 )
