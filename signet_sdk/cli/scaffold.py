@@ -56,93 +56,91 @@ _FIELDS = {
 
 _TRANSLATOR = '''"""Translating __TITLE__'s events into Signet lifecycle calls, and answers back.
 
-Pure: no I/O. The core sends each call to the daemon (within the event's
-deadline, failing open, writes kept in a durable outbox) and hands the
-answers to ``render``.
+Pure: no I/O. Each handler is marked with the native event it handles and
+that event's deadline class; the plugin's event list is read from those
+marks. The core sends the calls a handler returns to the daemon (within the
+event's deadline, failing open, writes kept in a durable outbox) and
+``render`` shows the model the context the daemon answered for the
+``context_events``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from signet_sdk.plugin import LifecycleCall, NativeOutput, PayloadError, context_text, put, string
-
-#: Native event -> the lifecycle action it becomes.
-ACTIONS = {
-__ACTIONS__}
-#: The events whose answer holds context for the model, and the one that is a prompt.
-CONTEXT_EVENTS = (__CONTEXT_EVENTS__)
-PROMPT_EVENT = __PROMPT_EVENT__
+from signet_sdk.plugin import __BASE__, LifecycleCall, on, put, string
 
 
-class Translator:
+class Translator(__BASE__):
     """A native event in, lifecycle calls out; the daemon's answers in, native output out."""
 
-    def translate(self, event: str, payload: Mapping[str, Any]) -> list[LifecycleCall]:
-        if not isinstance(payload, Mapping):
-            raise PayloadError("payload", "must be a JSON object")
-        action = ACTIONS.get(event)
-        if action is None:
-            raise PayloadError("event", f"unknown event {event!r}; known: {', '.join(ACTIONS)}")
-        body: dict[str, Any] = {"sessionKey": string(payload, __SESSION__, required=True)}
-        cwd = string(payload, __CWD__)
-        if action == "session_start":
-            put(body, "project", cwd)
-            put(body, "source", string(payload, __SOURCE__))
-        elif action == "user_prompt_submit":
-            put(body, "project", cwd)
-            body["userMessage"] = string(payload, "prompt", required=True)
-        elif action == "compaction_complete":
-            put(body, "project", cwd)
-            body["summary"] = string(payload, "summary", required=True)
-        elif action == "session_end":
-            put(body, "cwd", cwd)
-            put(body, "reason", string(payload, "reason"))
-            put(body, "transcript", string(payload, "transcript"))
-        return [LifecycleCall(action, body)]
+    harness = "__NAME__"
+    context_events = frozenset({"__E0__", "__E1__"})
+    prompt_events = frozenset({"__E1__"})
+__SCOPE__
+    @on(__ON0__)
+    def _session_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
+        body: dict[str, Any] = {"sessionKey": session}
+        put(body, "project", string(p, __CWD__))
+        put(body, "source", string(p, __SOURCE__))
+        return [LifecycleCall("session_start", body)]
 
-    def render(
-        self, event: str, payload: Mapping[str, Any], results: Sequence[Any]
-    ) -> NativeOutput:
-        if event not in CONTEXT_EVENTS or not results:
-            return self.neutral(event)
-        text = context_text(results[0], prompt=event == PROMPT_EVENT)
-        if not text:
-            return self.neutral(event)
-__RENDER__
+    @on(__ON1__)
+    def _prompt(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
+        body: dict[str, Any] = {"sessionKey": session}
+        put(body, "project", string(p, __CWD__))
+        body["userMessage"] = string(p, "prompt", required=True)
+        return [LifecycleCall("user_prompt_submit", body)]
 
-    def neutral(self, event: str) -> NativeOutput:
-        """What __TITLE__ gets when the daemon did not help: nothing."""
-        return NativeOutput()
+    @on(__ON2__)
+    def _pre_compaction(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
+        return [LifecycleCall("pre_compaction", {"sessionKey": session})]
+
+    @on(__ON3__)
+    def _compaction_complete(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
+        body: dict[str, Any] = {"sessionKey": session}
+        put(body, "project", string(p, __CWD__))
+        body["summary"] = string(p, "summary", required=True)
+        return [LifecycleCall("compaction_complete", body)]
+
+    @on(__ON4__)
+    def _session_end(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
+        body: dict[str, Any] = {"sessionKey": session}
+        put(body, "cwd", string(p, __CWD__))
+        put(body, "reason", string(p, "reason"))
+        put(body, "transcript", string(p, "transcript"))
+        return [LifecycleCall("session_end", body)]
 
 
 TRANSLATOR = Translator()
 '''
 
-_RENDER = {
-    "command-hook": (
-        '        context = {"hookEventName": event, "additionalContext": text}\n'
-        '        return NativeOutput({"hookSpecificOutput": context})'
-    ),
-    "plugin": '        return NativeOutput({"context": text})',
+#: Per kind: the translator's base class, and how a handler's session is read.
+_BASE = {"command-hook": "CommandHookTranslator", "plugin": "EventTranslator"}
+_SCOPE = {
+    "command-hook": "",  # CommandHookTranslator reads session_id
+    "plugin": '''
+    def scope(self, payload: Mapping[str, Any]) -> str:
+        """The session every event belongs to: ``__SESSION_FIELD__``, required."""
+        return string(payload, __SESSION__, required=True) or ""
+''',
 }
 
 _INIT = '''"""The Signet adapter for __TITLE__: one ``HarnessPlugin``, registered by entry point."""
 
 from __future__ import annotations
 
-from signet_sdk.plugin import EventSpec, HarnessPlugin
+from signet_sdk.plugin import HarnessPlugin
 
-from ._translate import TRANSLATOR
+from ._translate import TRANSLATOR, Translator
 
 _TOOLS = "a tool the model calls, not a lifecycle event: the memory tools (signet-sdk mcp)"
 
 PLUGIN = HarnessPlugin(
     "__NAME__",
     translator=TRANSLATOR,
-    events=[
-__EVENT_SPECS__    ],
+    events=Translator.events,
     runtime_path="__RUNTIME_PATH__",
     vectors="__MODULE__.vectors",
     not_applicable={
@@ -264,23 +262,24 @@ def _fill(text: str, values: dict[str, str]) -> str:
 
 def translator_source(name: str, kind: str) -> str:
     """The scaffold's translator for ``name`` (the README shows the ``acme`` one)."""
-    events = _EVENTS[kind]
     fields = _FIELDS[kind]
-    names = list(events)
-    context = (names[0], names[1])
-    return _fill(
-        _TRANSLATOR,
-        {
-            "TITLE": _title(name),
-            "ACTIONS": "".join(f'    "{e}": "{a}",\n' for e, (a, _) in events.items()),
-            "CONTEXT_EVENTS": f'"{context[0]}", "{context[1]}"',
-            "PROMPT_EVENT": f'"{context[1]}"',
-            "SESSION": f'"{fields["session"]}"',
-            "CWD": f'"{fields["cwd"]}"',
-            "SOURCE": f'"{fields["source"]}"',
-            "RENDER": _RENDER[kind],
-        },
-    )
+    values = {
+        "TITLE": _title(name),
+        "NAME": name,
+        "BASE": _BASE[kind],
+        "SCOPE": _SCOPE[kind],
+        "SESSION_FIELD": fields["session"],
+        "SESSION": f'"{fields["session"]}"',
+        "CWD": f'"{fields["cwd"]}"',
+        "SOURCE": f'"{fields["source"]}"',
+    }
+    for n, (event, (action, deadline)) in enumerate(_EVENTS[kind].items()):
+        values[f"E{n}"] = event
+        args = [f'"{event}"'] + ([f'"{deadline}"'] if deadline != "default" else [])
+        args += ["replay=True"] if action == "session_start" else []
+        args += ["detach=True"] if action == "session_end" and kind == "command-hook" else []
+        values[f"ON{n}"] = ", ".join(args)
+    return _fill(_TRANSLATOR, values)
 
 
 def _vectors(name: str, kind: str) -> dict[str, dict[str, Any]]:
@@ -417,13 +416,6 @@ def scaffold(name: str, kind: str, target: Path) -> list[Path]:
         "KIND": kind,
         "SDK_RANGE": _sdk_range(),
         "RUNTIME_PATH": "legacy" if command_hook else "plugin",
-        "EVENT_SPECS": "".join(
-            f'        EventSpec("{e}", "{cls}"'
-            + (", replay=True" if a == "session_start" else "")
-            + (", detach=True" if a == "session_end" and command_hook else "")
-            + "),\n"
-            for e, (a, cls) in _EVENTS[kind].items()
-        ),
         "HOOK_DOC": ", a hook command run" if command_hook else "",
         "TESTING_NAMES": (
             "Reply, ScriptedDaemon, assert_parity, check_vector, run_hook"
