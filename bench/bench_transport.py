@@ -18,7 +18,6 @@ import argparse
 import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -26,15 +25,13 @@ import tempfile
 import time
 from pathlib import Path
 
+import _turns as common
+
+from signet_sdk.testing import ServeProcess, free_port
+
 TRANSPORT = Path(__file__).resolve().parents[1] / "signet_sdk" / "shims" / "transport.mjs"
 SDK = str(Path(sys.executable).parent / "signet-sdk")
 PAYLOAD = {"session_id": "bench-1", "cwd": "/srv/atlas", "prompt": "which day do we deploy?"}
-
-
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _node_times(env: dict[str, str], events: int, pause: float = 0.0) -> list[float]:
@@ -67,29 +64,13 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         base = {k: v for k, v in os.environ.items() if not k.startswith("SIGNET_")}
-        port = _port()
-        daemon = subprocess.Popen(
-            [SDK, "dev-daemon", "--port", str(port), "--db", f"{tmp}/d.db"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        assert daemon.stdout is not None and "listening" in daemon.stdout.readline()
+        port = free_port()
         url = f"http://127.0.0.1:{port}"
-        try:
+        with common.dev_daemon(port, Path(tmp, "d.db")):
             # server path
             env = {**base, "HOME": tmp, "XDG_STATE_HOME": f"{tmp}/s1", "SIGNET_DAEMON_URL": url}
-            server = subprocess.Popen(
-                [SDK, "serve", "--port", "0"],
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                text=True,
-                env=env,
-            )
-            assert server.stdout is not None and "listening" in server.stdout.readline()
-            rows.append(("server", _node_times(env, args.events)))
-            server.terminate()
-            server.wait(timeout=15)
+            with ServeProcess(env):
+                rows.append(("server", _node_times(env, args.events)))
             # process path
             env = {
                 **base,
@@ -113,9 +94,6 @@ def main(argv: list[str] | None = None) -> int:
             if state.exists():
                 os.kill(json.loads(state.read_text())["pid"], 15)
                 time.sleep(0.5)
-        finally:
-            daemon.terminate()
-            daemon.wait(timeout=15)
     print(
         f"python bench/bench_transport.py --events {args.events}  (load {os.getloadavg()[0]:.2f})"
     )

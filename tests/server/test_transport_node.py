@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from signet_sdk import RememberParams, create_adapter
+from signet_sdk.testing import ServeProcess
 from signet_sdk.testing.mock_daemon import MockDaemon
 
 TRANSPORT = Path(__file__).resolve().parents[2] / "signet_sdk" / "shims" / "transport.mjs"
@@ -61,22 +62,9 @@ def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 def test_through_a_running_server(tmp_path: Path, daemon: str) -> None:
     env = _env(tmp_path, SIGNET_DAEMON_URL=daemon)
-    proc = subprocess.Popen(
-        [SDK, "serve", "--port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env=env,
-    )
-    try:
-        assert proc.stdout is not None and "listening" in proc.stdout.readline()
+    with ServeProcess(env):
         # Found through the state file the server wrote.
         out = _node_send(env, "claude-code", "UserPromptSubmit", PROMPT)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=15)
-        if proc.stdout is not None:
-            proc.stdout.close()
     assert isinstance(out, dict)
     assert "we deploy on Tuesdays" in out["hookSpecificOutput"]["additionalContext"]
 
