@@ -16,7 +16,4 @@ from signet_sdk.testing import private_home
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A private HOME, XDG state dir and HERMES_HOME; no SIGNET_* or HERMES_* from outside."""
-    home = private_home(monkeypatch, tmp_path, "HERMES_")
-    monkeypatch.setenv("HERMES_HOME", str(home / ".hermes"))
-    monkeypatch.setenv("SIGNET_OUTBOX_FLUSH_SECONDS", "5")
-    return home
+    return private_home(monkeypatch, tmp_path, "HERMES_", flush=5, HERMES_HOME=".hermes")

@@ -17,7 +17,4 @@ from signet_sdk.testing import private_home
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A private HOME, XDG state dir and OpenClaw state dir; no SIGNET_*/OPENCLAW_* from outside."""
-    home = private_home(monkeypatch, tmp_path, "OPENCLAW_")
-    monkeypatch.setenv("OPENCLAW_STATE_DIR", str(home / ".openclaw"))
-    monkeypatch.setenv("SIGNET_OUTBOX_FLUSH_SECONDS", "5")
-    return home
+    return private_home(monkeypatch, tmp_path, "OPENCLAW_", flush=5, OPENCLAW_STATE_DIR=".openclaw")

@@ -16,7 +16,4 @@ from signet_sdk.testing import private_home
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A private HOME and XDG directories; no SIGNET_* or OPENCODE_* from outside."""
-    home = private_home(monkeypatch, tmp_path, "OPENCODE_")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("SIGNET_OUTBOX_FLUSH_SECONDS", "5")
-    return home
+    return private_home(monkeypatch, tmp_path, "OPENCODE_", flush=5, XDG_CONFIG_HOME=".config")

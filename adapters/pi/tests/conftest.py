@@ -16,7 +16,4 @@ from signet_sdk.testing import private_home
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A private HOME, XDG state dir and pi agent dir; no SIGNET_* or PI_* from outside."""
-    home = private_home(monkeypatch, tmp_path, "PI_")
-    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(home / ".pi" / "agent"))
-    monkeypatch.setenv("SIGNET_OUTBOX_FLUSH_SECONDS", "5")
-    return home
+    return private_home(monkeypatch, tmp_path, "PI_", flush=5, PI_CODING_AGENT_DIR=".pi/agent")
