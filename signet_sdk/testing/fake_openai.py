@@ -211,11 +211,13 @@ class FakeOpenAI:
             return list(self._requests)
 
     def chat_bodies(self) -> list[dict[str, Any]]:
-        """The bodies of the chat-completion requests so far."""
+        """The bodies of the chat-completion requests so far (not of a harness's other probes)."""
         return [
             r["body"]
             for r in self.requests()
-            if r["method"] == "POST" and isinstance(r["body"], dict)
+            if r["method"] == "POST"
+            and r["path"].split("?", 1)[0] == "/v1/chat/completions"
+            and isinstance(r["body"], dict)
         ]
 
     def close(self) -> None:

@@ -29,10 +29,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from hermes_fake_openai import REPLY, SUMMARY, FakeOpenAI, is_summary_request
+from hermes_fake_openai import REPLY, SUMMARY, is_summary_request, reply, usage
 from signet_adapter_hermes.install import main as install_main
 
 from signet_sdk.testing import free_port, hook_requests, unavailable, wait_for_hook
+from signet_sdk.testing.fake_openai import FakeOpenAI
 from signet_sdk.testing.mock_daemon import MockDaemon, RecordedRequest
 
 HERMES_VERSION = os.environ.get("HERMES_AGENT_VERSION", "0.19.0")
@@ -118,7 +119,7 @@ def daemon() -> Iterator[tuple[MockDaemon, str]]:
 
 @pytest.fixture
 def model() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as fake:
+    with FakeOpenAI(reply) as fake:
         yield fake
 
 
@@ -273,7 +274,7 @@ def test_one_turn_of_the_real_hermes(
     }
     # The stored memory reached the model: in the system prompt (session start,
     # fenced by us) and beside this turn's message (the recall, fenced by Hermes).
-    (request,) = model.bodies
+    (request,) = model.chat_bodies()
     system = request["messages"][0]
     assert system["role"] == "system"
     assert '<signet-memory source="session-start">' in system["content"]
@@ -317,7 +318,7 @@ def test_the_model_calls_a_memory_tool_through_hermes(
     (recall,) = mock.requests_to("/api/memory/recall", "POST")
     assert recall.json["query"] == "atlas deploys make ship"
     assert recall.headers["x-signet-agent-id"] == AGENT
-    first, second = model.bodies
+    first, second = model.chat_bodies()
     assert "memory_search" in {t["function"]["name"] for t in first["tools"]}
     (tool,) = [m for m in second["messages"] if m["role"] == "tool"]
     assert tool["tool_call_id"] == "call_memory_search"
@@ -336,7 +337,7 @@ def test_a_down_daemon_leaves_the_turn_alone_and_queues_the_writes(
     run = turn(down, project, env)
 
     assert "Traceback" not in run.stderr
-    (request,) = model.bodies
+    (request,) = model.chat_bodies()
     assert "<memory-context>" not in json.dumps(request)
     queued = [
         json.loads(p.read_text()) for p in sorted((state / "signet-sdk" / "outbox").glob("*.json"))
@@ -385,7 +386,7 @@ def test_compaction_in_the_real_hermes(
     second = _hermes(hermes, env, project, "chat", "-Q", "-q", prompts[1], "--resume", session)
     assert second.returncode == 0, second.stderr[-3000:]
     model.tool_script.append(("memory_search", {"query": "production"}))
-    model.prompt_tokens = 190_000
+    model.usage = usage(190_000)
     third = _hermes(hermes, env, project, "chat", "-Q", "-q", prompts[2], "--resume", session)
     assert third.returncode == 0, third.stderr[-3000:]
     assert REPLY in third.stdout
@@ -407,7 +408,7 @@ def test_compaction_in_the_real_hermes(
     assert pre.json["sessionContext"] == prompts[2]
     assert next(r for r in third_run if r.path.endswith("/session-start")).json["project"] == named
     # The daemon's guidance reached Hermes's compression request.
-    (summary_request,) = [b for b in model.bodies if is_summary_request(b)]
+    (summary_request,) = [b for b in model.chat_bodies() if is_summary_request(b)]
     assert "## Memory flush before compaction" in summary_request["messages"][0]["content"]
     extract = next(r for r in third_run if r.path.endswith("/session-checkpoint-extract"))
     for prompt in prompts:
