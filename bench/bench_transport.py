@@ -66,29 +66,27 @@ def main(argv: list[str] | None = None) -> int:
         base = {k: v for k, v in os.environ.items() if not k.startswith("SIGNET_")}
         port = free_port()
         url = f"http://127.0.0.1:{port}"
+
+        def env_for(state: str, **extra: str) -> dict[str, str]:
+            """The shim's environment, its state in ``tmp/<state>``."""
+            return {
+                **base,
+                "HOME": tmp,
+                "XDG_STATE_HOME": f"{tmp}/{state}",
+                "SIGNET_DAEMON_URL": url,
+                **extra,
+            }
+
         with common.dev_daemon(port, Path(tmp, "d.db")):
             # server path
-            env = {**base, "HOME": tmp, "XDG_STATE_HOME": f"{tmp}/s1", "SIGNET_DAEMON_URL": url}
+            env = env_for("s1")
             with ServeProcess(env):
                 rows.append(("server", _node_times(env, args.events)))
             # process path
-            env = {
-                **base,
-                "HOME": tmp,
-                "XDG_STATE_HOME": f"{tmp}/s2",
-                "SIGNET_DAEMON_URL": url,
-                "SIGNET_SDK_COMMAND": SDK,
-                "SIGNET_ADAPTER_AUTOSTART": "0",
-            }
+            env = env_for("s2", SIGNET_SDK_COMMAND=SDK, SIGNET_ADAPTER_AUTOSTART="0")
             rows.append(("process", _node_times(env, args.events)))
             # autostart path: events spaced out so the server has time to come up
-            env = {
-                **base,
-                "HOME": tmp,
-                "XDG_STATE_HOME": f"{tmp}/s3",
-                "SIGNET_DAEMON_URL": url,
-                "SIGNET_SDK_COMMAND": SDK,
-            }
+            env = env_for("s3", SIGNET_SDK_COMMAND=SDK)
             rows.append(("autostart", _node_times(env, args.events, pause=0.05)))
             state = Path(tmp, "s3", "signet-sdk", "adapter-server.json")
             if state.exists():
