@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from signet_sdk import AdapterClient, AsyncAdapterClient, InternalServerError, PayloadError
+from signet_sdk import AdapterClient, AsyncAdapterClient, PayloadError
 from signet_sdk.testing.mock_daemon import MockDaemon
 from signet_sdk.tools import (
     TOOLS,
@@ -23,6 +23,7 @@ from signet_sdk.tools import (
     openai_tools,
 )
 from signet_sdk.tools.inputs import MAX_CONTENT_CHARS
+from signet_sdk.wire.errors import status_error
 
 RECORD = {
     "objective": "Implement the dedup engine for decisions",
@@ -148,10 +149,10 @@ class _FailingFirst:
     def memory_remember(self, request: Any) -> Any:
         self.calls += 1
         if self.calls == 1:
-            raise InternalServerError(
-                "POST /api/memory/remember -> 500",
+            # What the client raises for the daemon's 500 (an InternalServerError).
+            raise status_error(
                 method="POST",
-                url="x",
+                url="http://127.0.0.1:3850/api/memory/remember",
                 status_code=500,
                 body={"error": "Failed to save memory"},
                 headers={},
