@@ -25,7 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-__all__ = ["FakeOpenAI", "has_tools", "system_text"]
+__all__ = ["FakeOpenAI", "has_tools", "system_text", "tool_results"]
 
 
 def has_tools(body: Any) -> bool:
@@ -46,6 +46,17 @@ def system_text(body: Any) -> str:
             elif isinstance(content, list):
                 out.extend(str(part.get("text", "")) for part in content if isinstance(part, dict))
     return "\n".join(out)
+
+
+def tool_results(body: Any) -> list[str]:
+    """The tool results a request carries back to the model, in order (non-text ones as JSON)."""
+    if not isinstance(body, dict):
+        return []
+    return [
+        m["content"] if isinstance(m.get("content"), str) else json.dumps(m.get("content"))
+        for m in body.get("messages") or []
+        if isinstance(m, dict) and m.get("role") == "tool"
+    ]
 
 
 def _default_reply(body: dict[str, Any]) -> str:

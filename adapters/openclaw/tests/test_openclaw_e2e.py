@@ -54,7 +54,7 @@ from signet_sdk.testing import (
     outbox_entries,
     remember,
 )
-from signet_sdk.testing.fake_openai import FakeOpenAI
+from signet_sdk.testing.fake_openai import FakeOpenAI, tool_results
 
 MARK = "MEMO-OPENCLAW-E2E-3318"
 MEMORY = f"Atlas deploys go through make ship, marker {MARK}"
@@ -221,14 +221,6 @@ def test_local_turn_reaches_the_daemon_and_memory_reaches_the_model(
     assert elapsed < 90
 
 
-def _tool_messages(turn: dict[str, Any]) -> list[str]:
-    return [
-        m["content"] if isinstance(m.get("content"), str) else json.dumps(m.get("content"))
-        for m in turn.get("messages") or []
-        if isinstance(m, dict) and m.get("role") == "tool"
-    ]
-
-
 def test_the_model_calls_the_memory_tools_the_plugin_registers(
     world: World, server: ServeProcess
 ) -> None:
@@ -241,7 +233,7 @@ def test_the_model_calls_the_memory_tools_the_plugin_registers(
     proc = world.local_turn(key, "What do we know about atlas deploys?")
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "tool name conflict" not in proc.stderr
-    results = _tool_messages(world.turns()[-1])
+    results = tool_results(world.turns()[-1])
     assert results and f"marker {MARK}" in results[-1]  # the stored memory, found by the tool
     (search,) = [r for r in world.daemon.requests if r.path == "/api/memory/recall"]
     assert search.json["query"] == "atlas deploys"
