@@ -7,7 +7,8 @@ touch only the bytes of the members they change.
 What every installer does alike lives here too, so the seven stay one
 command to their users: :mod:`.cli` (options, exit codes, refusals,
 show-or-write of planned changes), :mod:`.files` (read, replace atomically,
-back up, diff, recognise our marker) and :mod:`.command` (the command an
-installer registers, and how it recognises its own entries). What to merge
-where stays in each adapter.
+back up, diff, recognise our marker), :mod:`.command` (the command an
+installer registers, and how it recognises its own entries) and
+:mod:`.hook_groups` (the ``hooks`` block Claude Code and Codex share). What
+to merge where stays in each adapter.
 """

@@ -49,8 +49,13 @@ from pathlib import Path
 from typing import Any
 
 from signet_sdk.installing import cli
-from signet_sdk.installing.command import put_ours, runs_sdk, sdk_shell_command
+from signet_sdk.installing.command import runs_sdk, sdk_shell_command
 from signet_sdk.installing.files import InstallError, backup, read_text, replace_text
+from signet_sdk.installing.hook_groups import (
+    check_hook_groups,
+    merge_hook_groups,
+    unmerge_hook_groups,
+)
 
 from ._mcp import approve_mcp, mcp_entry, mcp_path, merge_mcp, unmerge_mcp
 
@@ -132,76 +137,18 @@ def _handler(command: str, event: str, timeouts: Mapping[str, int]) -> dict[str,
     return {"type": "command", "command": f"{command} {event}", "timeout": timeouts[event]}
 
 
-def _check_shape(settings: Any, path: Path) -> dict[str, Any]:
-    if not isinstance(settings, dict):
-        raise SettingsError(f"{path}: expected a JSON object at the top level")
-    hooks = settings.get("hooks")
-    if hooks is None:
-        return settings
-    if not isinstance(hooks, dict):
-        raise SettingsError(f"{path}: 'hooks' must be an object, got {type(hooks).__name__}")
-    for event, groups in hooks.items():
-        if not isinstance(groups, list):
-            raise SettingsError(f"{path}: hooks.{event} must be a list of matcher groups")
-        for i, group in enumerate(groups):
-            if not isinstance(group, dict):
-                raise SettingsError(f"{path}: hooks.{event}[{i}] must be an object")
-            handlers = group.get("hooks")
-            if handlers is not None and not isinstance(handlers, list):
-                raise SettingsError(f"{path}: hooks.{event}[{i}].hooks must be a list")
-    return settings
-
-
 def merge(
     settings: dict[str, Any], command: str, timeouts: Mapping[str, int] | None = None
 ) -> dict[str, Any]:
     """``settings`` with exactly one of our handlers per event; everything else as it was."""
-    out: dict[str, Any] = json.loads(json.dumps(settings))
-    hooks = out.setdefault("hooks", {})
     timeouts = HOOK_TIMEOUTS if timeouts is None else timeouts
-    for event in timeouts:
-        wanted = _handler(command, event, timeouts)
-        groups = hooks.setdefault(event, [])
-        placed = False
-        emptied: list[int] = []
-        for i, group in enumerate(groups):
-            handlers = group.get("hooks")
-            if not isinstance(handlers, list) or not any(is_ours(h) for h in handlers):
-                continue
-            group["hooks"], placed = put_ours(handlers, wanted, placed, is_ours)
-            if not group["hooks"]:
-                emptied.append(i)  # held only a duplicate of ours
-        hooks[event] = [g for i, g in enumerate(groups) if i not in emptied]
-        if not placed:
-            hooks[event].append({"hooks": [wanted]})
-    return out
+    wanted = {event: _handler(command, event, timeouts) for event in timeouts}
+    return merge_hook_groups(settings, wanted, is_ours)
 
 
 def unmerge(settings: dict[str, Any]) -> dict[str, Any]:
     """``settings`` without our handlers and without what only they filled."""
-    out: dict[str, Any] = json.loads(json.dumps(settings))
-    hooks = out.get("hooks")
-    if not isinstance(hooks, dict):
-        return out
-    removed_event = False
-    for event in list(hooks):
-        groups = hooks[event]
-        emptied: list[int] = []
-        for i, group in enumerate(groups):
-            handlers = group.get("hooks")
-            if isinstance(handlers, list) and any(is_ours(h) for h in handlers):
-                group["hooks"] = [h for h in handlers if not is_ours(h)]
-                if not group["hooks"]:
-                    emptied.append(i)
-        if not emptied:
-            continue
-        hooks[event] = [g for i, g in enumerate(groups) if i not in emptied]
-        if not hooks[event]:
-            del hooks[event]
-            removed_event = True
-    if removed_event and not hooks:
-        del out["hooks"]
-    return out
+    return unmerge_hook_groups(settings, is_ours)
 
 
 def settings_path(project: str | None, explicit: str | None, env: dict[str, str]) -> Path:
@@ -227,7 +174,7 @@ def load(path: Path) -> tuple[dict[str, Any], str | None]:
         raise SettingsError(
             f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
-    return _check_shape(data, path), text
+    return check_hook_groups(data, path, SettingsError), text
 
 
 def render(settings: dict[str, Any]) -> str:

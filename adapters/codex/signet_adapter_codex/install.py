@@ -40,8 +40,13 @@ from pathlib import Path
 from typing import Any
 
 from signet_sdk.installing import cli
-from signet_sdk.installing.command import put_ours, runs_sdk, sdk_shell_command
+from signet_sdk.installing.command import runs_sdk, sdk_shell_command
 from signet_sdk.installing.files import replace_text
+from signet_sdk.installing.hook_groups import (
+    check_hook_groups,
+    merge_hook_groups,
+    unmerge_hook_groups,
+)
 
 from ._paths import codex_home
 from ._toml import ConfigError, check_toml, merge_config, toml_data, unmerge_config
@@ -85,58 +90,13 @@ def is_ours(handler: Any) -> bool:
     return runs_sdk(handler, _HOOK_ARGS)
 
 
-def _check_hooks(data: Any, path: Path) -> dict[str, Any]:
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a JSON object at the top level")
-    hooks = data.get("hooks", {})
-    if not isinstance(hooks, dict):
-        raise ConfigError(f"{path}: 'hooks' must be an object, got {type(hooks).__name__}")
-    for event, groups in hooks.items():
-        if not isinstance(groups, list):
-            raise ConfigError(f"{path}: hooks.{event} must be a list of matcher groups")
-        for i, group in enumerate(groups):
-            if not isinstance(group, dict):
-                raise ConfigError(f"{path}: hooks.{event}[{i}] must be an object")
-            if not isinstance(group.get("hooks", []), list):
-                raise ConfigError(f"{path}: hooks.{event}[{i}].hooks must be a list")
-    return data
-
-
 def merge_hooks(data: dict[str, Any], command: str, timeouts: Mapping[str, int]) -> dict[str, Any]:
     """``data`` with exactly one handler of ours per event; everything else as it was."""
-    out: dict[str, Any] = json.loads(json.dumps(data))
-    hooks = out.setdefault("hooks", {})
-    for event, seconds in timeouts.items():
-        wanted = {"type": "command", "command": f"{command} {event}", "timeout": seconds}
-        groups = hooks.setdefault(event, [])
-        placed = False
-        for group in groups:
-            group["hooks"], placed = put_ours(group.get("hooks", []), wanted, placed, is_ours)
-        hooks[event] = [g for g in groups if g.get("hooks")]
-        if not placed:
-            hooks[event].append({"hooks": [wanted]})
-    return out
-
-
-def unmerge_hooks(data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` without our handlers and without the groups and events only they filled."""
-    out: dict[str, Any] = json.loads(json.dumps(data))
-    hooks = out.get("hooks")
-    if not isinstance(hooks, dict):
-        return out
-    for event in list(hooks):
-        groups = hooks[event]
-        mine = [g for g in groups if any(is_ours(h) for h in g.get("hooks", []))]
-        if not mine:
-            continue
-        for group in mine:
-            group["hooks"] = [h for h in group["hooks"] if not is_ours(h)]
-        hooks[event] = [g for g in groups if g.get("hooks") or g not in mine]
-        if not hooks[event]:
-            del hooks[event]
-    if not hooks:
-        del out["hooks"]
-    return out
+    wanted = {
+        event: {"type": "command", "command": f"{command} {event}", "timeout": seconds}
+        for event, seconds in timeouts.items()
+    }
+    return merge_hook_groups(data, wanted, is_ours)
 
 
 def our_trust(source: str, data: Mapping[str, Any]) -> dict[str, str]:
@@ -169,7 +129,7 @@ def _load_hooks(path: Path, text: str | None) -> dict[str, Any]:
         raise ConfigError(
             f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
-    return _check_hooks(data, path)
+    return check_hook_groups(data, path, ConfigError)
 
 
 def _write(path: Path, text: str | None, before: str | None) -> None:
@@ -213,7 +173,7 @@ def _plan(
             new_hooks = hooks_text
         new_config = merge_config(config_text or "", source, old_trust, our_trust(source, merged))
         return [(hooks_path, hooks_text, new_hooks), (config_path, config_text, new_config)]
-    left = unmerge_hooks(data)
+    left = unmerge_hook_groups(data, is_ours)
     out_hooks: str | None = json.dumps(left, indent=2, ensure_ascii=False) + "\n"
     if left == data:
         out_hooks = hooks_text
