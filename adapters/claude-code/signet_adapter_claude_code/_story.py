@@ -29,34 +29,19 @@ def _transcript_file(ctx: Any) -> str:
 
 
 def story_event(step: str, ctx: Any) -> tuple[str, dict[str, Any]] | None:
-    base = {"session_id": ctx.session_key, "cwd": ctx.project}
+    def hook(event: str, **fields: Any) -> tuple[str, dict[str, Any]]:
+        """One Claude Code hook payload: the session, the event's name, then ``fields``."""
+        base = {"session_id": ctx.session_key, "cwd": ctx.project, "hook_event_name": event}
+        return event, {**base, **fields}
+
     if step == "session_start":
-        return "SessionStart", {**base, "hook_event_name": "SessionStart", "source": "startup"}
+        return hook("SessionStart", source="startup")
     if step == "prompt":
-        return "UserPromptSubmit", {
-            **base,
-            "hook_event_name": "UserPromptSubmit",
-            "prompt": ctx.prompt,
-        }
+        return hook("UserPromptSubmit", prompt=ctx.prompt)
     if step == "pre_compaction":
-        return "PreCompact", {
-            **base,
-            "hook_event_name": "PreCompact",
-            "trigger": "manual",
-            "custom_instructions": None,
-        }
+        return hook("PreCompact", trigger="manual", custom_instructions=None)
     if step == "compaction_complete":
-        return "PostCompact", {
-            **base,
-            "hook_event_name": "PostCompact",
-            "trigger": "manual",
-            "compact_summary": ctx.summary,
-        }
+        return hook("PostCompact", trigger="manual", compact_summary=ctx.summary)
     if step == "session_end":
-        return "SessionEnd", {
-            **base,
-            "hook_event_name": "SessionEnd",
-            "reason": "other",
-            "transcript_path": _transcript_file(ctx),
-        }
+        return hook("SessionEnd", reason="other", transcript_path=_transcript_file(ctx))
     return None

@@ -33,45 +33,37 @@ def _rollout(ctx: Any, *, compacted: bool = False) -> str:
 
 
 def story_event(step: str, ctx: Any) -> tuple[str, dict[str, Any]] | None:
-    base = {"session_id": ctx.session_key, "cwd": ctx.project, "model": "gpt-5.5"}
+    def hook(event: str, **fields: Any) -> tuple[str, dict[str, Any]]:
+        """One Codex hook payload: the session, the event's name, then ``fields``."""
+        base = {
+            "session_id": ctx.session_key,
+            "cwd": ctx.project,
+            "model": "gpt-5.5",
+            "hook_event_name": event,
+        }
+        return event, {**base, **fields}
+
     if step == "session_start":
-        return "SessionStart", {
-            **base,
-            "hook_event_name": "SessionStart",
-            "transcript_path": None,
-            "permission_mode": "default",
-            "source": "startup",
-        }
+        return hook(
+            "SessionStart", transcript_path=None, permission_mode="default", source="startup"
+        )
     if step == "prompt":
-        return "UserPromptSubmit", {
-            **base,
-            "hook_event_name": "UserPromptSubmit",
-            "turn_id": "turn-1",
-            "transcript_path": None,
-            "permission_mode": "default",
-            "prompt": ctx.prompt,
-        }
+        return hook(
+            "UserPromptSubmit",
+            turn_id="turn-1",
+            transcript_path=None,
+            permission_mode="default",
+            prompt=ctx.prompt,
+        )
     if step == "pre_compaction":
-        return "PreCompact", {
-            **base,
-            "hook_event_name": "PreCompact",
-            "turn_id": "turn-2",
-            "transcript_path": _rollout(ctx),
-            "trigger": "manual",
-        }
+        return hook("PreCompact", turn_id="turn-2", transcript_path=_rollout(ctx), trigger="manual")
     if step == "compaction_complete":
-        return "PostCompact", {
-            **base,
-            "hook_event_name": "PostCompact",
-            "turn_id": "turn-2",
-            "transcript_path": _rollout(ctx, compacted=True),
-            "trigger": "manual",
-        }
+        return hook(
+            "PostCompact",
+            turn_id="turn-2",
+            transcript_path=_rollout(ctx, compacted=True),
+            trigger="manual",
+        )
     if step == "session_end":
-        return "SessionEnd", {
-            **base,
-            "hook_event_name": "SessionEnd",
-            "transcript_path": _rollout(ctx),
-            "reason": "other",
-        }
+        return hook("SessionEnd", transcript_path=_rollout(ctx), reason="other")
     return None

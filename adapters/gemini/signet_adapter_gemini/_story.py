@@ -65,43 +65,31 @@ def _chat(ctx: Any, *, compressed: bool = False) -> str:
 
 
 def story_event(step: str, ctx: Any) -> tuple[str, dict[str, Any]] | None:
-    base = {"session_id": ctx.session_key, "cwd": ctx.project, "timestamp": f"{_T0}00.000Z"}
+    def hook(event: str, **fields: Any) -> tuple[str, dict[str, Any]]:
+        """One Gemini CLI hook payload: the session, the event's name, then ``fields``."""
+        base = {
+            "session_id": ctx.session_key,
+            "cwd": ctx.project,
+            "timestamp": f"{_T0}00.000Z",
+            "hook_event_name": event,
+        }
+        return event, {**base, **fields}
+
     if step == "session_start":
-        return "SessionStart", {
-            **base,
-            "hook_event_name": "SessionStart",
-            "transcript_path": "",
-            "source": "startup",
-        }
+        return hook("SessionStart", transcript_path="", source="startup")
     if step == "prompt":
-        return "BeforeAgent", {
-            **base,
-            "hook_event_name": "BeforeAgent",
-            "transcript_path": "",
-            "prompt": ctx.prompt,
-        }
+        return hook("BeforeAgent", transcript_path="", prompt=ctx.prompt)
     if step == "pre_compaction":
-        return "PreCompress", {
-            **base,
-            "hook_event_name": "PreCompress",
-            "transcript_path": _chat(ctx),
-            "trigger": "manual",
-        }
+        return hook("PreCompress", transcript_path=_chat(ctx), trigger="manual")
     if step == "compaction_complete":
         # Gemini has no post-compression event: the turn's AfterAgent finds the summary.
-        return "AfterAgent", {
-            **base,
-            "hook_event_name": "AfterAgent",
-            "transcript_path": _chat(ctx, compressed=True),
-            "prompt": ctx.prompt,
-            "prompt_response": "Here is the pipeline config.",
-            "stop_hook_active": False,
-        }
+        return hook(
+            "AfterAgent",
+            transcript_path=_chat(ctx, compressed=True),
+            prompt=ctx.prompt,
+            prompt_response="Here is the pipeline config.",
+            stop_hook_active=False,
+        )
     if step == "session_end":
-        return "SessionEnd", {
-            **base,
-            "hook_event_name": "SessionEnd",
-            "transcript_path": _chat(ctx),
-            "reason": "exit",
-        }
+        return hook("SessionEnd", transcript_path=_chat(ctx), reason="exit")
     return None
