@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -45,6 +46,21 @@ class HarnessWorld:
     daemon: Any  # MockDaemon, or a RecordingProxy in front of a real daemon
     url: str
     env: dict[str, str]
+
+    def run_in_project(
+        self, argv: list[str], *, env: dict[str, str] | None = None, timeout: float = 120.0
+    ) -> subprocess.CompletedProcess[str]:
+        """``argv`` run to its end in the project, under this environment (or ``env``), with
+        nothing on stdin and its output captured as text; past ``timeout`` seconds, an error."""
+        return subprocess.run(
+            argv,
+            cwd=self.project,
+            env=env or self.env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
 
     def hook_calls(self, name: str) -> list[Any]:
         """What the daemon received on ``/api/hooks/<name>`` so far."""

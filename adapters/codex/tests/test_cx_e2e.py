@@ -54,15 +54,8 @@ class World(HarnessWorld):
     fake: FakeResponses
 
     def run(self, prompt: str, *flags: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [self.codex, "exec", "--skip-git-repo-check", *flags, *prompt.split("\0")],
-            cwd=self.project,
-            env=self.env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        argv = [self.codex, "exec", "--skip-git-repo-check", *flags, *prompt.split("\0")]
+        return self.run_in_project(argv, timeout=120)
 
 
 PROVIDER = """\

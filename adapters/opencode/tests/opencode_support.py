@@ -24,12 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from signet_sdk.testing import (
-    hook_requests,
+    HarnessWorld,
     npm_binary,
     npm_cache,
     project_parent,
     unavailable,
-    wait_for_hook,
 )
 from signet_sdk.testing.fake_openai import FakeOpenAI, has_tools, system_text
 from signet_sdk.testing.mock_daemon import MockDaemon
@@ -89,37 +88,23 @@ def seed_into(folder: Path, seed: Path) -> None:
         shutil.copytree(seed / "node_modules", folder / "node_modules", symlinks=True)
 
 
-@dataclass
-class World:
-    """A project, OpenCode pointed at the fake model, our plugin installed, the daemon given."""
+@dataclass(kw_only=True)
+class World(HarnessWorld):
+    """A project, OpenCode pointed at the fake model, our plugin installed, the daemon given
+    (the kit's world: project, daemon, its URL, the environment; and OpenCode's parts)."""
 
     opencode: str
-    project: Path
     config: Path
-    env: dict[str, str]
     fake: FakeOpenAI
-    daemon: MockDaemon | None
-    url: str
     procs: list[subprocess.Popen[str]] = field(default_factory=list)
 
-    def calls(self, name: str) -> list[Any]:
-        return hook_requests(self.daemon, name)
-
     def wait_for(self, name: str, count: int = 1, timeout: float = 20.0) -> list[Any]:
-        return wait_for_hook(self.daemon, name, count, timeout)
+        return super().wait_for(name, count, timeout)
 
     def run(
         self, prompt: str, *extra: str, env: dict[str, str] | None = None
     ) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [self.opencode, "run", *extra, prompt],
-            cwd=self.project,
-            env=env or self.env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=180,
-        )
+        return self.run_in_project([self.opencode, "run", *extra, prompt], env=env, timeout=180)
 
     def turns(self) -> list[dict[str, Any]]:
         """Model requests of main turns (with tools)."""
@@ -180,7 +165,7 @@ def make_world(
         "SIGNET_OUTBOX_FLUSH_SECONDS": "5",
         "SIGNET_ADAPTER_AUTOSTART": "0",
     }
-    world = World(opencode, project, config, env, fake, daemon, url)
+    world = World(project, daemon, url, env, opencode=opencode, config=config, fake=fake)
     try:
         yield world
     finally:

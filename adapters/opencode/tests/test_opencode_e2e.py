@@ -115,8 +115,8 @@ def test_a_turn_reaches_the_daemon_and_memory_reaches_the_model(world: World, pa
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert REPLY in proc.stdout
 
-    (started,) = world.calls("session-start")
-    (prompt,) = world.calls("user-prompt-submit")
+    (started,) = world.hook_calls("session-start")
+    (prompt,) = world.hook_calls("user-prompt-submit")
     session = started.json["sessionKey"]
     assert session.startswith("ses_")
     for call in (started, prompt):
@@ -148,7 +148,7 @@ def test_a_turn_reaches_the_daemon_and_memory_reaches_the_model(world: World, pa
     assert ended.json["transcript"] == f"User: {RUN_TEXT}\nAssistant: {REPLY}"
     assert ended.json["harness"] == "opencode"
     time.sleep(1.0)
-    assert len(world.calls("session-end")) == 1
+    assert len(world.hook_calls("session-end")) == 1
 
 
 def _tool_results(body: dict[str, Any]) -> list[str]:
@@ -243,7 +243,7 @@ def test_serve_mode_compaction_and_deletion(world: World) -> None:
             serve.kill()
             serve.wait(timeout=5)
         server.stop()
-    assert len(world.calls("session-end")) == 1
+    assert len(world.hook_calls("session-end")) == 1
 
 
 def test_with_the_daemon_down_the_turn_completes_and_writes_wait_in_the_outbox(

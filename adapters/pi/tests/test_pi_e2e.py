@@ -37,15 +37,15 @@ from pi_support import AdapterServer, PiRpc, install_pi, write_models
 from signet_adapter_pi.install import main as install_main
 
 from signet_sdk.testing import (
+    HarnessWorld,
     free_port,
-    hook_requests,
     outbox_entries,
     outbox_left,
     project_parent,
     recording_daemon,
     remember,
-    wait_for_hook,
 )
+from signet_sdk.testing.fake_openai import tool_results
 from signet_sdk.testing.mock_daemon import MockDaemon
 
 PROBE = Path(__file__).parent / "e2e" / "probe.mjs"
@@ -67,22 +67,18 @@ def pi_bin() -> str:
     return install_pi()
 
 
-@dataclass
-class World:
+@dataclass(kw_only=True)
+class World(HarnessWorld):
+    """The kit's world (project, daemon: the mock or a RecordingProxy in front of a real
+    daemon, its URL, the environment) with pi, its agent folder and the fake model."""
+
     pi: str
-    project: Path
     agent: Path
-    env: dict[str, str]
     fake: FakeOpenAI
-    daemon: Any  # MockDaemon, or a RecordingProxy in front of a real daemon
-    url: str
     version: str = "mock"
 
-    def calls(self, name: str) -> list[Any]:
-        return hook_requests(self.daemon, name)
-
     def wait_for(self, name: str, count: int = 1, timeout: float = 20.0) -> list[Any]:
-        return wait_for_hook(self.daemon, name, count, timeout)
+        return super().wait_for(name, count, timeout)
 
     def argv(self, *extra: str) -> list[str]:
         return [self.pi, "--provider", "fakeoai", "--model", "fake-model", *extra]
@@ -90,15 +86,7 @@ class World:
     def print_turn(
         self, prompt: str, *extra: str, env: dict[str, str] | None = None
     ) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            self.argv("-p", prompt, *extra),
-            cwd=self.project,
-            env=env or self.env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        return self.run_in_project(self.argv("-p", prompt, *extra), env=env, timeout=120)
 
     def rpc(self, *extra: str, env: dict[str, str] | None = None) -> PiRpc:
         return PiRpc(self.argv("--mode", "rpc", *extra), self.project, env or self.env)
@@ -141,7 +129,7 @@ def _make_world(
         "PI_E2E_PROBE_LOG": str(tmp_path / "probe.jsonl"),
     }
     try:
-        yield World(pi_bin, project, agent, env, fake, daemon, daemon_url)
+        yield World(project, daemon, daemon_url, env, pi=pi_bin, agent=agent, fake=fake)
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
@@ -201,8 +189,8 @@ def test_print_turn_reaches_the_daemon_and_memory_reaches_the_model(
     assert REPLY in proc.stdout
 
     (session,) = world.session_ids()
-    (started,) = world.calls("session-start")
-    (prompt,) = world.calls("user-prompt-submit")  # input and before_agent_start: one call
+    (started,) = world.hook_calls("session-start")
+    (prompt,) = world.hook_calls("user-prompt-submit")  # input and before_agent_start: one call
     (ended,) = world.wait_for("session-end")
     (checkpoint,) = world.wait_for("session-checkpoint-extract")
     for call in (started, prompt, ended, checkpoint):
@@ -242,14 +230,6 @@ def test_print_turn_reaches_the_daemon_and_memory_reaches_the_model(
     assert elapsed < 60
 
 
-def _tool_messages(turn: dict[str, Any]) -> list[str]:
-    return [
-        m["content"] if isinstance(m.get("content"), str) else json.dumps(m.get("content"))
-        for m in turn.get("messages") or []
-        if isinstance(m, dict) and m.get("role") == "tool"
-    ]
-
-
 @DAEMONS
 @pytest.mark.parametrize("path", ["server", "process"])
 def test_the_model_calls_the_memory_tools_through_the_extension(
@@ -269,7 +249,7 @@ def test_the_model_calls_the_memory_tools_through_the_extension(
     turns = world.fake.turns()
     offered = {t["function"]["name"] for t in turns[0].get("tools") or []}
     assert {"memory_search", "memory_store", "memory_get", "memory_forget"} <= offered
-    (result,) = _tool_messages(turns[1])
+    (result,) = tool_results(turns[1])
     assert f"marker {MARK}" in result  # the memory stored beforehand, found by the tool
     (session,) = world.session_ids()
     (search,) = [r for r in world.daemon.requests if r.path == "/api/memory/recall"]
@@ -283,7 +263,7 @@ def test_the_model_calls_the_memory_tools_through_the_extension(
         if r.path == "/api/memory/remember" and r.json.get("content") == stored
     ]
     assert store.status == 200
-    answer = _tool_messages(world.fake.turns()[-1])[-1]
+    answer = tool_results(world.fake.turns()[-1])[-1]
     assert store.response_json["id"] in answer  # the model saw the new memory's id
     assert session in world.session_ids()
 
@@ -308,7 +288,7 @@ def test_unsaved_session_ends_with_its_transcript_from_memory(
     proc = world.print_turn(PROMPT, "--no-session")
     assert proc.returncode == 0, proc.stderr
     assert world.session_files() == []  # pi wrote no session file
-    (started,) = world.calls("session-start")
+    (started,) = world.hook_calls("session-start")
     (ended,) = world.wait_for("session-end")
     assert ended.json["sessionKey"] == started.json["sessionKey"]
     assert "transcriptPath" not in ended.json
@@ -349,8 +329,8 @@ def test_rpc_prompts_and_compact(world: World, server: AdapterServer) -> None:
     assert code == 0
 
     (session,) = world.session_ids()
-    assert len(world.calls("user-prompt-submit")) == 4  # one per prompt
-    (pre,) = world.calls("pre-compaction")
+    assert len(world.hook_calls("user-prompt-submit")) == 4  # one per prompt
+    (pre,) = world.hook_calls("pre-compaction")
     assert pre.status == 200
     assert pre.json["sessionKey"] == session
     assert pre.json["sessionContext"].startswith("pi compaction")
@@ -400,7 +380,7 @@ def test_automatic_compaction_fired_twice_is_called_in_once(
             events = probe_events(world)
             fired = [e for e in events if e["event"] == "session_before_compact"]
             compactions = [e for e in events if e["event"] == "session_compact"]
-            pres = world.calls("pre-compaction")
+            pres = world.hook_calls("pre-compaction")
             done = world.wait_for("compaction-complete", len(compactions))
             assert compactions, events
             assert len(fired) > len(compactions), "pi did not fire twice this time"
