@@ -26,7 +26,8 @@ What an adapter package's own tests need, importable from here:
   :func:`recording_daemon`, :func:`remember`, :func:`hook_requests`,
   :func:`wait_for_hook`, :func:`in_ci`, :func:`unavailable`,
   :func:`npm_cache`, :func:`free_port`, :func:`npm_binary` (a pinned
-  harness from the npm registry), :func:`harness_world` and
+  harness from the npm registry), :func:`long_prompt` (a turn long enough
+  to be summarised), :func:`harness_world` and
   :class:`HarnessWorld` (a project, a recording daemon, the environment):
   end-to-end tests that run a real harness;
 * :class:`MockDaemon`: the faithful mock daemon, in-process or served;
@@ -66,6 +67,7 @@ if TYPE_CHECKING:
     from signet_sdk.testing.real_daemon import free_port as free_port
     from signet_sdk.testing.real_harness import hook_requests as hook_requests
     from signet_sdk.testing.real_harness import in_ci as in_ci
+    from signet_sdk.testing.real_harness import long_prompt as long_prompt
     from signet_sdk.testing.real_harness import node_tests as node_tests
     from signet_sdk.testing.real_harness import npm_cache as npm_cache
     from signet_sdk.testing.real_harness import project_parent as project_parent
@@ -113,6 +115,7 @@ _WHERE = {
     "in_ci": "signet_sdk.testing.real_harness",
     "json_answer": "signet_sdk.testing.fake_server",
     "load_vectors": "signet_sdk.testing.vectors",
+    "long_prompt": "signet_sdk.testing.real_harness",
     "node_tests": "signet_sdk.testing.real_harness",
     "npm_binary": "signet_sdk.testing.npm",
     "npm_cache": "signet_sdk.testing.real_harness",
@@ -157,6 +160,7 @@ __all__ = [
     "in_ci",
     "json_answer",
     "load_vectors",
+    "long_prompt",
     "node_tests",
     "npm_binary",
     "npm_cache",

@@ -29,6 +29,7 @@ from typing import Any, NoReturn
 __all__ = [
     "hook_requests",
     "in_ci",
+    "long_prompt",
     "node_tests",
     "npm_cache",
     "project_parent",
@@ -85,6 +86,16 @@ def project_parent() -> str:
         if os.path.isdir(candidate) and os.access(candidate, os.W_OK):
             return candidate
     return tempfile.gettempdir()
+
+
+def long_prompt(question: str) -> str:
+    """``question`` and ten steps of filler: a turn long enough that its transcript passes
+    the daemon's 500-character minimum for summarising a session."""
+    steps = (
+        f"Step {i}: check the release notes, the migrations and the staging flag."
+        for i in range(10)
+    )
+    return f"{question} " + " ".join(steps)
 
 
 def remember(url: str, content: str, **fields: Any) -> None:

@@ -30,19 +30,16 @@ import pytest
 from cc_fake_anthropic import SUMMARY, FakeAnthropic
 from signet_adapter_claude_code.install import main as install_main
 
-from signet_sdk.testing import HarnessWorld, harness_world, npm_binary, remember
+from signet_sdk.testing import HarnessWorld, harness_world, long_prompt, npm_binary, remember
 
 CLAUDE_VERSION = os.environ.get("CLAUDE_CODE_VERSION", "2.1.197")
 # Resolved now, before the tests' private HOME is in place: the install is shared.
 CACHE = Path(os.environ.get("SIGNET_E2E_CACHE") or os.path.expanduser("~/.cache/signet-sdk/e2e"))
 PREFIX = CACHE / f"claude-code-{CLAUDE_VERSION}"
 MEMORY = "Atlas deploys go through make ship, marker MEMO-E2E-5150"
-# Long enough that the normalized transcript passes the daemon's 500-character minimum.
 #: The daemons every test runs on: the mock, then each real release.
 DAEMONS = ["mock", "0.109.15", "0.145.8"]
-PROMPT = "How do atlas deploys work? MEMO-E2E-5150 " + " ".join(
-    f"Step {i}: check the release notes, the migrations and the staging flag." for i in range(10)
-)
+PROMPT = long_prompt("How do atlas deploys work? MEMO-E2E-5150")
 
 
 @pytest.fixture(scope="session")

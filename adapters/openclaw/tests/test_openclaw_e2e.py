@@ -51,6 +51,7 @@ from signet_sdk.testing import (
     ServeProcess,
     free_port,
     harness_world,
+    long_prompt,
     outbox_entries,
     remember,
 )
@@ -58,10 +59,7 @@ from signet_sdk.testing.fake_openai import FakeOpenAI, tool_results
 
 MARK = "MEMO-OPENCLAW-E2E-3318"
 MEMORY = f"Atlas deploys go through make ship, marker {MARK}"
-# Long enough that the transcript passes the daemon's 500-character minimum.
-PROMPT = f"How do atlas deploys work? {MARK} " + " ".join(
-    f"Step {i}: check the release notes, the migrations and the staging flag." for i in range(10)
-)
+PROMPT = long_prompt(f"How do atlas deploys work? {MARK}")
 AGENT = "main"  # OpenClaw's default agent; the daemon reads it from the session key
 TOKEN = "e2e-gateway-token"
 

@@ -34,16 +34,20 @@ from opencode_support import (
     reply,
 )
 
-from signet_sdk.testing import ServeProcess, free_port, outbox_entries, outbox_left, remember
+from signet_sdk.testing import (
+    ServeProcess,
+    free_port,
+    long_prompt,
+    outbox_entries,
+    outbox_left,
+    remember,
+)
 from signet_sdk.testing.fake_openai import FakeOpenAI, system_text
 from signet_sdk.testing.mock_daemon import MockDaemon
 
 MARK = "MEMO-OPENCODE-E2E-3307"
 MEMORY = f"Atlas deploys go through make ship, marker {MARK}"
-# Long enough that the transcript passes the daemon's 500-character minimum.
-PROMPT = f"How do atlas deploys work? {MARK} " + " ".join(
-    f"Step {i}: check the release notes, the migrations and the staging flag." for i in range(10)
-)
+PROMPT = long_prompt(f"How do atlas deploys work? {MARK}")
 AGENT = "atlas-agent"
 # ``opencode run`` 1.18.33 puts its positional message into the session wrapped
 # in double quotes (observed); that is the prompt text the plugin is handed.

@@ -39,6 +39,7 @@ from signet_adapter_pi.install import main as install_main
 from signet_sdk.testing import (
     HarnessWorld,
     free_port,
+    long_prompt,
     outbox_entries,
     outbox_left,
     project_parent,
@@ -52,10 +53,7 @@ PROBE = Path(__file__).parent / "e2e" / "probe.mjs"
 # Resolved now, before the tests' private HOME is in place: the install is shared.
 MARK = "MEMO-PI-E2E-6021"
 MEMORY = f"Atlas deploys go through make ship, marker {MARK}"
-# Long enough that the normalized transcript passes the daemon's 500-character minimum.
-PROMPT = f"How do atlas deploys work? {MARK} " + " ".join(
-    f"Step {i}: check the release notes, the migrations and the staging flag." for i in range(10)
-)
+PROMPT = long_prompt(f"How do atlas deploys work? {MARK}")
 AGENT = "atlas-agent"
 SESSION_INJECT = 'source=\\"session-start\\"'
 RECALL_INJECT = 'source=\\"prompt-recall\\"'
