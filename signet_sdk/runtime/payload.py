@@ -75,4 +75,3 @@ def carried(payload: Mapping[str, Any], key: str) -> Any:
     """A marker the shim carried back from an earlier answer (``payload.carry[key]``)."""
     carry = payload.get("carry")
     return carry.get(key) if isinstance(carry, dict) else None
-
