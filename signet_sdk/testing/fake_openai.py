@@ -21,9 +21,11 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable, Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
+
+from signet_sdk.testing.loopback import LoopbackServer, QuietHandler
 
 __all__ = ["FakeOpenAI", "has_tools", "system_text", "tool_results"]
 
@@ -63,7 +65,7 @@ def _default_reply(body: dict[str, Any]) -> str:
     return "Hello from the fake model." if has_tools(body) else "A fake summary."
 
 
-class FakeOpenAI:
+class FakeOpenAI(LoopbackServer):
     """The server: its ``base_url`` (``http://127.0.0.1:<port>/v1``) and what it received."""
 
     def __init__(
@@ -83,23 +85,13 @@ class FakeOpenAI:
         self.tool_script: list[tuple[str, dict[str, Any]]] = []
         self._requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.server.daemon_threads = True
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self._thread = threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
+        super().__init__(self._handler())
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
+        class Handler(QuietHandler):
             def _send(self, status: int, data: bytes, ctype: str = "application/json") -> None:
                 self.send_response(status)
                 self.send_header("content-type", ctype)
@@ -230,14 +222,3 @@ class FakeOpenAI:
             and r["path"].split("?", 1)[0] == "/v1/chat/completions"
             and isinstance(r["body"], dict)
         ]
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self._thread.join(timeout=5)
-
-    def __enter__(self) -> FakeOpenAI:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

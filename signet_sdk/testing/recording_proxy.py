@@ -14,10 +14,11 @@ from __future__ import annotations
 import http.client
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Self
+from http.server import BaseHTTPRequestHandler
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from signet_sdk.testing.loopback import LoopbackServer, QuietHandler
 from signet_sdk.testing.mock_daemon import RecordedRequest
 
 __all__ = ["RecordingProxy"]
@@ -32,7 +33,7 @@ def _loads(data: bytes) -> Any:
         return None
 
 
-class RecordingProxy:
+class RecordingProxy(LoopbackServer):
     """Forwards 127.0.0.1:<port> to ``upstream`` and records each exchange; stop it with close."""
 
     def __init__(self, upstream: str, *, timeout: float = 120.0) -> None:
@@ -43,12 +44,7 @@ class RecordingProxy:
         self._requests: list[RecordedRequest] = []
         proxy = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return
-
+        class Handler(QuietHandler):
             def _relay(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 body = self.rfile.read(length) if length else b""
@@ -81,14 +77,8 @@ class RecordingProxy:
 
             do_GET = do_POST = do_PATCH = do_DELETE = do_PUT = do_HEAD = _relay
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        super().__init__(Handler)
+        self.url = f"http://127.0.0.1:{self.port}"
 
     def _record(
         self, handler: BaseHTTPRequestHandler, body: bytes, status: int, content: bytes
@@ -116,14 +106,3 @@ class RecordingProxy:
         return [
             r for r in self.requests if r.path == path and (method is None or r.method == method)
         ]
-
-    def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

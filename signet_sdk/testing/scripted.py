@@ -16,9 +16,10 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
+
+from signet_sdk.testing.loopback import LoopbackServer, QuietHandler
 
 __all__ = ["Recorded", "Reply", "ScriptedDaemon", "assert_received"]
 
@@ -45,7 +46,7 @@ class Reply:
     path: str | None = None
 
 
-class ScriptedDaemon:
+class ScriptedDaemon(LoopbackServer):
     """Answers each write with the next scripted reply (else ``default``) and records it."""
 
     #: What ``GET`` answers: a daemon in good health, of the oldest supported release.
@@ -58,12 +59,7 @@ class ScriptedDaemon:
         self._lock = threading.Lock()
         daemon = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return
-
+        class Handler(QuietHandler):
             def _answer(self, status: int, body: Any) -> None:
                 data = json.dumps({} if body is None else body).encode()
                 try:
@@ -101,13 +97,8 @@ class ScriptedDaemon:
 
             do_PATCH = do_DELETE = do_POST
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self._thread = threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
+        super().__init__(Handler)
+        self.url = f"http://127.0.0.1:{self.port}"
 
     def _take(self, path: str) -> Reply:
         for i, reply in enumerate(self.replies):
@@ -128,17 +119,6 @@ class ScriptedDaemon:
             time.sleep(0.02)
         with self._lock:
             return list(self.requests)
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self._thread.join(timeout=5)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def assert_received(
