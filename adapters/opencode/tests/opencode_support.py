@@ -31,7 +31,6 @@ from signet_sdk.testing import (
     unavailable,
 )
 from signet_sdk.testing.fake_openai import FakeOpenAI, has_tools, system_text
-from signet_sdk.testing.mock_daemon import MockDaemon
 
 VERSION = os.environ.get("OPENCODE_VERSION", "1.18.33")
 # Resolved at import, before a test's private HOME is in place: the install is shared.
@@ -96,6 +95,7 @@ class World(HarnessWorld):
     opencode: str
     config: Path
     fake: FakeOpenAI
+    version: str = "mock"  # "mock", or the real daemon's release
     procs: list[subprocess.Popen[str]] = field(default_factory=list)
 
     def wait_for(self, name: str, count: int = 1, timeout: float = 20.0) -> list[Any]:
@@ -113,7 +113,7 @@ class World(HarnessWorld):
 
 @contextmanager
 def make_world(
-    opencode: str, seed: Path, home: Path, fake: FakeOpenAI, url: str, daemon: MockDaemon | None
+    opencode: str, seed: Path, home: Path, fake: FakeOpenAI, url: str, daemon: Any
 ) -> Iterator[World]:
     from signet_adapter_opencode.install import main as install_main
 

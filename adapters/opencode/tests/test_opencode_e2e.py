@@ -3,7 +3,9 @@
 OpenCode (pinned, from the npm registry; see ``opencode_support``) runs
 headless in a temporary project with our plugin installed by our installer.
 Its model is a fake OpenAI-compatible server on 127.0.0.1 and its memory
-daemon the SDK's mock daemon on 127.0.0.1. Events reach the daemon through
+daemon the SDK's mock daemon on 127.0.0.1 (and, for the tests marked with
+``DAEMONS``, the real Signet 0.109.15 and 0.145.8 behind a recording proxy).
+Events reach the daemon through
 ``signet-sdk serve`` (started here, found by the shim through its state
 file) or, with no server, through ``signet-sdk hook opencode <event>``
 processes; the transport never starts a server of its own here
@@ -34,16 +36,17 @@ from opencode_support import (
     reply,
 )
 
+from signet_sdk.plugin import context_text
 from signet_sdk.testing import (
     ServeProcess,
     free_port,
     long_prompt,
     outbox_entries,
     outbox_left,
+    recording_daemon,
     remember,
 )
 from signet_sdk.testing.fake_openai import FakeOpenAI, system_text
-from signet_sdk.testing.mock_daemon import MockDaemon
 
 MARK = "MEMO-OPENCODE-E2E-3307"
 MEMORY = f"Atlas deploys go through make ship, marker {MARK}"
@@ -64,16 +67,27 @@ def seed(opencode_bin: str) -> Path:
     return plugin_seed()
 
 
+#: ``@DAEMONS`` runs a test on the mock and on each real daemon release.
+DAEMONS = pytest.mark.parametrize("world", ["mock", "0.109.15", "0.145.8"], indirect=True)
+
+
 @pytest.fixture
-def world(opencode_bin: str, seed: Path, tmp_path: Path, isolated: Path) -> Iterator[World]:
-    # Answering as 0.110 does: its prompt recall repeats what the session start
-    # injected (0.145 leaves it out), which the first test asserts on.
-    daemon = MockDaemon(db_path=tmp_path / "daemon.sqlite3", version="0.110")
+def world(
+    opencode_bin: str,
+    seed: Path,
+    tmp_path: Path,
+    isolated: Path,
+    request: pytest.FixtureRequest,
+) -> Iterator[World]:
+    # The mock answers as 0.110: its prompt recall repeats what the session
+    # start injected (0.145 leaves it out), which the first test asserts on.
+    kind = getattr(request, "param", "mock")
     with (
         FakeOpenAI(reply, models=["fake-model", "fake-small"]) as fake,
-        daemon.serve() as handle,
-        make_world(opencode_bin, seed, isolated, fake, handle.url, daemon) as made,
+        recording_daemon(kind, request, tmp_path / "daemon.sqlite3") as (daemon, url),
+        make_world(opencode_bin, seed, isolated, fake, url, daemon) as made,
     ):
+        made.version = kind
         yield made
         outbox_left(env=made.env)  # background senders get a while before the daemon goes
 
@@ -113,6 +127,7 @@ def _systems(body: dict[str, Any]) -> str:
     return system_text(body)
 
 
+@DAEMONS
 def test_a_turn_reaches_the_daemon_and_memory_reaches_the_model(world: World, path: str) -> None:
     remember(world.url, MEMORY, agentId=AGENT)
     proc = world.run(PROMPT)
@@ -132,12 +147,18 @@ def test_a_turn_reaches_the_daemon_and_memory_reaches_the_model(world: World, pa
         assert call.json["project"] == str(world.project)
     assert prompt.json["userMessage"] == RUN_TEXT
 
-    # The stored memory reached the main turn's system prompt, from session
-    # start and from the prompt's recall; the small-model title request got none.
+    # The stored memory reached the main turn's system prompt from session
+    # start, and from the prompt's recall when the daemon recalled it (0.145
+    # leaves out what the session start injected); the title request got none.
     (turn,) = world.turns()
     system = _systems(turn)
-    assert 'source="session-start"' in system and 'source="prompt-recall"' in system
-    assert system.count(f"marker {MARK}") == 2
+    assert 'source="session-start"' in system
+    assert f"marker {MARK}" in context_text(started.response_json, prompt=False)
+    recall = context_text(prompt.response_json, prompt=True)
+    assert ('source="prompt-recall"' in system) is bool(recall)
+    assert system.count(f"marker {MARK}") == 1 + (f"marker {MARK}" in recall)
+    if world.version == "mock":
+        assert f"marker {MARK}" in recall  # the mock as 0.110 recalls it for the prompt
     titles = [b for b in world.fake.chat_bodies() if b.get("model") == "fake-small"]
     assert titles and all(MARK not in _systems(b) for b in titles)
 
