@@ -8,9 +8,10 @@ first on its path (``PYTHONPATH``), so the cached environment never holds a
 stale copy of ours. Our installer writes the provider into a temporary
 ``HERMES_HOME``, whose ``config.yaml`` also points Hermes's model at a fake
 OpenAI-compatible server on 127.0.0.1; the memory daemon is the SDK's dev
-daemon on 127.0.0.1. Each test runs one headless turn, ``hermes -z``; the
-compaction test resumes the session twice (``hermes chat -Q -q ... --resume``)
-and makes Hermes compress it.
+daemon on 127.0.0.1 (for the tests marked with ``DAEMONS`` also the real
+Signet 0.109.15 and 0.145.8 behind a recording proxy). Each test runs one
+headless turn, ``hermes -z``; the compaction test resumes the session twice
+(``hermes chat -Q -q ... --resume``) and makes Hermes compress it.
 
 Without the cached environment and no way to build it (no registry), the
 tests skip, except under CI (``CI=true``), where they fail.
@@ -27,12 +28,20 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hermes_fake_openai import REPLY, SUMMARY, is_summary_request, reply, usage
 from signet_adapter_hermes.install import main as install_main
 
-from signet_sdk.testing import free_port, hook_requests, unavailable, wait_for_hook
+from signet_sdk.plugin import context_text
+from signet_sdk.testing import (
+    free_port,
+    hook_requests,
+    recording_daemon,
+    unavailable,
+    wait_for_hook,
+)
 from signet_sdk.testing.fake_openai import FakeOpenAI
 from signet_sdk.testing.mock_daemon import MockDaemon, RecordedRequest
 
@@ -108,13 +117,17 @@ def hermes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Pat
     yield VENV / "bin" / "hermes", site
 
 
+#: ``@DAEMONS`` runs a test on the mock and on each real daemon release.
+DAEMONS = pytest.mark.parametrize("daemon", ["mock", "0.109.15", "0.145.8"], indirect=True)
+
+
 @pytest.fixture
-def daemon() -> Iterator[tuple[MockDaemon, str]]:
-    # Answering as 0.110 does: its prompt recall repeats what the session start
-    # injected (0.145 leaves it out), which the turn test asserts on.
-    mock = MockDaemon(version="0.110")
-    with mock.serve() as handle:
-        yield mock, handle.url
+def daemon(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Any, str]]:
+    """The recording daemon and its URL: the mock (answering as 0.110, whose
+    prompt recall repeats what the session start injected), or a real release."""
+    kind = getattr(request, "param", "mock")
+    with recording_daemon(kind, request, tmp_path / "daemon.sqlite3") as (recorder, url):
+        yield recorder, url
 
 
 @pytest.fixture
@@ -213,8 +226,8 @@ def _after(requests: list[RecordedRequest], path: str, count: int) -> list[Recor
 
 
 @pytest.fixture
-def atlas(daemon: tuple[MockDaemon, str], tmp_path: Path) -> tuple[MockDaemon, str, Path]:
-    """The daemon (mock, url) holding :data:`MEMORY` for the project ``atlas``; the project."""
+def atlas(daemon: tuple[Any, str], tmp_path: Path) -> tuple[Any, str, Path]:
+    """The daemon (recorder, url) holding :data:`MEMORY` for the project ``atlas``; the project."""
     from signet_sdk import create_adapter
     from signet_sdk.models import RememberParams
 
@@ -243,10 +256,12 @@ def turn(hermes: tuple[Path, Path], model: FakeOpenAI, isolated: Path) -> Turn:
     return run
 
 
+@DAEMONS
 def test_one_turn_of_the_real_hermes(
-    turn: Turn, atlas: tuple[MockDaemon, str, Path], model: FakeOpenAI
+    turn: Turn, atlas: tuple[Any, str, Path], model: FakeOpenAI
 ) -> None:
     mock, url, project = atlas
+    on_mock = isinstance(mock, MockDaemon)
 
     run = turn(url, project)
 
@@ -273,7 +288,9 @@ def test_one_turn_of_the_real_hermes(
         "agentId": AGENT,
     }
     # The stored memory reached the model: in the system prompt (session start,
-    # fenced by us) and beside this turn's message (the recall, fenced by Hermes).
+    # fenced by us) and, when the daemon recalled it for the prompt (0.145 leaves
+    # out what the session start injected), beside this turn's message (fenced
+    # by Hermes).
     (request,) = model.chat_bodies()
     system = request["messages"][0]
     assert system["role"] == "system"
@@ -281,8 +298,10 @@ def test_one_turn_of_the_real_hermes(
     assert MARK in system["content"]
     user = [m for m in request["messages"] if m["role"] == "user"][-1]
     assert user["content"].startswith(PROMPT)
-    recall = user["content"].split("<memory-context>", 1)[1]
-    assert MARK in recall
+    recalled = MARK in context_text(prompt.response_json, prompt=True)
+    assert (MARK in user["content"]) is recalled
+    if on_mock:
+        assert MARK in user["content"].split("<memory-context>", 1)[1]
     assert {t["function"]["name"] for t in request["tools"]} >= {
         "memory_search",
         "memory_store",
@@ -308,7 +327,7 @@ def test_one_turn_of_the_real_hermes(
 
 
 def test_the_model_calls_a_memory_tool_through_hermes(
-    turn: Turn, atlas: tuple[MockDaemon, str, Path], model: FakeOpenAI
+    turn: Turn, atlas: tuple[Any, str, Path], model: FakeOpenAI
 ) -> None:
     mock, url, project = atlas
     model.tool_script.append(("memory_search", {"query": "atlas deploys make ship"}))
