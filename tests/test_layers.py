@@ -28,6 +28,7 @@ LAYERS = [
     "runtime",
     "hooks",
     "tools",
+    "agent",
     "server",
     "testing",
     "cli",

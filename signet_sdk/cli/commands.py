@@ -50,7 +50,7 @@ def _parity(ns: argparse.Namespace) -> int:
             return 2
     for name, reason in sorted(broken.items()):  # the others are still checked
         sys.stderr.write(f"signet-sdk parity: skipping {name}, a broken plugin: {reason}\n")
-    known = ["generic", *installed_adapters()]
+    known = ["generic", *installed_adapters(), "runtime"]
     unknown = [h for h in ns.harness if h not in known]
     if unknown:
         sys.stderr.write(
@@ -231,6 +231,10 @@ def build_parser() -> argparse.ArgumentParser:
     from signet_sdk.cli.tools import register as register_tools
 
     register_tools(sub)
+
+    from signet_sdk.cli.chat import register as register_chat
+
+    register_chat(sub)
 
     from signet_sdk.cli.doctor import register as register_doctor
     from signet_sdk.cli.outbox import register as register_outbox

@@ -197,7 +197,7 @@ class Delivery:
             # No safe place to keep it (a state directory that is a link, or not
             # ours): send it now, once, rather than write through the link or drop it.
             self.log(f"outbox refused ({exc}); {call.action} sent without a durable copy")
-            return self._direct(call)
+            return self.direct(call)
         if detached:
             self.spawn_sender()
             return None
@@ -205,7 +205,8 @@ class Delivery:
         self.deliver(entry.id, answers)
         return answers[0] if answers else None
 
-    def _direct(self, call: LifecycleCall) -> Any:
+    def direct(self, call: LifecycleCall) -> Any:
+        """Send a write now, once, with its transcript inline: for when no outbox can hold it."""
         from signet_sdk.runtime.transcripts import fit_inline_transcript, take_transcript
         from signet_sdk.wire.lean import LeanClient
 

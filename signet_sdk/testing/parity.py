@@ -39,6 +39,8 @@ from signet_sdk.wire.request import build_request
 __all__ = ["ParityReport", "assert_parity", "load_vectors", "plugins", "run_parity"]
 
 COVERED, NOT_APPLICABLE, MISSING = "covered", "n/a", "missing"
+#: The reference runtime's column (:mod:`signet_sdk.testing.parity_runtime`).
+RUNTIME_COLUMN = "runtime"
 
 
 @dataclass
@@ -211,7 +213,7 @@ def _daemon(daemon_url: str | None) -> Iterator[tuple[str, Any]]:
 
 
 def run_parity(daemon_url: str | None = None, harnesses: list[str] | None = None) -> ParityReport:
-    """Run every (or the named) adapter's vectors; a fresh mock daemon per harness."""
+    """Run every (or the named) adapter's vectors, then the runtime's session; a fresh mock each."""
     reports = []
     label = daemon_url or "bundled mock daemon"
     for name, plugin in plugins().items():
@@ -232,6 +234,12 @@ def run_parity(daemon_url: str | None = None, harnesses: list[str] | None = None
             tools = exercise_tools(plugin.name, url, mock) if plugin.tools else None
         rows, events = _matrix(plugin, results, tools)
         reports.append(HarnessReport(name, results, rows, events))
+    if not harnesses or RUNTIME_COLUMN in harnesses:
+        # The reference runtime: audited by running one session, not by vectors.
+        from signet_sdk.testing.parity_runtime import runtime_report
+
+        with _daemon(daemon_url) as (url, mock):
+            reports.append(runtime_report(url, mock))
     return ParityReport(label, reports)
 
 
@@ -271,7 +279,10 @@ def format_table(report: ParityReport) -> str:
     for h in report.harnesses:
         lines.append("")
         passed = sum(v.ok for v in h.vectors)
-        lines.append(f"{h.harness}: {passed}/{len(h.vectors)} vectors pass; native events:")
+        if h.harness == RUNTIME_COLUMN:
+            lines.append(f"{h.harness}: {passed}/{len(h.vectors)} steps of one session pass:")
+        else:
+            lines.append(f"{h.harness}: {passed}/{len(h.vectors)} vectors pass; native events:")
         if not h.vectors:
             lines.append("  FAIL no vectors: the plugin ships none, so nothing is proven")
         ew = max([len(e) for e in h.events] + [10]) + 2

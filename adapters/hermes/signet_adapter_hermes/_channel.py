@@ -22,11 +22,12 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from signet_sdk import dispatch
 from signet_sdk.hooks.delivery import STILL_QUEUED, Delivery
+from signet_sdk.hooks.writer import OrderedWriter
 from signet_sdk.plugin import LifecycleCall
 
 from ._translate import TRANSLATOR
@@ -41,49 +42,8 @@ HARNESS = "hermes-agent"
 BREAKER_SECONDS = 30.0
 
 
-class _Writer:
-    """One background thread delivering outbox entries in the order they were put."""
-
-    def __init__(self, deliver: Callable[[str], None]) -> None:
-        self._deliver = deliver
-        self._queue: list[str] = []
-        self._cond = threading.Condition()
-        self._busy = False
-        self._thread: threading.Thread | None = None
-
-    def submit(self, entry_id: str) -> None:
-        with self._cond:
-            self._queue.append(entry_id)
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="signet-outbox", daemon=True)
-                self._thread.start()
-            self._cond.notify_all()
-
-    def _run(self) -> None:
-        while True:
-            with self._cond:
-                if not self._queue:
-                    self._busy = False
-                    self._thread = None
-                    self._cond.notify_all()
-                    return
-                entry_id = self._queue.pop(0)
-                self._busy = True
-            try:
-                self._deliver(entry_id)
-            except Exception as exc:  # the entry stays queued for the sender
-                log.warning("signet: delivering %s failed: %s", entry_id, exc)
-
-    def wait(self, seconds: float) -> bool:
-        """True once every submitted write was attempted, False when time ran out."""
-        end = time.monotonic() + seconds
-        with self._cond:
-            while self._queue or self._busy:
-                left = end - time.monotonic()
-                if left <= 0:
-                    return False
-                self._cond.wait(left)
-        return True
+def _delivery_failed(entry_id: str, exc: BaseException) -> None:
+    log.warning("signet: delivering %s failed: %s", entry_id, exc)
 
 
 class Channel:
@@ -94,7 +54,7 @@ class Channel:
         self._lock = threading.Lock()
         self._client: Any = None
         self._delivery: Delivery | None = None
-        self._writer = _Writer(self._deliver)
+        self._writer = OrderedWriter(self._deliver, on_error=_delivery_failed)
         self._queued = False
         self._spawned = 0.0
 
