@@ -203,6 +203,7 @@ def _daemon(workdir: Path, url: str | None) -> Iterator[str]:
 
 def main(args: Any = None) -> int:
     """Play the story for the generic plugin and every installed one; 1 if any step failed."""
+    from signet_sdk.cli.demo_runtime import play_runtime_story
     from signet_sdk.runtime.generic import generic_plugin
     from signet_sdk.runtime.registry import create_adapter, installed_plugins
     from signet_sdk.testing.parity import format_table, run_parity
@@ -223,6 +224,10 @@ def main(args: Any = None) -> int:
             folder.mkdir()
             with _daemon(folder, given) as url, create_adapter(plugin.name, url) as adapter:
                 failures[plugin.name] = Story(plugin, adapter, folder).play()
+        folder = Path(tmp) / "runtime"
+        folder.mkdir()
+        with _daemon(folder, given) as url:
+            failures["runtime"] = play_runtime_story(url, folder)
         sys.stdout.write("\n")
         report = run_parity(real or None)
         sys.stdout.write(format_table(report) + "\n")
@@ -233,5 +238,7 @@ def main(args: Any = None) -> int:
     if bad or not report.ok:
         sys.stdout.write("demo: FAILED\n")
         return 1
-    sys.stdout.write(f"demo: ok ({len(harnesses)} harnesses, every step did what it should)\n")
+    sys.stdout.write(
+        f"demo: ok ({len(harnesses)} harnesses and the runtime, every step did what it should)\n"
+    )
     return 0
