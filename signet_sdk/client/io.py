@@ -1,3 +1,4 @@
+# long module: one I/O object per HTTP library, kept side by side so that they stay alike
 """How the clients move bytes: one small I/O object per HTTP library.
 
 The clients plan every request and judge every answer themselves
@@ -171,7 +172,11 @@ class HttpxIO:
         timeout = httpx.Timeout(None, connect=connect_timeout)
         try:
             with self.client.stream(
-                request.method, request.url, headers=request.headers, timeout=timeout
+                request.method,
+                request.url,
+                headers=request.headers,
+                content=request.content,
+                timeout=timeout,
             ) as resp:
                 if resp.status_code >= 300:
                     resp.read()
@@ -230,7 +235,11 @@ class AsyncHttpxIO:
         timeout = httpx.Timeout(None, connect=connect_timeout)
         try:
             async with self.client.stream(
-                request.method, request.url, headers=request.headers, timeout=timeout
+                request.method,
+                request.url,
+                headers=request.headers,
+                content=request.content,
+                timeout=timeout,
             ) as resp:
                 if resp.status_code >= 300:
                     await resp.aread()
@@ -345,6 +354,7 @@ class AiohttpIO:
                 request.method,
                 request.url,
                 headers=self._headers(request.headers),
+                data=request.content,
                 allow_redirects=False,
                 timeout=timeout,
             ) as resp:
