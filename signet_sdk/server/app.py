@@ -11,6 +11,8 @@ Routes (JSON; OpenAPI at ``/openapi.json``, docs at ``/docs``):
   plugin through the same dispatch as the hook runner; fails open (200 with
   the neutral output and ``degraded``) within the event's deadline.
 * ``GET /v1/tools`` and ``POST /v1/tools/{name}``: the memory tool set.
+* ``/v1/agent/sessions``: the reference runtime's sessions, served only
+  when the server is given an ``Agent`` (:mod:`signet_sdk.server.agent_routes`).
 
 One daemon pool (an ``aiohttp.ClientSession`` on asyncio, else an
 ``httpx.AsyncClient``) serves every harness's client and is closed on
@@ -49,7 +51,9 @@ from signet_sdk.wire.lifecycle import LIFECYCLE, LifecycleAction
 from signet_sdk.wire.log import logger as log
 
 if TYPE_CHECKING:
+    from signet_sdk.agent.agent import Agent
     from signet_sdk.client.io import AsyncHTTPClient
+    from signet_sdk.server.agent_sessions import AgentSessions
 
 __all__ = ["DEFAULT_BODY_LIMIT", "RuntimeAdapterServer"]
 
@@ -97,6 +101,10 @@ class RuntimeAdapterServer:
     is the loopback names on any port, ``["*"]`` turns the check off for a
     server behind your own front. ``body_limit`` caps request bodies (413).
     ``allow_exec`` serves the ``secrets_exec`` tool, which runs commands.
+
+    ``agent`` serves that agent's sessions under ``/v1/agent/sessions``
+    (``agent_sessions`` holds them); a session without a turn for
+    ``agent_idle`` seconds is ended, and every open one when the server stops.
     """
 
     def __init__(
@@ -111,6 +119,8 @@ class RuntimeAdapterServer:
         outbox_dir: str | None = None,
         http_client: AsyncHTTPClient | None = None,
         allow_exec: bool = False,
+        agent: Agent | None = None,
+        agent_idle: float = 30 * 60.0,
         **options: Any,
     ) -> None:
         self.daemon_url = daemon_url
@@ -127,6 +137,11 @@ class RuntimeAdapterServer:
         self._warming: asyncio.Future[Any] | None = None
         #: ``time.monotonic()`` of the last request, for ``--idle-exit``.
         self.last_request = time.monotonic()
+        self.agent_sessions: AgentSessions | None = None
+        if agent is not None:  # only then is signet_sdk.agent imported
+            from signet_sdk.server.agent_sessions import AgentSessions
+
+            self.agent_sessions = AgentSessions(agent, idle_seconds=agent_idle)
         self.fastapi = self._build()
         self.asgi = Gate(
             self._touching(events_first(self, self.fastapi)),
@@ -208,7 +223,9 @@ class RuntimeAdapterServer:
         self._warming = asyncio.ensure_future(self._daemon_state())
 
     async def aclose(self) -> None:
-        """Finish background deliveries, hand the rest to a sender, close the pool."""
+        """End agent sessions, finish background deliveries, hand the rest on, close the pool."""
+        if self.agent_sessions is not None:
+            await self.agent_sessions.aclose()
         await self.handoff.drain()
         if self._warming is not None:
             self._warming.cancel()
@@ -281,6 +298,10 @@ class RuntimeAdapterServer:
         from signet_sdk.server.tools import add_tool_routes
 
         add_tool_routes(app, self, allow_commands=self.allow_exec)
+        if self.agent_sessions is not None:
+            from signet_sdk.server.agent_routes import add_agent_routes
+
+            add_agent_routes(app, self.agent_sessions)
         return app
 
     async def lifecycle_answer(self, method: str, harness: str, params: BaseModel) -> Response:

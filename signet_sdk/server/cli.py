@@ -8,8 +8,9 @@ nobody has called for that long (the shims start one on demand with it);
 such a background server also stops within seconds once its state file is
 gone (its directory deleted) or names another server. SIGTERM and
 SIGINT stop it gracefully: uvicorn lets in-flight requests finish, then the
-app finishes its background deliveries and hands queued writes to the
-outbox sender.
+app ends its open agent sessions, finishes its background deliveries and
+hands queued writes to the outbox sender. ``--agent --provider NAME`` also
+serves the reference runtime's sessions (``/v1/agent/sessions``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ __all__ = ["register", "serve"]
 PROG = "signet-sdk serve"
 #: The app's default, repeated here so ``--help`` needs no FastAPI import.
 DEFAULT_BODY_LIMIT = 4 * 1024 * 1024
+#: The app's default idle time of an agent session, in seconds.
+DEFAULT_AGENT_IDLE = 30 * 60.0
 
 
 def register(sub: Any) -> None:
@@ -64,6 +67,25 @@ def register(sub: Any) -> None:
         help=f"refuse larger request bodies with 413 (default {DEFAULT_BODY_LIMIT})",
     )
     p.add_argument("--allow-exec", action="store_true", help="serve the secrets_exec tool")
+    agent = p.add_argument_group(
+        "agent sessions", "the reference runtime over HTTP: /v1/agent/sessions (server-sent events)"
+    )
+    agent.add_argument(
+        "--agent", action="store_true", help="serve agent sessions (needs --provider)"
+    )
+    agent.add_argument(
+        "--provider", choices=("anthropic", "openai"), help="the model API the sessions call"
+    )
+    agent.add_argument("--model", help="the model to call (default: the provider's)")
+    agent.add_argument(
+        "--base-url", help="the model API's URL, e.g. a gateway or a local OpenAI-compatible server"
+    )
+    agent.add_argument(
+        "--agent-idle",
+        type=float,
+        metavar="SECONDS",
+        help=f"end a session after this long without a turn (default {DEFAULT_AGENT_IDLE:g})",
+    )
     p.set_defaults(handler=serve)
 
 
@@ -109,6 +131,7 @@ def serve(ns: argparse.Namespace) -> int:
 
     try:  # a bad setting is reported before this process takes the state directory
         resolve_config(ns.daemon_url)
+        agent = _agent(ns)
     except ConfigError as exc:
         sys.stderr.write(f"{PROG}: {exc}\n")
         return 2
@@ -153,6 +176,8 @@ def serve(ns: argparse.Namespace) -> int:
             any_ip_host=_wildcard(host),
             body_limit=ns.body_limit,
             allow_exec=ns.allow_exec,
+            agent=agent,
+            agent_idle=ns.agent_idle or DEFAULT_AGENT_IDLE,
         )
     except ConfigError as exc:
         sock.close()
@@ -215,6 +240,38 @@ def serve(ns: argparse.Namespace) -> int:
         sock.close()
     sys.stderr.write(f"{PROG}: stopped\n")
     return 0
+
+
+def _agent(ns: argparse.Namespace) -> Any:
+    """The ``Agent`` that ``--agent`` asks for (None without it); ConfigError names a bad flag."""
+    from signet_sdk.wire.errors import ConfigError
+
+    agent_only = {
+        "--provider": ns.provider,
+        "--model": ns.model,
+        "--base-url": ns.base_url,
+        "--agent-idle": ns.agent_idle,
+    }
+    if not ns.agent:
+        given = [flag for flag, value in agent_only.items() if value is not None]
+        if given:
+            raise ConfigError(given[0], "only with --agent")
+        return None
+    if not ns.provider:
+        raise ConfigError("--agent", "needs --provider anthropic|openai")
+    if ns.agent_idle is not None and not ns.agent_idle > 0:
+        raise ConfigError(
+            "--agent-idle", f"must be a positive number of seconds, not {ns.agent_idle}"
+        )
+    from signet_sdk.agent import Agent, provider_for
+
+    try:
+        provider = provider_for(ns.provider, model=ns.model, base_url=ns.base_url, async_=True)
+    except ConfigError:
+        raise
+    except ValueError as exc:
+        raise ConfigError(f"--provider {ns.provider}", str(exc)) from exc
+    return Agent(provider, daemon_url=ns.daemon_url)
 
 
 def _loop_factory() -> Any:

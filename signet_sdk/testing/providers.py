@@ -10,6 +10,7 @@ script and the same record, as the built-in providers do.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -107,7 +108,7 @@ class ScriptedProvider:
 
 
 class AsyncScriptedProvider:
-    """The async twin: the same script, the same ``requests``."""
+    """The async twin: the same script, the same ``requests``; replies made on a worker thread."""
 
     def __init__(self, sync: ScriptedProvider) -> None:
         self.sync = sync
@@ -123,12 +124,14 @@ class AsyncScriptedProvider:
     async def complete(
         self, messages: Sequence[Message], options: CompletionOptions
     ) -> CompletionResult:
-        return self.sync.complete(messages, options)
+        # On a worker thread: a reply function may block (a test holding a turn open).
+        return await asyncio.to_thread(self.sync.complete, messages, options)
 
     async def stream(
         self, messages: Sequence[Message], options: CompletionOptions
     ) -> AsyncIterator[Chunk]:
-        for chunk in self.sync.stream(messages, options):
+        chunks = await asyncio.to_thread(lambda: list(self.sync.stream(messages, options)))
+        for chunk in chunks:
             yield chunk
 
     async def available(self) -> bool:
