@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +21,21 @@ def clean_signet_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture
+def agent_env(tmp_path: Path) -> dict[str, str]:
+    """The environment a runtime session runs with: its own HOME and state folder, no SIGNET_*."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNET_")}
+    home = tmp_path / "home"
+    home.mkdir()
+    env.update(
+        HOME=str(home),
+        XDG_STATE_HOME=str(tmp_path / "state"),
+        # A detached outbox sender started by a test gives up quickly.
+        SIGNET_OUTBOX_FLUSH_SECONDS="2",
+    )
+    return env
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
