@@ -73,3 +73,27 @@ def test_the_runtime_parity_column_on_the_real_daemon(real_daemon: RealDaemon) -
     assert column.rows["secret-injection"][0] == "n/a"
     assert len(covered) == len(column.rows) - 1, column.rows
     assert report.ok
+
+
+def test_resume_on_another_machine_reads_the_daemons_transcript(
+    real_daemon: RealDaemon, agent_env: dict[str, str], tmp_path: Path
+) -> None:
+    model = ScriptedProvider(["The release train leaves at 16:00."])
+    first = Agent(model, daemon_url=real_daemon.url, env=agent_env)
+    with first.session() as chat:
+        chat.send("When does the release train leave?")
+        key = chat.key
+    # Another machine (another state folder): no local transcript to resume from.
+    elsewhere = {**agent_env, "XDG_STATE_HOME": str(tmp_path / "elsewhere")}
+    model.requests.clear()
+    with Agent(model, daemon_url=real_daemon.url, env=elsewhere).session(resume=key) as chat:
+        chat.send("Remind me?")
+        notices = list(chat.notices)
+    first_request = model.requests[0].messages[0].text
+    if real_daemon.minor == "0.109":
+        # 0.109 keeps no session transcripts: the session resumes without its earlier turns.
+        assert "The release train leaves at 16:00." not in first_request
+        assert any("keeps no session transcripts" in n for n in notices), notices
+    else:
+        assert "The release train leaves at 16:00." in first_request
+        assert not notices, notices
