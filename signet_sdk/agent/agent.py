@@ -181,12 +181,13 @@ class Agent:
         notes: list[str] = []
         recover_sessions(self.env)
         files = SessionFiles(session_key, self.env)
-        files.ensure()
+        if (problem := files.ensure()) is not None:
+            notes.append(f"memory: the state folder cannot be used ({problem}); writes go directly")
         config = client.config
         writer = SessionWriter(
             config,
             self.env,
-            files.transcripts,
+            files,
             notice=notes.append,
             detached_sender=self.detached_sender,
         )
@@ -223,6 +224,7 @@ class Agent:
             "files": files,
             "limits": self.limits,
             "streaming": self.streaming,
+            "notices": notes,
         }
 
     # -- channels ----------------------------------------------------------

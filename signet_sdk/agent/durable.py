@@ -54,24 +54,46 @@ class SessionFiles:
         self.transcripts = os.path.join(self.root, "transcripts")
         self.transcript = os.path.join(self.transcripts, f"{name}.jsonl")
         self.live = os.path.join(self.root, "live", f"{name}.json")
+        #: The transcript's lines this process added, kept in memory as well: a
+        #: write that cannot use the outbox sends them inline.
+        self.lines: list[str] = []
+        #: Why the files cannot be written (a full disk, a folder that is not ours), or None.
+        self.unusable: str | None = None
 
-    def ensure(self) -> None:
-        """Create the folders (0700, ours, no links), or raise OSError."""
-        private_dir(state_dir_of(self.root))
-        private_dir(self.root)
-        private_dir(self.transcripts)
-        private_dir(os.path.dirname(self.live))
+    def ensure(self) -> str | None:
+        """Create the folders (0700, ours, no links); the reason they cannot be, or None."""
+        try:
+            private_dir(state_dir_of(self.root))
+            private_dir(self.root)
+            private_dir(self.transcripts)
+            private_dir(os.path.dirname(self.live))
+        except OSError as exc:
+            self.unusable = str(exc)
+        return self.unusable
 
     def append_transcript(self, text: str) -> None:
-        fd = os.open(
-            self.transcript,
-            os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0),
-            0o600,
-        )
+        self.lines.append(text)
+        if self.unusable is not None:
+            return
         try:
-            os.write(fd, text.encode("utf-8"))
-        finally:
-            os.close(fd)
+            fd = os.open(
+                self.transcript,
+                os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0),
+                0o600,
+            )
+            try:
+                os.write(fd, text.encode("utf-8"))
+            finally:
+                os.close(fd)
+        except OSError as exc:  # the disk filled up mid-session: memory keeps the rest
+            self.unusable = str(exc)
+
+    def inline(self, call: LifecycleCall) -> LifecycleCall:
+        """``call`` with this process's transcript inline instead of the file's path."""
+        body = dict(call.body)
+        if body.pop("transcriptPath", None) is not None and self.lines:
+            body["transcript"] = "".join(self.lines)
+        return LifecycleCall(call.action, body)
 
     def read_transcript(self) -> list[dict[str, str]]:
         """The transcript's turns so far (a session being resumed); [] when there is none."""
@@ -91,10 +113,15 @@ class SessionFiles:
         return turns
 
     def write_live(self, record: Mapping[str, Any]) -> None:
-        write_durably(self.live, json.dumps(dict(record)).encode())
+        if self.unusable is not None:
+            return
+        try:
+            write_durably(self.live, json.dumps(dict(record)).encode())
+        except OSError as exc:
+            self.unusable = str(exc)
 
     def drop_live(self) -> None:
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(OSError):  # none was written, or it is gone already
             os.unlink(self.live)
 
 
@@ -142,15 +169,16 @@ def session_end_call(key: str, transcript: str, project: str | None, reason: str
 class SessionWriter:
     """One session's durable writes: ``submit`` returns once the call is in the outbox.
 
-    ``transcripts`` is the folder the session's transcript lives in; only
-    files under it are read into a write.
+    Only files under the session's transcript folder are read into a write.
+    When that folder or the outbox cannot be written, a write is sent at
+    once, with the transcript this process kept in memory inline.
     """
 
     def __init__(
         self,
         config: ClientConfig,
         env: Mapping[str, str],
-        transcripts: str,
+        files: SessionFiles,
         *,
         notice: Callable[[str], None] = lambda line: None,
         detached_sender: bool = True,
@@ -162,12 +190,13 @@ class SessionWriter:
             sender_env(env, config),
             log=lambda line: log.info("signet: %s", line),
             left=lambda: timeout,
-            transcript_roots=lambda: [transcripts],
+            transcript_roots=lambda: [files.transcripts],
         )
         if not detached_sender:
             # Writes that do not go through stay in the outbox for the next sender
             # this machine starts (a throwaway run, such as the parity session).
             self.delivery.spawn_sender = lambda: None  # type: ignore[method-assign]
+        self.files = files
         self.queued = False
         self._writer = OrderedWriter(self._deliver, name="signet-agent-outbox")
 
@@ -177,18 +206,19 @@ class SessionWriter:
         When the outbox cannot be written (a full disk, a state folder that is
         not ours) the call is sent now, once, rather than dropped.
         """
-        try:
-            entry = self.delivery.put(call)
-        except OSError as exc:
-            self.notice(
-                f"memory: the outbox cannot be written ({exc}); {call.action} sent directly"
-            )
+        if self.files.unusable is None:
             try:
-                self.delivery.direct(call)
-            except Exception as sent:
-                self.notice(f"memory: {call.action} could not be sent: {sent}")
-            return
-        self._writer.submit(entry.id)
+                entry = self.delivery.put(call)
+            except OSError as exc:
+                self.files.unusable = str(exc)
+            else:
+                self._writer.submit(entry.id)
+                return
+        self.notice(f"memory: no outbox ({self.files.unusable}); {call.action} sent directly")
+        try:
+            self.delivery.direct(self.files.inline(call))
+        except Exception as sent:
+            self.notice(f"memory: {call.action} could not be sent: {sent}")
 
     def _deliver(self, entry_id: str) -> None:
         if self.delivery.deliver(entry_id) in STILL_QUEUED:

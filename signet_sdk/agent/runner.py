@@ -56,6 +56,7 @@ class SessionCore:
         files: SessionFiles,
         limits: Limits,
         streaming: bool,
+        notices: list[str] | None = None,
         end_wait: float = END_WAIT_SECONDS,
     ) -> None:
         self.provider = provider
@@ -71,7 +72,7 @@ class SessionCore:
         self.running = False
         self.ended = False
         #: Every notice of the session so far (daemon down, a read skipped ...).
-        self.notices: list[str] = []
+        self.notices: list[str] = notices if notices is not None else []
 
     @property
     def key(self) -> str:

@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from signet_sdk import AdapterClient
 from signet_sdk.agent import Agent, tool
 from signet_sdk.agent.providers import (
     AnthropicProvider,
@@ -269,3 +270,20 @@ def test_ctrl_c_mid_tool_cancels_the_turn_and_ends_the_session_once(
     assert _ends(mock) == [key]
     end = mock.requests_to("/api/hooks/session-end")[0].json
     assert end["reason"] == "interrupted"
+
+
+def test_a_state_folder_that_cannot_be_written_sends_writes_directly(
+    model: Model, daemon: tuple[MockDaemon, str], agent_env: dict[str, str]
+) -> None:
+    mock, url = daemon
+    state = Path(agent_env["XDG_STATE_HOME"])
+    state.parent.mkdir(parents=True, exist_ok=True)
+    state.write_text("a file where the state folder should be")
+    with Agent(model.make(), daemon_url=url, env=agent_env).session() as chat:
+        assert chat.notices[0].startswith("memory: the state folder cannot be used")
+        assert chat.send("hello").content == "Hello from the fake model."
+        key = chat.key
+    assert _ends(mock) == [key]
+    with AdapterClient("check", url) as client:
+        stored = client.get_session_transcript(key).content
+    assert stored == "user: hello\nassistant: Hello from the fake model."
