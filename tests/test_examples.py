@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -58,3 +59,33 @@ def test_memory_tools(daemon_url: str) -> None:
     assert "modified: updated version 1 -> 2" in out
     assert "forgot: deleted" in out
     assert "get after forget: not found, as expected" in out
+
+
+def test_agent_chat(daemon_url: str, tmp_path: Path) -> None:
+    from signet_sdk.testing.fake_openai import FakeOpenAI
+
+    fact = "Staging runs on pg-staging-3."
+    with FakeOpenAI() as model:
+        model.tool_script.append(("memory_store", {"content": fact}))
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("SIGNET_", "OPENAI_"))}
+        env.update(
+            SIGNET_DAEMON_URL=daemon_url,
+            OPENAI_BASE_URL=model.base_url,
+            HOME=str(tmp_path),
+            XDG_STATE_HOME=str(tmp_path / "state"),
+        )
+        proc = subprocess.run(
+            [sys.executable, str(EXAMPLES / "agent_chat.py")],
+            env=env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        bodies = model.chat_bodies()
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "Hello from the fake model.\nHello from the fake model.\n"
+    # Session one stored the fact with a tool call; session two's first request carries it.
+    assert [m["content"] for m in bodies[1]["messages"] if m["role"] == "tool"] != []
+    session_two = json.dumps(bodies[2]["messages"])
+    assert fact in session_two
