@@ -3,22 +3,25 @@
 Runs every event of the command-hook harnesses (Claude Code and Codex:
 SessionStart, UserPromptSubmit, Stop, PreCompact, PostCompact, SubagentStart,
 SubagentStop, SessionEnd; Gemini CLI: SessionStart, BeforeAgent, AfterAgent,
-PreCompress, SessionEnd) exactly as the harness runs it: the installed
+PreCompress, SessionEnd; Cursor: sessionStart, beforeSubmitPrompt, stop,
+preCompact, sessionEnd) exactly as the harness runs it: the installed
 command ``<venv>/bin/signet-sdk hook <harness> <Event>`` with a realistic
 payload on stdin, against the dev daemon (``signet-sdk dev-daemon`` in its
 own process on 127.0.0.1), with a real transcript under a private Claude
 config directory, a Codex rollout (with a ``compacted`` line, which
 PostCompact reads) under a private CODEX_HOME and a Gemini chat file under
 the private HOME's ``.gemini`` (Gemini's AfterAgent and its ``auto``
-PreCompress, which fires before every model request, read it). ``python -c pass`` with the
-same interpreter is the floor; each round runs the floor and every event
-once, interleaved, so all see the same machine load. After each round the
+PreCompress, which fires before every model request, read it) and a Cursor
+agent transcript under the private HOME's ``.cursor`` (stop and sessionEnd
+send it). ``python -c pass`` with the same interpreter is the floor; each
+round runs the floor and every event once, interleaved, so all see the same
+machine load. After each round the
 bench waits for the detached sender that SessionEnd starts to finish, so it
 never competes with the next round.
 
 Budget: every event's median <= 3.0 x the floor's median.
 
-    python bench/bench_hooks.py [--runs 15] [--harness claude-code|codex|gemini ...]
+    python bench/bench_hooks.py [--runs 15] [--harness claude-code|codex|gemini|cursor ...]
 
 Prints the command lines, the machine (cores, Python, load average before
 and after), then per event the median and p90 wall time, the ratio of the
@@ -45,13 +48,15 @@ from pathlib import Path
 
 from signet_adapter_claude_code import PLUGIN
 from signet_adapter_codex import PLUGIN as CODEX
+from signet_adapter_cursor import PLUGIN as CURSOR
 from signet_adapter_gemini import PLUGIN as GEMINI
 
 BUDGET = 3.0
 EVENTS = tuple(PLUGIN.events)
 CODEX_EVENTS = tuple(CODEX.events)
 GEMINI_EVENTS = tuple(GEMINI.events)
-HARNESSES = ("claude-code", "codex", "gemini")
+CURSOR_EVENTS = tuple(CURSOR.events)
+HARNESSES = ("claude-code", "codex", "gemini", "cursor")
 
 
 def _free_port() -> int:
@@ -123,6 +128,62 @@ def _gemini_payloads(session: str, chat: Path, project: str) -> dict[str, dict[s
         "SessionEnd": {"reason": "exit"},
     }
     return {e: {**base, "hook_event_name": e, **extra[e]} for e in GEMINI_EVENTS}
+
+
+def _cursor_payloads(
+    conversation: str, transcript: Path, project: str
+) -> dict[str, dict[str, object]]:
+    """The payloads Cursor's hooks reference documents, with the fields every event carries."""
+    base = {
+        "conversation_id": conversation,
+        "generation_id": str(uuid.uuid4()),
+        "model": "claude-4.5-sonnet",
+        "cursor_version": "2.0.77",
+        "workspace_roots": [project],
+        "user_email": None,
+        "transcript_path": str(transcript),
+    }
+    extra: dict[str, dict[str, object]] = {
+        "sessionStart": {
+            "session_id": conversation,
+            "is_background_agent": False,
+            "composer_mode": "agent",
+        },
+        "beforeSubmitPrompt": {
+            "prompt": "Which migrations run before the atlas release?",
+            "attachments": [],
+        },
+        "stop": {"status": "completed", "loop_count": 0},
+        "preCompact": {
+            "trigger": "auto",
+            "context_usage_percent": 85,
+            "context_tokens": 120000,
+            "context_window_size": 128000,
+            "message_count": 80,
+            "messages_to_compact": 60,
+            "is_first_compaction": True,
+        },
+        "sessionEnd": {
+            "session_id": conversation,
+            "reason": "completed",
+            "duration_ms": 45000,
+            "is_background_agent": False,
+            "final_status": "completed",
+        },
+    }
+    return {e: {**base, "hook_event_name": e, **extra[e]} for e in CURSOR_EVENTS}
+
+
+def _write_cursor_transcript(path: Path, turns: int = 40) -> None:
+    """A transcript as Cursor's agent writes it (JSON lines of role and text content)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for i in range(turns):
+        for role in ("user", "assistant"):
+            text = f"{role} turn {i}: atlas migrations, release checklist item {i}"
+            message = {"content": [{"type": "text", "text": text}]}
+            lines.append(json.dumps({"role": role, "message": message}))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def _write_gemini_chat(path: Path, turns: int = 40) -> None:
@@ -208,6 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     hook = [str(Path(python).parent / "signet-sdk"), "hook", "claude-code"]
     codex_hook = [str(Path(python).parent / "signet-sdk"), "hook", "codex"]
     gemini_hook = [str(Path(python).parent / "signet-sdk"), "hook", "gemini"]
+    cursor_hook = [str(Path(python).parent / "signet-sdk"), "hook", "cursor"]
     work = Path(tempfile.mkdtemp(prefix="signet-bench-hooks-"))
     port = _free_port()
     daemon_argv = [
@@ -250,6 +312,12 @@ def main(argv: list[str] | None = None) -> int:
         chat = work / ".gemini" / "tmp" / "atlas" / "chats" / f"session-{session}.jsonl"
         _write_gemini_chat(chat)
         gemini_payloads = _gemini_payloads(str(uuid.uuid4()), chat, "/srv/atlas")
+        conversation = str(uuid.uuid4())
+        cursor_transcript = (
+            work / ".cursor" / "projects" / "srv-atlas" / "agent-transcripts" / conversation
+        ) / f"{conversation}.jsonl"
+        _write_cursor_transcript(cursor_transcript)
+        cursor_payloads = _cursor_payloads(conversation, cursor_transcript, "/srv/atlas")
         runs: list[tuple[str, list[str], bytes]] = []
         if "claude-code" in chosen:
             runs += [(f"hook claude-code {e}", [*hook, e], json.dumps(p).encode())
@@ -260,6 +328,9 @@ def main(argv: list[str] | None = None) -> int:
         if "gemini" in chosen:
             runs += [(f"hook gemini {e}", [*gemini_hook, e], json.dumps(p).encode())
                      for e, p in gemini_payloads.items()]  # fmt: skip
+        if "cursor" in chosen:
+            runs += [(f"hook cursor {e}", [*cursor_hook, e], json.dumps(p).encode())
+                     for e, p in cursor_payloads.items()]  # fmt: skip
         for _, argv, data in runs:  # warm the page cache and the daemon once
             _run(argv, data, env)
         _wait_outbox_empty(work / "state")
@@ -275,7 +346,12 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(work, ignore_errors=True)
     load_after = os.getloadavg()
     print(f"command: {shlex.join(['python', *sys.argv])}")
-    commands = {"claude-code": hook, "codex": codex_hook, "gemini": gemini_hook}
+    commands = {
+        "claude-code": hook,
+        "codex": codex_hook,
+        "gemini": gemini_hook,
+        "cursor": cursor_hook,
+    }
     shown = [f"{shlex.join(commands[h])} <Event>" for h in HARNESSES if h in chosen]
     print(f"hooks:   {', '.join(shown)}")
     print("         (the event's JSON payload on stdin)")

@@ -1,7 +1,7 @@
 """What a hook process imports, pinned per event: a new import on the hook path fails here.
 
-Every Claude Code, Codex and Gemini CLI event runs as its installer registers
-it (``signet-sdk hook claude-code|codex|gemini <Event>``, through the console
+Every Claude Code, Codex, Gemini CLI and Cursor event runs as its installer registers
+it (``signet-sdk hook claude-code|codex|gemini|cursor <Event>``, through the console
 script's entry function) against
 the mock daemon on 127.0.0.1, with a real transcript. A tiny wrapper records
 ``sys.modules`` at exit; what the bare interpreter loads on its own (the same
@@ -30,6 +30,7 @@ import pytest
 from fault_support import hook_env, sender_idle
 from signet_adapter_claude_code import PLUGIN
 from signet_adapter_codex import PLUGIN as CODEX
+from signet_adapter_cursor import PLUGIN as CURSOR
 from signet_adapter_gemini import PLUGIN as GEMINI
 
 from signet_sdk.testing import write_jsonl
@@ -189,11 +190,34 @@ GEMINI_EXPECTED: dict[str, tuple[set[str], set[str]]] = {
     "PreCompress": (GEMINI_CORE | GEMINI_CHAT, CORE_STDLIB),
     "SessionEnd": (GEMINI_CORE | OUTBOX | GEMINI_CHAT, CORE_STDLIB | OUTBOX_STDLIB),
 }
-EXPECTED_BY_HARNESS = {"claude-code": EXPECTED, "codex": CODEX_EXPECTED, "gemini": GEMINI_EXPECTED}
+#: Cursor: the same core, its translator; its writes read the transcript under ~/.cursor
+#: (``_paths``, which stop and sessionEnd also search when the payload names no transcript).
+CURSOR_CORE = {m for m in CORE if not m.startswith("signet_adapter")} | {
+    "signet_adapter_cursor",
+    "signet_adapter_cursor._translate",
+}
+CURSOR_PATHS = {"signet_adapter_cursor._paths"}
+CURSOR_EXPECTED: dict[str, tuple[set[str], set[str]]] = {
+    "sessionStart": (CURSOR_CORE | SEND | OUTBOX, CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB),
+    "beforeSubmitPrompt": (CURSOR_CORE | SEND, CORE_STDLIB | SEND_STDLIB),
+    "stop": (
+        CURSOR_CORE | SEND | OUTBOX | CURSOR_PATHS,
+        CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB,
+    ),
+    "preCompact": (CURSOR_CORE | SEND, CORE_STDLIB | SEND_STDLIB),
+    "sessionEnd": (CURSOR_CORE | OUTBOX | CURSOR_PATHS, CORE_STDLIB | OUTBOX_STDLIB),
+}
+EXPECTED_BY_HARNESS = {
+    "claude-code": EXPECTED,
+    "codex": CODEX_EXPECTED,
+    "gemini": GEMINI_EXPECTED,
+    "cursor": CURSOR_EXPECTED,
+}
 CASES = (
     [("claude-code", e) for e in EVENTS]
     + [("codex", e) for e in CODEX.events]
     + [("gemini", e) for e in GEMINI.events]
+    + [("cursor", e) for e in CURSOR.events]
 )
 
 #: Writes ``sys.modules`` at exit to the file named by argv[1]. argv[2] names the event
@@ -335,7 +359,25 @@ EVENT_FIELDS: dict[str, dict[str, dict[str, object]]] = {
         "PreCompress": {"trigger": "auto"},
         "SessionEnd": {"reason": "exit"},
     },
+    "cursor": {
+        "sessionStart": {"workspace_roots": ["/srv/atlas"], "is_background_agent": False},
+        "beforeSubmitPrompt": {"workspace_roots": ["/srv/atlas"], "prompt": "what runs?"},
+        "stop": {"workspace_roots": ["/srv/atlas"], "status": "completed", "loop_count": 0},
+        "preCompact": {"workspace_roots": ["/srv/atlas"], "trigger": "auto", "message_count": 45},
+        "sessionEnd": {"workspace_roots": ["/srv/atlas"], "reason": "completed"},
+    },
 }
+
+
+def _cursor_transcript(tmp_path: Path) -> Path:
+    folder = tmp_path / ".cursor" / "projects" / "srv-atlas" / "agent-transcripts" / "imports-1"
+    return write_jsonl(
+        folder / "imports-1.jsonl",
+        [
+            {"role": "user", "message": {"content": [{"type": "text", "text": "what runs?"}]}},
+            {"role": "assistant", "message": {"content": [{"type": "text", "text": "migrations"}]}},
+        ],
+    )
 
 
 def _input(harness: str, event: str, tmp_path: Path) -> str:
@@ -344,6 +386,8 @@ def _input(harness: str, event: str, tmp_path: Path) -> str:
         transcript, common = _rollout(tmp_path), {"model": "gpt-5.5"}
     elif harness == "gemini":
         transcript, common = _gemini_chat(tmp_path), {"timestamp": "2026-11-24T09:12:03.000Z"}
+    elif harness == "cursor":
+        transcript, common = _cursor_transcript(tmp_path), {"conversation_id": "imports-1"}
     else:
         transcript, common = _transcript(tmp_path), {}
     base: dict[str, object] = {

@@ -151,10 +151,14 @@ class Story:
             summary=f"Decided for {a.harness}: billing deploys blue-green on Tuesdays; "
             "staging stays on pg-staging-2.",
         )
-        self.expect(
-            bool(done) and isinstance(done[0], dict) and done[0].get("memoryId") is not None,
-            "compaction summary was not stored as a memory",
-        )
+        if not done and "compaction-complete" in self.plugin.not_applicable:
+            # The harness has no event that carries the summary (Cursor): nothing to store.
+            sys.stdout.write(f"      │ {a.harness} has no event after a compaction\n")
+        else:
+            self.expect(
+                bool(done) and isinstance(done[0], dict) and done[0].get("memoryId") is not None,
+                "compaction summary was not stored as a memory",
+            )
         _, ended = self.step("ends with transcript", "session_end", transcript=transcript)
         self.expect(bool(ended) and _did_something(ended[0]), "session end did nothing")
 
@@ -174,6 +178,10 @@ class Story:
             engine = answer["engine"]
             sys.stdout.write(f"      │ the daemon injects nothing here (engine {engine})\n")
             self.expect(fact not in out.text, "the adapter injected what the daemon did not")
+        elif "prompt-submit" in self.plugin.not_applicable:
+            # The harness takes no context at prompt submit (Cursor): nothing may be shown.
+            sys.stdout.write(f"      │ {a.harness} takes no context at prompt submit\n")
+            self.expect(fact not in out.text, "the adapter showed context the harness ignores")
         else:
             self.expect(fact in out.text, "the prompt about deploys did not get the fact")
         return self.failures
