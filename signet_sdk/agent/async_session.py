@@ -82,8 +82,8 @@ class AsyncSession(SessionCore):
         plan = compact_plan(self.state)
         box: dict[str, Any] = {}
         try:
-            async for event in self._drive(plan, box):
-                self.note(event)
+            async for _ in self._drive(plan, box):  # its notices are noted by the driver
+                pass
         except BaseException as exc:
             self.turn_failed(mark, exc)
             raise
@@ -108,8 +108,8 @@ class AsyncSession(SessionCore):
     async def open(self, plan: Plan) -> None:
         """Run the session's opening plan (health, session start), keeping its notices."""
         try:
-            async for event in self._drive(plan, {}):
-                self.note(event)
+            async for _ in self._drive(plan, {}):  # its notices are noted by the driver
+                pass
         finally:
             plan.close()
 

@@ -86,7 +86,7 @@ class Session(SessionCore):
                 gen = self._drive(plan)
                 while True:
                     try:
-                        self.note(next(gen))
+                        next(gen)  # (noted by the driver)
                     except StopIteration as done:
                         summary: str = done.value
                         return summary
@@ -107,8 +107,8 @@ class Session(SessionCore):
     def open(self, plan: Plan) -> None:
         """Run the session's opening plan (health, session start), keeping its notices."""
         with closing(plan):
-            for event in self._drive(plan):
-                self.note(event)
+            for _ in self._drive(plan):  # its notices are noted by the driver
+                pass
 
     def end(self, reason: str = "exit") -> None:
         """End the session: the transcript to the daemon, exactly once, through the outbox."""

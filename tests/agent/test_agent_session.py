@@ -171,7 +171,7 @@ def test_a_daemon_that_is_down_costs_a_notice_not_the_chat(
     agent = Agent(model, daemon_url="http://127.0.0.1:9", env=agent_env, research=())
     with agent.session(project=str(tmp_path)) as chat:
         assert not chat.memory_online
-        assert chat.notices and chat.notices[0].startswith("memory offline:")
+        assert len(chat.notices) == 1 and chat.notices[0].startswith("memory offline:")
         out = chat.send("hello")
     assert out.content == "still here"
     outbox = Path(agent_env["XDG_STATE_HOME"], "signet-sdk", "outbox")
