@@ -97,3 +97,45 @@ def test_resume_on_another_machine_reads_the_daemons_transcript(
     else:
         assert "The release train leaves at 16:00." in first_request
         assert not notices, notices
+
+
+def test_signet_sdk_chat_two_sessions_on_the_real_daemon(
+    real_daemon: RealDaemon, agent_env: dict[str, str], tmp_path: Path
+) -> None:
+    """The command as a user runs it: session one stores a fact, session two is told it."""
+    import json
+    import subprocess
+    import sys
+
+    from signet_sdk.testing.fake_openai import FakeOpenAI
+
+    fact = _fact()
+    env = {k: v for k, v in agent_env.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
+    env.update(SIGNET_DAEMON_URL=real_daemon.url, OPENAI_API_KEY="x")
+    cli = str(Path(sys.executable).parent / "signet-sdk")
+    with FakeOpenAI() as model:
+        model.tool_script.append(("memory_store", {"content": fact}))
+        argv = [cli, "chat", "--provider", "openai", "--base-url", model.base_url, "-p"]
+        one = subprocess.run(
+            [*argv, f"Remember: {fact}"],
+            env=env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert one.returncode == 0, one.stderr
+        stored = [m for m in model.chat_bodies()[1]["messages"] if m["role"] == "tool"]
+        assert '"status":"saved"' in stored[0]["content"]
+        two = subprocess.run(
+            [*argv, "How does the billing service deploy?"],
+            env=env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert two.returncode == 0, two.stderr
+        first_of_two = model.chat_bodies()[2]
+    assert two.stdout == "Hello from the fake model.\n"
+    assert fact in json.dumps(first_of_two["messages"], ensure_ascii=False)
