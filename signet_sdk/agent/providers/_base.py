@@ -102,15 +102,12 @@ def resolve_settings(
     return ProviderSettings(model, base, key, extra, retry or DEFAULT_RETRY, needs_key)
 
 
-class SyncModelProvider:
-    """A :class:`~signet_sdk.agent.protocols.Provider` over one codec, on httpx.
+class _ProviderBase:
+    """What both kinds of provider share: settings, the codec, the name; ``_open`` the transport.
 
-    The key comes from ``api_key`` or the vendor's key variable, the server
-    from ``base_url`` or its base-URL variable, else the vendor's own;
-    ``env`` stands in for ``os.environ``. A missing key where one is needed
-    is a :class:`~signet_sdk.wire.errors.ConfigError` naming the variable.
-    ``http_client`` is an ``httpx.Client`` to share a pool (its owner closes
-    it); ``headers`` are added to every request.
+    ``http_client`` is the HTTP library's client to share a pool with (its
+    owner closes it): an ``httpx.Client`` for the sync providers, an
+    ``aiohttp.ClientSession`` or ``httpx.AsyncClient`` for the async ones.
     """
 
     vendor: ClassVar[Vendor]
@@ -123,7 +120,7 @@ class SyncModelProvider:
         base_url: str | None = None,
         env: Mapping[str, str] | None = None,
         retry: RetryPolicy | None = None,
-        http_client: HTTPClient | None = None,
+        http_client: HTTPClient | AsyncHTTPClient | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> None:
         self.settings = settings = resolve_settings(
@@ -136,7 +133,10 @@ class SyncModelProvider:
             headers=headers,
         )
         self.codec = self.vendor.codec(settings.base_url, settings.api_key, settings.headers)
-        self._transport = SyncTransport(self.codec.provider, settings.retry, http_client)
+        self._transport = self._open(http_client)
+
+    def _open(self, http_client: Any) -> Any:
+        raise NotImplementedError
 
     @property
     def id(self) -> str:
@@ -146,6 +146,26 @@ class SyncModelProvider:
     @property
     def model(self) -> str:
         return self.settings.model
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(model={self.model!r}, base_url={self.settings.base_url!r})"
+
+
+class SyncModelProvider(_ProviderBase):
+    """A :class:`~signet_sdk.agent.protocols.Provider` over one codec, on httpx.
+
+    The key comes from ``api_key`` or the vendor's key variable, the server
+    from ``base_url`` or its base-URL variable, else the vendor's own;
+    ``env`` stands in for ``os.environ``. A missing key where one is needed
+    is a :class:`~signet_sdk.wire.errors.ConfigError` naming the variable.
+    ``http_client`` is an ``httpx.Client`` to share a pool (its owner closes
+    it); ``headers`` are added to every request.
+    """
+
+    _transport: SyncTransport
+
+    def _open(self, http_client: Any) -> SyncTransport:
+        return SyncTransport(self.codec.provider, self.settings.retry, http_client)
 
     def complete(self, messages: Sequence[Message], options: CompletionOptions) -> CompletionResult:
         request = self.codec.request(self.settings.model, messages, options, False)
@@ -192,50 +212,18 @@ class SyncModelProvider:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(model={self.model!r}, base_url={self.settings.base_url!r})"
 
-
-class AsyncModelProvider:
+class AsyncModelProvider(_ProviderBase):
     """An :class:`~signet_sdk.agent.protocols.AsyncProvider` over one codec, on aiohttp.
 
     Settings as for :class:`SyncModelProvider`; ``http_client`` may be an
     ``aiohttp.ClientSession`` or an ``httpx.AsyncClient`` to share.
     """
 
-    vendor: ClassVar[Vendor]
+    _transport: AsyncTransport
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        env: Mapping[str, str] | None = None,
-        retry: RetryPolicy | None = None,
-        http_client: AsyncHTTPClient | None = None,
-        headers: Mapping[str, str] | None = None,
-    ) -> None:
-        self.settings = settings = resolve_settings(
-            self.vendor,
-            model,
-            api_key=api_key,
-            base_url=base_url,
-            env=env,
-            retry=retry,
-            headers=headers,
-        )
-        self.codec = self.vendor.codec(settings.base_url, settings.api_key, settings.headers)
-        self._transport = AsyncTransport(self.codec.provider, settings.retry, http_client)
-
-    @property
-    def id(self) -> str:
-        """``<provider>:<model>``, e.g. ``openai:gpt-5.4-mini``."""
-        return f"{self.codec.provider}:{self.settings.model}"
-
-    @property
-    def model(self) -> str:
-        return self.settings.model
+    def _open(self, http_client: Any) -> AsyncTransport:
+        return AsyncTransport(self.codec.provider, self.settings.retry, http_client)
 
     async def complete(
         self, messages: Sequence[Message], options: CompletionOptions
@@ -287,9 +275,6 @@ class AsyncModelProvider:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(model={self.model!r}, base_url={self.settings.base_url!r})"
 
 
 def twin_arguments(settings: ProviderSettings) -> dict[str, Any]:
