@@ -4,24 +4,32 @@ Runs every event of the command-hook harnesses (Claude Code and Codex:
 SessionStart, UserPromptSubmit, Stop, PreCompact, PostCompact, SubagentStart,
 SubagentStop, SessionEnd; Gemini CLI: SessionStart, BeforeAgent, AfterAgent,
 PreCompress, SessionEnd; Cursor: sessionStart, beforeSubmitPrompt, stop,
-preCompact, sessionEnd) exactly as the harness runs it: the installed
+preCompact, sessionEnd; Copilot CLI: sessionStart, userPromptSubmitted,
+agentStop, preCompact, subagentStart, subagentStop, sessionEnd; Qwen Code: the
+Claude Code events, run as Qwen Code runs them, with ``QWEN_PROJECT_DIR`` and
+``QWEN_CODE_LAUNCHER_PID`` set, so its session notes are kept) exactly as
+the harness runs it: the installed
 command ``<venv>/bin/signet-sdk hook <harness> <Event>`` with a realistic
 payload on stdin, against the dev daemon (``signet-sdk dev-daemon`` in its
 own process on 127.0.0.1), with a real transcript under a private Claude
 config directory, a Codex rollout (with a ``compacted`` line, which
 PostCompact reads) under a private CODEX_HOME and a Gemini chat file under
 the private HOME's ``.gemini`` (Gemini's AfterAgent and its ``auto``
-PreCompress, which fires before every model request, read it) and a Cursor
+PreCompress, which fires before every model request, read it), a Cursor
 agent transcript under the private HOME's ``.cursor`` (stop and sessionEnd
-send it). ``python -c pass`` with the same interpreter is the floor; each
-round runs the floor and every event once, interleaved, so all see the same
-machine load. After each round the
+send it) and a Copilot CLI ``events.jsonl`` under a private COPILOT_HOME
+(its main agent's hooks look there for a compaction's summary; agentStop
+and sessionEnd derive the conversation from it), and a Qwen Code session
+record under the private HOME's ``.qwen``. ``python -c pass`` with the
+same interpreter is the floor; each round runs the floor and every event
+once, interleaved, so all see the same machine load. After each round the
 bench waits for the detached sender that SessionEnd starts to finish, so it
 never competes with the next round.
 
 Budget: every event's median <= 3.0 x the floor's median.
 
-    python bench/bench_hooks.py [--runs 15] [--harness claude-code|codex|gemini|cursor ...]
+    python bench/bench_hooks.py [--runs 15]
+        [--harness claude-code|codex|gemini|cursor|copilot|qwen-code ...]
 
 Prints the command lines, the machine (cores, Python, load average before
 and after), then per event the median and p90 wall time, the ratio of the
@@ -48,15 +56,19 @@ from pathlib import Path
 
 from signet_adapter_claude_code import PLUGIN
 from signet_adapter_codex import PLUGIN as CODEX
+from signet_adapter_copilot import PLUGIN as COPILOT
 from signet_adapter_cursor import PLUGIN as CURSOR
 from signet_adapter_gemini import PLUGIN as GEMINI
+from signet_adapter_qwen_code import PLUGIN as QWEN
 
 BUDGET = 3.0
 EVENTS = tuple(PLUGIN.events)
 CODEX_EVENTS = tuple(CODEX.events)
 GEMINI_EVENTS = tuple(GEMINI.events)
 CURSOR_EVENTS = tuple(CURSOR.events)
-HARNESSES = ("claude-code", "codex", "gemini", "cursor")
+COPILOT_EVENTS = tuple(COPILOT.events)
+QWEN_EVENTS = tuple(QWEN.events)
+HARNESSES = ("claude-code", "codex", "gemini", "cursor", "copilot", "qwen-code")
 
 
 def _free_port() -> int:
@@ -174,6 +186,89 @@ def _cursor_payloads(
     return {e: {**base, "hook_event_name": e, **extra[e]} for e in CURSOR_EVENTS}
 
 
+def _copilot_payloads(session: str, events: Path, project: str) -> dict[str, dict[str, object]]:
+    """camelCase payloads as Copilot CLI 1.0.102 sends them, one timestamp per event."""
+    agent = {"agentName": "explore", "agentId": str(uuid.uuid4()), "parentAgentId": session}
+    extra: dict[str, dict[str, object]] = {
+        "sessionStart": {"source": "new", "initialPrompt": "Which migrations run first?"},
+        "userPromptSubmitted": {"prompt": "Which migrations run before the atlas release?"},
+        "agentStop": {"transcriptPath": str(events), "stopReason": "end_turn"},
+        "preCompact": {"transcriptPath": str(events), "trigger": "manual"},
+        "subagentStart": {"transcriptPath": str(events), **agent},
+        "subagentStop": {"transcriptPath": str(events), "stopReason": "end_turn", **agent},
+        "sessionEnd": {"reason": "complete"},
+    }
+    return {
+        e: {"sessionId": session, "timestamp": 1795645920000 + i, "cwd": project, **extra[e]}
+        for i, e in enumerate(COPILOT_EVENTS)
+    }
+
+
+def _qwen_payloads(session: str, record: Path, project: str) -> dict[str, dict[str, object]]:
+    """The payloads Qwen Code 0.24 sends (Claude Code's shape, with its own extra fields)."""
+    base = {
+        "session_id": session,
+        "transcript_path": str(record),
+        "cwd": project,
+        "timestamp": "2026-11-27T09:14:01.512Z",
+        "permission_mode": "default",
+    }
+    prompt = "Which migrations run before the atlas release?"
+    extra: dict[str, dict[str, object]] = {
+        "SessionStart": {"source": "startup", "model": "qwen3-coder-plus"},
+        "UserPromptSubmit": {"prompt": prompt, "submitted_prompt": prompt},
+        "Stop": {"stop_hook_active": False, "last_assistant_message": "Done."},
+        "PreCompact": {"trigger": "manual", "custom_instructions": ""},
+        "PostCompact": {"trigger": "manual", "compact_summary": "Atlas: migrations first."},
+        "SubagentStart": {"agent_id": "agent-7", "agent_type": "Explore"},
+        "SubagentStop": {"agent_id": "agent-7", "agent_type": "Explore", "stop_hook_active": False},
+        "SessionEnd": {"reason": "prompt_input_exit"},
+    }
+    return {e: {**base, "hook_event_name": e, **extra[e]} for e in QWEN_EVENTS}
+
+
+def _write_qwen_record(path: Path, turns: int = 40) -> None:
+    """A session record as Qwen Code writes it (JSON lines: the message as role and parts)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for i in range(turns):
+        for kind, role in (("user", "user"), ("assistant", "model")):
+            text = f"{kind} turn {i}: atlas migrations, release checklist item {i}"
+            message = {"role": role, "parts": [{"text": text}]}
+            lines.append(json.dumps({"sessionId": path.stem, "type": kind, "message": message}))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _write_copilot_events(
+    path: Path, payloads: dict[str, dict[str, object]], turns: int = 40
+) -> None:
+    """An events.jsonl as Copilot CLI writes it: its system prompt, 40 turns (hooks,
+    messages, usage), then each benched event's own ``hook.start`` line, as Copilot
+    writes it before the hook runs."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+
+    def event(kind: str, data: dict[str, object]) -> dict[str, object]:
+        return {"type": kind, "data": data, "id": str(uuid.uuid4()), "parentId": None}
+
+    lines = [
+        event("session.start", {"sessionId": path.parent.name, "copilotVersion": "1.0.102"}),
+        event("system.message", {"role": "system", "content": "You are Copilot. " * 1300}),
+    ]
+    for i in range(turns):
+        text = f"turn {i}: atlas migrations, release checklist item {i}"
+        lines += [
+            event("hook.start", {"hookType": "userPromptSubmitted", "input": {"prompt": text}}),
+            event("user.message", {"content": text, "transformedContent": f"<x>{text}</x>"}),
+            event("assistant.turn_start", {"turnId": str(i)}),
+            event("session.usage_record", {"usage": {"inputTokens": 1000 + i, "cost": 0.0}}),
+            event("assistant.message", {"content": f"answer {text}", "toolRequests": []}),
+            event("assistant.turn_end", {"turnId": str(i)}),
+            event("hook.start", {"hookType": "agentStop", "input": {"stopReason": "end_turn"}}),
+        ]
+    lines += [event("hook.start", {"hookType": e, "input": p}) for e, p in payloads.items()]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+
+
 def _write_cursor_transcript(path: Path, turns: int = 40) -> None:
     """A transcript as Cursor's agent writes it (JSON lines of role and text content)."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -270,6 +365,8 @@ def main(argv: list[str] | None = None) -> int:
     codex_hook = [str(Path(python).parent / "signet-sdk"), "hook", "codex"]
     gemini_hook = [str(Path(python).parent / "signet-sdk"), "hook", "gemini"]
     cursor_hook = [str(Path(python).parent / "signet-sdk"), "hook", "cursor"]
+    copilot_hook = [str(Path(python).parent / "signet-sdk"), "hook", "copilot"]
+    qwen_hook = [str(Path(python).parent / "signet-sdk"), "hook", "qwen-code"]
     work = Path(tempfile.mkdtemp(prefix="signet-bench-hooks-"))
     port = _free_port()
     daemon_argv = [
@@ -305,6 +402,10 @@ def main(argv: list[str] | None = None) -> int:
             "XDG_STATE_HOME": str(work / "state"),
             "SIGNET_DAEMON_URL": f"http://127.0.0.1:{port}",
             "CODEX_HOME": str(work / ".codex"),
+            "COPILOT_HOME": str(work / ".copilot"),
+            # What Qwen Code gives its hooks; this process stands in for Qwen Code's.
+            "QWEN_PROJECT_DIR": "/srv/atlas",
+            "QWEN_CODE_LAUNCHER_PID": str(os.getpid()),
         }
         rollout = work / ".codex" / "sessions" / "2026" / "11" / "24" / f"rollout-{session}.jsonl"
         _write_rollout(rollout)
@@ -318,6 +419,14 @@ def main(argv: list[str] | None = None) -> int:
         ) / f"{conversation}.jsonl"
         _write_cursor_transcript(cursor_transcript)
         cursor_payloads = _cursor_payloads(conversation, cursor_transcript, "/srv/atlas")
+        copilot_session = str(uuid.uuid4())
+        copilot_events = work / ".copilot" / "session-state" / copilot_session / "events.jsonl"
+        copilot_payloads = _copilot_payloads(copilot_session, copilot_events, "/srv/atlas")
+        _write_copilot_events(copilot_events, copilot_payloads)
+        qwen_session = str(uuid.uuid4())
+        qwen_record = work / ".qwen" / "projects" / "-srv-atlas" / "chats" / f"{qwen_session}.jsonl"
+        _write_qwen_record(qwen_record)
+        qwen_payloads = _qwen_payloads(qwen_session, qwen_record, "/srv/atlas")
         runs: list[tuple[str, list[str], bytes]] = []
         if "claude-code" in chosen:
             runs += [(f"hook claude-code {e}", [*hook, e], json.dumps(p).encode())
@@ -331,6 +440,12 @@ def main(argv: list[str] | None = None) -> int:
         if "cursor" in chosen:
             runs += [(f"hook cursor {e}", [*cursor_hook, e], json.dumps(p).encode())
                      for e, p in cursor_payloads.items()]  # fmt: skip
+        if "copilot" in chosen:
+            runs += [(f"hook copilot {e}", [*copilot_hook, e], json.dumps(p).encode())
+                     for e, p in copilot_payloads.items()]  # fmt: skip
+        if "qwen-code" in chosen:
+            runs += [(f"hook qwen-code {e}", [*qwen_hook, e], json.dumps(p).encode())
+                     for e, p in qwen_payloads.items()]  # fmt: skip
         for _, argv, data in runs:  # warm the page cache and the daemon once
             _run(argv, data, env)
         _wait_outbox_empty(work / "state")
@@ -340,6 +455,8 @@ def main(argv: list[str] | None = None) -> int:
             for name, argv, data in runs:
                 times[name].append(_run(argv, data, env))
             _wait_outbox_empty(work / "state")
+            # Qwen Code's PostCompact sends a summary once: each round's is a new one.
+            shutil.rmtree(work / "state" / "signet-sdk" / "qwen-code-compactions", True)
     finally:
         daemon.terminate()
         daemon.wait(timeout=15)
@@ -351,6 +468,8 @@ def main(argv: list[str] | None = None) -> int:
         "codex": codex_hook,
         "gemini": gemini_hook,
         "cursor": cursor_hook,
+        "copilot": copilot_hook,
+        "qwen-code": qwen_hook,
     }
     shown = [f"{shlex.join(commands[h])} <Event>" for h in HARNESSES if h in chosen]
     print(f"hooks:   {', '.join(shown)}")

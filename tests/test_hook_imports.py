@@ -30,6 +30,7 @@ import pytest
 from fault_support import hook_env, sender_idle
 from signet_adapter_claude_code import PLUGIN
 from signet_adapter_codex import PLUGIN as CODEX
+from signet_adapter_copilot import PLUGIN as COPILOT
 from signet_adapter_cursor import PLUGIN as CURSOR
 from signet_adapter_gemini import PLUGIN as GEMINI
 
@@ -207,17 +208,48 @@ CURSOR_EXPECTED: dict[str, tuple[set[str], set[str]]] = {
     "preCompact": (CURSOR_CORE | SEND, CORE_STDLIB | SEND_STDLIB),
     "sessionEnd": (CURSOR_CORE | OUTBOX | CURSOR_PATHS, CORE_STDLIB | OUTBOX_STDLIB),
 }
+#: Copilot CLI: the same core, its translator; the main agent's hooks look at the session's
+#: events.jsonl (``_session`` and what it reads and keeps) for a compaction's summary, and
+#: agentStop and sessionEnd for the conversation too. Nothing to report here.
+COPILOT_CORE = {m for m in CORE if not m.startswith("signet_adapter")} | {
+    "signet_adapter_copilot",
+    "signet_adapter_copilot._translate",
+}
+COPILOT_LOOK = {
+    "signet_adapter_copilot._events",
+    "signet_adapter_copilot._paths",
+    "signet_adapter_copilot._session",
+    "signet_adapter_copilot._state",
+    "signet_sdk.runtime.files",
+}
+COPILOT_EXPECTED: dict[str, tuple[set[str], set[str]]] = {
+    "sessionStart": (
+        COPILOT_CORE | SEND | OUTBOX | COPILOT_LOOK,
+        CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB,
+    ),
+    "userPromptSubmitted": (COPILOT_CORE | SEND | COPILOT_LOOK, CORE_STDLIB | SEND_STDLIB),
+    "agentStop": (
+        COPILOT_CORE | SEND | OUTBOX | COPILOT_LOOK,
+        CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB,
+    ),
+    "preCompact": (COPILOT_CORE | SEND | COPILOT_LOOK, CORE_STDLIB | SEND_STDLIB),
+    "subagentStart": (COPILOT_CORE | SEND, CORE_STDLIB | SEND_STDLIB),
+    "subagentStop": (COPILOT_CORE, CORE_STDLIB),  # no daemon call at all
+    "sessionEnd": (COPILOT_CORE | OUTBOX | COPILOT_LOOK, CORE_STDLIB | OUTBOX_STDLIB),
+}
 EXPECTED_BY_HARNESS = {
     "claude-code": EXPECTED,
     "codex": CODEX_EXPECTED,
     "gemini": GEMINI_EXPECTED,
     "cursor": CURSOR_EXPECTED,
+    "copilot": COPILOT_EXPECTED,
 }
 CASES = (
     [("claude-code", e) for e in EVENTS]
     + [("codex", e) for e in CODEX.events]
     + [("gemini", e) for e in GEMINI.events]
     + [("cursor", e) for e in CURSOR.events]
+    + [("copilot", e) for e in COPILOT.events]
 )
 
 #: Writes ``sys.modules`` at exit to the file named by argv[1]. argv[2] names the event
@@ -246,6 +278,7 @@ def _env(tmp_path: Path, url: str, **extra: str) -> dict[str, str]:
         CLAUDE_CONFIG_DIR=str(tmp_path / "claude"),
         CODEX_HOME=str(tmp_path / "codex"),
         GEMINI_CLI_HOME=str(tmp_path / "gemini"),
+        COPILOT_HOME=str(tmp_path / "copilot"),
         SIGNET_DAEMON_URL=url,
         **{"SIGNET_OUTBOX_FLUSH_SECONDS": "5", **extra},  # extra may override it
     )
@@ -380,8 +413,48 @@ def _cursor_transcript(tmp_path: Path) -> Path:
     )
 
 
+#: Copilot CLI's camelCase payload fields per event, beyond sessionId, timestamp and cwd.
+COPILOT_FIELDS: dict[str, dict[str, object]] = {
+    "sessionStart": {"source": "new", "initialPrompt": "what runs before the release?"},
+    "userPromptSubmitted": {"prompt": "what runs before the release?"},
+    "agentStop": {"stopReason": "end_turn", "stop_hook_active": False},
+    "preCompact": {"trigger": "manual", "customInstructions": ""},
+    "subagentStart": {"agentName": "explore", "agentId": "a-1", "parentAgentId": "imports-1"},
+    "subagentStop": {"agentName": "explore", "agentId": "a-1", "parentAgentId": "imports-1"},
+    "sessionEnd": {"reason": "complete"},
+}
+
+
+def _copilot_input(event: str, tmp_path: Path) -> str:
+    """A Copilot payload, and the session's events.jsonl with every event's ``hook.start``
+    already written (so agentStop and sessionEnd do not wait for Copilot to write it)."""
+    events = tmp_path / "copilot" / "session-state" / "imports-1" / "events.jsonl"
+
+    def payload(name: str) -> dict[str, object]:
+        stamp = 1795645920000 + list(COPILOT_FIELDS).index(name)
+        body = {"sessionId": "imports-1", "timestamp": stamp, "cwd": "/srv/atlas"}
+        if name in ("agentStop", "preCompact", "subagentStart", "subagentStop"):
+            body["transcriptPath"] = str(events)
+        return {**body, **COPILOT_FIELDS[name]}
+
+    write_jsonl(
+        events,
+        [
+            {"type": "user.message", "data": {"content": "what runs before the release?"}},
+            {"type": "assistant.message", "data": {"content": "migrations first"}},
+        ]
+        + [
+            {"type": "hook.start", "data": {"hookType": name, "input": payload(name)}}
+            for name in COPILOT_FIELDS
+        ],
+    )
+    return json.dumps(payload(event))
+
+
 def _input(harness: str, event: str, tmp_path: Path) -> str:
     """The hook payload of ``event`` for ``harness``, its transcript written under ``tmp_path``."""
+    if harness == "copilot":
+        return _copilot_input(event, tmp_path)
     if harness == "codex":
         transcript, common = _rollout(tmp_path), {"model": "gpt-5.5"}
     elif harness == "gemini":

@@ -1,0 +1,316 @@
+"""``signet-sdk install copilot`` / ``uninstall``: our hook file and MCP server for Copilot CLI.
+
+Copilot CLI loads every ``*.json`` hook file in ``$COPILOT_HOME/hooks``
+(``~/.copilot/hooks``) and, for a folder the user trusted, in the
+repository's ``.github/hooks``; each file is ``{"version": 1, "hooks":
+{<event>: [{"type": "command", "bash": ..., "timeoutSec": <s>}]}}``
+(docs.github.com, "GitHub Copilot CLI hooks reference"). The installer
+writes and changes two files, nothing else:
+
+* our own hook file, ``signet-sdk.json``, in ``$COPILOT_HOME/hooks`` (or, with
+  ``--project DIR``, in ``DIR/.github/hooks``: Copilot loads it only once
+  the folder is trusted, in ``-p`` mode too). It registers
+  ``<signet-sdk> hook copilot <event>`` for every event but subagentStop
+  (which sends nothing); a handler of the user's put into that file stays.
+  Our handler is recognised by its command, so a reinstall from another
+  environment updates it in place. ``timeoutSec`` is the hook's own deadline
+  plus 2 s, so Copilot never stops a hook still within it;
+* ``$COPILOT_HOME/mcp-config.json``: our MCP server ``signet`` (``signet-sdk
+  mcp``) under ``mcpServers``, inserted as text so every other server and
+  byte stays (``--no-mcp`` skips it). The MCP server is the user's with
+  ``--project`` too: project MCP files load in ``-p`` mode only on request.
+
+A second run changes nothing. Before the first change, each file's original
+bytes (or its absence) are kept beside it as ``<file>.signet-sdk-orig``;
+``uninstall`` removes what we added and, when the rest is what it was, puts
+those exact bytes back (or removes a file we created). ``--dry-run`` prints
+the diffs. A file that cannot be parsed is reported with its path (exit 1),
+untouched.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from signet_sdk.installing import cli
+from signet_sdk.installing import json5edit as j5
+from signet_sdk.installing.command import put_ours, runs_sdk, sdk_command, sdk_shell_command
+from signet_sdk.installing.files import InstallError, read_text, replace_text
+
+from ._mcp import add_server, mcp_entry, remove_server
+from ._paths import copilot_home
+
+__all__ = ["HOOK_FILE", "hook_command", "hook_timeouts", "main", "merge_hooks", "unmerge_hooks"]
+
+#: The hook file we own, in Copilot's hooks folder.
+HOOK_FILE = "signet-sdk.json"
+_MCP_FILE = "mcp-config.json"
+#: Seconds Copilot waits beyond the hook's own deadline before stopping it.
+_MARGIN = 2
+_HOOK_ARGS = ("hook", "copilot")
+_ORIG = ".signet-sdk-orig"
+_ABSENT = "\x00absent\n"
+
+
+def hook_timeouts(env: Mapping[str, str] | None = None) -> dict[str, int]:
+    """Copilot's ``timeoutSec`` per registered event."""
+    from signet_sdk.installing.command import hook_timeouts as sdk_timeouts
+
+    from . import PLUGIN
+
+    timeouts = sdk_timeouts(env)
+    out: dict[str, int] = {}
+    for name, spec in PLUGIN.events.items():
+        if name == "subagentStop":
+            continue  # sends nothing; not registered
+        out[name] = math.ceil(timeouts.for_class(spec.timeout_class) or 10.0) + _MARGIN
+    return out
+
+
+def hook_command(python: str | None = None) -> str:
+    """The command Copilot runs: an absolute ``signet-sdk`` (or ``python -m signet_sdk``)."""
+    return sdk_shell_command(_HOOK_ARGS, python)
+
+
+def is_ours(handler: Any) -> bool:
+    """Whether a handler entry is one this installer wrote (from any environment)."""
+    return isinstance(handler, dict) and runs_sdk({"command": handler.get("bash")}, _HOOK_ARGS)
+
+
+def _check(data: Any, path: Path) -> dict[str, Any]:
+    """``data`` when it has a hook file's shape; else an ``InstallError`` naming the key."""
+    if not isinstance(data, dict):
+        raise InstallError(f"{path}: expected a JSON object at the top level")
+    hooks = data.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise InstallError(f"{path}: 'hooks' must be an object, got {type(hooks).__name__}")
+    for event, handlers in hooks.items():
+        if not isinstance(handlers, list):
+            raise InstallError(f"{path}: hooks.{event} must be a list of hooks")
+    return data
+
+
+def merge_hooks(
+    data: Mapping[str, Any], command: str, timeouts: Mapping[str, int]
+) -> dict[str, Any]:
+    """``data`` with exactly one handler of ours per event; every other handler as it was."""
+    out: dict[str, Any] = json.loads(json.dumps(data))
+    out.setdefault("version", 1)
+    hooks = out.setdefault("hooks", {})
+    for event in list(hooks):
+        if event not in timeouts:  # an event we no longer register
+            hooks[event] = [h for h in hooks[event] if not is_ours(h)]
+            if not hooks[event]:
+                del hooks[event]
+    for event, seconds in timeouts.items():
+        wanted = {"type": "command", "bash": f"{command} {event}", "timeoutSec": seconds}
+        handlers, placed = put_ours(hooks.get(event, []), wanted, False, is_ours)
+        hooks[event] = handlers if placed else [*handlers, wanted]
+    return out
+
+
+def unmerge_hooks(data: Mapping[str, Any]) -> dict[str, Any]:
+    """``data`` without our handlers, and without the events only they filled."""
+    out: dict[str, Any] = json.loads(json.dumps(data))
+    hooks = out.get("hooks")
+    if isinstance(hooks, dict):
+        for event in list(hooks):
+            kept = [h for h in hooks[event] if not is_ours(h)]
+            if kept:
+                hooks[event] = kept
+            else:
+                del hooks[event]
+    return out
+
+
+def _load_hooks(path: Path, text: str | None) -> dict[str, Any]:
+    if text is None or not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InstallError(
+            f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from None
+    return _check(data, path)
+
+
+def _hooks_normal(data: dict[str, Any]) -> dict[str, Any]:
+    """A hook file's content with what holds nothing left out: an empty file is no file."""
+    out = {k: v for k, v in data.items() if k != "hooks"}
+    hooks = {k: v for k, v in (data.get("hooks") or {}).items() if v}
+    if hooks:
+        out["hooks"] = hooks
+    elif out.get("version") == 1:
+        del out["version"]
+    return out
+
+
+def _render(data: Mapping[str, Any]) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def _orig(path: Path) -> Path:
+    return path.with_name(path.name + _ORIG)
+
+
+def _saved(path: Path) -> tuple[bool, str | None]:
+    """Whether an original was kept for ``path``, and its text (None: the file was absent)."""
+    saved = read_text(_orig(path))
+    if saved is None:
+        return False, None
+    return True, None if saved.startswith(_ABSENT) else saved
+
+
+def _absent(path: Path) -> str:
+    """The record of a file that was not there, with the folders the install will create."""
+    created: list[str] = []
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        created.append(str(folder))
+        folder = folder.parent
+    return _ABSENT + "".join(f"{c}\n" for c in created)
+
+
+def _created_folders(path: Path) -> list[Path]:
+    """The folders the install created for ``path``, deepest first."""
+    saved = read_text(_orig(path)) or ""
+    if not saved.startswith(_ABSENT):
+        return []
+    return [Path(line) for line in saved[len(_ABSENT) :].splitlines() if line]
+
+
+def _restored(path: Path, text: str | None, normal: Callable[[str | None], Any]) -> str | None:
+    """After uninstall: the original bytes when the rest is unchanged from them, else ``text``."""
+    kept, original = _saved(path)
+    if not kept:
+        return text
+    return original if normal(original) == normal(text) else text
+
+
+def _hook_changes(verb: str, path: Path, command: str, env: Mapping[str, str]) -> cli.Change:
+    text = read_text(path)
+    data = _load_hooks(path, text)
+    if verb == "install":
+        merged = merge_hooks(data, command, hook_timeouts(env))
+        after: str | None = text if text is not None and data == merged else _render(merged)
+        return cli.Change(path, text, after, "hooks")
+    left = unmerge_hooks(data)
+    if left == data:
+        return cli.Change(path, text, text, "hooks")
+
+    def normal(t: str | None) -> Any:
+        return _hooks_normal(_load_hooks(path, t))
+
+    after = None if not _hooks_normal(left) else _render(left)
+    after = _restored(path, after, normal)
+    return cli.Change(path, text, after, "hooks")
+
+
+def _mcp_change(verb: str, path: Path, python: str | None) -> cli.Change:
+    text = read_text(path)
+    what = "memory tools (MCP server)"
+    if verb == "install":
+        return cli.Change(path, text, add_server(path, text, mcp_entry(sdk_command(python))), what)
+    kept, original = _saved(path)
+    # A ``mcpServers`` our install created goes with our server (if nothing joined it).
+    created = kept and "mcpServers" not in _mcp_normal(original)
+    after = remove_server(path, text, drop_empty=created)
+    if after == text:
+        return cli.Change(path, text, text, what)
+    return cli.Change(path, text, _restored(path, after, _mcp_normal), what)
+
+
+def _mcp_normal(text: str | None) -> dict[str, Any]:
+    """An MCP config's content with an empty ``mcpServers`` left out: ``{}`` is no file."""
+    if text is None or not text.strip():
+        return {}
+    try:
+        data = j5.plain(j5.parse(text))
+    except j5.Json5Error:
+        return {"unreadable": text}
+    if not isinstance(data, dict):
+        return {"unreadable": text}
+    return {k: v for k, v in data.items() if not (k == "mcpServers" and not v)}
+
+
+def _write(change: cli.Change, verb: str, record: str) -> None:
+    """Keep the first original (``record``) beside the file, then replace it atomically
+    (``after`` None removes it, and the folders its install created, once empty)."""
+    path, orig = change.path, _orig(change.path)
+    if verb == "install" and not orig.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        replace_text(orig, record, 0o600)  # it may hold the user's secrets, as the file does
+    if change.after is not None:
+        replace_text(path, change.after, 0o600)
+        if verb == "uninstall":
+            orig.unlink(missing_ok=True)
+        return
+    folders = _created_folders(path)
+    path.unlink(missing_ok=True)
+    orig.unlink(missing_ok=True)
+    for folder in folders:  # deepest first; one the user has put something in stays
+        try:
+            folder.rmdir()
+        except OSError:
+            break
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``main(["install" | "uninstall", *options])``; 0 on success, 1 on a bad file, 2 on usage."""
+    parser = cli.parser(
+        "copilot",
+        "Write Signet's GitHub Copilot CLI hook file and register its memory tools "
+        "(MCP server 'signet') in ~/.copilot/mcp-config.json, or remove them.",
+        [cli.Option("--project", f"write DIR/.github/hooks/{HOOK_FILE} instead", "DIR")],
+        [cli.Option("--no-mcp", "do not register the memory tools' MCP server")],
+        dry_run="print the diffs, write nothing",
+        python="interpreter whose hook command to register",
+    )
+    opts = cli.parse(parser, argv)
+    if isinstance(opts, int):
+        return opts
+    env = dict(os.environ)
+    home = Path(copilot_home(env)).expanduser().absolute()
+    if opts.project:
+        folder = Path(opts.project).expanduser().absolute() / ".github" / "hooks"
+    else:
+        folder = home / "hooks"
+    verb = opts.verb
+    try:
+        changes = [_hook_changes(verb, folder / HOOK_FILE, hook_command(opts.python), env)]
+        if not opts.no_mcp:
+            changes.append(_mcp_change(verb, home / _MCP_FILE, opts.python))
+    except InstallError as exc:
+        sys.stderr.write(f"signet-sdk {verb} copilot: {exc}\nNo file was changed.\n")
+        return 1
+    done = "installed into" if verb == "install" else "removed from"
+    # What each file was, taken before any is written: the folders each one's install creates.
+    records = {c.path: _absent(c.path) if c.before is None else c.before for c in changes}
+
+    def write(change: cli.Change) -> str:
+        _write(change, verb, records[change.path])
+        where = change.path if change.after is not None else f"{change.path} (file removed)"
+        return f"Signet {change.what} {done} {where}\n"
+
+    wrote = cli.apply("copilot", verb, changes, opts.dry_run, write)
+    if wrote is None:
+        return 1
+    if wrote and verb == "install":
+        sys.stdout.write("Copilot CLI reads hooks when a session starts: restart running ones.\n")
+        if opts.project:
+            sys.stdout.write(
+                f"Copilot CLI loads {folder} only in a folder you trust (its folder-trust "
+                "prompt, or trustedFolders in ~/.copilot/config.json), in -p mode too.\n"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
