@@ -15,6 +15,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any, Self
 
+from signet_sdk.agent.context import StreamScrubber, scrub
 from signet_sdk.agent.events import AgentEvent, AgentOutput
 from signet_sdk.agent.plan import (
     Emit,
@@ -193,22 +194,25 @@ class AsyncSession(SessionCore):
     async def _generate(self, generate: Generate, got: dict[str, Any]) -> AsyncIterator[AgentEvent]:
         if not self.streaming:
             result = await self.provider.complete(generate.messages, generate.options)
-            if result.content:
-                yield AgentEvent("text", result.content)
+            if shown := scrub(result.content):
+                yield AgentEvent("text", shown)
             got["result"] = result
             return
         final: CompletionResult | None = None
+        scrubber = StreamScrubber()
         chunks = self.provider.stream(generate.messages, generate.options)
         try:
             async for chunk in chunks:
-                if chunk.type == "text" and chunk.text:
-                    yield AgentEvent("text", chunk.text)
+                if chunk.type == "text" and (shown := scrubber.feed(chunk.text)):
+                    yield AgentEvent("text", shown)
                 elif chunk.type == "done":
                     final = chunk.result
         finally:
             aclose = getattr(chunks, "aclose", None)
             if aclose is not None:
                 await aclose()
+        if tail := scrubber.end():
+            yield AgentEvent("text", tail)
         if final is None:
             raise incomplete(self.provider.id)
         got["result"] = final

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from signet_sdk.agent.types import ToolResult
 
-__all__ = ["FENCE_TAG", "compose_turn", "fence", "scrub", "system_prompt"]
+__all__ = ["FENCE_TAG", "StreamScrubber", "compose_turn", "fence", "scrub", "system_prompt"]
 
 FENCE_TAG = "signet-memory"
 _CLOSE = f"</{FENCE_TAG}"
@@ -40,6 +40,60 @@ def scrub(text: str) -> str:
     if FENCE_TAG not in text:
         return text
     return _FENCE_RE.sub("", text).strip()
+
+
+class StreamScrubber:
+    """:func:`scrub` for text that arrives in pieces: fences never reach the screen.
+
+    Text that could be the start of a fence is held back until the next
+    piece shows whether it is one; everything inside a fence is dropped.
+    ``end()`` gives what was held back when the stream is over.
+    """
+
+    _OPEN = f"<{FENCE_TAG}"
+    _CLOSE = f"</{FENCE_TAG}>"
+
+    def __init__(self) -> None:
+        self._held = ""
+        self._inside = False
+
+    def feed(self, text: str) -> str:
+        held = self._held + text
+        out: list[str] = []
+        while held:
+            if self._inside:
+                end = held.find(self._CLOSE)
+                if end < 0:  # keep only what could be the start of the closing tag
+                    held = held[-(len(self._CLOSE) - 1) :]
+                    break
+                held = held[end + len(self._CLOSE) :].lstrip()
+                self._inside = False
+                continue
+            start = held.find(self._OPEN)
+            if start >= 0:
+                out.append(held[:start])
+                held = held[start:]
+                self._inside = True
+                continue
+            keep = _partial_prefix(held, self._OPEN)
+            out.append(held[: len(held) - keep])
+            held = held[len(held) - keep :]
+            break
+        self._held = held
+        return "".join(out)
+
+    def end(self) -> str:
+        """What was held back, unless it was inside a fence that never closed."""
+        rest, self._held = ("" if self._inside else self._held), ""
+        return rest
+
+
+def _partial_prefix(text: str, tag: str) -> int:
+    """The length of the longest end of ``text`` that begins ``tag``."""
+    for size in range(min(len(text), len(tag) - 1), 0, -1):
+        if tag.startswith(text[-size:]):
+            return size
+    return 0
 
 
 def system_prompt(instructions: str, stable: str | None) -> str:

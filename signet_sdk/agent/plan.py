@@ -242,9 +242,7 @@ def turn_plan(state: SessionState, text: str) -> Plan:
             state.history.append(Message("user", tool_results=got))
             if model_calls >= state.limits.max_model_calls:
                 stop = "max_model_calls"
-                notices.append(
-                    f"turn stopped after {model_calls} model calls (limit {model_calls})"
-                )
+                notices.append(f"turn stopped after {model_calls} model calls (the limit)")
                 yield Emit(AgentEvent("notice", notices[-1]))
                 break
             continue

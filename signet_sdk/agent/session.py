@@ -15,6 +15,7 @@ from collections.abc import Generator, Iterator
 from contextlib import closing
 from typing import TYPE_CHECKING, Any, Self
 
+from signet_sdk.agent.context import StreamScrubber, scrub
 from signet_sdk.agent.events import AgentEvent, AgentOutput
 from signet_sdk.agent.plan import (
     Emit,
@@ -171,16 +172,19 @@ class Session(SessionCore):
     def _generate(self, generate: Generate) -> Generator[AgentEvent, None, CompletionResult]:
         if not self.streaming:
             result = self.provider.complete(generate.messages, generate.options)
-            if result.content:
-                yield AgentEvent("text", result.content)
+            if shown := scrub(result.content):
+                yield AgentEvent("text", shown)
             return result
         final: CompletionResult | None = None
+        scrubber = StreamScrubber()
         with closing(self.provider.stream(generate.messages, generate.options)) as chunks:  # type: ignore[type-var]
             for chunk in chunks:
-                if chunk.type == "text" and chunk.text:
-                    yield AgentEvent("text", chunk.text)
+                if chunk.type == "text" and (shown := scrubber.feed(chunk.text)):
+                    yield AgentEvent("text", shown)
                 elif chunk.type == "done":
                     final = chunk.result
+        if tail := scrubber.end():
+            yield AgentEvent("text", tail)
         if final is None:
             raise incomplete(self.provider.id)
         return final
