@@ -77,10 +77,6 @@ def test_the_stream_scrubber_shows_what_scrub_shows_however_the_text_is_split(
     shown = "".join(scrubber.feed(p) for p in pieces) + scrubber.end()
     whole = StreamScrubber()
     assert shown == whole.feed(answer) + whole.end()  # the split never matters
-    assert (
-        f"<{FENCE_TAG}" not in shown
-        or f"</{FENCE_TAG}>" not in answer[answer.find(f"<{FENCE_TAG}") :]
-    )
     if f"<{FENCE_TAG}" not in answer:
         assert shown == answer  # text without a fence passes through untouched
 
