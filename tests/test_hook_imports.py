@@ -6,7 +6,10 @@ script's entry function) against
 the mock daemon on 127.0.0.1, with a real transcript. A tiny wrapper records
 ``sys.modules`` at exit; what the bare interpreter loads on its own (the same
 wrapper without the hook) is subtracted, and the rest must equal the pinned
-list of the event exactly, the standard library included. The installed
+list of the event exactly, the standard library included. (Qwen Code's events run
+with ``QWEN_PROJECT_DIR`` set, as Qwen Code runs them: its session notes and summary
+claims are on their path. Kimi Code's run with its session folder under
+``KIMI_CODE_HOME``, as Kimi keeps it.) The installed
 console script itself is run under ``-X importtime`` as well, and a write the
 daemon refused (queued, then a detached sender) is checked too.
 
@@ -33,6 +36,8 @@ from signet_adapter_codex import PLUGIN as CODEX
 from signet_adapter_copilot import PLUGIN as COPILOT
 from signet_adapter_cursor import PLUGIN as CURSOR
 from signet_adapter_gemini import PLUGIN as GEMINI
+from signet_adapter_kimi import PLUGIN as KIMI
+from signet_adapter_qwen_code import PLUGIN as QWEN
 
 from signet_sdk.testing import write_jsonl
 from signet_sdk.testing.mock_daemon import MockDaemon
@@ -237,12 +242,73 @@ COPILOT_EXPECTED: dict[str, tuple[set[str], set[str]]] = {
     "subagentStop": (COPILOT_CORE, CORE_STDLIB),  # no daemon call at all
     "sessionEnd": (COPILOT_CORE | OUTBOX | COPILOT_LOOK, CORE_STDLIB | OUTBOX_STDLIB),
 }
+#: Qwen Code: the same core, its translator; SessionStart, Stop and SessionEnd keep the
+#: notes (``_sessions``) by which a later start ends a session no SessionEnd closed, and
+#: PostCompact claims its summary (``_once``, by a digest) before its write.
+QWEN_CORE = {m for m in CORE if not m.startswith("signet_adapter")} | {
+    "signet_adapter_qwen_code",
+    "signet_adapter_qwen_code._translate",
+}
+QWEN_NOTES = {"signet_adapter_qwen_code._sessions", "signet_sdk.runtime.files"}
+QWEN_TRANSCRIPT = {"signet_adapter_qwen_code._paths"}
+QWEN_EXPECTED: dict[str, tuple[set[str], set[str]]] = {
+    "SessionStart": (
+        QWEN_CORE | SEND | OUTBOX | QWEN_NOTES,
+        CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB | {"time"},
+    ),
+    "UserPromptSubmit": (QWEN_CORE | SEND, CORE_STDLIB | SEND_STDLIB),
+    "Stop": (
+        QWEN_CORE | SEND | OUTBOX | QWEN_NOTES | QWEN_TRANSCRIPT,
+        CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB | {"time"},
+    ),
+    "PreCompact": (QWEN_CORE | SEND, CORE_STDLIB | SEND_STDLIB),
+    "PostCompact": (
+        QWEN_CORE | SEND | OUTBOX | QWEN_TRANSCRIPT | {"signet_adapter_qwen_code._once"},
+        CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB | {"hashlib", "time"},
+    ),
+    "SubagentStart": (QWEN_CORE | SEND, CORE_STDLIB | SEND_STDLIB),
+    "SubagentStop": (QWEN_CORE, CORE_STDLIB),  # no daemon call at all
+    "SessionEnd": (
+        QWEN_CORE | OUTBOX | QWEN_NOTES | QWEN_TRANSCRIPT,
+        CORE_STDLIB | OUTBOX_STDLIB | {"time"},
+    ),
+}
+#: Kimi Code: the same core, its translator and the file work behind it (``_session`` and
+#: what it reads and keeps: the held start context, the process records, the claims);
+#: Stop, PostCompact and SessionEnd read the session's wire.jsonl (``_wire``).
+KIMI_CORE = {m for m in CORE if not m.startswith("signet_adapter")} | {
+    "signet_adapter_kimi",
+    "signet_adapter_kimi._paths",
+    "signet_adapter_kimi._process",
+    "signet_adapter_kimi._session",
+    "signet_adapter_kimi._state",
+    "signet_adapter_kimi._translate",
+    "signet_sdk.runtime.files",
+}
+KIMI_WIRE = {"signet_adapter_kimi._wire"}
+KIMI_EXPECTED: dict[str, tuple[set[str], set[str]]] = {
+    "SessionStart": (
+        KIMI_CORE | SEND | OUTBOX,
+        CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB | {"time"},
+    ),
+    "UserPromptSubmit": (KIMI_CORE | SEND, CORE_STDLIB | SEND_STDLIB | {"time"}),
+    "Stop": (
+        KIMI_CORE | SEND | OUTBOX | KIMI_WIRE,
+        CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB | {"time"},
+    ),
+    "PreCompact": (KIMI_CORE | SEND, CORE_STDLIB | SEND_STDLIB | {"time"}),
+    # hand off to a detached sender (posix_spawnp), send nothing themselves
+    "PostCompact": (KIMI_CORE | OUTBOX | KIMI_WIRE, CORE_STDLIB | OUTBOX_STDLIB | {"time"}),
+    "SessionEnd": (KIMI_CORE | OUTBOX | KIMI_WIRE, CORE_STDLIB | OUTBOX_STDLIB | {"time"}),
+}
 EXPECTED_BY_HARNESS = {
     "claude-code": EXPECTED,
     "codex": CODEX_EXPECTED,
     "gemini": GEMINI_EXPECTED,
     "cursor": CURSOR_EXPECTED,
     "copilot": COPILOT_EXPECTED,
+    "qwen-code": QWEN_EXPECTED,
+    "kimi": KIMI_EXPECTED,
 }
 CASES = (
     [("claude-code", e) for e in EVENTS]
@@ -250,6 +316,8 @@ CASES = (
     + [("gemini", e) for e in GEMINI.events]
     + [("cursor", e) for e in CURSOR.events]
     + [("copilot", e) for e in COPILOT.events]
+    + [("qwen-code", e) for e in QWEN.events]
+    + [("kimi", e) for e in KIMI.events]
 )
 
 #: Writes ``sys.modules`` at exit to the file named by argv[1]. argv[2] names the event
@@ -279,6 +347,8 @@ def _env(tmp_path: Path, url: str, **extra: str) -> dict[str, str]:
         CODEX_HOME=str(tmp_path / "codex"),
         GEMINI_CLI_HOME=str(tmp_path / "gemini"),
         COPILOT_HOME=str(tmp_path / "copilot"),
+        QWEN_PROJECT_DIR="/srv/atlas",  # Qwen Code sets it for every hook it runs
+        KIMI_CODE_HOME=str(tmp_path / "kimi"),
         SIGNET_DAEMON_URL=url,
         **{"SIGNET_OUTBOX_FLUSH_SECONDS": "5", **extra},  # extra may override it
     )
@@ -399,7 +469,59 @@ EVENT_FIELDS: dict[str, dict[str, dict[str, object]]] = {
         "preCompact": {"workspace_roots": ["/srv/atlas"], "trigger": "auto", "message_count": 45},
         "sessionEnd": {"workspace_roots": ["/srv/atlas"], "reason": "completed"},
     },
+    "qwen-code": {
+        "SessionStart": {"source": "startup", "model": "qwen3-coder-plus"},
+        "UserPromptSubmit": {"prompt": "what runs before the release?"},
+        "Stop": {"stop_hook_active": False},
+        "PreCompact": {"trigger": "manual", "custom_instructions": ""},
+        "PostCompact": {"trigger": "manual", "compact_summary": "migrations first"},
+        "SubagentStart": {"agent_id": "a-1", "agent_type": "Explore"},
+        "SubagentStop": {"agent_id": "a-1", "agent_type": "Explore"},
+        "SessionEnd": {"reason": "prompt_input_exit"},
+    },
 }
+
+
+#: Kimi Code's payload fields per event, beyond hook_event_name, session_id, cwd, client_type.
+KIMI_FIELDS: dict[str, dict[str, object]] = {
+    "SessionStart": {"source": "startup", "model": "kimi-code/k3", "profile": "agent"},
+    "UserPromptSubmit": {"prompt": [{"type": "text", "text": "what runs?"}], "is_steer": False},
+    "Stop": {"stop_hook_active": False},
+    "PreCompact": {"trigger": "manual", "token_count": 1200},
+    "PostCompact": {"trigger": "manual", "estimated_token_count": 300},
+    "SessionEnd": {"reason": "exit"},
+}
+
+
+def _kimi_input(event: str, tmp_path: Path) -> str:
+    """A Kimi Code payload, and the session's folder as Kimi keeps it: ``state.json`` and a
+    ``wire.jsonl`` with one turn and a compaction (its payloads name no file)."""
+    folder = tmp_path / "kimi" / "sessions" / "wd_atlas_0123456789ab" / "session_imports-1"
+    (folder / "state.json").parent.mkdir(parents=True, exist_ok=True)
+    (folder / "state.json").write_text('{"id": "session_imports-1"}')
+    write_jsonl(
+        folder / "agents" / "main" / "wire.jsonl",
+        [
+            {"type": "turn.prompt", "input": [{"type": "text", "text": "what runs?"}],
+             "origin": {"kind": "user"}},
+            {"type": "agent.message.appended", "message": {"meta": {"source": "llm"}, "message": {
+                "role": "assistant", "content": [{"type": "text", "text": "migrations"}]}}},
+            {"type": "context.apply_compaction", "agentId": "main", "summary": "migrations first",
+             "time": 1795819793700},
+        ],
+    )  # fmt: skip
+    base = {"session_id": "session_imports-1", "cwd": "/srv/atlas", "client_type": "kimi_code_cli"}
+    return json.dumps({"hook_event_name": event, **base, **KIMI_FIELDS[event]})
+
+
+def _qwen_record(tmp_path: Path) -> Path:
+    return write_jsonl(
+        tmp_path / ".qwen" / "projects" / "-srv-atlas" / "chats" / "imports-1.jsonl",
+        [
+            {"type": "user", "message": {"role": "user", "parts": [{"text": "what runs?"}]}},
+            {"type": "assistant", "message": {"role": "model", "parts": [{"text": "migrations"}]}},
+        ],
+    )
 
 
 def _cursor_transcript(tmp_path: Path) -> Path:
@@ -455,12 +577,16 @@ def _input(harness: str, event: str, tmp_path: Path) -> str:
     """The hook payload of ``event`` for ``harness``, its transcript written under ``tmp_path``."""
     if harness == "copilot":
         return _copilot_input(event, tmp_path)
+    if harness == "kimi":
+        return _kimi_input(event, tmp_path)
     if harness == "codex":
         transcript, common = _rollout(tmp_path), {"model": "gpt-5.5"}
     elif harness == "gemini":
         transcript, common = _gemini_chat(tmp_path), {"timestamp": "2026-11-24T09:12:03.000Z"}
     elif harness == "cursor":
         transcript, common = _cursor_transcript(tmp_path), {"conversation_id": "imports-1"}
+    elif harness == "qwen-code":
+        transcript, common = _qwen_record(tmp_path), {"permission_mode": "default"}
     else:
         transcript, common = _transcript(tmp_path), {}
     base: dict[str, object] = {

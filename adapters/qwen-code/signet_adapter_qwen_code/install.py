@@ -1,0 +1,433 @@
+# long module: install and uninstall edit one settings file as text: hooks, MCP server, undo record
+"""``signet-sdk install qwen-code`` / ``uninstall``: our hooks and memory tools in Qwen's settings.
+
+Qwen Code reads hooks from ``settings.json``: per event a list of groups
+(``{"matcher"?, "hooks": [{"type": "command", "command": ..., "name"?,
+"timeout"?}]}``), gathered from the user's file (``~/.qwen/settings.json``,
+``$QWEN_HOME/settings.json`` when that is set) and the project's
+(``DIR/.qwen/settings.json`` with ``--project DIR``). The installer adds one
+group per event we register, running ``signet-sdk hook qwen-code <Event>``,
+and (unless ``--no-mcp``) the memory tools as the MCP server
+``mcpServers.signet`` (``signet-sdk mcp`` on stdio; ``--trust-tools`` adds
+Qwen's ``trust: true``, so its tools run without a confirmation).
+
+Rules:
+
+* The file is edited as text (Qwen Code strips comments before parsing it):
+  the user's comments, layout, hooks, servers and every other setting keep
+  their bytes; only our members are spliced in or out.
+* Our handlers are recognised by their command (``signet-sdk hook
+  qwen-code`` or ``-m signet_sdk hook qwen-code``), so an install from
+  another environment is updated in place rather than duplicated.
+* Timeouts are milliseconds of 1000 or more: Qwen Code 0.24 reads a
+  ``timeout`` below 1000 as seconds and from 1000 up as milliseconds, older
+  releases read milliseconds only, so these mean the same to both. Each is
+  the hook's own deadline plus a margin, so Qwen Code never kills a hook
+  still within its deadline; SessionEnd is short, since its hook only hands
+  its work to the durable outbox.
+* A second run finds nothing to change and writes nothing. ``--dry-run``
+  prints the diff and writes nothing.
+* What the install changed is recorded beside the settings
+  (``signet-sdk-install.json``, 0600): ``uninstall`` puts back the exact
+  bytes when the file is as we left it, and otherwise removes only our
+  members (and the containers only they filled).
+* A file that does not parse, or whose ``hooks``/``mcpServers`` (or an event
+  list we add to) have the wrong shape, is reported with its path (exit 1)
+  and left untouched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from signet_sdk.installing import cli
+from signet_sdk.installing import json5edit as j5
+from signet_sdk.installing.command import runs_sdk, sdk_command, sdk_shell_command
+from signet_sdk.installing.files import (
+    InstallError,
+    parse_config,
+    read_text,
+    replace_text,
+    text_diff,
+)
+
+__all__ = [
+    "HOOK_NAME",
+    "MCP_NAME",
+    "RECORD",
+    "hook_command",
+    "hook_groups",
+    "hook_timeouts",
+    "is_ours",
+    "main",
+    "mcp_entry",
+    "merge",
+    "settings_path",
+    "unmerge",
+]
+
+#: The MCP server name under ``mcpServers``; Qwen names its tools ``mcp__signet__<tool>``.
+MCP_NAME = "signet"
+#: The ``name`` of our handlers (Qwen's hook listings and logs show it).
+HOOK_NAME = "signet-sdk"
+#: The undo record kept beside the settings file.
+RECORD = "signet-sdk-install.json"
+#: Keys of Qwen's ``hooks`` object that configure hooks rather than name an event.
+_CONFIG_KEYS = frozenset({"enabled", "disabled", "notifications"})
+#: Milliseconds Qwen waits beyond the hook's own deadline before killing it.
+_MARGIN_MS = 2000
+#: SessionEnd only hands its writes to the outbox and a detached sender.
+_SESSION_END_MS = 5000
+#: Events handled but not registered: SubagentStop sends nothing.
+_UNREGISTERED = frozenset({"SubagentStop"})
+_PROGRAM = "signet-sdk"
+_HOOK_ARGS = ("hook", "qwen-code")
+_MANAGED_BY = "signet-sdk install qwen-code"
+
+
+def hook_timeouts(env: Mapping[str, str] | None = None) -> dict[str, int]:
+    """Qwen Code's ``timeout`` (milliseconds) per registered event.
+
+    The hook's own deadline for the event (from ``SIGNET_*_TIMEOUT`` in
+    ``env``, else the contract's defaults) plus a margin.
+    """
+    from signet_sdk.installing.command import hook_timeouts as sdk_timeouts
+
+    from . import PLUGIN
+
+    timeouts = sdk_timeouts(env)
+    out: dict[str, int] = {}
+    for name, spec in PLUGIN.events.items():
+        if name in _UNREGISTERED:
+            continue
+        if name == "SessionEnd":
+            out[name] = _SESSION_END_MS
+            continue
+        seconds = timeouts.for_class(spec.timeout_class) or 10.0
+        out[name] = max(math.ceil(seconds * 1000) + _MARGIN_MS, 1000)
+    return out
+
+
+def hook_command(python: str | None = None) -> str:
+    """The shell command Qwen Code runs (absolute, no PATH lookup), without the event."""
+    return sdk_shell_command(_HOOK_ARGS, python)
+
+
+def is_ours(handler: Any) -> bool:
+    """Whether a hook handler is one this installer wrote (from any environment)."""
+    return runs_sdk(handler, _HOOK_ARGS)
+
+
+def _only_ours(group: Any) -> bool:
+    handlers = group.get("hooks") if isinstance(group, dict) else None
+    return isinstance(handlers, list) and bool(handlers) and all(is_ours(h) for h in handlers)
+
+
+def _mixed(group: Any) -> bool:
+    handlers = group.get("hooks") if isinstance(group, dict) else None
+    return isinstance(handlers, list) and any(is_ours(h) for h in handlers)
+
+
+def hook_groups(command: str, timeouts: Mapping[str, int]) -> dict[str, dict[str, Any]]:
+    """Event -> the one group we register for it."""
+    return {
+        event: {
+            "hooks": [
+                {
+                    "type": "command",
+                    "command": f"{command} {event}",
+                    "name": HOOK_NAME,
+                    "timeout": ms,
+                }
+            ]
+        }
+        for event, ms in timeouts.items()
+    }
+
+
+def mcp_entry(python: str | None = None, *, trust: bool = False) -> dict[str, Any]:
+    """Qwen's stdio MCP server entry running ``signet-sdk mcp``, labelled as Qwen Code.
+
+    ``trust`` sets Qwen's ``trust: true``: no confirmation before the server's
+    tools run (in a trusted workspace).
+    """
+    words = sdk_command(python)
+    entry: dict[str, Any] = {
+        "command": words[0],
+        "args": [*words[1:], "mcp"],
+        "env": {"SIGNET_HARNESS": "qwen-code"},
+    }
+    if trust:
+        entry["trust"] = True
+    return entry
+
+
+def settings_path(project: str | None, env: Mapping[str, str]) -> Path:
+    """``DIR/.qwen/settings.json`` for a project, else the user's settings file."""
+    if project:
+        return Path(project).expanduser().absolute() / ".qwen" / "settings.json"
+    from ._paths import qwen_dir
+
+    return Path(qwen_dir(env)).expanduser().absolute() / "settings.json"
+
+
+# -- the settings text ---------------------------------------------------------
+
+
+def _parse(path: Path, text: str, events: list[str]) -> j5.Node:
+    """The parsed settings, once the members we touch are the shapes Qwen reads."""
+    root = parse_config(path, text, "JSON", ["hooks", "mcpServers"])
+    for event in events:
+        groups = j5.find(root, ["hooks", event])
+        if groups is None:
+            continue
+        if groups.kind != "array":
+            raise InstallError(f"{path}: hooks.{event} is not a list; left untouched")
+        for i, group in enumerate(groups.items):
+            inner = j5.find(group, ["hooks"]) if group.kind == "object" else None
+            if group.kind != "object" or (inner is not None and inner.kind != "array"):
+                problem = f"hooks.{event}[{i}] is not a hook group"
+                raise InstallError(f"{path}: {problem}; left untouched")
+    return root
+
+
+def _as_parsed(value: Any) -> Any:
+    """``value`` as :func:`json5edit.plain` gives it back (numbers as their text)."""
+    return j5.plain(j5.parse(json.dumps(value)))
+
+
+def _event_lists(root: j5.Node) -> list[str]:
+    hooks = j5.find(root, ["hooks"])
+    if hooks is None or hooks.kind != "object":
+        return []
+    return [k for k, _, v in hooks.members if k not in _CONFIG_KEYS and v.kind == "array"]
+
+
+def merge(
+    path: Path,
+    text: str | None,
+    groups: Mapping[str, dict[str, Any]],
+    entry: dict[str, Any] | None,
+) -> tuple[str, list[list[str]]]:
+    """The settings with our groups (and server) in, and the members the merge created.
+
+    Our groups already there and up to date stay where they are; an older one
+    of ours is replaced by the current one at the end of its event's list.
+    """
+    if text is None or not text.strip():
+        fresh: dict[str, Any] = {"hooks": {e: [g] for e, g in groups.items()}}
+        if entry is not None:
+            fresh["mcpServers"] = {MCP_NAME: entry}
+        return json.dumps(fresh, indent=2) + "\n", [[key] for key in fresh]
+    current = text
+    root = _parse(path, current, list(groups))
+    created: list[list[str]] = []
+    for event, wanted in groups.items():
+        node = j5.find(root, ["hooks", event])
+        if node is None:
+            current, change = j5.set_member(current, ["hooks", event], [wanted])
+            if change is not None and change[0] == "created":
+                created.append(list(change[1]))
+            root = j5.parse(current)
+            continue
+        ours = [j5.plain(g) for g in node.items if _only_ours(j5.plain(g))]
+        if ours == [_as_parsed(wanted)]:
+            continue
+        for old in ours:
+            current = j5.remove_item(current, ["hooks", event], old)
+        current = j5.append_item(current, ["hooks", event], wanted)
+        root = j5.parse(current)
+    if entry is not None:
+        server = j5.find(root, ["mcpServers", MCP_NAME])
+        if server is None or j5.plain(server) != _as_parsed(entry):
+            current, change = j5.set_member(current, ["mcpServers", MCP_NAME], entry)
+            if change is not None and change[0] == "created":
+                created.append(list(change[1]))
+    return current, created
+
+
+def _runs_our_mcp(server: Any) -> bool:
+    """A server entry that runs ``signet-sdk mcp`` (or ``-m signet_sdk mcp``)."""
+    if not isinstance(server, dict) or not isinstance(server.get("command"), str):
+        return False
+    args = server.get("args")
+    words = [server["command"], *(a for a in args or [] if isinstance(a, str))]
+    return words[-1:] == ["mcp"] and (
+        os.path.basename(words[0]) == _PROGRAM or words[-3:-1] == ["-m", "signet_sdk"]
+    )
+
+
+def _empty(node: j5.Node | None) -> bool:
+    if node is None:
+        return False
+    return (node.kind == "array" and not node.items) or (node.kind == "object" and not node.members)
+
+
+def unmerge(path: Path, text: str, created: list[list[str]] | None = None) -> tuple[str, list[str]]:
+    """The settings without our groups and server; and notes on what was kept.
+
+    ``created`` lists the members an install created (from its record): each
+    goes too when removing ours leaves it empty. Without a record, an event
+    list, ``hooks`` or ``mcpServers`` goes when our removal emptied it.
+    """
+    root = _parse(path, text, [])
+    notes: list[str] = []
+    current = text
+    emptied: list[list[str]] = []
+    for event in _event_lists(root):
+        node = j5.find(root, ["hooks", event])
+        assert node is not None
+        for group in [j5.plain(g) for g in node.items]:
+            if _only_ours(group):
+                current = j5.remove_item(current, ["hooks", event], group)
+                emptied.append(["hooks", event])
+            elif _mixed(group):
+                notes.append(f"{path}: hooks.{event} has a group mixing ours with yours; kept")
+    server = j5.find(j5.parse(current), ["mcpServers", MCP_NAME])
+    if server is not None:
+        if _runs_our_mcp(j5.plain(server)):
+            current = j5.remove_member(current, ["mcpServers", MCP_NAME])
+            emptied.append(["mcpServers"])
+        else:
+            notes.append(f"{path}: mcpServers.{MCP_NAME} does not run signet-sdk; kept")
+    containers = created if created is not None else [*emptied, ["hooks"]]
+    # Innermost first, so that an emptied event list can leave ``hooks`` empty in turn.
+    for member in sorted({tuple(m) for m in containers}, key=len, reverse=True):
+        if _empty(j5.find(j5.parse(current), list(member))):
+            current = j5.remove_member(current, list(member))
+    return current, notes
+
+
+# -- the undo record -----------------------------------------------------------
+
+
+def _read_record(path: Path) -> dict[str, Any] | None:
+    text = read_text(path)
+    if text is None:
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise InstallError(f"{path}: not valid JSON; remove it and run again") from None
+    return data if isinstance(data, dict) and data.get("managedBy") == _MANAGED_BY else None
+
+
+def _record_text(record: Mapping[str, Any]) -> str:
+    return json.dumps(record, indent=2, ensure_ascii=False) + "\n"
+
+
+# -- install / uninstall -------------------------------------------------------
+
+
+def _install(
+    path: Path, groups: Mapping[str, dict[str, Any]], entry: dict[str, Any] | None, dry: bool
+) -> int:
+    text = read_text(path)
+    record_path = path.with_name(RECORD)
+    old = _read_record(record_path)
+    new, created = merge(path, text, groups, entry)
+    if new == text:
+        sys.stdout.write(f"{path}: already up to date, nothing changed\n")
+        return 0
+    if dry:
+        sys.stdout.write(text_diff(path, text, new, "install"))
+        return 0
+    if old is not None and old.get("after") == text:
+        # Our earlier install, untouched since: what was there before it still is.
+        before, existed = old.get("before"), bool(old.get("existed", True))
+        created = [c for c in old.get("created") or [] if c not in created] + created
+    elif text is None or not text.strip():
+        before, existed = text, text is not None
+    else:
+        # Ours from an install whose record is gone (or was edited since) do not count.
+        before, existed = unmerge(path, text)[0], True
+    record = {
+        "managedBy": _MANAGED_BY,
+        "file": str(path),
+        "existed": existed,
+        "before": before,
+        "after": new,
+        "created": created,
+    }
+    replace_text(record_path, _record_text(record), 0o600)
+    replace_text(path, new)
+    sys.stdout.write(f"Signet hooks and memory tools installed into {path}\n")
+    sys.stdout.write("Qwen Code reads its settings at start-up: restart running sessions.\n")
+    return 0
+
+
+def _uninstall(path: Path, dry: bool) -> int:
+    text = read_text(path)
+    record_path = path.with_name(RECORD)
+    record = _read_record(record_path)
+    if text is None:
+        sys.stdout.write(f"{path}: does not exist, nothing changed\n")
+        if not dry and record is not None:
+            record_path.unlink(missing_ok=True)
+        return 0
+    notes: list[str] = []
+    new: str | None
+    if record is not None and record.get("after") == text and "before" in record:
+        new = record["before"] if record.get("existed", True) else None
+    else:
+        created = record.get("created") if record is not None else None
+        new, notes = unmerge(path, text, created if isinstance(created, list) else None)
+    for note in notes:
+        sys.stderr.write(f"signet-sdk uninstall qwen-code: {note}\n")
+    if new == text:
+        sys.stdout.write(f"{path}: nothing of ours found, nothing changed\n")
+        if not dry and record is not None:
+            record_path.unlink(missing_ok=True)
+        return 0
+    if dry:
+        sys.stdout.write(text_diff(path, text, new, "uninstall"))
+        return 0
+    if new is None:
+        path.unlink()
+    else:
+        replace_text(path, new)
+    record_path.unlink(missing_ok=True)
+    sys.stdout.write(f"Signet hooks and memory tools removed from {path}\n")
+    return 0
+
+
+def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
+    path = settings_path(opts.project, env)
+    if opts.verb == "install":
+        groups = hook_groups(hook_command(opts.python), hook_timeouts(env))
+        entry = None if opts.no_mcp else mcp_entry(opts.python, trust=opts.trust_tools)
+        return _install(path, groups, entry, opts.dry_run)
+    return _uninstall(path, opts.dry_run)
+
+
+#: ``main(["install" | "uninstall", *options])``; 0 ok, 1 a file we cannot change, 2 usage.
+main = cli.command(
+    "qwen-code",
+    "Merge Signet's Qwen Code hooks and memory tools (MCP server 'signet') "
+    "into Qwen Code's settings.json, or remove them.",
+    _run,
+    [cli.Option("--project", "use DIR/.qwen/settings.json", "DIR")],
+    [
+        (
+            cli.Option("--no-mcp", "do not register the memory tools' MCP server"),
+            cli.Option(
+                "--trust-tools",
+                "mark the memory tools' server trusted (its tools run without a confirmation)",
+            ),
+        )
+    ],
+    dry_run="print the diff, write nothing",
+    python="interpreter whose signet-sdk command to register",
+    refused=(InstallError, j5.Json5Error),
+)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
