@@ -5,7 +5,10 @@ users. A *kit* is a directory holding ``signet-daemon.sh`` and the daemon's
 source archives (``signetai-<version>.tar.gz``); the script builds a version
 once (cached under ``~/.cache/signet-daemon``), starts it on a loopback port
 with a fresh, isolated data directory and no model provider, and stops it by
-its PID (its whole process group).
+its PID (its whole process group). :meth:`RealDaemon.kill` ends one the way
+a crash does (SIGKILL, no shutdown work) and :meth:`RealDaemon.restart`
+starts the same build again on the same port and data directory, as a user's
+daemon comes back after an update or a crash.
 
 The kit is found through ``SIGNET_DAEMON_KIT`` or, from a checkout of this
 repository, ``../shared/signet-daemon`` beside it. :func:`kit_or_reason`
@@ -16,9 +19,12 @@ skipped the real daemons proves nothing about them.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import socket
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -188,6 +194,8 @@ class RealDaemon:
     port: int
     pid: int
     stopped: bool = False
+    #: How the kit launched the process, read before :meth:`kill` (for :meth:`restart`).
+    _launch: _Launch | None = field(default=None, repr=False)
 
     @property
     def url(self) -> str:
@@ -199,9 +207,109 @@ class RealDaemon:
         return ".".join(self.version.split(".")[:2])
 
     def stop(self) -> None:
+        """End the daemon and remove its data directory (after :meth:`kill` too)."""
         if not self.stopped:
             self.stopped = True
             self.kit._run("stop", self.version, str(self.pid), timeout=60)
+
+    @property
+    def run_dir(self) -> Path:
+        """The run's folder: the data directory (``agents/``), its HOME and ``daemon.log``.
+
+        The kit records it beside the PID it started (``runs/pid-<pid>``);
+        :meth:`restart` keeps that record current.
+        """
+        return Path(self._record().read_text(encoding="utf-8").strip())
+
+    def _record(self) -> Path:
+        return self.kit.cache / self.version / "runs" / f"pid-{self.pid}"
+
+    def alive(self) -> bool:
+        """Whether the daemon's process still runs (a zombie does not)."""
+        try:
+            with open(f"/proc/{self.pid}/stat", encoding="ascii") as fh:
+                # ``pid (comm) state ...``: the state is the field after the last ")".
+                return fh.read().rpartition(")")[2].split()[0] not in ("Z", "X")
+        except (OSError, IndexError):
+            try:
+                os.kill(self.pid, 0)
+            except ProcessLookupError:
+                return False
+            except PermissionError:
+                return True
+            return True
+
+    def kill(self, timeout: float = 30.0) -> None:
+        """SIGKILL the daemon's process group, as a crash or the OOM killer would.
+
+        Nothing of the daemon's shutdown runs: requests in flight are cut, work
+        it queued in memory is lost, SQLite is left to recover its journal. The
+        data directory stays for :meth:`restart`; :meth:`stop` still removes it.
+        Returns once the process is gone and its port no longer answers.
+        """
+        if self.stopped:
+            raise RuntimeError(f"daemon {self.version} on port {self.port} was stopped")
+        self._launch = self._launch or _launch_of(self.pid)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.pid, signal.SIGKILL)  # the kit made it a process-group leader
+        end = time.monotonic() + timeout
+        while self.alive() or _listening(self.port):
+            if time.monotonic() > end:
+                raise RuntimeError(f"daemon {self.pid} still there {timeout:g} s after SIGKILL")
+            time.sleep(0.05)
+
+    def restart(self, timeout: float = 120.0) -> None:
+        """Start the same build again on the same port and data directory.
+
+        A daemon still running is killed first (:meth:`kill`). The new process
+        gets the command, working directory and environment the kit gave the
+        first one (read from ``/proc`` before the kill), so it opens the same
+        database and configuration; its output is appended to the run's
+        ``daemon.log``. Returns once ``/health`` answers; :attr:`pid` is then
+        the new process, which :meth:`stop` ends as before.
+        """
+        if self.stopped:
+            raise RuntimeError(f"daemon {self.version} on port {self.port} was stopped")
+        if self.alive():
+            self.kill()
+        launch = self._launch
+        if launch is None:
+            raise RuntimeError(f"daemon {self.pid} is gone and was not killed by kill()")
+        run = self.run_dir
+        with open(run / "daemon.log", "ab") as log:
+            log.write(f"--- restarted on port {self.port} at {time.ctime()} ---\n".encode())
+            log.flush()
+            proc = subprocess.Popen(
+                launch.argv,
+                cwd=launch.cwd,
+                env=launch.env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # a group leader, as the kit's setsid makes it
+            )
+        # Reap it when it ends (the kit's stop waits for the PID to disappear).
+        threading.Thread(target=proc.wait, name=f"reap-{proc.pid}", daemon=True).start()
+        old = self._record()
+        (old.parent / f"pid-{proc.pid}").write_text(f"{run}\n", encoding="utf-8")
+        old.unlink(missing_ok=True)
+        self.pid = proc.pid
+        end = time.monotonic() + timeout
+        while not self._healthy():
+            if proc.poll() is not None or time.monotonic() > end:
+                tail = (run / "daemon.log").read_text(errors="replace").splitlines()[-15:]
+                raise RuntimeError(
+                    f"daemon {self.version} did not come back on port {self.port}: "
+                    + " | ".join(tail)
+                )
+            time.sleep(0.25)
+
+    def _healthy(self) -> bool:
+        try:
+            with urllib.request.urlopen(self.url + "/health", timeout=2) as answer:
+                return bool(answer.status == 200)
+        except (OSError, urllib.error.URLError):
+            return False
 
     def request(self, method: str, path: str, body: bytes | None = None) -> tuple[int, bytes]:
         """One raw request (for set-up the SDK has no method for, such as storing a secret)."""
@@ -234,6 +342,38 @@ class RealDaemon:
                 return
             time.sleep(0.1)
         raise AssertionError(f"condition not met within {timeout} s on daemon {self.version}")
+
+
+@dataclass(frozen=True)
+class _Launch:
+    """What a process was started with: its command, working directory and environment."""
+
+    argv: list[str]
+    cwd: str
+    env: dict[str, str]
+
+
+def _launch_of(pid: int) -> _Launch:
+    """The command line, working directory and environment of ``pid``, from ``/proc``."""
+    proc = Path("/proc") / str(pid)
+    try:
+        argv = [a.decode() for a in (proc / "cmdline").read_bytes().split(b"\0") if a]
+        cwd = os.readlink(proc / "cwd")
+        pairs = (proc / "environ").read_bytes().split(b"\0")
+    except OSError as exc:
+        raise RuntimeError(
+            f"cannot read how daemon {pid} was started (needs /proc): {exc}"
+        ) from exc
+    env = dict(p.decode().split("=", 1) for p in pairs if b"=" in p)
+    if not argv:
+        raise RuntimeError(f"daemon {pid} has no command line (already gone?)")
+    return _Launch(argv, cwd, env)
+
+
+def _listening(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(1.0)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
 def versions_to_test(kit: DaemonKit, wanted: Sequence[str] = SUPPORTED_VERSIONS) -> list[str]:
