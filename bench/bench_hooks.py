@@ -20,7 +20,11 @@ agent transcript under the private HOME's ``.cursor`` (stop and sessionEnd
 send it) and a Copilot CLI ``events.jsonl`` under a private COPILOT_HOME
 (its main agent's hooks look there for a compaction's summary; agentStop
 and sessionEnd derive the conversation from it), and a Qwen Code session
-record under the private HOME's ``.qwen``. ``python -c pass`` with the
+record under the private HOME's ``.qwen``, and a Kimi Code session folder
+(``state.json``, and a ``wire.jsonl`` whose conversation Stop and
+SessionEnd hand over and whose compaction PostCompact reports) under a
+private KIMI_CODE_HOME; Kimi's events run in the order Kimi fires them
+around a compaction (PostCompact before the turn's Stop). ``python -c pass`` with the
 same interpreter is the floor; each round runs the floor and every event
 once, interleaved, so all see the same machine load. After each round the
 bench waits for the detached sender that SessionEnd starts to finish, so it
@@ -29,7 +33,7 @@ never competes with the next round.
 Budget: every event's median <= 3.0 x the floor's median.
 
     python bench/bench_hooks.py [--runs 15]
-        [--harness claude-code|codex|gemini|cursor|copilot|qwen-code ...]
+        [--harness claude-code|codex|gemini|cursor|copilot|qwen-code|kimi ...]
 
 Prints the command lines, the machine (cores, Python, load average before
 and after), then per event the median and p90 wall time, the ratio of the
@@ -59,6 +63,7 @@ from signet_adapter_codex import PLUGIN as CODEX
 from signet_adapter_copilot import PLUGIN as COPILOT
 from signet_adapter_cursor import PLUGIN as CURSOR
 from signet_adapter_gemini import PLUGIN as GEMINI
+from signet_adapter_kimi import PLUGIN as KIMI
 from signet_adapter_qwen_code import PLUGIN as QWEN
 
 BUDGET = 3.0
@@ -68,7 +73,8 @@ GEMINI_EVENTS = tuple(GEMINI.events)
 CURSOR_EVENTS = tuple(CURSOR.events)
 COPILOT_EVENTS = tuple(COPILOT.events)
 QWEN_EVENTS = tuple(QWEN.events)
-HARNESSES = ("claude-code", "codex", "gemini", "cursor", "copilot", "qwen-code")
+KIMI_EVENTS = tuple(KIMI.events)
+HARNESSES = ("claude-code", "codex", "gemini", "cursor", "copilot", "qwen-code", "kimi")
 
 
 def _free_port() -> int:
@@ -227,6 +233,57 @@ def _qwen_payloads(session: str, record: Path, project: str) -> dict[str, dict[s
     return {e: {**base, "hook_event_name": e, **extra[e]} for e in QWEN_EVENTS}
 
 
+def _kimi_payloads(session: str, project: str) -> dict[str, dict[str, object]]:
+    """The payloads Kimi Code 2.1 sends, in the order it fires them around a compaction."""
+    prompt = [{"type": "text", "text": "Which migrations run before the atlas release?"}]
+    extra: dict[str, dict[str, object]] = {
+        "SessionStart": {"source": "startup", "model": "kimi-code/k3", "profile": "agent"},
+        "UserPromptSubmit": {"prompt": prompt, "is_steer": False},
+        "PreCompact": {"trigger": "auto", "token_count": 20428},
+        "PostCompact": {"trigger": "auto", "estimated_token_count": 9120},
+        "Stop": {"stop_hook_active": False},
+        "SessionEnd": {"reason": "exit"},
+    }
+    assert set(extra) == set(KIMI_EVENTS)
+    base = {"session_id": session, "cwd": project, "client_type": "kimi_code_cli"}
+    return {e: {"hook_event_name": e, **base, **extra[e]} for e in extra}
+
+
+def _write_kimi_session(folder: Path, turns: int = 40) -> None:
+    """A session folder as Kimi Code 2.1 keeps it: ``state.json`` and the main agent's
+    ``wire.jsonl`` (its system prompt and tool list, 40 turns with their model requests,
+    then a compaction)."""
+    (folder / "agents" / "main").mkdir(parents=True, exist_ok=True)
+    (folder / "state.json").write_text(json.dumps({"id": folder.name, "version": 2}))
+    lines: list[dict[str, object]] = [
+        {"type": "metadata", "protocol_version": "1.5", "created_at": 1795819786577},
+        {"type": "profile.bind", "agentId": "main", "systemPrompt": "You are Kimi Code. " * 450},
+        {"type": "llm.tools_snapshot", "agentId": "main", "tools": [{"name": "Bash"}] * 400},
+    ]
+    for i in range(turns):
+        text = f"turn {i}: atlas migrations, release checklist item {i}"
+        hook = f'<hook_result hook_event="UserPromptSubmit">\nmemory {i}\n</hook_result>'
+        lines += [
+            {"type": "context.append_message", "agentId": "main", "message": {
+                "role": "user", "content": [{"type": "text", "text": hook}],
+                "origin": {"kind": "hook_result", "event": "UserPromptSubmit"}}},
+            {"type": "turn.prompt", "agentId": "main", "turnId": i,
+             "input": [{"type": "text", "text": text}], "origin": {"kind": "user"}},
+            {"type": "llm.request", "agentId": "main", "kind": "loop", "messageCount": 4 + i},
+            {"type": "usage.record", "agentId": "main", "usage": {"inputOther": 1000 + i}},
+            {"type": "agent.message.appended", "kind": "event", "message": {
+                "message": {"role": "assistant", "content": [{"type": "text", "text": f"ok {i}"}]},
+                "meta": {"source": "llm"}}},
+            {"type": "turn.ended", "agentId": "main", "turnId": i, "reason": "completed"},
+        ]  # fmt: skip
+    lines.append(
+        {"type": "context.apply_compaction", "agentId": "main",
+         "summary": "Atlas: migrations first.", "time": 1795819793700}
+    )  # fmt: skip
+    text = "".join(json.dumps(x) + "\n" for x in lines)
+    (folder / "agents" / "main" / "wire.jsonl").write_text(text, encoding="utf-8")
+
+
 def _write_qwen_record(path: Path, turns: int = 40) -> None:
     """A session record as Qwen Code writes it (JSON lines: the message as role and parts)."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -367,6 +424,7 @@ def main(argv: list[str] | None = None) -> int:
     cursor_hook = [str(Path(python).parent / "signet-sdk"), "hook", "cursor"]
     copilot_hook = [str(Path(python).parent / "signet-sdk"), "hook", "copilot"]
     qwen_hook = [str(Path(python).parent / "signet-sdk"), "hook", "qwen-code"]
+    kimi_hook = [str(Path(python).parent / "signet-sdk"), "hook", "kimi"]
     work = Path(tempfile.mkdtemp(prefix="signet-bench-hooks-"))
     port = _free_port()
     daemon_argv = [
@@ -406,6 +464,8 @@ def main(argv: list[str] | None = None) -> int:
             # What Qwen Code gives its hooks; this process stands in for Qwen Code's.
             "QWEN_PROJECT_DIR": "/srv/atlas",
             "QWEN_CODE_LAUNCHER_PID": str(os.getpid()),
+            # Kimi Code's data folder; this process stands in for Kimi (the hooks' parent).
+            "KIMI_CODE_HOME": str(work / ".kimi-code"),
         }
         rollout = work / ".codex" / "sessions" / "2026" / "11" / "24" / f"rollout-{session}.jsonl"
         _write_rollout(rollout)
@@ -427,6 +487,9 @@ def main(argv: list[str] | None = None) -> int:
         qwen_record = work / ".qwen" / "projects" / "-srv-atlas" / "chats" / f"{qwen_session}.jsonl"
         _write_qwen_record(qwen_record)
         qwen_payloads = _qwen_payloads(qwen_session, qwen_record, "/srv/atlas")
+        kimi_session = f"session_{uuid.uuid4()}"
+        _write_kimi_session(work / ".kimi-code" / "sessions" / "wd_atlas_bench" / kimi_session)
+        kimi_payloads = _kimi_payloads(kimi_session, "/srv/atlas")
         runs: list[tuple[str, list[str], bytes]] = []
         if "claude-code" in chosen:
             runs += [(f"hook claude-code {e}", [*hook, e], json.dumps(p).encode())
@@ -446,9 +509,13 @@ def main(argv: list[str] | None = None) -> int:
         if "qwen-code" in chosen:
             runs += [(f"hook qwen-code {e}", [*qwen_hook, e], json.dumps(p).encode())
                      for e, p in qwen_payloads.items()]  # fmt: skip
+        if "kimi" in chosen:
+            runs += [(f"hook kimi {e}", [*kimi_hook, e], json.dumps(p).encode())
+                     for e, p in kimi_payloads.items()]  # fmt: skip
         for _, argv, data in runs:  # warm the page cache and the daemon once
             _run(argv, data, env)
         _wait_outbox_empty(work / "state")
+        shutil.rmtree(work / "state" / "signet-sdk" / "kimi" / "claims", True)
         times: dict[str, list[float]] = {"python -c pass": [], **{n: [] for n, _, _ in runs}}
         for _ in range(args.runs):
             times["python -c pass"].append(_run([python, "-c", "pass"], b"", env))
@@ -457,6 +524,8 @@ def main(argv: list[str] | None = None) -> int:
             _wait_outbox_empty(work / "state")
             # Qwen Code's PostCompact sends a summary once: each round's is a new one.
             shutil.rmtree(work / "state" / "signet-sdk" / "qwen-code-compactions", True)
+            # Kimi Code's compaction is reported once too: each round PostCompact finds it anew.
+            shutil.rmtree(work / "state" / "signet-sdk" / "kimi" / "claims", True)
     finally:
         daemon.terminate()
         daemon.wait(timeout=15)
@@ -470,6 +539,7 @@ def main(argv: list[str] | None = None) -> int:
         "cursor": cursor_hook,
         "copilot": copilot_hook,
         "qwen-code": qwen_hook,
+        "kimi": kimi_hook,
     }
     shown = [f"{shlex.join(commands[h])} <Event>" for h in HARNESSES if h in chosen]
     print(f"hooks:   {', '.join(shown)}")

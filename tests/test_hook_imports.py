@@ -297,8 +297,11 @@ KIMI_EXPECTED: dict[str, tuple[set[str], set[str]]] = {
         CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB | {"time"},
     ),
     "PreCompact": (KIMI_CORE | SEND, CORE_STDLIB | SEND_STDLIB | {"time"}),
-    # hand off to a detached sender (posix_spawnp), send nothing themselves
-    "PostCompact": (KIMI_CORE | OUTBOX | KIMI_WIRE, CORE_STDLIB | OUTBOX_STDLIB | {"time"}),
+    "PostCompact": (
+        KIMI_CORE | SEND | OUTBOX | KIMI_WIRE,
+        CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB | {"time"},
+    ),
+    # hands off to a detached sender (posix_spawnp), sends nothing itself
     "SessionEnd": (KIMI_CORE | OUTBOX | KIMI_WIRE, CORE_STDLIB | OUTBOX_STDLIB | {"time"}),
 }
 EXPECTED_BY_HARNESS = {

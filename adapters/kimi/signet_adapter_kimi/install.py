@@ -1,0 +1,230 @@
+"""``signet-sdk install kimi`` / ``uninstall``: our hooks and MCP server for Kimi Code.
+
+Kimi Code reads hooks only from ``[[hooks]]`` in its one user-level
+``$KIMI_CODE_HOME/config.toml`` (``~/.kimi-code/config.toml``); it has no
+project-level config file (MoonshotAI/kimi-code
+``docs/en/configuration/overrides.md``). MCP servers come from
+``mcp.json`` beside it, or from a trusted project's ``.kimi-code/mcp.json``
+(``docs/en/customization/mcp.md``). The installer changes two files and
+nothing else in them:
+
+* ``config.toml`` (edited with tomlkit, so comments, order and formatting
+  stay): one ``[[hooks]]`` entry per event, ``event``, ``command``
+  (``<signet-sdk> hook kimi <Event>``) and ``timeout`` (seconds: the hook's
+  own deadline plus 2, so Kimi never stops a hook still within it), after
+  the user's entries. Our entries are recognised by their command, so a
+  reinstall from another environment replaces them.
+* ``mcp.json`` (``--project DIR``: ``DIR/.kimi-code/mcp.json``; Kimi loads
+  it once the folder is trusted): our MCP server ``signet`` (``signet-sdk
+  mcp``) under ``mcpServers``, inserted as text so every other byte stays
+  (``--no-mcp`` skips it).
+
+A second run changes nothing. Before the first change, each file's
+original bytes (or its absence) are kept beside it as
+``<file>.signet-sdk-orig``; ``uninstall`` removes what we added and, when
+the rest is what it was, puts those exact bytes back (or removes a file we
+created). ``--dry-run`` prints the diffs. A file that cannot be parsed is
+reported with its path (exit 1), untouched. Both files are written 0600
+when new (``config.toml`` holds provider keys); an existing file keeps its
+mode.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from signet_sdk.installing import cli
+from signet_sdk.installing.command import sdk_command, sdk_shell_command
+from signet_sdk.installing.files import InstallError, read_text, replace_text
+
+from ._mcp import add_server, mcp_entry, mcp_normal, remove_server
+from ._paths import kimi_home
+from ._toml import HOOK_ARGS, ConfigError, check_toml, merge_hooks, toml_data, unmerge_hooks
+
+__all__ = ["hook_command", "hook_entries", "hook_timeouts", "main"]
+
+#: Seconds Kimi waits beyond the hook's own deadline before stopping it.
+_MARGIN = 2
+_ORIG = ".signet-sdk-orig"
+_ABSENT = "\x00absent\n"
+
+
+def hook_timeouts(env: Mapping[str, str] | None = None) -> dict[str, int]:
+    """Kimi's ``timeout`` (seconds, 1 to 600) per event, in lifecycle order."""
+    from signet_sdk.installing.command import hook_timeouts as sdk_timeouts
+
+    from . import PLUGIN
+
+    timeouts = sdk_timeouts(env)
+    out: dict[str, int] = {}
+    for name, spec in PLUGIN.events.items():
+        seconds = math.ceil(timeouts.for_class(spec.timeout_class) or 10.0) + _MARGIN
+        out[name] = min(max(seconds, 1), 600)
+    return out
+
+
+def hook_command(python: str | None = None) -> str:
+    """The command Kimi runs: an absolute ``signet-sdk`` (or ``python -m signet_sdk``)."""
+    return sdk_shell_command(HOOK_ARGS, python)
+
+
+def hook_entries(command: str, timeouts: Mapping[str, int]) -> list[dict[str, Any]]:
+    """Our ``[[hooks]]`` entries, one per event."""
+    return [
+        {"event": event, "command": f"{command} {event}", "timeout": seconds}
+        for event, seconds in timeouts.items()
+    ]
+
+
+def _orig(path: Path) -> Path:
+    return path.with_name(path.name + _ORIG)
+
+
+def _saved(path: Path) -> tuple[bool, str | None]:
+    """Whether an original was kept for ``path``, and its text (None: the file was absent)."""
+    saved = read_text(_orig(path))
+    if saved is None:
+        return False, None
+    return True, None if saved.startswith(_ABSENT) else saved
+
+
+def _absent(path: Path) -> str:
+    """The record of a file that was not there, with the folders the install will create."""
+    created: list[str] = []
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        created.append(str(folder))
+        folder = folder.parent
+    return _ABSENT + "".join(f"{c}\n" for c in created)
+
+
+def _created_folders(path: Path) -> list[Path]:
+    """The folders the install created for ``path``, deepest first."""
+    saved = read_text(_orig(path)) or ""
+    if not saved.startswith(_ABSENT):
+        return []
+    return [Path(line) for line in saved[len(_ABSENT) :].splitlines() if line]
+
+
+def _restored(path: Path, text: str | None, normal: Callable[[str | None], Any]) -> str | None:
+    """After uninstall: the original bytes when the rest is unchanged from them, else ``text``."""
+    kept, original = _saved(path)
+    if not kept:
+        return text
+    return original if normal(original) == normal(text) else text
+
+
+def _config_normal(text: str | None) -> Any:
+    """A config's content; an empty file is no file."""
+    return toml_data(text) if text and text.strip() else {}
+
+
+def _config_change(verb: str, path: Path, command: str, env: Mapping[str, str]) -> cli.Change:
+    text = read_text(path)
+    check_toml(path, text or "")
+    what = "hooks"
+    if verb == "install":
+        after = merge_hooks(text or "", hook_entries(command, hook_timeouts(env)))
+        return cli.Change(path, text, text if after == (text or "") else after, what)
+    if text is None:
+        return cli.Change(path, text, text, what)
+    left = unmerge_hooks(text)
+    if left == text:
+        return cli.Change(path, text, text, what)
+    out: str | None = left if left.strip() else None
+    return cli.Change(path, text, _restored(path, out, _config_normal), what)
+
+
+def _mcp_change(verb: str, path: Path, python: str | None) -> cli.Change:
+    text = read_text(path)
+    what = "memory tools (MCP server 'signet')"
+    if verb == "install":
+        return cli.Change(path, text, add_server(path, text, mcp_entry(sdk_command(python))), what)
+    kept, original = _saved(path)
+    # A ``mcpServers`` our install created goes with our server (if nothing joined it).
+    created = kept and "mcpServers" not in mcp_normal(original)
+    after = remove_server(path, text, drop_empty=created)
+    if after == text:
+        return cli.Change(path, text, text, what)
+    return cli.Change(path, text, _restored(path, after, mcp_normal), what)
+
+
+def _write(change: cli.Change, verb: str, record: str) -> None:
+    """Keep the first original (``record``) beside the file, then replace it atomically
+    (``after`` None removes it, and the folders its install created, once empty)."""
+    path, orig = change.path, _orig(change.path)
+    if verb == "install" and not orig.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        replace_text(orig, record, 0o600)  # it may hold provider keys, as the file does
+    if change.after is not None:
+        replace_text(path, change.after, 0o600)
+        if verb == "uninstall":
+            orig.unlink(missing_ok=True)
+        return
+    folders = _created_folders(path)
+    path.unlink(missing_ok=True)
+    orig.unlink(missing_ok=True)
+    for folder in folders:  # deepest first; one the user has put something in stays
+        try:
+            folder.rmdir()
+        except OSError:
+            break
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``main(["install" | "uninstall", *options])``; 0 on success, 1 on a bad file, 2 on usage."""
+    parser = cli.parser(
+        "kimi",
+        "Register Signet's Kimi Code hooks in ~/.kimi-code/config.toml and its memory tools "
+        "(MCP server 'signet') in ~/.kimi-code/mcp.json, or remove them.",
+        [cli.Option("--project", "register the MCP server in DIR/.kimi-code/mcp.json", "DIR")],
+        [cli.Option("--no-mcp", "do not register the memory tools' MCP server")],
+        dry_run="print the diffs, write nothing",
+        python="interpreter whose hook command to register",
+    )
+    opts = cli.parse(parser, argv)
+    if isinstance(opts, int):
+        return opts
+    env = dict(os.environ)
+    home = Path(kimi_home(env)).expanduser().absolute()
+    project = Path(opts.project).expanduser().absolute() if opts.project else None
+    mcp_folder = project / ".kimi-code" if project is not None else home
+    verb = opts.verb
+    try:
+        changes = [_config_change(verb, home / "config.toml", hook_command(opts.python), env)]
+        if not opts.no_mcp:
+            changes.append(_mcp_change(verb, mcp_folder / "mcp.json", opts.python))
+    except (InstallError, ConfigError) as exc:
+        sys.stderr.write(f"signet-sdk {verb} kimi: {exc}\nNo file was changed.\n")
+        return 1
+    done = "installed into" if verb == "install" else "removed from"
+    # What each file was, taken before any is written: the folders each one's install creates.
+    records = {c.path: _absent(c.path) if c.before is None else c.before for c in changes}
+
+    def write(change: cli.Change) -> str:
+        _write(change, verb, records[change.path])
+        where = change.path if change.after is not None else f"{change.path} (file removed)"
+        return f"Signet {change.what} {done} {where}\n"
+
+    wrote = cli.apply("kimi", verb, changes, opts.dry_run, write)
+    if wrote is None:
+        return 1
+    if wrote and verb == "install":
+        sys.stdout.write(
+            "Kimi Code reads its config when a session starts: restart running ones.\n"
+        )
+        if project is not None:
+            sys.stdout.write(
+                "Kimi Code has no project config: the hooks serve every project. It loads "
+                f"{mcp_folder / 'mcp.json'} once you trust the folder (its trust prompt).\n"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
