@@ -38,8 +38,12 @@ if TYPE_CHECKING:  # the public API, one line per name
     from signet_sdk.models import ForgetItem as ForgetItem
     from signet_sdk.models import ForgetMemoryRequest as ForgetMemoryRequest
     from signet_sdk.models import ForgetMemoryResult as ForgetMemoryResult
+    from signet_sdk.models import HealthDatabaseIntegrity as HealthDatabaseIntegrity
     from signet_sdk.models import HealthPipeline as HealthPipeline
     from signet_sdk.models import HealthStatus as HealthStatus
+    from signet_sdk.models import HealthWorkspace as HealthWorkspace
+    from signet_sdk.models import HookNotificationItem as HookNotificationItem
+    from signet_sdk.models import HookNotifications as HookNotifications
     from signet_sdk.models import HookResult as HookResult
     from signet_sdk.models import Identity as Identity
     from signet_sdk.models import InjectedMemory as InjectedMemory
@@ -54,6 +58,9 @@ if TYPE_CHECKING:  # the public API, one line per name
     from signet_sdk.models import MemoryRememberRequest as MemoryRememberRequest
     from signet_sdk.models import ModifyMemoryRequest as ModifyMemoryRequest
     from signet_sdk.models import ModifyMemoryResult as ModifyMemoryResult
+    from signet_sdk.models import NotificationsParams as NotificationsParams
+    from signet_sdk.models import NotificationsRequest as NotificationsRequest
+    from signet_sdk.models import NotificationsResult as NotificationsResult
     from signet_sdk.models import PreCompactionParams as PreCompactionParams
     from signet_sdk.models import PreCompactionRequest as PreCompactionRequest
     from signet_sdk.models import PreCompactionResult as PreCompactionResult
@@ -242,8 +249,12 @@ __all__ = [
     "GoneError",
     "HarnessPlugin",
     "HarnessTranslator",
+    "HealthDatabaseIntegrity",
     "HealthPipeline",
     "HealthStatus",
+    "HealthWorkspace",
+    "HookNotificationItem",
+    "HookNotifications",
     "HookResult",
     "Identity",
     "InjectedMemory",
@@ -265,6 +276,9 @@ __all__ = [
     "NativeOutput",
     "NotFoundError",
     "NotSentError",
+    "NotificationsParams",
+    "NotificationsRequest",
+    "NotificationsResult",
     "PayloadError",
     "PayloadTooLargeError",
     "PermissionDeniedError",

@@ -12,9 +12,16 @@ then, by its ``mode``:
 * ``status``: answers ``status`` with ``body`` and ``headers`` without forwarding;
 * ``garbage``: a 200 whose body is not JSON;
 * ``reset``: a 200 that announces more bytes than it sends, then closes;
-* ``oversized``: a 200 whose JSON body is ``size`` bytes.
+* ``oversized``: a 200 whose JSON body is ``size`` bytes;
+* ``lost``: forwards it (its ``Host`` naming the upstream, as a server that
+  checks it wants), reads the whole answer (by its ``Content-Length``: the
+  upstream may keep the connection open), calls ``on_answer`` and then resets
+  the client's connection instead of answering: whatever the upstream did, the
+  client never hears of it (a server killed after its work, before its answer).
 
-Every request is recorded (method, path, JSON body). ``fail_first`` limits a
+Every request is recorded (method, path, JSON body); ``forwarded`` lists the
+paths of faulted requests whose forward to the upstream has completed, ``lost``
+the answers ``lost`` kept from the client. ``fail_first`` limits a
 fault to the first N requests; later ones pass through. ``only`` limits it to
 requests whose path starts with that prefix (others pass, and do not count). The proxy runs in
 threads of this process and is stopped by ``close()``.
@@ -36,6 +43,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -142,7 +150,10 @@ class FaultProxy:
     size: int = 20 * 1024 * 1024
     fail_first: int | None = None
     only: str | None = None
+    on_answer: Callable[[], None] | None = None
     seen: list[Seen] = field(default_factory=list)
+    forwarded: list[str] = field(default_factory=list)
+    lost: list[bytes] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._sock = socket.create_server(("127.0.0.1", 0))
@@ -202,6 +213,22 @@ class FaultProxy:
             conn.sendall(head + b'{"partial":')
             # Linger 0: the close is a TCP reset, not an orderly end of stream.
             conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        elif mode == "lost":
+            assert self.upstream is not None, "lost needs an upstream"
+            host = f"{self.upstream[0]}:{self.upstream[1]}".encode()
+            head, _, rest = request.partition(b"\r\n\r\n")
+            lines = [
+                b"Host: " + host if line.lower().startswith(b"host:") else line
+                for line in head.split(b"\r\n")
+            ]
+            with socket.create_connection(self.upstream, timeout=30) as up:
+                up.sendall(b"\r\n".join(lines) + b"\r\n\r\n" + rest)
+                answer = _read_request(up)  # the whole answer, which the client never gets
+            with self._lock:
+                self.lost.append(answer or b"")
+            if self.on_answer is not None:
+                self.on_answer()
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         elif mode == "oversized":
             body = b'{"context":"' + b"x" * self.size + b'"}'
             conn.sendall(_response(200, body))
@@ -210,6 +237,9 @@ class FaultProxy:
             if mode == "slow_before":
                 time.sleep(self.delay)
             answer = _forward(self.upstream, request)
+            if mode != "pass":
+                with self._lock:
+                    self.forwarded.append(request.split(b" ", 2)[1].decode())
             if mode == "slow":
                 time.sleep(self.delay)
                 conn.sendall(answer)
@@ -239,3 +269,66 @@ class FaultProxy:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+# -- a state directory that cannot be written, in this process ---------------------------
+
+
+def break_disk(monkeypatch: Any, under: Path, how: str) -> None:
+    """Make the disk fail for everything under ``under`` in this process, as the kernel would.
+
+    ``how``: ``full`` (``ENOSPC`` on every ``os.write`` to a file opened there and on
+    ``os.mkdir``: creating an empty file still works, as on a real full disk) or
+    ``read-only`` (``EROFS`` on opening a file there for writing, and on every call
+    that changes the folder). Calls on other paths are untouched (the mock daemon in
+    its thread, the test's own files). ``monkeypatch`` undoes it.
+    """
+    import errno
+
+    code = {"full": errno.ENOSPC, "read-only": errno.EROFS}[how]
+    root = os.path.abspath(under)
+    real_open, real_write, real_close = os.open, os.write, os.close
+    ours: set[int] = set()
+
+    def inside(path: Any) -> bool:
+        if isinstance(path, int):
+            return path in ours
+        where = os.path.abspath(os.fspath(path))
+        return where == root or where.startswith(root + os.sep)
+
+    def refuse(path: Any) -> OSError:
+        return OSError(code, os.strerror(code), str(path))
+
+    writing = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+    def fake_open(path: Any, flags: int, mode: int = 0o777, *, dir_fd: Any = None) -> int:
+        if how == "read-only" and flags & writing and inside(path):
+            raise refuse(path)
+        fd = real_open(path, flags, mode, dir_fd=dir_fd)
+        if inside(path):
+            ours.add(fd)
+        return fd
+
+    def fake_write(fd: int, data: Any) -> int:
+        if fd in ours:
+            raise refuse(fd)
+        return real_write(fd, data)
+
+    def fake_close(fd: int) -> None:
+        ours.discard(fd)
+        real_close(fd)
+
+    def changing(real: Callable[..., Any], always: bool = False) -> Callable[..., Any]:
+        def call(path: Any, *args: Any, **kwargs: Any) -> Any:
+            if (always or how == "read-only") and inside(path):
+                raise refuse(path)
+            return real(path, *args, **kwargs)
+
+        return call
+
+    monkeypatch.setattr(os, "open", fake_open)
+    monkeypatch.setattr(os, "write", fake_write)
+    monkeypatch.setattr(os, "close", fake_close)
+    monkeypatch.setattr(os, "mkdir", changing(os.mkdir, always=True))
+    for name in ("replace", "rename", "unlink", "chmod", "utime"):
+        monkeypatch.setattr(os, name, changing(getattr(os, name)))

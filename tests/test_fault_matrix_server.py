@@ -329,3 +329,230 @@ def test_server_killed_mid_event(daemon: MockDaemon, tmp_path: Path, event: str)
             for r in daemon.requests
             if r.path.endswith(LIFECYCLE[action].slug)
         ]
+
+
+# -- exactly once, end to end: the server killed at each point of a write -----------------
+#
+# One event id from the transport, through the server, to the outbox: the transport
+# sends it as X-Signet-Event-Id and, when the server went away mid-event, runs the
+# hook process with ``--event-id`` (the same id), whose writes then find what the
+# server stored, or are sent as repeats the daemon recognises. Each cell sends one
+# write event through the transport to ``signet-sdk serve`` and kills the server at
+# one point of that write; then the next session's sender replays whatever is queued,
+# and the daemon must have stored the write exactly once, a compaction summary (which
+# the daemon itself never de-duplicates) included.
+
+#: Where the server dies. The first three are set by a proxy in front of the daemon,
+#: on the write's own route: the server is killed once the proxy has its send.
+#: ``answered``: the server had the daemon's answer (and removed its entry); a proxy
+#: in front of the server takes its answer to the event and then kills it.
+KILL_POINTS: dict[str, dict[str, Any]] = {
+    "before": {"mode": "hang"},  # the daemon never gets the server's send
+    "while": {"mode": "slow_before", "delay": 2.0},  # it gets it after the server died
+    "after": {"mode": "slow", "delay": 2.0},  # it stored it; the server never heard
+    "answered": {},
+}
+
+
+class WriteEvent:
+    """One native event whose write is under test, as a cell sends it."""
+
+    def __init__(
+        self, harness: str, event: str, package: str, vector: str, action: str, key: str
+    ) -> None:
+        self.harness, self.event, self.action, self.key = harness, event, action, key
+        found = json.loads((_files(package) / f"{vector}.json").read_text())
+        self.payload: dict[str, Any] = found["payload"]
+        self.detached = bool(_plugin_spec(harness, event).detach)
+
+    def payload_for(self, tag: str, home: Path) -> tuple[dict[str, Any], str]:
+        """This cell's payload (its own session key and memory text) and that key."""
+        # An OpenClaw key names its agent (``agent:<id>:<session>``): kept, as the daemon
+        # files the session's summaries under that agent.
+        head = self.key.rsplit(":", 1)[0] + ":" if self.key.startswith("agent:") else ""
+        key = f"{head}{tag}-{self.key[-8:]}"
+        text = json.dumps(self.payload).replace(self.key, key)
+        text = text.replace("Prefers make targets", f"Prefers make targets ({tag})")
+        text = text.replace("/home/dev/.claude", str(home / ".claude"))
+        payload: dict[str, Any] = json.loads(text)
+        if isinstance(payload.get("messages"), list):  # a session long enough to summarise
+            said = {"role": "assistant", "content": "Deploys go through make ship. " * 30}
+            payload["messages"].insert(-1, said)
+        return payload, key
+
+
+def _files(package: str) -> Any:
+    from importlib.resources import files
+
+    return files(f"{package}.vectors")
+
+
+def _plugin_spec(harness: str, event: str) -> Any:
+    from signet_sdk.runtime.registry import find_plugin
+
+    plugin = find_plugin(harness)
+    assert plugin is not None, harness
+    return plugin.events[event]
+
+
+#: Each durable action, through events that write inline (the server answers after the
+#: write) and detached (it answers once the write is on disk): compaction-complete both.
+WRITE_EVENTS = {
+    "compaction_complete": WriteEvent(
+        "claude-code",
+        "PostCompact",
+        "signet_adapter_claude_code",
+        "post-compact",
+        "compaction_complete",
+        "5f0c3a9e-1b2d-4c6e-8f7a-9b0c1d2e3f40",
+    ),
+    "compaction_complete-detached": WriteEvent(
+        "openclaw",
+        "after_compaction",
+        "signet_adapter_openclaw",
+        "after-compaction-summary",
+        "compaction_complete",
+        "agent:main:main",
+    ),
+    "session_checkpoint_extract": WriteEvent(
+        "claude-code",
+        "Stop",
+        "signet_adapter_claude_code",
+        "stop-checkpoint",
+        "session_checkpoint_extract",
+        "5f0c3a9e-1b2d-4c6e-8f7a-9b0c1d2e3f40",
+    ),
+    "session_end": WriteEvent(
+        "hermes-agent",
+        "on_session_switch",
+        "signet_adapter_hermes",
+        "on-session-switch-compression",
+        "session_end",
+        "20261124_174812_a3f9c2",
+    ),
+    "remember-detached": WriteEvent(
+        "hermes-agent",
+        "on_memory_write",
+        "signet_adapter_hermes",
+        "on-memory-write-add",
+        "remember",
+        "20261124_174812_a3f9c2",
+    ),
+}
+assert {w.action for w in WRITE_EVENTS.values()} == {
+    a for a, row in LIFECYCLE.items() if row.durable
+}  # every durable action has its row
+
+SEND_NATIVE = """
+const t = await import(process.argv[1]);
+const started = performance.now();
+const data = await t.send(process.argv[2], process.argv[3], JSON.parse(process.argv[4]), {
+  timeoutMs: Number(process.argv[5]),
+});
+process.stderr.write(JSON.stringify({ data: data ?? null, ms: performance.now() - started }));
+"""
+
+
+def _transcript(home: Path, payload: dict[str, Any]) -> None:
+    """The Claude Code transcript a payload names: two turns, well over a checkpoint's minimum."""
+    path = payload.get("transcript_path")
+    if not isinstance(path, str):
+        return
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    lines = [
+        {"type": "user", "message": {"role": "user", "content": f"how do deploys work? {i}"}}
+        for i in range(12)
+    ] + [{"type": "assistant", "message": {"role": "assistant", "content": "make ship. " * 40}}]
+    Path(path).write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+def _stored(daemon: MockDaemon, action: str) -> int:
+    """What the daemon stored for the cell's one write: a memory, or a summary job."""
+    if action in ("session_end", "session_checkpoint_extract"):
+        return len(daemon.summary_jobs())
+    return daemon.memory_count()
+
+
+def _wait(condition: Any, seconds: float = 15.0) -> bool:
+    end = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def _replay_when_idle(env: dict[str, str], daemon_url: str, outbox: Path) -> None:
+    """:func:`_replay` once no detached sender (one a hook started) is at work any more."""
+    end = time.monotonic() + 30
+    while True:
+        replay = {**env, "SIGNET_DAEMON_URL": daemon_url, "SIGNET_OUTBOX_SETTLE_SECONDS": "0"}
+        done = subprocess.run(
+            [SDK, "outbox", "replay", "--seconds", "20"],
+            env=replay,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        if "another sender is at work" not in done.stdout or time.monotonic() > end:
+            break
+        time.sleep(0.2)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("kill", list(KILL_POINTS))
+@pytest.mark.parametrize("write", list(WRITE_EVENTS))
+def test_server_killed_at_each_point_of_a_write_stores_it_once(
+    tmp_path: Path, write: str, kill: str
+) -> None:
+    spec = WRITE_EVENTS[write]
+    route = f"/api/hooks/{LIFECYCLE[spec.action].slug}"
+    payload, _key_of_cell = spec.payload_for(f"{write}-{kill}", tmp_path)
+    _transcript(tmp_path, payload)
+    daemon = MockDaemon()
+    with daemon.serve() as handle:
+        fault = KILL_POINTS[kill] or {"mode": "pass"}
+        with FaultProxy((handle.host, handle.port), fail_first=1, only=route, **fault) as held:
+            env = _env(tmp_path, held.url)
+            server = ServeProcess(env)
+            front: FaultProxy | None = None
+            try:
+                if kill == "answered":
+                    host, port = server.url.rsplit("//", 1)[1].rsplit(":", 1)
+                    front = FaultProxy((host, int(port)), mode="lost", on_answer=server.proc.kill)
+                    env = {
+                        **env,
+                        "SIGNET_ADAPTER_URL": front.url,
+                        "SIGNET_ADAPTER_TOKEN": server.token or "",
+                    }
+                sent = [spec.harness, spec.event, json.dumps(payload), str(EVENT_DEADLINE_MS)]
+                args = [TRANSPORT.as_uri(), *sent]
+                node = subprocess.Popen(
+                    [str(NODE), "--input-type=module", "-e", SEND_NATIVE, "--", *args],
+                    env=env,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
+                if kill != "answered":
+                    assert _wait(lambda: held.requests_to(route)), "the server never sent it"
+                    server.proc.kill()  # at this point of its write
+                out, err = node.communicate(timeout=60)
+            finally:
+                server.stop()
+                if front is not None:
+                    front.close()
+            if front is not None:  # the server had done the whole event, write included
+                assert front.lost and front.lost[0].startswith(b"HTTP/1.1 200 "), front.lost
+            assert node.returncode == 0 and out == "", err[-2000:]
+            got = json.loads(err)
+            assert got["ms"] < EVENT_DEADLINE_MS + SLACK * 1000, got
+            if kill == "while":  # the held send reaches the daemon after the server died
+                assert _wait(lambda: held.forwarded)
+        outbox = tmp_path / "signet-sdk" / "outbox"
+        _replay_when_idle(env, handle.url, outbox)
+        stored = _stored(daemon, spec.action)
+        sends = [(r.status, r.response_json) for r in daemon.requests_to(route)]
+    daemon.close()
+    assert stored == 1, sends
+    assert list(outbox.glob("*.json")) == [] and not list(outbox.glob("dead/*"))

@@ -10,13 +10,14 @@ the daemon stored.
 
 from __future__ import annotations
 
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fault_support import FaultProxy, hook_env, run_hook, sender_idle
+from fault_support import SIGNET_SDK, FaultProxy, hook_env, run_hook, sender_idle
 
 from signet_sdk.hooks.outbox import Outbox
 from signet_sdk.hooks.sender import outbox_sender
@@ -220,3 +221,145 @@ def test_any_other_409_is_still_a_dead_letter(tmp_path: Path) -> None:
     taken = _conflict("idempotencyKey already used for non-chunk content")
     assert outbox.deliver(own, taken) == "dead"  # only a memory write carries the key
     assert len(list((Path(outbox.root) / "dead").glob("*.json"))) == 2
+
+
+# -- one event id, end to end ---------------------------------------------------------
+
+EVENT_ID = "01795000000000000000-0123456789abcdef"
+
+
+def test_event_ids_have_one_shape() -> None:
+    from signet_sdk.hooks.entry import valid_event_id
+
+    assert valid_event_id(EVENT_ID)
+    assert valid_event_id("01795000000000000000-" + "A1b2" * 16)  # up to 64 letters or digits
+    for bad in (
+        "",
+        "1795000000000000000-0123456789abcdef",  # 19 digits of time
+        "01795000000000000000_0123456789abcdef",
+        "01795000000000000000-0123456",  # 7 characters after the time
+        "01795000000000000000-" + "a" * 65,
+        "01795000000000000000-../../etc/passwd",
+        "01795000000000000000-0123456789abcdé",
+        "\uff101795000000000000000-0123456789abcdef",  # a digit, but not an ASCII one
+        None,
+        17,
+    ):
+        assert not valid_event_id(bad), bad
+
+
+def test_an_events_writes_are_named_by_its_id_and_their_action() -> None:
+    from signet_sdk.hooks.entry import EventWrites
+
+    writes = EventWrites(EVENT_ID)
+    assert writes.entry_id("compaction_complete") == f"{EVENT_ID}-compaction_complete"
+    assert writes.entry_id("session_checkpoint_extract") == (
+        f"{EVENT_ID}-session_checkpoint_extract"
+    )
+    assert writes.entry_id("compaction_complete") == f"{EVENT_ID}-compaction_complete-2"
+    again = EventWrites(EVENT_ID, repeat=True)  # the same event run again: the same ids
+    assert again.entry_id("compaction_complete") == f"{EVENT_ID}-compaction_complete"
+    with pytest.raises(ValueError, match="not an event id"):
+        EventWrites("../outbox")
+
+
+def test_a_write_put_again_under_its_id_is_the_one_already_stored(tmp_path: Path) -> None:
+    outbox = Outbox(tmp_path / "outbox")
+    entry_id = f"{EVENT_ID}-remember"
+    first = outbox.put("remember", {"content": "first run"}, harness="h", entry_id=entry_id)
+    again = outbox.put(
+        "remember", {"content": "second run"}, harness="h", entry_id=entry_id, repeat=True
+    )
+    assert again == first and not again.resend  # the first run's entry, not sent yet
+    assert outbox.pending() == [entry_id]
+    assert first.body == {
+        "content": "first run",
+        "sourceId": f"signet-sdk:{entry_id}",
+        "idempotencyKey": entry_id,
+    }
+    with pytest.raises(ValueError, match="letters, digits"):
+        outbox.put("remember", {"content": "x"}, entry_id="../escape")
+
+
+@pytest.mark.parametrize("action", ["compaction_complete", "remember"])
+def test_a_repeat_of_a_delivered_write_is_not_stored_again(
+    tmp_path: Path, served: tuple[MockDaemon, str], action: str
+) -> None:
+    """The adapter server delivered the write and removed its entry; the hook process a
+    shim fell back to stores it again under the same id, as a repeat."""
+    daemon, url = served
+    outbox = Outbox(tmp_path / "outbox")
+    body, _ = WRITES[action]
+    entry_id = f"{EVENT_ID}-{action}"
+    outbox.put(action, body, harness="claude-code", runtime_path="legacy", entry_id=entry_id)
+    assert outbox.deliver(entry_id, sender_to(url)) == "sent" and outbox.pending() == []
+    repeat = outbox.put(
+        action, body, harness="claude-code", runtime_path="legacy", entry_id=entry_id, repeat=True
+    )
+    assert repeat.resend  # sent at once (nothing is in doubt), as a repeat
+    assert outbox.deliver(entry_id, sender_to(url)) == "sent" and outbox.pending() == []
+    assert stored(daemon, action) == 1
+    sends = daemon.requests_to(f"/api/hooks/{action.replace('_', '-')}")
+    if action == "compaction_complete":  # looked up, found, not sent again
+        assert len(sends) == 1 and daemon.requests_to("/api/sessions/summaries", "GET")
+    else:  # the same keys as the first send: the daemon's own de-duplication
+        assert len(sends) == 2 and sends[1].json["idempotencyKey"] == entry_id
+        assert sends[1].response_json["deduped"] is True
+
+
+def test_a_repeat_of_a_write_never_delivered_is_stored(
+    tmp_path: Path, served: tuple[MockDaemon, str]
+) -> None:
+    daemon, url = served
+    outbox = Outbox(tmp_path / "outbox")
+    body, _ = WRITES["compaction_complete"]
+    entry_id = f"{EVENT_ID}-compaction_complete"
+    outbox.put("compaction_complete", body, harness="h", entry_id=entry_id, repeat=True)
+    assert outbox.deliver(entry_id, sender_to(url)) == "sent"
+    assert stored(daemon, "compaction_complete") == 1
+
+
+def test_hook_process_with_an_event_id_stores_a_delivered_write_once(
+    tmp_path: Path, served: tuple[MockDaemon, str]
+) -> None:
+    """``signet-sdk hook ... --event-id`` after the write was delivered under that id."""
+    import json
+
+    daemon, url = served
+    env = hook_env(tmp_path, SIGNET_DAEMON_URL=url, SIGNET_BREAKER_FAILURES="0")
+    outbox = Outbox(tmp_path / "state" / "signet-sdk" / "outbox")
+    body = {"sessionKey": "s-evt", "summary": "We chose sqlite, once."}
+    entry_id = f"{EVENT_ID}-compaction_complete"
+    # What the adapter server did before it went away: stored, delivered, removed.
+    outbox.put("compaction_complete", body, harness="legacy-cli", entry_id=entry_id)
+    assert outbox.deliver(entry_id, sender_to(url)) == "sent"
+    payload = json.dumps(body).encode()
+    argv = [SIGNET_SDK, "hook", "legacy-cli", "compaction-complete", "--event-id", EVENT_ID]
+    done = subprocess.run(argv, input=payload, capture_output=True, env=env, timeout=30)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert stored(daemon, "compaction_complete") == 1
+    assert outbox.pending() == []
+    # An id that is not one is said in hooks.log and left out: the event still runs.
+    bad = [*argv[:-2], "--event-id=../x"]
+    done = subprocess.run(bad, input=payload, capture_output=True, env=env, timeout=30)
+    assert (done.returncode, done.stderr) == (0, b"")
+    log = (tmp_path / "state" / "signet-sdk" / "hooks.log").read_text()
+    assert "--event-id '../x' is not an event id: the event runs without it" in log
+    assert stored(daemon, "compaction_complete") == 2  # a new write: stored
+
+
+def test_a_repeat_finds_a_summary_filed_under_the_agent_its_key_names(
+    tmp_path: Path, served: tuple[MockDaemon, str]
+) -> None:
+    """An OpenClaw key (``agent:<id>:<session>``) files the summary under that agent."""
+    daemon, url = served
+    outbox = Outbox(tmp_path / "outbox")
+    body = {"sessionKey": "agent:ops:s-7", "summary": "Deploys go through make ship."}
+    entry_id = f"{EVENT_ID}-compaction_complete"
+    outbox.put("compaction_complete", body, harness="openclaw", entry_id=entry_id)
+    assert outbox.deliver(entry_id, sender_to(url)) == "sent"
+    outbox.put("compaction_complete", body, harness="openclaw", entry_id=entry_id, repeat=True)
+    assert outbox.deliver(entry_id, sender_to(url)) == "sent"
+    assert stored(daemon, "compaction_complete") == 1
+    (look,) = daemon.requests_to("/api/sessions/summaries", "GET")
+    assert look.query["sessionKey"] == "agent:ops:s-7"

@@ -3,16 +3,21 @@
 It checks, in order, and prints one line per finding with what to do about
 each problem:
 
-* the daemon: reachable at the configured URL, its version, and whether the
-  token (if any) is accepted on a route that needs one;
+* the daemon: reachable at the configured URL, its version (and which
+  versions the SDK is tested against), whether it says it is degraded, and
+  whether the token (if any) is accepted on a route that needs one;
 * each installed harness with an installer: ``install --dry-run`` changing
   nothing means the hooks or plugin are there with today's command path and
   timeouts; a change means they are missing or stale;
 * the outbox: writes still pending, dead letters;
-* the state directory: ours, 0700, files 0600, no links;
+* the state directory: ours, 0700, files 0600, no links; writable, its disk
+  not full, and the outbox a folder (else hooks send writes without one);
 * the circuit breaker: open or closed.
 
-Exit code 0 when nothing needs doing, 1 otherwise.
+A warning (``WARN``) is worth knowing but needs no fix for memory to work:
+a daemon newer than the newest tested release, or one that answers
+``degraded`` (it still serves). Exit code 0 when nothing needs doing (warnings
+included), 1 otherwise.
 """
 
 from __future__ import annotations
@@ -22,7 +27,6 @@ import contextlib
 import io
 import json
 import os
-import stat
 import sys
 from typing import Any
 
@@ -30,13 +34,30 @@ __all__ = ["Finding", "diagnose", "register"]
 
 
 class Finding:
-    """One line of the report: ``ok`` false means ``fix`` says what to do."""
+    """One line of the report: ``ok`` false means ``fix`` says what to do.
 
-    def __init__(self, area: str, ok: bool, message: str, fix: str = "") -> None:
+    ``warning`` marks a finding that is ``ok`` (nothing blocks memory) yet
+    worth reading; ``fix`` may then say what would clear it.
+    """
+
+    def __init__(
+        self, area: str, ok: bool, message: str, fix: str = "", *, warning: bool = False
+    ) -> None:
         self.area, self.ok, self.message, self.fix = area, ok, message, fix
+        self.warning = warning and ok
 
     def as_dict(self) -> dict[str, Any]:
-        return {"area": self.area, "ok": self.ok, "message": self.message, "fix": self.fix}
+        return {
+            "area": self.area,
+            "ok": self.ok,
+            "warning": self.warning,
+            "message": self.message,
+            "fix": self.fix,
+        }
+
+    @property
+    def mark(self) -> str:
+        return "FIX " if not self.ok else "WARN" if self.warning else "ok  "
 
 
 def _daemon(env: dict[str, str]) -> list[Finding]:
@@ -80,18 +101,11 @@ def _daemon(env: dict[str, str]) -> list[Finding]:
         ]
     except APIStatusError as exc:
         return [Finding("daemon", False, f"{where}/health answered {exc.status_code}", "")]
-    from signet_sdk.wire.versions import OLDEST_SUPPORTED, support_of
-
     version = str(health.get("version", "?")) if isinstance(health, dict) else "?"
-    supported, why = support_of(version)
     found = [
         Finding("daemon", True, f"reachable at {where}, Signet {version}"),
-        Finding(
-            "daemon",
-            supported,
-            f"Signet {version}: {why}",
-            "" if supported else f"update Signet to {OLDEST_SUPPORTED} or newer",
-        ),
+        _version_finding(version),
+        *_degraded(health),
     ]
     try:
         client.call("list_sessions", timeout=5.0)
@@ -108,6 +122,59 @@ def _daemon(env: dict[str, str]) -> list[Finding]:
     except APIConnectionError as exc:
         found.append(Finding("auth", False, f"/api/sessions: {exc}", "check the daemon's log"))
     return found
+
+
+def _version_finding(version: str) -> Finding:
+    """Whether the SDK supports ``version``; a release newer than any tested one is a warning."""
+    from signet_sdk.wire.versions import (
+        NEWEST_TESTED,
+        OLDEST_SUPPORTED,
+        TESTED_VERSIONS,
+        older_than,
+        support_of,
+    )
+
+    supported, why = support_of(version)
+    if supported and older_than(NEWEST_TESTED, version):
+        tested = ", ".join(TESTED_VERSIONS)
+        return Finding(
+            "daemon",
+            True,
+            f"Signet {version}: newer than {NEWEST_TESTED}, the newest tested (tested: {tested}); "
+            "used on the strength of those runs and of replays of newer daemons' answers "
+            f"taken from upstream's source, not proven against {version} itself",
+            warning=True,
+        )
+    return Finding(
+        "daemon",
+        supported,
+        f"Signet {version}: {why}",
+        "" if supported else f"update Signet to {OLDEST_SUPPORTED} or newer",
+    )
+
+
+def _degraded(health: object) -> list[Finding]:
+    """A daemon that answers ``degraded`` still serves: a warning with its reasons, not a fix."""
+    if not isinstance(health, dict) or health.get("status") != "degraded":
+        return []
+    from pydantic import ValidationError
+
+    from signet_sdk.models import HealthStatus
+
+    try:
+        reasons = HealthStatus.model_validate(health).degraded_reasons
+    except ValidationError:
+        reasons = ["its /health answer could not be read"]
+    return [
+        Finding(
+            "daemon",
+            True,
+            f"the daemon says it is degraded ({'; '.join(reasons)}); it still serves, "
+            "but what depends on the failing part may be missing",
+            "see the daemon's log, and 'workspace' and 'databaseIntegrity' in its /health",
+            warning=True,
+        )
+    ]
 
 
 def _quiet(installer: Any, argv: list[str]) -> tuple[int, str]:
@@ -205,50 +272,17 @@ def _outbox() -> list[Finding]:
     return found
 
 
-def _state_dir() -> list[Finding]:
-    from signet_sdk.runtime.files import state_dir
-
-    root = state_dir()
-    try:
-        st = os.lstat(root)
-    except FileNotFoundError:
-        return [Finding("state", True, f"{root} not created yet (the first hook creates it)")]
-    problems = []
-    if not stat.S_ISDIR(st.st_mode):
-        problems.append(f"{root} is not a directory (a link or a file)")
-    elif hasattr(os, "geteuid") and st.st_uid != os.geteuid():
-        problems.append(f"{root} belongs to another user")
-    else:
-        for folder, dirs, files in os.walk(root):
-            for name in dirs + files:
-                path = os.path.join(folder, name)
-                mode = os.lstat(path)
-                want = 0o700 if stat.S_ISDIR(mode.st_mode) else 0o600
-                if stat.S_ISLNK(mode.st_mode):
-                    problems.append(f"{path} is a symlink")
-                elif stat.S_IMODE(mode.st_mode) & ~want:
-                    problems.append(f"{path} is {oct(stat.S_IMODE(mode.st_mode))}")
-        if stat.S_IMODE(st.st_mode) & 0o077:
-            problems.append(f"{root} is {oct(stat.S_IMODE(st.st_mode))}")
-    if not problems:
-        return [Finding("state", True, f"{root}: private (0700, files 0600)")]
-    return [
-        Finding(
-            "state",
-            False,
-            p,
-            f"remove what you did not put there; 'chmod -R go= {root}' narrows the modes",
-        )
-        for p in problems
-    ]
-
-
 def _breaker(env: dict[str, str]) -> list[Finding]:
     from signet_sdk.hooks.breaker import breaker_for
 
     breaker = breaker_for(env)
     if breaker is None:
-        return [Finding("breaker", True, "circuit breaker off (SIGNET_BREAKER_FAILURES=0)")]
+        raw = env.get("SIGNET_BREAKER_FAILURES", "").strip()
+        if raw.lstrip("-").isdigit() and int(raw) <= 0:
+            return [Finding("breaker", True, "circuit breaker off (SIGNET_BREAKER_FAILURES=0)")]
+        # Its state lives in the state directory: a finding above says what is wrong there.
+        message = "circuit breaker unavailable: the state directory cannot hold it"
+        return [Finding("breaker", True, message)]
     left = breaker.open_for()
     if left > 0:
         return [
@@ -264,12 +298,14 @@ def _breaker(env: dict[str, str]) -> list[Finding]:
 
 def diagnose(env: dict[str, str] | None = None) -> list[Finding]:
     """Every check, in order."""
+    from signet_sdk.cli.doctor_state import state_findings
+
     environ = dict(os.environ if env is None else env)
     return [
         *_daemon(environ),
         *_harnesses(),
         *_outbox(),
-        *_state_dir(),
+        *state_findings(),
         *_breaker(environ),
     ]
 
@@ -280,7 +316,7 @@ def _doctor(ns: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps([f.as_dict() for f in findings], indent=2) + "\n")
     else:
         for f in findings:
-            sys.stdout.write(f"{'ok ' if f.ok else 'FIX'}  {f.area:8} {f.message}\n")
+            sys.stdout.write(f"{f.mark} {f.area:8} {f.message}\n")
             if f.fix:
                 sys.stdout.write(f"               -> {f.fix}\n")
     return 0 if all(f.ok for f in findings) else 1

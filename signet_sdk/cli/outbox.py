@@ -20,9 +20,9 @@ __all__ = ["outbox_report", "register"]
 
 
 def _root() -> str:
-    from signet_sdk.runtime.files import state_dir
+    from signet_sdk.runtime.files import outbox_dir
 
-    return os.path.join(state_dir(), "outbox")
+    return outbox_dir(create=False)  # named only: a report must not create the folder
 
 
 def _read(path: str) -> dict[str, Any]:
@@ -119,9 +119,14 @@ def _replay(ns: argparse.Namespace) -> int:
     from signet_sdk.hooks.sender import flush
 
     root = _root()
-    if ns.dead:
-        sys.stdout.write(f"revived {_revive(root)} dead letters\n")
-    counts = flush(ns.seconds)
+    try:
+        if ns.dead:
+            sys.stdout.write(f"revived {_revive(root)} dead letters\n")
+        counts = flush(ns.seconds)
+    except OSError as exc:  # a state directory that cannot be written, or is not a folder
+        sys.stderr.write(f"signet-sdk outbox replay: the outbox cannot be used: {exc}\n")
+        sys.stderr.write("see 'signet-sdk doctor' for what to do\n")
+        return 1
     left = Outbox(root).pending()
     summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "nothing to send"
     sys.stdout.write(f"{summary}; {len(left)} still pending\n")

@@ -1,3 +1,4 @@
+# long module: one method per daemon endpoint, and the source both clients are generated from
 """The runtime adapter contract over HTTP: one daemon call per lifecycle method.
 
 Every lifecycle method is exactly one daemon call; the other methods cover
@@ -43,6 +44,8 @@ from signet_sdk.models import (
     MemoryRememberRequest,
     ModifyMemoryRequest,
     ModifyMemoryResult,
+    NotificationsParams,
+    NotificationsResult,
     PreCompactionParams,
     PreCompactionResult,
     RecallParams,
@@ -214,6 +217,17 @@ class AsyncAdapterClient(BaseAdapterClient, AsyncRuntimeAdapter):
 
     async def recall(self, params: RecallParams) -> RecallResult:
         return await self._call("recall", RecallResult, params)
+
+    async def hook_notifications(self, params: NotificationsParams) -> NotificationsResult:
+        """Unread cross-agent messages to show the model at one of the harness's hooks.
+
+        A route of daemons newer than 0.145.8 (``POST /api/hooks/notifications``):
+        0.145.8 and older answer 404, raised as ``UnsupportedByDaemonError``.
+        Reading a message does not use it up: it comes back at later hooks
+        until the recipient acknowledges it. An answer with nothing unread has
+        ``inject == ""`` and no ``notifications``.
+        """
+        return await self._call("hook_notifications", NotificationsResult, params)
 
     async def call_lifecycle(self, call: LifecycleCall) -> HookResult:
         """Perform a translated call: params validated, then its one daemon call."""

@@ -9,7 +9,13 @@ send through a :class:`Delivery`, so they cannot drift apart:
   or left to the detached sender (an event the harness kills early, a daemon
   that cannot take it yet). An entry whose send got no answer *settles*
   before it is sent again, and is resent so that the daemon recognises a
-  repeat (:mod:`signet_sdk.hooks.entry`).
+  repeat (:mod:`signet_sdk.hooks.entry`). A write that no outbox can hold
+  (a state directory that is read-only, full, or not a folder) is sent
+  directly instead, and that is said once, not once per write.
+* **One id per native event**, when the event has one (a shim's transport
+  makes it): its writes are stored under ids made from it, so the hook
+  process a shim falls back to after its adapter server went away finds
+  what the server stored, or sends what it cannot find as a repeat.
 * **One circuit breaker** (:mod:`signet_sdk.hooks.breaker`, shared by every
   process through a small state file): while it is open a call is not made
   at all and raises :class:`~signet_sdk.wire.errors.BreakerOpenError`;
@@ -25,6 +31,8 @@ this.
 
 from __future__ import annotations
 
+import os
+
 from signet_sdk.hooks.sender import outbox_sender, spawn_flusher
 
 TYPE_CHECKING = False
@@ -32,6 +40,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
     from typing import Any, TypeVar
 
+    from signet_sdk.hooks.entry import EventWrites
     from signet_sdk.hooks.outbox import Entry, Outbox
     from signet_sdk.wire.config import ClientConfig
     from signet_sdk.wire.lifecycle import LifecycleCall
@@ -51,7 +60,8 @@ class Delivery:
     less what the caller keeps back to exit); None means no deadline.
     ``transcript_roots()`` gives the folders a transcript path may be read
     from (asked only when a write carries one: it may import the harness's
-    path rules).
+    path rules). ``event`` gives the ids of the event's writes, when the
+    event has an id (:class:`~signet_sdk.hooks.entry.EventWrites`).
     """
 
     def __init__(
@@ -64,6 +74,7 @@ class Delivery:
         transcript_roots: Callable[[], Sequence[str] | None] = lambda: None,
         outbox: Outbox | None = None,
         hold: Callable[[], Any] | None = None,
+        event: EventWrites | None = None,
     ) -> None:
         self.config = config
         #: A context manager factory around the outbox write (the hook's deadline
@@ -74,6 +85,7 @@ class Delivery:
         self.left = left
         self.transcript_roots = transcript_roots
         self._outbox = outbox
+        self.event = event
         self._breaker: Any = False  # not looked up yet
 
     # -- the breaker -------------------------------------------------------
@@ -136,15 +148,23 @@ class Delivery:
     # -- writes ------------------------------------------------------------
 
     def outbox(self) -> Outbox:
+        """The outbox given, else the state directory's (checked when a write is put)."""
         if self._outbox is None:
             from signet_sdk.hooks.outbox import Outbox
-            from signet_sdk.runtime.files import outbox_dir
 
-            self._outbox = Outbox(outbox_dir(self.env), log=self.log)
+            self._outbox = Outbox(env=self.env, log=self.log)
         return self._outbox
 
-    def put(self, call: LifecycleCall) -> Entry:
-        """Snapshot the call's transcript and store the call durably (raises OSError)."""
+    def next_entry_id(self, call: LifecycleCall) -> str | None:
+        """The id this write is stored under when the event has one, else None (a new id)."""
+        return None if self.event is None else self.event.entry_id(call.action)
+
+    def put(self, call: LifecycleCall, *, entry_id: str | None = None) -> Entry:
+        """Snapshot the call's transcript and store the call durably (raises OSError).
+
+        ``entry_id`` (from :meth:`next_entry_id`) finds the entry an earlier run
+        of the same event stored, or stores this one under it.
+        """
         from signet_sdk.runtime.transcripts import take_transcript
 
         body, snapshot = take_transcript(call.body, self.transcript_roots() or (), self.log)
@@ -157,7 +177,14 @@ class Delivery:
                 runtime_path=config.runtime_path,
                 agent_id=config.agent_id,
                 transcript=snapshot,
+                entry_id=entry_id,
+                repeat=self.event is not None and self.event.repeat,
             )
+
+    def refused(self, exc: OSError) -> None:
+        """The outbox cannot hold a write: said once while that lasts, not once per write."""
+        if self.outbox().refused(exc):
+            self.log(f"outbox unusable ({exc}): writes are sent directly, without a durable copy")
 
     def deliver(
         self,
@@ -191,13 +218,14 @@ class Delivery:
 
     def write(self, call: LifecycleCall, *, detached: bool = False) -> Any:
         """A durable call: outbox first, then sent now (or by the sender); the answer or None."""
+        entry_id = self.next_entry_id(call)
         try:
-            entry = self.put(call)
+            entry = self.put(call, entry_id=entry_id)
         except OSError as exc:
-            # No safe place to keep it (a state directory that is a link, or not
-            # ours): send it now, once, rather than write through the link or drop it.
-            self.log(f"outbox refused ({exc}); {call.action} sent without a durable copy")
-            return self.direct(call)
+            # No safe place to keep it (a state directory that is read-only, full,
+            # a link or not ours): send it now, once, rather than drop it.
+            self.refused(exc)
+            return self.direct(call, entry_id=entry_id)
         if detached:
             self.spawn_sender()
             return None
@@ -205,18 +233,37 @@ class Delivery:
         self.deliver(entry.id, answers)
         return answers[0] if answers else None
 
-    def direct(self, call: LifecycleCall) -> Any:
-        """Send a write now, once, with its transcript inline: for when no outbox can hold it."""
+    def direct(self, call: LifecycleCall, *, entry_id: str | None = None) -> Any:
+        """Send a write now, once, with its transcript inline: for when no outbox can hold it.
+
+        It is sent as the outbox would send an entry stored under ``entry_id``
+        (a new id when None): the same keys for ``remember``, and, when the
+        event may have run before (``event.repeat``), as a repeat.
+        """
+        import time
+
+        from signet_sdk.hooks.entry import Entry, stamp_identity
         from signet_sdk.runtime.transcripts import fit_inline_transcript, take_transcript
-        from signet_sdk.wire.lean import LeanClient
 
         body, snapshot = take_transcript(call.body, self.transcript_roots() or (), self.log)
         if snapshot is not None:
             text, _ = fit_inline_transcript(body, snapshot.data)
             if text:
                 body["transcript"] = text
-        client = LeanClient(self.config)
-        return self.guarded(lambda: client.call(call.action, body, timeout=self.left()))
+        config = self.config
+        entry = Entry(
+            entry_id or f"{time.time_ns():020d}-{os.getpid()}-{os.urandom(3).hex()}",
+            call.action,
+            body,
+            config.harness,
+            config.runtime_path,
+            config.agent_id,
+            time.time(),
+            resend=self.event is not None and self.event.repeat,
+        )
+        stamp_identity(call.action, body, entry.id)
+        send = outbox_sender(config)
+        return self.guarded(lambda: send(entry, body, timeout=self.left()))
 
     def send(self, call: LifecycleCall, *, detached: bool = False) -> Any:
         """``send`` for dispatch: writes through the outbox, reads straight to the daemon."""

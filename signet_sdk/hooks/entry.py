@@ -22,6 +22,19 @@ that the daemon can tell it is a repeat:
   sender first looks for the summary among the session's summaries
   (``GET /api/sessions/summaries``) and sends only if it is not there.
 
+One native event, one id, end to end. A shim's transport makes an id for
+each native event (:func:`valid_event_id` gives its shape) and sends it with
+the event (the :data:`EVENT_ID_HEADER` header); the adapter server stores the
+event's writes under entry ids made from it (:class:`EventWrites`). When
+that server goes away in the middle of the event, the transport runs the
+event as a hook process with the same id (``signet-sdk hook --event-id``),
+whose writes get the same entry ids: a write the server left in the outbox
+is found there (and sent, or settled first if it was in doubt) rather than
+stored again, and a write not found there may already have been delivered
+and removed, so it is stored as a *repeat*: sent at once, but as the resend
+of an in-doubt entry is (``remember`` keys are the entry id, so they match
+the server's too; a compaction summary is looked up first).
+
 Standard library only: the hook path imports this.
 """
 
@@ -36,7 +49,16 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-__all__ = ["SETTLE_SECONDS", "Entry", "entry_of", "settle_seconds", "stamp_identity"]
+__all__ = [
+    "EVENT_ID_HEADER",
+    "SETTLE_SECONDS",
+    "Entry",
+    "EventWrites",
+    "entry_of",
+    "settle_seconds",
+    "stamp_identity",
+    "valid_event_id",
+]
 
 
 class Entry(Record):
@@ -96,6 +118,46 @@ class Entry(Record):
 #: Seconds an in-doubt entry waits before it is sent again (``SIGNET_OUTBOX_SETTLE_SECONDS``).
 SETTLE_SECONDS = 10.0
 
+#: The request header that carries a native event's id to the adapter server.
+EVENT_ID_HEADER = "x-signet-event-id"
+
+
+def valid_event_id(value: object) -> bool:
+    """Whether ``value`` is an event id: ``<unix time in ns, 20 digits>-<8 to 64 letters
+    or digits>``, as the transport makes them.
+
+    The time in front keeps the outbox in the order events happened, and the
+    id becomes part of file names: nothing else is accepted.
+    """
+    if not isinstance(value, str) or not 29 <= len(value) <= 85:
+        return False
+    stamp, dash, rest = value[:20], value[20:21], value[21:]
+    return stamp.isascii() and stamp.isdigit() and dash == "-" and rest.isascii() and rest.isalnum()
+
+
+class EventWrites:
+    """The outbox entry ids of one native event's writes, made from the event's id.
+
+    The n-th write of an action gets ``<event id>-<action>`` (``-<n>`` after
+    the first): the same ids wherever the event runs, as long as it makes the
+    same calls. ``repeat`` says this run may follow one that delivered them.
+    """
+
+    __slots__ = ("_counts", "event_id", "repeat")
+
+    def __init__(self, event_id: str, *, repeat: bool = False) -> None:
+        if not valid_event_id(event_id):
+            raise ValueError(f"not an event id: {event_id!r}")
+        self.event_id = event_id
+        self.repeat = repeat
+        self._counts: dict[str, int] = {}
+
+    def entry_id(self, action: str) -> str:
+        """The id of this event's next ``action`` write."""
+        n = self._counts.get(action, 0) + 1
+        self._counts[action] = n
+        return f"{self.event_id}-{action}" if n == 1 else f"{self.event_id}-{action}-{n}"
+
 
 def stamp_identity(action: str, body: dict[str, Any], entry_id: str) -> dict[str, Any]:
     """Give a write the keys by which the daemon recognises a repeat of it.
@@ -144,4 +206,5 @@ def entry_of(record: Mapping[str, Any]) -> Entry:
         created=float(record.get("created", 0.0)),
         transcript=record.get("transcript"),
         meta=dict(record.get("meta") or {}),
+        resend=bool(record.get("repeat")),
     )

@@ -1,3 +1,4 @@
+# long module: one on-disk protocol (entries, in-doubt markers, dead letters, sweep, flush)
 """Durable hand-off for writes a hook process may not live to send.
 
 A harness can kill its hook at any moment (Claude Code gave ``SessionEnd``
@@ -19,7 +20,9 @@ first written here, then sent:
    marker written before each send says so. It is not sent again until
    ``settle`` seconds have passed (the daemon may still be working on it),
    and then it is sent so that the daemon recognises a repeat (how, per
-   write: :mod:`signet_sdk.hooks.entry`).
+   write: :mod:`signet_sdk.hooks.entry`). A write stored under an entry id an
+   earlier run of the same native event chose (the adapter server, then the
+   hook process a shim fell back to) is found, not stored twice.
 4. A 409 saying the entry's own ``idempotencyKey`` is taken means an earlier
    send landed: the entry is delivered. Any other entry the daemon cannot
    accept (400, 404, 409, 413, 422) or that failed
@@ -29,7 +32,10 @@ first written here, then sent:
    daemon never saw the call, or turned it away before any handler ran.
 
 Transcripts are snapshotted by :mod:`signet_sdk.runtime.transcripts` and staged
-just before each send.
+just before each send. The outbox folder is checked when a write is put
+(:func:`~signet_sdk.runtime.files.outbox_dir`): one that cannot be written
+raises :class:`OSError` there, and the caller sends the write directly. The
+bookkeeping around a send (its marker, its attempt count) never fails a send.
 
 Standard library only: the hook path imports this.
 """
@@ -46,7 +52,13 @@ from signet_sdk.hooks.entry import (
     settle_seconds,
     stamp_identity,
 )
-from signet_sdk.runtime.files import fsync_dir, private_dir, state_dir, write_durably
+from signet_sdk.runtime.files import (
+    fsync_dir,
+    outbox_dir,
+    private_dir,
+    state_dir,
+    write_durably,
+)
 from signet_sdk.runtime.transcripts import (
     STAGING_ROOT,
     TranscriptSnapshot,
@@ -85,7 +97,10 @@ _PERMANENT = frozenset({400, 404, 405, 409, 410, 413, 415, 422})
 class Outbox:
     """A directory of pending daemon calls, replayed until the daemon takes them.
 
-    ``log`` receives one line per noteworthy event (a kept entry, a dead one).
+    ``root`` None is the hook path's outbox in the state directory of ``env``
+    (the environment when None), checked with the state directory above it
+    each time a write is put. ``log`` receives one line per noteworthy event
+    (a kept entry, a dead one).
     """
 
     def __init__(
@@ -96,8 +111,11 @@ class Outbox:
         staging_root: str | os.PathLike[str] = STAGING_ROOT,
         log: Callable[[str], None] | None = None,
         settle: float | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> None:
-        self.root = os.fspath(root) if root is not None else os.path.join(state_dir(), "outbox")
+        self._env = env
+        self._default = root is None
+        self.root = outbox_dir(env, create=False) if root is None else os.fspath(root)
         self.dead = os.path.join(self.root, "dead")
         self.max_attempts = max_attempts
         self.staging_root = staging_root
@@ -105,6 +123,8 @@ class Outbox:
         self.settle = settle_seconds() if settle is None else settle
         #: The longest ``Retry-After`` a busy daemon gave since the last pass of ``flush``.
         self.wait_hint = 0.0
+        #: Why the last write could not be put here, or None once one could.
+        self.unusable: str | None = None
 
     # -- writing -----------------------------------------------------------
 
@@ -118,10 +138,32 @@ class Outbox:
         agent_id: str | None = None,
         transcript: TranscriptSnapshot | None = None,
         meta: Mapping[str, Any] | None = None,
+        entry_id: str | None = None,
+        repeat: bool = False,
     ) -> Entry:
-        """Store one call durably and return it; the call is safe once this returns."""
-        private_dir(self.root)
-        entry_id = f"{time.time_ns():020d}-{os.getpid()}-{os.urandom(3).hex()}"
+        """Store one call durably and return it; the call is safe once this returns.
+
+        ``entry_id`` (from :class:`~signet_sdk.hooks.entry.EventWrites`) is the
+        id to store it under: an entry already stored under it (by an earlier
+        run of the same event) is returned as it is, and nothing is written.
+        ``repeat`` marks a new entry as one an earlier run may have delivered,
+        so that even its first send is one the daemon recognises as a repeat.
+        Raises :class:`OSError` when the folder cannot hold it.
+        """
+        if self._default:
+            outbox_dir(self._env)  # the state directory above is checked as well
+        else:
+            private_dir(self.root)
+        if entry_id is None:
+            entry_id = f"{time.time_ns():020d}-{os.getpid()}-{os.urandom(3).hex()}"
+        else:
+            plain = entry_id.replace("-", "").replace("_", "")
+            if not (plain.isascii() and plain.isalnum() and len(entry_id) <= 200):
+                raise ValueError(f"an entry id is letters, digits, - and _: {entry_id!r}")
+            found = self._stored(entry_id)
+            if found is not None:
+                self.unusable = None
+                return found
         info: dict[str, Any] | None = None
         if transcript is not None:
             name = f"{entry_id}.transcript"
@@ -144,10 +186,36 @@ class Outbox:
             "transcript": info,
             "meta": dict(meta or {}),
         }
+        if repeat:
+            record["repeat"] = True
         data = jsonfast.dumps(record).encode("utf-8")
         write_durably(os.path.join(self.root, f"{entry_id}.json"), data)
         fsync_dir(self.root)
+        self.unusable = None
         return entry_of(record)
+
+    def refused(self, exc: OSError) -> bool:
+        """Note that a write could not be put here; True the first time since one could.
+
+        Callers say so once, not once per write, while the folder stays unusable.
+        """
+        first = self.unusable is None
+        self.unusable = str(exc)
+        return first
+
+    def _stored(self, entry_id: str) -> Entry | None:
+        """The entry stored under ``entry_id``, or None (none, or not readable as one)."""
+        try:
+            path = os.path.join(self.root, f"{entry_id}.json")
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            return None
+        try:
+            return entry_of(jsonfast.loads(read_exact(fd, 0, os.fstat(fd).st_size)))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None  # a torn or foreign file: the new entry replaces it
+        finally:
+            os.close(fd)
 
     # -- reading -----------------------------------------------------------
 
@@ -193,8 +261,7 @@ class Outbox:
             try:
                 entry = entry_of(jsonfast.loads(read_exact(fd, 0, os.fstat(fd).st_size)))
             except (ValueError, KeyError, TypeError) as exc:
-                self._bury(entry_id, f"unreadable entry: {exc}")
-                return "dead"
+                return self._bury(entry_id, f"unreadable entry: {exc}")
             since = self.in_doubt_for(entry_id)
             if since is not None and since < self.settle:
                 return "settling"  # an earlier send may still be in the daemon's hands
@@ -213,13 +280,22 @@ class Outbox:
         return max(time.time() - started, 0.0)
 
     def _mark_sending(self, entry_id: str) -> None:
-        # Not fsynced: it must outlive this process (a kill), not the machine.
+        """Say that a send of ``entry_id`` begins: its time is the marker's mtime.
+
+        Not fsynced: it must outlive this process (a kill), not the machine.
+        An empty file, so that a full disk still takes it; when even that
+        fails the send goes ahead unmarked (said in the log): a write is
+        never held back by its own bookkeeping.
+        """
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
-        fd = os.open(os.path.join(self.root, f"{entry_id}.sending"), flags, 0o600)
         try:
-            os.write(fd, f"{time.time():.3f}\n".encode())
-        finally:
-            os.close(fd)
+            fd = os.open(os.path.join(self.root, f"{entry_id}.sending"), flags, 0o600)
+            try:
+                os.utime(fd)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            self._log(f"outbox {entry_id}: sent without its in-doubt marker: {exc}")
 
     def _send_locked(self, entry: Entry, send: Sender) -> str:
         staged: str | None = None
@@ -239,7 +315,10 @@ class Outbox:
                 # The daemon answered, so it is no longer working on this send; but
                 # a 5xx may follow a partly applied write: a repeat, without waiting.
                 settled = True
-                os.utime(os.path.join(self.root, f"{entry.id}.sending"), (0, 0))
+                try:  # noqa: SIM105 (no contextlib on the hook path)
+                    os.utime(os.path.join(self.root, f"{entry.id}.sending"), (0, 0))
+                except OSError:
+                    pass  # not marked: the resend waits out the settling time
                 raise
             finally:
                 # A staged transcript stays while its send is in doubt: the daemon may
@@ -266,8 +345,7 @@ class Outbox:
                 return "sent"
             if exc.status_code in _PERMANENT:
                 kind = "conflict" if isinstance(exc, ConflictError) else "rejected"
-                self._bury(entry.id, f"{kind}: {exc}")
-                return "dead"
+                return self._bury(entry.id, f"{kind}: {exc}")
             return self._count_failure(entry, exc)
         except Exception as exc:
             return self._count_failure(entry, exc)
@@ -299,9 +377,11 @@ class Outbox:
     def _count_failure(self, entry: Entry, exc: BaseException) -> str:
         attempts = self.attempts(entry.id) + 1
         if attempts >= self.max_attempts:
-            self._bury(entry.id, f"gave up after {attempts} attempts: {exc}")
-            return "dead"
-        write_durably(os.path.join(self.root, f"{entry.id}.attempts"), str(attempts).encode())
+            return self._bury(entry.id, f"gave up after {attempts} attempts: {exc}")
+        try:
+            write_durably(os.path.join(self.root, f"{entry.id}.attempts"), str(attempts).encode())
+        except OSError as unwritable:  # the count stays behind; the entry is kept all the same
+            self._log(f"outbox {entry.id}: attempt not counted: {unwritable}")
         self._log(f"outbox {entry.id} {entry.action}: attempt {attempts} failed, kept: {exc}")
         return "failed"
 
@@ -314,14 +394,23 @@ class Outbox:
         for path in self._files(entry_id):
             _unlink(path)
 
-    def _bury(self, entry_id: str, reason: str) -> None:
-        """Move an entry to ``dead/`` with its reason: kept for a person, never resent."""
-        private_dir(self.dead)
-        write_durably(os.path.join(self.dead, f"{entry_id}.reason"), (reason + "\n").encode())
-        for path in self._files(entry_id):
-            if os.path.exists(path):
-                os.replace(path, os.path.join(self.dead, os.path.basename(path)))
+    def _bury(self, entry_id: str, reason: str) -> str:
+        """Move an entry to ``dead/`` with its reason: kept for a person, never resent.
+
+        Returns ``"dead"``, or ``"failed"`` when the folder cannot take the move
+        (the entry then stays pending, and is tried again later).
+        """
+        try:
+            private_dir(self.dead)
+            write_durably(os.path.join(self.dead, f"{entry_id}.reason"), (reason + "\n").encode())
+            for path in self._files(entry_id):
+                if os.path.exists(path):
+                    os.replace(path, os.path.join(self.dead, os.path.basename(path)))
+        except OSError as exc:
+            self._log(f"outbox {entry_id}: could not be moved to {self.dead} ({exc}): {reason}")
+            return "failed"
         self._log(f"outbox {entry_id}: moved to {self.dead}: {reason}")
+        return "dead"
 
     def sweep(self, max_age: float = 3600.0) -> int:
         """Remove what a killed writer left: temporary files, and parts of entries without
@@ -391,7 +480,9 @@ class Outbox:
 
 def _unlink(path: str) -> None:
     # Not contextlib.suppress: contextlib (with functools) stays off the hook path.
+    # Any OSError: a file that cannot be removed (a folder turned read-only) is
+    # left for a later sweep rather than failing the send that already landed.
     try:  # noqa: SIM105
         os.unlink(path)
-    except FileNotFoundError:
+    except OSError:
         pass

@@ -104,14 +104,14 @@ def read_payload(fd: int = 0, *, limit: int = STDIN_LIMIT, timeout: float = STDI
         chunks.append(chunk)
         if chunk.rstrip().endswith((b"}", b"]")):
             try:
-                return jsonfast.loads(b"".join(chunks))
+                return jsonfast.loads_payload(b"".join(chunks))
             except ValueError:
                 continue
     data = b"".join(chunks)
     if not data.strip():
         raise StdinError("no payload on stdin" + (" (timed out)" if left <= 0 else ""))
     try:
-        return jsonfast.loads(data)
+        return jsonfast.loads_payload(data)
     except ValueError as exc:
         raise StdinError(f"payload is not JSON: {exc}") from None
 

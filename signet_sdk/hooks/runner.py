@@ -23,6 +23,14 @@ What ``run_hook`` guarantees:
   durable outbox before anything is sent, then sent inline or by a detached
   flusher, so a harness that kills its hook cannot lose them.
 * Every child process gets ``SIGNET_NO_HOOKS=1``.
+* ``event_id`` (``--event-id``): the id a shim's transport gave the event
+  before the adapter server it sent it to went away. The event's writes are
+  stored under ids made from it, so what that server already stored or
+  delivered is found or recognised, not stored twice
+  (:class:`~signet_sdk.hooks.entry.EventWrites`).
+* A state directory that cannot be written (read-only, full, a file in the
+  way) costs no write: each is sent directly, and ``hooks.log`` says so once
+  where it can be written.
 
 Standard library only, plus signet_sdk's stdlib modules: this is on the
 prompt's critical path.
@@ -59,6 +67,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import IO, Any
 
+    from signet_sdk.hooks.entry import EventWrites
     from signet_sdk.runtime.plugin import HarnessPlugin
     from signet_sdk.wire.config import ClientConfig
 
@@ -90,6 +99,7 @@ def run_hook(
     stdin_fd: int = 0,
     stdout: IO[bytes] | None = None,
     env: Mapping[str, str] | None = None,
+    event_id: str | None = None,
 ) -> int:
     """Run one hook event of ``plugin`` end to end and return the exit code (always 0).
 
@@ -97,6 +107,8 @@ def run_hook(
     names it. The event's :class:`EventSpec` picks the deadline (its timeout
     class), whether its writes only go to the outbox and a detached sender
     (``detach``) and whether queued writes are replayed (``replay``).
+    ``event_id`` is the event's id from a transport whose adapter server went
+    away mid-event; one that is not an event id is logged and left out.
     """
     environ = os.environ if env is None else env
     if bypassed(environ):
@@ -122,8 +134,16 @@ def run_hook(
     seconds = config.timeouts.for_class(spec.timeout_class if spec else "default") or 10.0
     deadline = Deadline(seconds, lambda: log(f"deadline of {seconds:.1f}s reached, exited"))
     out = stdout if stdout is not None else sys.stdout.buffer
+    writes = None
+    if event_id is not None:
+        from signet_sdk.hooks.entry import EventWrites, valid_event_id
+
+        if valid_event_id(event_id):
+            writes = EventWrites(event_id, repeat=True)
+        else:
+            log(f"--event-id {event_id[:100]!r} is not an event id: the event runs without it")
     try:
-        text = _run(plugin, event, config, deadline, log, environ, stdin_fd)
+        text = _run(plugin, event, config, deadline, log, environ, stdin_fd, writes)
         deadline.disarm()
         if text:
             try:
@@ -148,6 +168,7 @@ def _run(
     log: Any,
     env: Mapping[str, str],
     stdin_fd: int,
+    writes: EventWrites | None = None,
 ) -> str:
     """Read the payload, then dispatch it with a sender that keeps writes durable."""
     try:
@@ -156,10 +177,10 @@ def _run(
         )
     except Exception as exc:
         log(f"bad stdin, failed open: {exc}")
-        return ""
+        return _neutral(plugin, event, env)
     if not isinstance(payload, dict):
         log("bad stdin, failed open: payload is not a JSON object")
-        return ""
+        return _neutral(plugin, event, env)
     if event is None:
         named = payload.get("hook_event_name")
         if not isinstance(named, str) or not named:
@@ -179,6 +200,7 @@ def _run(
         left=lambda: max(deadline.left() - _EXIT_MARGIN, 0.05),
         transcript_roots=lambda: plugin.transcript_roots(env),
         hold=deadline.hold,
+        event=writes,
     )
     detached = bool(spec and spec.detach)
     if spec is not None and spec.replay:
@@ -195,13 +217,26 @@ def _run(
     return run.output.text
 
 
+def _neutral(plugin: HarnessPlugin, event: str | None, env: Mapping[str, str]) -> str:
+    """The plugin's fail-open output for ``event``: some harnesses need one (Cursor's
+    ``{"continue":true}``) even when the payload could not be read; nothing for no event."""
+    if event is None:
+        return ""
+    try:
+        return str(plugin.make_translator(env).neutral(event).text)
+    except Exception:
+        return ""
+
+
 HOOK_USAGE = """\
-usage: signet-sdk hook <harness> [<event>]
+usage: signet-sdk hook <harness> [<event>] [--event-id ID]
 
 Run one native hook event of <harness>: the payload is read from stdin, the
 harness's output is written to stdout, and the exit code is always 0 (the
 hook fails open). The event may be left out when the payload names it in
-hook_event_name. A harness with no installed plugin runs the generic events
+hook_event_name. --event-id is for shims: the id the event was sent to an
+adapter server with, before that server went away (its writes are then not
+stored twice). A harness with no installed plugin runs the generic events
 (session-start, user-prompt-submit, ...). Off switches: SIGNET_BYPASS=1,
 SIGNET_NO_HOOKS=1. Problems are logged to
 ${XDG_STATE_HOME:-~/.local/state}/signet-sdk/hooks.log.
@@ -215,7 +250,11 @@ def hook_command(args: Sequence[str]) -> int:
     if not args or args[0] in ("-h", "--help"):
         (sys.stdout if args else sys.stderr).write(HOOK_USAGE)
         return 0 if args else 2
-    harness, event = args[0], (args[1] if len(args) > 1 else None)
+    words, event_id = _event_id_option(args)
+    if not words:
+        sys.stderr.write(HOOK_USAGE)
+        return 2
+    harness, event = words[0], (words[1] if len(words) > 1 else None)
     try:
         from signet_sdk.runtime.registry import find_plugin
 
@@ -227,7 +266,22 @@ def hook_command(args: Sequence[str]) -> int:
     except Exception as exc:
         hook_log(f"plugin failed to load, hook skipped: {exc}", harness=harness, event=event or "-")
         return 0
-    return run_hook(plugin, event)
+    return run_hook(plugin, event, event_id=event_id)
+
+
+def _event_id_option(args: Sequence[str]) -> tuple[list[str], str | None]:
+    """``args`` without ``--event-id ID`` (or ``--event-id=ID``), and that ID."""
+    words: list[str] = []
+    event_id = None
+    rest = iter(args)
+    for word in rest:
+        if word == "--event-id":
+            event_id = next(rest, "")
+        elif word.startswith("--event-id="):
+            event_id = word.partition("=")[2]
+        else:
+            words.append(word)
+    return words, event_id
 
 
 def main(argv: Sequence[str] | None = None) -> int:

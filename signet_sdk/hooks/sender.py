@@ -124,13 +124,18 @@ def _stored_summary(
 
     The daemon does not de-duplicate compaction-complete, so before a repeat
     the sender looks for a ``compaction`` summary node with the same session
-    key and text. Summaries come newest first; the look stops at nodes made
-    before the entry was written (less a minute of clock skew).
+    key and text, listed for the agent the write was filed under. Summaries
+    come newest first; the look stops at nodes made before the entry was
+    written (less a minute of clock skew).
     """
     summary, key = body.get("summary"), body.get("sessionKey")
     query = {"limit": "200", "depth": "0"}
     if client.config.agent_id:
         query["agentId"] = client.config.agent_id
+    if isinstance(key, str) and key.strip():
+        # The daemon files the summary under the agent the key names (``agent:<id>:...``)
+        # when the write gave none; the listing finds that agent the same way.
+        query["sessionKey"] = key
     if isinstance(body.get("project"), str):
         query["project"] = body["project"]
     since = _iso(entry.created - 60.0)
@@ -167,11 +172,10 @@ def flush(seconds: float = FLUSH_SECONDS, env: Mapping[str, str] | None = None) 
         hook_log(message, harness="outbox", event="flush", env=environ)
 
     from signet_sdk.hooks.outbox import Outbox
-    from signet_sdk.runtime.files import outbox_dir
     from signet_sdk.runtime.transcripts import sweep_staged
 
     config = resolve_config(env=environ)
-    outbox = Outbox(outbox_dir(environ), log=log)
+    outbox = Outbox(env=environ, log=log)
     send = outbox_sender(config)
     deadline = time.monotonic() + seconds
     counts: dict[str, int] = {}

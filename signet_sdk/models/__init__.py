@@ -7,13 +7,14 @@ models; this package re-exports them all, so import from here, not from them.
 
 from __future__ import annotations
 
-from . import _base, hooks, memory, ops, sessions, synthesis
+from . import _base, hooks, memory, notifications, ops, sessions, synthesis
 from ._base import *  # noqa: F403
 from .hooks import *  # noqa: F403
 from .memory import *  # noqa: F403
+from .notifications import *  # noqa: F403
 from .ops import *  # noqa: F403
 from .sessions import *  # noqa: F403
 from .synthesis import *  # noqa: F403
 
-_FAMILIES = (_base, hooks, memory, ops, sessions, synthesis)
+_FAMILIES = (_base, hooks, memory, notifications, ops, sessions, synthesis)
 __all__ = sorted(name for family in _FAMILIES for name in family.__all__)

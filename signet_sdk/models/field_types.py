@@ -7,11 +7,12 @@ here names the field before a request is sent, instead of a 400 afterwards.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
-__all__ = ["NonBlankStr", "NonEmptyStr", "RuntimePath", "Tags"]
+__all__ = ["IsoTimestamp", "NonBlankStr", "NonEmptyStr", "RuntimePath", "Tags"]
 
 
 def _not_blank(value: str) -> str:
@@ -32,3 +33,23 @@ RuntimePath = Literal["plugin", "legacy"]
 #: Write routes take a comma list, a list, or null (clear); rows carry the comma
 #: string, and a list from another daemon is tolerated rather than refused.
 Tags = str | list[str] | None
+
+
+def _real_instant(value: str) -> str:
+    # The shape alone lets 2026-13-45 through; the daemon also parses it.
+    try:
+        datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError("must be a real date and time") from None
+    return value
+
+
+#: An ISO 8601 instant as newer daemons demand it on session-end ``capturedAt``:
+#: date, ``T``, time to the second, at most milliseconds, then ``Z`` or an offset
+#: (the pattern of NicholaiVogel/signetai platform/daemon/src/routes/hooks-routes.ts
+#: @0f06b2b9, ``ISO_TIMESTAMP_RE``). Anything else is a 400 there, refused here.
+IsoTimestamp = Annotated[
+    str,
+    Field(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?(?:Z|[+-]\d{2}:\d{2})$"),
+    AfterValidator(_real_instant),
+]

@@ -7,16 +7,19 @@ answer. A 200 is not always work done: the daemon answers bypassed,
 internal and runtime-path-conflict calls with flagged no-op bodies, so every
 result carries those flags (``HookResult``) and no field a no-op body may
 lack is required.
+
+Fields of daemons newer than 0.145.8 (known from upstream's source, cited as
+NicholaiVogel/signetai <path>@<commit>) are all optional, so the same models
+read 0.109, 0.145 and newer answers.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import ConfigDict, Field, model_validator
 
 from ._base import RequestModel, ResponseModel
-from .field_types import NonEmptyStr, RuntimePath
+from .field_types import IsoTimestamp, NonEmptyStr, RuntimePath
+from .notifications import HookNotifications
 
 __all__ = [
     "CheckpointExtractParams",
@@ -28,6 +31,9 @@ __all__ = [
     "HookResult",
     "Identity",
     "InjectedMemory",
+    "NotificationsParams",
+    "NotificationsRequest",
+    "NotificationsResult",
     "PreCompactionParams",
     "PreCompactionRequest",
     "PreCompactionResult",
@@ -93,7 +99,13 @@ class HookResult(ResponseModel):
 class SessionStartParams(RequestModel):
     """``harnessAgentId``, ``parentSessionKey`` and ``source`` are read only by
     daemons newer than TS 0.109, which ignores them; ``context`` is declared
-    by TS 0.109 but never read."""
+    by TS 0.109 but never read.
+
+    ``claimOnly`` (daemons newer than 0.145.8: NicholaiVogel/signetai
+    platform/daemon/src/routes/hooks-routes.ts@0f06b2b9, registerSessionStart)
+    re-establishes the runtime-path claim without building the context, and
+    answers ``{sessionKnown: true}``; it needs a runtime path (else 400).
+    """
 
     session_key: str | None = None
     agent_id: str | None = None
@@ -102,6 +114,7 @@ class SessionStartParams(RequestModel):
     harness_agent_id: str | None = None
     parent_session_key: str | None = None
     source: str | None = None
+    claim_only: bool | None = None
 
 
 class SessionStartRequest(SessionStartParams, HookWire):
@@ -133,9 +146,19 @@ class InjectedMemory(ResponseModel):
 class SessionStartResult(HookResult):
     """Full inject, the repeat-start stub, a no-op, or the Rust daemon's thin form.
 
-    ``stableSystemPrompt``, ``dynamicContext``, ``contextHash`` and
-    ``contextVersion`` come from newer daemons; ``sessionKey``, ``agentId``
-    and ``deduped`` from the Rust one.
+    ``sessionKey``, ``agentId`` and ``deduped`` come from the Rust daemon. The
+    rest of the newer fields come from daemons newer than 0.145.8, as
+    NicholaiVogel/signetai platform/daemon/src/hooks.ts@0e2d96b1 writes them
+    (``SessionStartResponse``, ``attachPromptContext``):
+    ``stableSystemPrompt`` is the deterministic prefix a harness may cache,
+    ``dynamicContext`` the state-dependent rest, and ``inject`` their join
+    wrapped in ``<signet-memory-context>`` for clients that do not split;
+    ``contextHash`` is the SHA-256 (hex) of exactly that ``inject`` and
+    ``contextVersion`` its format (1, platform/core/src/prompt-context.ts
+    @5c13b0b4). ``notifications`` (hooks-routes.ts@0f06b2b9,
+    withCrossAgentNotifications) holds unread cross-agent messages, whose text
+    the daemon appends to ``inject`` only. ``sessionKnown`` answers a
+    ``claimOnly`` start.
     """
 
     inject: str = ""
@@ -146,6 +169,8 @@ class SessionStartResult(HookResult):
     dynamic_context: str | None = None
     context_hash: str | None = None
     context_version: int | str | None = None
+    notifications: HookNotifications | None = None
+    session_known: bool | None = None
     session_key: str | None = None
     agent_id: str | None = None
     deduped: bool | None = None
@@ -194,7 +219,14 @@ class UserPromptSubmitResult(HookResult):
     """``sessionKnown: false`` means the daemon forgot the session: start it again.
 
     ``inject`` is ``""`` for no-ops (and, in newer daemons, on low signal).
-    ``dynamicContext`` and ``notifications`` come from newer daemons.
+    Daemons newer than 0.145.8 add, as NicholaiVogel/signetai
+    platform/daemon/src/hooks.ts@0e2d96b1 writes them
+    (``UserPromptSubmitResponse``, ``finalizeUserPromptSubmitSuccess``):
+    ``dynamicContext`` (the per-turn context, unwrapped), ``clockContext``
+    (``Current date/time: ...``, kept out of the hashed context so a replayed
+    prompt stays cache-stable), ``contextHash`` and ``contextVersion`` of the
+    ``<signet-memory-context>`` ``inject``, and ``notifications``
+    (hooks-routes.ts@0f06b2b9).
     """
 
     inject: str = ""
@@ -203,7 +235,10 @@ class UserPromptSubmitResult(HookResult):
     query_terms: str | None = None
     engine: str | None = None
     dynamic_context: str | None = None
-    notifications: dict[str, Any] | None = None
+    clock_context: str | None = None
+    context_hash: str | None = None
+    context_version: int | str | None = None
+    notifications: HookNotifications | None = None
 
 
 # -- session-end -------------------------------------------------------------
@@ -213,6 +248,10 @@ class SessionEndParams(RequestModel):
     """The project travels as ``cwd`` on this route; there is no ``project``.
 
     ``reason: "clear"`` discards the session without extracting anything.
+    ``capturedAt`` (daemons newer than 0.145.8: NicholaiVogel/signetai
+    platform/daemon/src/routes/hooks-routes.ts@0f06b2b9, registerSessionEnd) is
+    when an importing harness captured the session, an ISO instant the daemon
+    records as the end; anything else is a 400 there, refused here.
     """
 
     session_key: str | None = None
@@ -222,6 +261,7 @@ class SessionEndParams(RequestModel):
     transcript: str | None = None
     cwd: str | None = None
     reason: str | None = None
+    captured_at: IsoTimestamp | None = None
 
 
 class SessionEndRequest(SessionEndParams, HookWire):
@@ -229,11 +269,20 @@ class SessionEndRequest(SessionEndParams, HookWire):
 
 
 class SessionEndResult(HookResult):
-    """``memoriesSaved`` is always 0 in TS 0.109: extraction runs later, as ``jobId``."""
+    """``memoriesSaved`` is always 0 in TS 0.109: extraction runs later, as ``jobId``.
+
+    Daemons newer than 0.145.8 answer ``{memoriesSaved: 0, queued,
+    transcriptCaptureJobId?}`` (NicholaiVogel/signetai
+    platform/daemon/src/hooks.ts@0e2d96b1, handleSessionEnd): the id of the
+    capture job the transcript went to, polled at
+    ``GET /api/hooks/transcript-capture/<id>``; absent when there was no
+    transcript to capture.
+    """
 
     memories_saved: int = 0
     queued: bool | None = None
     job_id: str | None = None
+    transcript_capture_job_id: str | None = None
 
 
 # -- session-checkpoint-extract ----------------------------------------------
@@ -312,3 +361,38 @@ class CompactionCompleteResult(HookResult):
     success: bool | None = None
     memory_id: str | None = None
     context_epoch: int | None = None
+
+
+# -- notifications (daemons newer than 0.145.8) ------------------------------
+
+
+class NotificationsParams(RequestModel):
+    """Ask for unread cross-agent messages at one of the harness's own hooks.
+
+    ``POST /api/hooks/notifications`` (NicholaiVogel/signetai
+    platform/daemon/src/routes/hooks-routes.ts@0f06b2b9, registerNotifications)
+    reads ``harness``, ``hook``, ``sessionKey``, ``agentId`` and ``project``.
+    ``hook`` is the harness's own event name: ``SessionStart`` and
+    ``UserPromptSubmit`` for every harness, and per harness the points
+    cross-agent-notifications.ts@0f06b2b9 (``HARNESS_NOTIFICATION_HOOKS``)
+    lists, such as ``PreToolUse`` for claude-code and codex; any other is a 400.
+    """
+
+    hook: NonEmptyStr
+    session_key: str | None = None
+    agent_id: str | None = None
+    project: str | None = None
+
+
+class NotificationsRequest(NotificationsParams, HookWire):
+    """The notifications wire body."""
+
+
+class NotificationsResult(HookResult):
+    """``{inject: ""}`` when nothing is unread, else the text and the block it came from.
+
+    A bypassed session answers ``{inject: "", bypassed: true}``.
+    """
+
+    inject: str = ""
+    notifications: HookNotifications | None = None

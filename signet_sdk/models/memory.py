@@ -11,6 +11,7 @@ route code builds itself is camelCase.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, PositiveInt, model_validator
@@ -157,7 +158,14 @@ class MemoryRecallRequest(RequestModel):
     """Spread straight into the search parameters, so the names are the daemon's.
 
     ``importance_min`` is snake_case on the wire; ``project`` is replaced by
-    the token's project scope when there is one.
+    the token's project scope when there is one. Daemons newer than 0.145.8
+    drop results scoring under ``minScore`` (NicholaiVogel/signetai
+    platform/daemon/src/routes/memory-routes.ts@c533a472, ``POST
+    /api/memory/recall``: ``applyRecallScoreThreshold``); ``sourceOnly`` is a
+    field of upstream's recall-request contract (Signet-AI/signetai
+    platform/core/contracts/recall-request-v1.json@84ef5770). Older daemons
+    ignore both. :meth:`from_intent` builds a request the way that contract
+    says every client does.
     """
 
     query: NonBlankStr
@@ -181,6 +189,31 @@ class MemoryRecallRequest(RequestModel):
     time: RecallTime | None = None
     include_recalled: bool | None = None
     session_key: str | None = None
+    # Daemons newer than 0.145.8 (0.145.8 and older ignore them):
+    min_score: float | None = None
+    source_only: bool | None = None
+
+    @classmethod
+    def from_intent(
+        cls,
+        query: str,
+        options: Mapping[str, Any] | None = None,
+        *,
+        context_agent_id: str | None = None,
+    ) -> MemoryRecallRequest:
+        """A request from a recall intent, normalised as upstream's cross-client contract says.
+
+        ``options`` use wire or Python names. ``limit`` defaults to 10, drops
+        its fraction and is held to 1..100; ``pinned``, ``expand``,
+        ``includeRecalled``, ``sourceOnly`` and ``aggregate`` are left out when
+        false, ``saveAggregate: false`` is kept; ``contextAgentId`` (or
+        ``context_agent_id``) is the agent of the caller's context, sent as
+        ``agentId`` only when no ``agentId`` was given. Anything else is
+        validated as the constructor validates it, naming a wrong field.
+        """
+        from ._recall_intent import recall_request_body
+
+        return cls.model_validate(recall_request_body(cls, query, options or {}, context_agent_id))
 
 
 class MemoryRecallResult(_RecallBody):
@@ -262,6 +295,12 @@ class _RememberFields(RequestModel):
     source_path: str | None = None
     idempotency_key: str | None = None
     metadata: dict[str, Any] | None = None
+    # Daemons newer than 0.145.8 (NicholaiVogel/signetai
+    # platform/daemon/src/routes/memory-routes.ts@c533a472, POST /api/memory/remember):
+    # when the fact is due for review, and the memory this one replaces (with why).
+    review_after: str | None = None
+    supersedes: str | None = None
+    reason: str | None = None
 
 
 class MemoryRememberRequest(_RememberFields):
@@ -271,6 +310,10 @@ class MemoryRememberRequest(_RememberFields):
     ``transcript`` is stored only when ``sourceId`` is set. 0.145 also
     de-duplicates on ``idempotencyKey`` and checks the temporal fields are ISO
     timestamps (``validUntil`` after ``validFrom``), a 400 naming the field.
+    Daemons newer than 0.145.8 (memory-routes.ts@c533a472) keep what is
+    remembered as evidence whose content and type a later PATCH may not change
+    (409 ``episodic_content_immutable``), and turn a ninth concurrent capture
+    away with 503 ``Too many concurrent memory captures (max 8)``.
     """
 
 
@@ -314,6 +357,9 @@ class RememberResult(HookResult):
     saved: bool | None = None
     success: bool | None = None
     memories: list[Any] | None = None
+    #: Daemons newer than 0.145.8: what became of the memory ``supersedes`` named
+    #: (``superseded`` or ``already_superseded``; memory-routes.ts@c533a472).
+    superseded: str | None = None
 
 
 # -- get ---------------------------------------------------------------------
@@ -387,6 +433,11 @@ class ModifyMemoryRequest(_Change):
 
     ``if_version`` makes the change conditional on the row's version;
     ``changed_by`` names the actor when there is no token or ``x-signet-actor``.
+    On daemons newer than 0.145.8 a memory saved through remember keeps its
+    ``content`` and ``type``: changing either is a 409 whose ``status`` is
+    ``episodic_content_immutable`` (NicholaiVogel/signetai
+    platform/daemon/src/routes/memory-routes.ts@c533a472), raised as a
+    ``ConflictError`` with that ``code``; tags, importance and pinned still change.
     """
 
     reason: NonEmptyStr
@@ -424,7 +475,11 @@ class BatchModifyRequest(RequestModel):
 
 
 class BatchModifyItem(ResponseModel):
-    """Per-item failures arrive here inside the 200, as ``status``/``error``."""
+    """Per-item failures arrive here inside the 200, as ``status``/``error``.
+
+    Newer daemons add ``episodic_content_immutable`` to the statuses (the
+    same refusal a single PATCH answers with 409; memory-routes.ts@c533a472).
+    """
 
     id: str | None = None
     status: str

@@ -15,8 +15,10 @@ from ._base import RequestModel, ResponseModel
 from .field_types import NonEmptyStr
 
 __all__ = [
+    "HealthDatabaseIntegrity",
     "HealthPipeline",
     "HealthStatus",
+    "HealthWorkspace",
     "LogEntry",
     "LogError",
     "LogList",
@@ -95,8 +97,43 @@ class HealthPipeline(ResponseModel):
     extraction_backoff_ms: float | None = None  # with jitter on the real daemon: 1234.56
 
 
+class HealthWorkspace(ResponseModel):
+    """The agent workspace a newer daemon found: ``status`` ``missing`` or ``incomplete``
+    (with ``reasons``) makes it answer ``degraded``."""
+
+    status: str | None = None
+    path: str | None = None
+    source: str | None = None
+    reasons: list[str] = Field(default_factory=list)
+
+
+class HealthDatabaseIntegrity(ResponseModel):
+    """The daemon's last database check: ``state`` ``corrupt``, ``unavailable`` or
+    ``degraded`` makes it answer ``degraded``; ``repairGuidance`` says what to do."""
+
+    state: str | None = None
+    checked_at: str | None = None
+    repair_guidance: str | None = None
+
+
+#: The ``status`` values that mean the daemon runs but something under it is wrong.
+_DEGRADED_WORKSPACE = ("missing", "incomplete")
+_DEGRADED_DATABASE = ("corrupt", "unavailable", "degraded")
+
+
 class HealthStatus(ResponseModel):
-    """``status`` is ``healthy`` or ``shutting_down`` today (typed ``str`` on purpose)."""
+    """``status`` is ``healthy`` or ``shutting_down``, and ``degraded`` on newer daemons.
+
+    Typed ``str`` on purpose: a status the SDK does not know yet still parses.
+    Daemons newer than 0.145.8 (NicholaiVogel/signetai
+    platform/daemon/src/routes/health.ts@0ac824ae, ``GET /health``) no longer
+    send ``pipeline``; they add ``workspace``, ``databaseIntegrity``,
+    ``dbWriter``, ``dbReader``, ``dbRuntime``, ``dbOwner`` and ``eventLoop``
+    (the last five kept as extra fields), and answer ``degraded`` when the
+    workspace is missing or incomplete or the database check failed. A
+    degraded daemon still serves: :attr:`degraded_reasons` says why, for a
+    warning rather than an error.
+    """
 
     status: str
     uptime: float | None = None
@@ -110,6 +147,29 @@ class HealthStatus(ResponseModel):
     pending_restart: bool | None = None
     pipeline: HealthPipeline | None = None
     resources: dict[str, Any] | None = None
+    workspace: HealthWorkspace | None = None
+    database_integrity: HealthDatabaseIntegrity | None = None
+
+    @property
+    def degraded(self) -> bool:
+        return self.status == "degraded"
+
+    @property
+    def degraded_reasons(self) -> list[str]:
+        """Why the daemon says it is degraded, in its own words where it gave them."""
+        reasons: list[str] = []
+        ws = self.workspace
+        if ws is not None and ws.status in _DEGRADED_WORKSPACE:
+            where = f" at {ws.path}" if ws.path else ""
+            detail = f": {'; '.join(ws.reasons)}" if ws.reasons else ""
+            reasons.append(f"workspace {ws.status}{where}{detail}")
+        db = self.database_integrity
+        if db is not None and db.state in _DEGRADED_DATABASE:
+            guidance = f": {db.repair_guidance}" if db.repair_guidance else ""
+            reasons.append(f"database integrity {db.state}{guidance}")
+        if self.degraded and not reasons:
+            reasons.append("the daemon gave no reason")
+        return reasons
 
 
 class LogError(ResponseModel):

@@ -59,12 +59,19 @@ def private_dir(path: str | os.PathLike[str]) -> str:
     return path
 
 
-def outbox_dir(env: Mapping[str, str] | None = None) -> str:
-    """The hook path's outbox, with the state directory above it checked as well.
+def outbox_dir(env: Mapping[str, str] | None = None, *, create: bool = True) -> str:
+    """The outbox folder, ``<state dir>/outbox``: the one place that names it.
 
-    Both are ours and 0700: a state directory swapped for a link or planted by
-    another user is refused before anything is written under it.
+    With ``create`` (what every writer asks for) the state directory and the
+    outbox are made if missing and checked: both ours, 0700, neither a link
+    nor a file in the way; anything else raises :class:`OSError` naming the
+    path, before a byte is written under it. ``create=False`` only names the
+    folder (for a reader, or an :class:`~signet_sdk.hooks.outbox.Outbox`
+    that checks when it first writes): a state directory that cannot be
+    written must not stop a hook, a server or a report from starting.
     """
+    if not create:
+        return os.path.join(state_dir(env), "outbox")
     return private_dir(os.path.join(private_dir(state_dir(env)), "outbox"))
 
 
@@ -89,19 +96,21 @@ def write_durably(path: str | os.PathLike[str], data: bytes) -> None:
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(tmp, flags, 0o600)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
     except BaseException:
-        os.close(fd)
+        # A full disk or a folder turned read-only mid-write: no half file is left.
         try:  # noqa: SIM105 (no contextlib on the hook path)
             os.unlink(tmp)
-        except FileNotFoundError:
+        except OSError:
             pass
         raise
-    os.close(fd)
-    os.replace(tmp, path)
 
 
 # -- transcripts ----------------------------------------------------------

@@ -149,8 +149,14 @@ def stage_file(data: bytes, tag: str, root: str | os.PathLike[str] = STAGING_ROO
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
-    finally:
+    except BaseException:
         os.close(fd)
+        try:  # noqa: SIM105 (no contextlib on the hook path)
+            os.unlink(path)  # a full disk leaves no half transcript for the daemon to read
+        except OSError:
+            pass
+        raise
+    os.close(fd)
     return path
 
 

@@ -9,7 +9,9 @@ Routes (JSON; OpenAPI at ``/openapi.json``, docs at ``/docs``):
   result model, camelCase like the daemon. Any harness name works.
 * ``POST /v1/{harness}/events/{event}``: a native event of an installed
   plugin through the same dispatch as the hook runner; fails open (200 with
-  the neutral output and ``degraded``) within the event's deadline.
+  the neutral output and ``degraded``) within the event's deadline. An
+  ``X-Signet-Event-Id`` header names the event's writes in the outbox (a
+  shim's transport sends one; see :mod:`signet_sdk.hooks.entry`).
 * ``GET /v1/tools`` and ``POST /v1/tools/{name}``: the memory tool set.
 * ``/v1/agent/sessions``: the reference runtime's sessions, served only
   when the server is given an ``Agent`` (:mod:`signet_sdk.server.agent_routes`).
@@ -30,7 +32,7 @@ from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi import Body, FastAPI, Request, Response
+from fastapi import Body, FastAPI, Header, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
@@ -38,11 +40,12 @@ from pydantic import BaseModel, Field
 import signet_sdk.models as models
 from signet_sdk._version import __version__
 from signet_sdk.client.async_client import AsyncAdapterClient
+from signet_sdk.hooks.entry import EVENT_ID_HEADER, valid_event_id
 from signet_sdk.hooks.outbox import Outbox
 from signet_sdk.runtime.plugin import HarnessPlugin
 from signet_sdk.runtime.registry import find_plugin, installed_adapters
 from signet_sdk.server.errors import daemon_error, error, wire_field
-from signet_sdk.server.events import EventRunner, Handoff, default_outbox_dir, output_wire
+from signet_sdk.server.events import EventRunner, Handoff, output_wire
 from signet_sdk.server.fastpath import events_first
 from signet_sdk.server.pool import close_pool, daemon_pool
 from signet_sdk.server.security import Gate
@@ -127,7 +130,9 @@ class RuntimeAdapterServer:
         self.env = dict(os.environ if env is None else env)
         self.options = options
         self.allow_exec = allow_exec
-        self.outbox = Outbox(outbox_dir or default_outbox_dir(self.env))
+        # The hook path's outbox (the state directory's, checked at each write)
+        # unless the application names its own folder.
+        self.outbox = Outbox(outbox_dir) if outbox_dir else Outbox(env=self.env)
         self.handoff = Handoff(self.outbox, self._sender_env())
         self._given_http = http_client
         self._http: AsyncHTTPClient | None = http_client
@@ -280,10 +285,23 @@ class RuntimeAdapterServer:
         @app.post(
             "/v1/{harness}/events/{event}",
             response_model=EventAnswer,
-            responses={404: {"description": "no such plugin (`installed`) or event (`valid`)"}},
+            responses={
+                404: {"description": "no such plugin (`installed`) or event (`valid`)"},
+                422: {"description": "the body is not a JSON object, or a bad event id"},
+            },
         )
         async def native_event(
-            harness: str, event: str, payload: Annotated[dict[str, Any], Body()]
+            harness: str,
+            event: str,
+            payload: Annotated[dict[str, Any], Body()],
+            event_id: Annotated[
+                str | None,
+                Header(
+                    alias=EVENT_ID_HEADER,
+                    description="the event's id (`<unix ns, 20 digits>-<8 to 64 letters or "
+                    "digits>`): its writes are stored under ids made from it",
+                ),
+            ] = None,
         ) -> Any:
             """One native event of an installed plugin; fails open within its deadline.
 
@@ -293,7 +311,7 @@ class RuntimeAdapterServer:
             neutral one, or null) and ``queued`` (writes safe in the outbox
             that the daemon has not taken yet).
             """
-            return await self.event_answer(harness, event, payload)
+            return await self.event_answer(harness, event, payload, event_id)
 
         from signet_sdk.server.tools import add_tool_routes
 
@@ -322,8 +340,13 @@ class RuntimeAdapterServer:
         # Already validated by the client: serialised once, in pydantic's core.
         return result.__pydantic_serializer__.to_json(result, by_alias=True, exclude_unset=True)
 
-    async def event_answer(self, harness: str, event: str, payload: dict[str, Any]) -> JSONResponse:
-        """The answer to one native event (the FastAPI route and the fast path share it)."""
+    async def event_answer(
+        self, harness: str, event: str, payload: dict[str, Any], event_id: str | None = None
+    ) -> JSONResponse:
+        """The answer to one native event (the FastAPI route and the fast path share it).
+
+        ``event_id`` is the ``X-Signet-Event-Id`` header, when the request has one.
+        """
         plugin = self.plugin(harness)
         if plugin is None:
             installed = installed_adapters()
@@ -331,7 +354,10 @@ class RuntimeAdapterServer:
         if event not in plugin.events:
             valid = list(plugin.events)
             return error(404, f"unknown event {event!r} for {harness}", valid=valid)
-        run, queued = await self.runner(plugin).run(event, payload)
+        if event_id is not None and not valid_event_id(event_id):
+            message = "must be <unix time in ns, 20 digits>-<8 to 64 letters or digits>"
+            return error(422, f"{EVENT_ID_HEADER}: {message}", field=EVENT_ID_HEADER)
+        run, queued = await self.runner(plugin).run(event, payload, event_id)
         return JSONResponse(output_wire(run, queued))
 
     async def _daemon_state(self) -> dict[str, Any]:

@@ -11,16 +11,27 @@ event marked ``detach`` answers once its write is on disk and the server
 delivers it in the background; an event marked ``replay`` starts a
 sender when older writes are still queued. The whole event runs inside its
 deadline: past it the harness gets the neutral output and the reason.
+
+An event sent with an id (a shim's transport makes one per native event)
+stores its writes under ids made from it, the ids the hook process the shim
+falls back to uses if this server goes away mid-event
+(:class:`~signet_sdk.hooks.entry.EventWrites`). An id this server has run
+already (a client that lost the answer and sent the event again) runs as a
+repeat: what it finds in the outbox is not stored again, and the rest is sent
+so that the daemon recognises it. A write the outbox cannot
+hold (a state directory that is read-only, full, or a file) is sent directly,
+within the event's deadline, and logged once: never an error to the harness.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from signet_sdk.hooks.delivery import STILL_QUEUED
+from signet_sdk.hooks.entry import EventWrites
 from signet_sdk.runtime.dispatch import Dispatched, dispatch_async
 from signet_sdk.runtime.events import async_client_sender
 from signet_sdk.wire.errors import APITimeoutError
@@ -33,13 +44,15 @@ if TYPE_CHECKING:
     from signet_sdk.hooks.outbox import Entry, Outbox
     from signet_sdk.runtime.plugin import HarnessPlugin
 
-__all__ = ["EventRunner", "Handoff", "default_outbox_dir", "output_wire"]
+__all__ = ["EventRunner", "Handoff", "output_wire"]
 
 #: Seconds kept back from the deadline for a write's own send, as the hook does.
 _SEND_MARGIN = 0.05
 #: How often an event marked ``replay`` looks for writes left queued (a prompt
 #: per second need not list the outbox each time).
 _REPLAY_CHECK_SECONDS = 10.0
+#: How many event ids a runner remembers, to know an event sent again.
+_SEEN_EVENTS = 4096
 
 
 class Handoff:
@@ -101,14 +114,27 @@ class EventRunner:
         self.translator = plugin.make_translator(env)
         self._read = async_client_sender(client, plugin)
         self._next_replay_check = 0.0
+        self._seen: OrderedDict[str, None] = OrderedDict()
 
     def deadline(self, event: str) -> float:
         spec = self.plugin.events.get(event)
         timeouts = self.client.config.timeouts
         return timeouts.for_class(spec.timeout_class if spec else "default") or 10.0
 
-    async def run(self, event: str, payload: Mapping[str, Any]) -> tuple[Dispatched, list[str]]:
-        """The event's outcome, and the ids of writes left queued in the outbox."""
+    async def run(
+        self, event: str, payload: Mapping[str, Any], event_id: str | None = None
+    ) -> tuple[Dispatched, list[str]]:
+        """The event's outcome, and the ids of writes left queued in the outbox.
+
+        ``event_id`` (already checked by ``valid_event_id``) names the event's writes.
+        """
+        writes = None
+        if event_id is not None:
+            writes = EventWrites(event_id, repeat=event_id in self._seen)
+            self._seen[event_id] = None
+            self._seen.move_to_end(event_id)
+            if len(self._seen) > _SEEN_EVENTS:
+                self._seen.popitem(last=False)
         seconds = self.deadline(event)
         loop = asyncio.get_running_loop()
         end = loop.time() + seconds
@@ -126,7 +152,7 @@ class EventRunner:
         async def send(call: LifecycleCall) -> Any:
             nonlocal reads
             if call.durable:
-                return await self._durable(call, end, detached, queued, problems)
+                return await self._durable(call, end, detached, queued, problems, writes)
             reads += 1
             if reads == 1:  # it starts with the event: the event's deadline is its own
                 return await self._read(call)
@@ -172,7 +198,7 @@ class EventRunner:
 
         return say
 
-    def _delivery(self, end: float | None) -> Delivery:
+    def _delivery(self, end: float | None, writes: EventWrites | None = None) -> Delivery:
         """The delivery policy for one write, its sends inside what is left of ``end``."""
         from signet_sdk.hooks.delivery import Delivery
 
@@ -189,6 +215,7 @@ class EventRunner:
             left=left,
             transcript_roots=lambda: self.plugin.transcript_roots(self.env),
             outbox=self.outbox,
+            event=writes,
         )
 
     async def _durable(
@@ -198,10 +225,20 @@ class EventRunner:
         detached: bool,
         queued: list[str],
         problems: list[Exception],
+        writes: EventWrites | None = None,
     ) -> Any:
-        """Hand one write to the outbox, then deliver it now (or in the background)."""
-        delivery = self._delivery(None if detached else end)
-        entry = await asyncio.to_thread(delivery.put, call)
+        """Hand one write to the outbox, then deliver it now (or in the background).
+
+        When the outbox cannot hold it, it is sent now, inside the event's deadline.
+        """
+        delivery = self._delivery(None if detached else end, writes)
+        entry_id = delivery.next_entry_id(call)
+        try:
+            entry = await asyncio.to_thread(delivery.put, call, entry_id=entry_id)
+        except OSError as exc:
+            delivery.refused(exc)
+            direct = self._delivery(end, writes)
+            return await asyncio.to_thread(direct.direct, call, entry_id=entry_id)
         self.handoff.used = True
         queued.append(entry.id)
         if detached:
@@ -226,10 +263,3 @@ def output_wire(run: Dispatched, queued: list[str]) -> dict[str, Any]:
     the outbox and a sender delivers them.
     """
     return {**run.output.to_wire(), "degraded": run.degraded, "queued": queued}
-
-
-def default_outbox_dir(env: Mapping[str, str]) -> str:
-    """The hook runner's outbox: ``${XDG_STATE_HOME:-~/.local/state}/signet-sdk/outbox``."""
-    from signet_sdk.runtime.files import state_dir
-
-    return os.path.join(state_dir(env), "outbox")

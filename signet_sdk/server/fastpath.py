@@ -14,13 +14,14 @@ unchanged. The security gate wraps both.
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 import signet_sdk.models as models
+from signet_sdk.hooks.entry import EVENT_ID_HEADER
 from signet_sdk.server.errors import error, wire_field
+from signet_sdk.wire.jsonfast import loads_payload
 from signet_sdk.wire.lifecycle import LIFECYCLE
 
 if TYPE_CHECKING:
@@ -57,6 +58,15 @@ def _hot_route(scope: Any) -> tuple[str, str, str] | None:
 
 
 _JSON_HEADERS = [(b"content-type", b"application/json")]
+_EVENT_ID = EVENT_ID_HEADER.encode("ascii")
+
+
+def _event_id(scope: Any) -> str | None:
+    """The ``X-Signet-Event-Id`` header (ASGI gives header names in lower case), or None."""
+    for name, value in scope.get("headers") or ():
+        if name == _EVENT_ID:
+            return bytes(value).decode("latin-1")
+    return None
 
 
 async def _send_json(send: Any, body: bytes) -> None:
@@ -107,14 +117,14 @@ def events_first(server: RuntimeAdapterServer, app: Any) -> Any:
                     await result(scope, receive, send)
                 return
         try:
-            payload = json.loads(raw) if raw.strip() else None
+            payload = loads_payload(raw) if raw.strip() else None
         except ValueError as exc:
             answer = error(422, f"body: not valid JSON ({exc})", field="body")
         else:
             if not isinstance(payload, dict):
                 answer = error(422, "body: must be a JSON object", field="body")
             elif kind == "events":
-                answer = await server.event_answer(harness, name, payload)
+                answer = await server.event_answer(harness, name, payload, _event_id(scope))
             else:
                 answer = await _lifecycle(server, harness, name, payload)
         if isinstance(answer, bytes):

@@ -17,6 +17,13 @@
 //      payload on stdin. SIGNET_ADAPTER_AUTOSTART=0 turns the start off.
 //   A server that goes away in the middle of an event (the connection reset, or
 //   refused) counts as none: the event takes the process path with the time left.
+// Each native event gets one id (newEventId: "<unix time in ns, 20 digits>-<16
+// hex>"), sent to the server as X-Signet-Event-Id: the server stores the
+// event's writes under ids made from it. When the server went away after the
+// event may have reached it (a reset, not a refused connection), the process
+// path gets the same id (`signet-sdk hook ... --event-id ID`): it finds what the
+// server stored, and sends what it cannot find as a repeat the daemon
+// recognises, so no write is stored twice.
 // sendSync() is for the moment a harness process exits, when nothing
 // asynchronous runs any more: it always takes the process path (writes land in
 // the durable outbox and a detached sender delivers them) and blocks for at
@@ -49,6 +56,15 @@ const IDLE_EXIT_SECONDS = 900;
 const LOCK_STALE_MS = 15000;
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 const GONE = new Set(["ECONNREFUSED", "ENOTFOUND", "ECONNRESET", "EPIPE"]);
+// Of those, the ones after which the server may have read the event and acted on it.
+const MAYBE_SEEN = new Set(["ECONNRESET", "EPIPE"]);
+const EVENT_ID_HEADER = "x-signet-event-id";
+
+/** A new id for one native event: "<unix time in ns, 20 digits>-<16 hex digits>". */
+export function newEventId() {
+  const ns = (BigInt(Date.now()) * 1000000n).toString().padStart(20, "0");
+  return `${ns}-${randomBytes(8).toString("hex")}`;
+}
 
 /** signet-sdk's state directory: ${XDG_STATE_HOME:-~/.local/state}/signet-sdk. */
 export function stateDir(env = process.env) {
@@ -100,9 +116,10 @@ export function sdkCommand(env = process.env) {
 /**
  * POST a JSON body to the server with node:http (in Node and Bun; it starts
  * much faster than fetch). Resolves to accept(status, parsed answer), or
- * {unreachable: true} when nothing listens (a stale state file) or the server
- * went away in the middle of the event (then nothing answers), or
- * accept(0, null) for anything else (no answer in time, not JSON, too big).
+ * {unreachable: true, maybeSeen} when nothing listens (a stale state file) or
+ * the server went away in the middle of the event (then nothing answers;
+ * maybeSeen: it may have read the request first), or accept(0, null) for
+ * anything else (no answer in time, not JSON, too big).
  */
 function viaServer(server, path, payload, timeoutMs, accept, extraHeaders = {}) {
   const body = JSON.stringify(payload);
@@ -161,7 +178,7 @@ function viaServer(server, path, payload, timeoutMs, accept, extraHeaders = {}) 
       // in the middle of this event (killed, crashed). Either way no answer can
       // come from it: the event goes the process path with the time left.
       const gone = error && GONE.has(error.code);
-      if (gone) finish({ unreachable: true });
+      if (gone) finish({ unreachable: true, maybeSeen: MAYBE_SEEN.has(error.code) });
       else fail();
     });
     req.end(body);
@@ -277,17 +294,24 @@ export async function send(harness, event, payload, options = {}) {
     const configured = Number(env.SIGNET_ADAPTER_TIMEOUT_MS);
     const timeoutMs = options.timeoutMs || (configured > 0 ? configured : DEFAULT_TIMEOUT_MS);
     const started = Date.now();
+    const eventId = newEventId();
+    let maybeSeen = false;
     const server = discover(env);
     if (server) {
       const path = `/v1/${encodeURIComponent(harness)}/events/${encodeURIComponent(event)}`;
-      const answer = await viaServer(server, path, payload, timeoutMs, eventAnswer);
+      const headers = { [EVENT_ID_HEADER]: eventId };
+      const answer = await viaServer(server, path, payload, timeoutMs, eventAnswer, headers);
       if (!answer.unreachable) return answer.data;
-      // nothing listens there (a stale state file): fall through to the process path
+      // Nothing listens there (a stale state file), or the server went away
+      // mid-event: fall through to the process path, with the event's id when
+      // the server may have stored or sent some of its writes already.
+      maybeSeen = Boolean(answer.maybeSeen);
     }
     if (env.SIGNET_ADAPTER_AUTOSTART !== "0") startServer(env);
     const left = timeoutMs - (Date.now() - started);
     if (left <= 0) return null;
     const args = ["hook", harness, event];
+    if (maybeSeen) args.push("--event-id", eventId);
     return await viaProcess(sdkCommand(env), args, payload, left, childEnvOf(env));
   } catch (error) {
     return null;

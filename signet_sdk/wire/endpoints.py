@@ -24,9 +24,11 @@ if TYPE_CHECKING:
     ]
 
 __all__ = [
+    "AFTER_NEWEST_TESTED",
     "BASELINE_VERSION",
     "DEPENDENCY_MAP_ROWS",
     "ENDPOINTS",
+    "NEWER_ENDPOINTS",
     "Endpoint",
     "endpoint",
     "endpoint_for_row",
@@ -36,6 +38,11 @@ __all__ = [
 #: The oldest daemon release the SDK supports; a route without ``since`` has
 #: been there at least as long.
 BASELINE_VERSION = "0.109.15"
+
+#: ``since`` of a route no tested daemon serves: the release after the newest
+#: tested one (0.145.8). Its true first release is not known here, only that
+#: 0.145.8 lacks it, so a 404 from 0.145.8 or older says "too old".
+AFTER_NEWEST_TESTED = "0.145.9"
 
 
 class Endpoint(Record):
@@ -498,7 +505,32 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     ),
 )
 
-_BY_NAME = {e.name: e for e in ENDPOINTS}
+#: Routes only daemons newer than the newest tested release serve, typed from
+#: upstream's own source files (no such daemon runs here). They are kept out of
+#: ``ENDPOINTS``, the tested contract that the mock daemon serves and
+#: ``contract/endpoints.json`` publishes; the clients reach them by name all the same.
+NEWER_ENDPOINTS: tuple[Endpoint, ...] = (
+    # NicholaiVogel/signetai platform/daemon/src/routes/hooks-routes.ts@0f06b2b9,
+    # registerNotifications: {harness, hook, sessionKey?, agentId?, project?} ->
+    # {inject, notifications?}; 400 for a hook the harness has no notification
+    # point at, 403 off the caller's scope. It stores nothing (a presence touch).
+    Endpoint(
+        "hook_notifications",
+        "POST",
+        "/api/hooks/notifications",
+        "lifecycle",
+        "NotificationsRequest",
+        "NotificationsResult",
+        True,
+        "none",
+        "prompt_submit",
+        hook=True,
+        summary="Unread cross-agent messages to show at a harness hook.",
+        since=AFTER_NEWEST_TESTED,
+    ),
+)
+
+_BY_NAME = {e.name: e for e in (*ENDPOINTS, *NEWER_ENDPOINTS)}
 
 #: The runtime spec's dependency map, in its order: the rows a harness adapter
 #: covers for full parity.

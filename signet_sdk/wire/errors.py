@@ -1,3 +1,4 @@
+# long module: the whole error tree and the one status-to-class table, read together
 """Every error the SDK raises, in one tree.
 
     SignetError
@@ -18,12 +19,13 @@
             ├── PermissionDeniedError    403  (``permission``: the one the credential lacks)
             ├── NotFoundError            404
             │   └── UnsupportedByDaemonError  a route the running daemon is too old for
-            ├── ConflictError            409  (``claimed_by`` for runtime-path claims)
+            ├── ConflictError            409  (``claimed_by``; ``code`` names the refusal)
             ├── GoneError                410  (a retired route: not supported)
             ├── PayloadTooLargeError     413
             ├── UnprocessableEntityError 415, 422
             ├── RateLimitError           429  (``retry_after`` in seconds)
-            └── InternalServerError      5xx  (``ServiceUnavailableError`` for 503)
+            └── InternalServerError      5xx  (``ServiceUnavailableError`` for 503,
+                                               ``overloaded`` when the daemon sheds load)
 
 The daemon's 200 answers that mean "did nothing" (``skipped``, ``bypassed``,
 ``duplicateRuntimePath`` ...) are *not* errors: they are typed fields on the
@@ -41,6 +43,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = [
+    "EPISODIC_CONTENT_IMMUTABLE",
     "APIConnectionError",
     "APIError",
     "APIResponseValidationError",
@@ -266,14 +269,43 @@ _CLAIM_PREFIX = "session claimed by "
 _CLAIM_SUFFIX = " path"
 
 
+#: The 409 code newer daemons give when a patch would change the content or type
+#: of a memory saved through remember (NicholaiVogel/signetai
+#: platform/daemon/src/routes/memory-routes.ts@c533a472, ``PATCH /api/memory/:id``,
+#: case ``episodic_content_immutable``).
+EPISODIC_CONTENT_IMMUTABLE = "episodic_content_immutable"
+
+
 class ConflictError(APIStatusError):
-    """409: a runtime-path claim, a version conflict or a busy lock.
+    """409: a runtime-path claim, a version conflict, immutable content or a busy lock.
 
     ``claimed_by`` is ``"plugin"`` or ``"legacy"`` when the other runtime path
     owns the session; never retried, because repeating cannot change who owns it.
+    ``code`` is the daemon's machine-readable reason, the ``status`` the memory
+    routes put beside ``error`` (``version_conflict``, ``deleted``,
+    ``duplicate_content_hash``, and on daemons newer than 0.145.8
+    ``episodic_content_immutable``: a remembered memory's content and type
+    cannot be edited, only its tags, importance and pinned flag); the message
+    names it, so a log line says which refusal it was.
     """
 
     status_code = 409
+
+    def __init__(self, message: str, **kw: Any) -> None:
+        code = _conflict_code(kw.get("body"))
+        if code is not None and code not in message:
+            head, sep, detail = message.partition(": ")
+            message = f"{head} {code}{sep}{detail}"
+        super().__init__(message, **kw)
+
+    @property
+    def code(self) -> str | None:
+        return _conflict_code(self.body)
+
+    @property
+    def immutable_content(self) -> bool:
+        """True when the memory's content and type may not be changed (save a new one)."""
+        return self.code == EPISODIC_CONTENT_IMMUTABLE
 
     @property
     def claimed_by(self) -> str | None:
@@ -286,6 +318,14 @@ class ConflictError(APIStatusError):
         word, sep, _ = text[start + len(_CLAIM_PREFIX) :].partition(_CLAIM_SUFFIX)
         ok = sep and word and all(c.isalnum() or c == "_" for c in word)
         return word if ok else None
+
+
+def _conflict_code(body: object) -> str | None:
+    if isinstance(body, dict):
+        value = body.get("status")
+        if isinstance(value, str) and value and value.isascii() and " " not in value:
+            return value
+    return None
 
 
 class GoneError(APIStatusError):
@@ -314,12 +354,24 @@ class InternalServerError(APIStatusError):
     status_code = 500
 
 
+#: How newer daemons word a 503 that sheds load: "Too many concurrent prompt
+#: submissions (max 8); retry shortly" (NicholaiVogel/signetai
+#: platform/daemon/src/routes/hooks-routes.ts@0f06b2b9, ``PROMPT_SUBMIT_MAX_IN_FLIGHT``)
+#: and "Too many concurrent memory captures (max 8); retry shortly" (memory-routes.ts
+#: @c533a472, ``createMemoryCaptureAdmissionMiddleware``). Neither sends Retry-After.
+_OVERLOADED = "Too many concurrent"
+
+
 class ServiceUnavailableError(InternalServerError):
-    """503: initializing, shutting down, or mutations frozen; nothing was applied.
+    """503: initializing, shutting down, mutations frozen, or overloaded; nothing was applied.
 
     ``retry_after`` is in seconds when the daemon said (``Retry-After``).
     ``permanent`` is true for a 503 a handler gave because a worker it needs
     is not running (``Synthesis worker not running``): no retry can help.
+    ``overloaded`` is true when a daemon newer than 0.145.8 turned the call
+    away because too many were in flight (over 8 prompt submissions, or over 8
+    memory captures): asking again at once adds to the load it shed, so no
+    call repeats it; a write waits in the outbox, a read fails open.
     """
 
     status_code = 503
@@ -331,6 +383,10 @@ class ServiceUnavailableError(InternalServerError):
     @property
     def permanent(self) -> bool:
         return "not running" in (self.error or "")
+
+    @property
+    def overloaded(self) -> bool:
+        return (self.error or "").startswith(_OVERLOADED)
 
 
 _STATUS: dict[int, type[APIStatusError]] = {

@@ -21,7 +21,7 @@ try:
 except ImportError:  # pragma: no cover - CPython always has it
     _json = None  # type: ignore[assignment]
 
-__all__ = ["dumps", "loads"]
+__all__ = ["dumps", "loads", "loads_payload"]
 
 _CONSTANTS = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
 _BLANK = " \t\n\r"
@@ -75,3 +75,59 @@ def dumps(value: Any, *, sort_keys: bool = False, ascii_only: bool = False) -> s
         return str(quote(value))
     encode = _json.make_encoder({}, _unserialisable, quote, None, ":", ",", sort_keys, False, True)
     return "".join(encode(value, 0))
+
+
+def loads_payload(data: str | bytes | bytearray) -> Any:
+    """A document from outside (a harness's payload, a request body): :func:`loads`, and more.
+
+    Nesting too deep for the parser is a ``ValueError`` like any other bad
+    document, not a ``RecursionError``. A lone surrogate (``"\\ud800"``: valid
+    JSON, as a JavaScript harness writes half of a cut emoji) becomes U+FFFD,
+    as a UTF-8 encoder makes it: left in, it would fail every later encoding
+    of the text (the daemon request, the outbox file, the answer).
+    """
+    try:
+        value = loads(data)
+    except RecursionError:
+        raise ValueError("nested too deeply to be read") from None
+    escapes = ("\\ud", "\\uD") if isinstance(data, str) else (b"\\ud", b"\\uD")
+    if any(e in data for e in escapes):  # type: ignore[operator]
+        value = _mend(value)
+    return value
+
+
+def _mend_text(text: str) -> str:
+    """``text`` with each lone surrogate replaced by U+FFFD (``text`` itself when it has none)."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
+    return text
+
+
+def _mend(value: Any) -> Any:
+    """``value`` with every string (keys too) mended; containers are changed in place."""
+    if isinstance(value, str):
+        return _mend_text(value)
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if any(isinstance(k, str) and _mend_text(k) is not k for k in item):
+                mended = {_mend_text(k): v for k, v in item.items()}
+                item.clear()
+                item.update(mended)
+            for key, inner in item.items():
+                if isinstance(inner, str):
+                    item[key] = _mend_text(inner)
+                elif isinstance(inner, dict | list):
+                    stack.append(inner)
+        elif isinstance(item, list):
+            for index, inner in enumerate(item):
+                if isinstance(inner, str):
+                    item[index] = _mend_text(inner)
+                elif isinstance(inner, dict | list):
+                    stack.append(inner)
+    return value

@@ -4,7 +4,11 @@ A call is repeated only when repeating cannot store anything twice: the
 endpoint is marked safe, or the daemon provably did not act (the connection
 was never made; a 429 or 503 turned the request away before any handler ran).
 A 409 is never repeated: who owns a session does not change by asking again.
-Every wait fits inside the call's one deadline. Standard library only.
+Nor is a 503 that sheds load (daemons newer than 0.145.8 refuse a ninth
+concurrent prompt submission or memory capture): asking again within the call
+adds to the very load the daemon shed, so the caller decides at once (a write
+waits in the outbox, a hook's read fails open). Every wait fits inside the
+call's one deadline. Standard library only.
 """
 
 from __future__ import annotations
@@ -53,6 +57,8 @@ def should_retry(ep: Endpoint, error: SignetError) -> bool:
     if isinstance(error, APIStatusError):
         if getattr(error, "permanent", False):
             return False  # e.g. 503 "Synthesis worker not running": the same answer again
+        if getattr(error, "overloaded", False):
+            return False  # 503 "Too many concurrent ...": a repeat adds to the shed load
         if error.status_code in _REJECTED_UNAPPLIED:
             return True
         return ep.retry_safe and error.status_code in _TRANSIENT

@@ -7,7 +7,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 
-import { callTool, discover, send, sendSync, startServer } from "../../signet_sdk/shims/transport.mjs";
+import {
+  callTool,
+  discover,
+  newEventId,
+  send,
+  sendSync,
+  startServer,
+} from "../../signet_sdk/shims/transport.mjs";
 
 function fakeServer(handler) {
   return new Promise((resolve) => {
@@ -268,4 +275,50 @@ test("sendSync: a slow process is killed at the deadline; failures and bypass gi
   assert.equal(sendSync("h", "e", {}, { env }), null);
   assert.equal(sendSync("h", "e", {}, { env: { ...env, SIGNET_BYPASS: "1" } }), null);
   assert.ok(!existsSync(join(env.HOME, "sdk-hook.json")) || true);
+});
+
+test("each event is sent with a new id of its own (X-Signet-Event-Id)", async () => {
+  const server = await fakeServer((req, res) => answer(res, 200, { data: null }));
+  try {
+    const env = isolatedEnv({ SIGNET_ADAPTER_URL: server.url });
+    await send("openclaw", "after_compaction", { summary: "s" }, { env });
+    await send("openclaw", "after_compaction", { summary: "s" }, { env });
+    const ids = server.seen.map((seen) => seen.headers["x-signet-event-id"]);
+    for (const id of ids) assert.match(id, /^\d{20}-[0-9a-f]{16}$/);
+    assert.notEqual(ids[0], ids[1]);
+    // The time in front is now's, in nanoseconds: the outbox keeps events in order.
+    const sent = Number(BigInt(ids[0].slice(0, 20)) / 1000000n);
+    assert.ok(Math.abs(sent - Date.now()) < 60000, ids[0]);
+    assert.match(newEventId(), /^\d{20}-[0-9a-f]{16}$/);
+  } finally {
+    await server.close();
+  }
+});
+
+test("a server gone mid-event: the hook process gets the event's id (--event-id)", async () => {
+  // Reads the whole event, then dies without answering (the connection is reset).
+  const server = await fakeServer((req) => req.socket.destroy());
+  try {
+    const env = isolatedEnv({ SIGNET_ADAPTER_URL: server.url });
+    env.SIGNET_SDK_COMMAND = fakeSdk(env.HOME, JSON.stringify({ via: "process" }));
+    const out = await send("openclaw", "after_compaction", { summary: "s" }, { env });
+    assert.deepEqual(out, { via: "process" });
+    const id = server.seen[0].headers["x-signet-event-id"];
+    const call = JSON.parse(readFileSync(join(env.HOME, "sdk-hook.json"), "utf8"));
+    assert.deepEqual(call.argv, ["hook", "openclaw", "after_compaction", "--event-id", id]);
+    assert.deepEqual(JSON.parse(call.input), { summary: "s" });
+  } finally {
+    await server.close();
+  }
+});
+
+test("a server that never took the event (refused): the hook process runs it as new", async () => {
+  const env = isolatedEnv();
+  env.SIGNET_SDK_COMMAND = fakeSdk(env.HOME, JSON.stringify({ via: "process" }));
+  const probe = await fakeServer(() => {});
+  await probe.close(); // nothing listens there any more: connections are refused
+  env.SIGNET_ADAPTER_URL = probe.url;
+  assert.deepEqual(await send("pi", "session_compact", { a: 1 }, { env }), { via: "process" });
+  const call = JSON.parse(readFileSync(join(env.HOME, "sdk-hook.json"), "utf8"));
+  assert.deepEqual(call.argv, ["hook", "pi", "session_compact"]);
 });

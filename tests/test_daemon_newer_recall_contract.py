@@ -1,0 +1,263 @@
+"""Upstream's cross-client recall contract, replayed through the client.
+
+Signet-AI/signetai platform/core/contracts/recall-request-v1.json@84ef5770
+lists, as vectors, how a recall intent (a query plus options) becomes the
+``POST /api/memory/recall`` body, and which first-party clients must pass
+each one ("sdk" is upstream's TypeScript SDK). The vectors are transcribed
+below as data; each is built with ``MemoryRecallRequest.from_intent`` and
+sent through ``AdapterClient.memory_recall`` (sync and async), and the JSON
+the daemon receives must be the vector's ``expected`` exactly. Every vector
+passes, the ``sdk`` ones and the ``core``-only one alike; no rule is
+deliberately different.
+
+What stays strict on purpose is the plain constructor: ``MemoryRecallRequest(...)``
+sends the limit it is given (TS 0.109 does not clamp, and a caller who sets
+one means it) and refuses an unknown option by name, where the contract's
+builder would pass it on.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+import respx
+from pydantic import ValidationError
+
+from signet_sdk import AdapterClient, AsyncAdapterClient, MemoryRecallRequest
+
+BASE = "http://127.0.0.1:3997"
+CONTRACT = "Signet-AI/signetai platform/core/contracts/recall-request-v1.json@84ef5770"
+
+#: (name, clients, query, options, expected), in the contract's order.
+VECTORS: list[tuple[str, list[str], str, dict[str, Any], dict[str, Any]]] = [
+    (
+        "canonical-defaults",
+        ["core", "openclaw", "opencode", "sdk", "hermes"],
+        "graph",
+        {},
+        {"query": "graph", "limit": 10},
+    ),
+    (
+        "lower-limit-bound",
+        ["core", "openclaw", "opencode", "sdk", "hermes"],
+        "graph",
+        {"limit": 0},
+        {"query": "graph", "limit": 1},
+    ),
+    (
+        "fractional-limit",
+        ["core", "openclaw", "opencode", "sdk", "hermes"],
+        "graph",
+        {"limit": 12.9},
+        {"query": "graph", "limit": 12},
+    ),
+    (
+        "upper-limit-bound",
+        ["core", "openclaw", "opencode", "sdk", "hermes"],
+        "graph",
+        {"limit": 5000},
+        {"query": "graph", "limit": 100},
+    ),
+    (
+        "huge-integer-limit",
+        ["core", "sdk", "hermes"],
+        "graph",
+        {"limit": 10**100},
+        {"query": "graph", "limit": 100},
+    ),
+    (
+        "canonical-options",
+        ["core", "sdk"],
+        "architecture",
+        {
+            "keywordQuery": "architecture OR design",
+            "limit": 5,
+            "project": "/tmp/project",
+            "type": "decision",
+            "tags": "architecture",
+            "who": "codex",
+            "pinned": True,
+            "importance_min": 0.8,
+            "since": "2026-01-01",
+            "until": "2026-02-01",
+            "expand": True,
+            "agentId": "explicit-agent",
+            "contextAgentId": "context-agent",
+            "sessionKey": "session-a",
+            "includeRecalled": True,
+            "scope": "world:alpha",
+            "sourceOnly": True,
+            "aggregate": True,
+            "aggregateBudget": "large",
+            "saveAggregate": False,
+        },
+        {
+            "query": "architecture",
+            "keywordQuery": "architecture OR design",
+            "limit": 5,
+            "project": "/tmp/project",
+            "type": "decision",
+            "tags": "architecture",
+            "who": "codex",
+            "pinned": True,
+            "importance_min": 0.8,
+            "since": "2026-01-01",
+            "until": "2026-02-01",
+            "expand": True,
+            "agentId": "explicit-agent",
+            "sessionKey": "session-a",
+            "includeRecalled": True,
+            "scope": "world:alpha",
+            "sourceOnly": True,
+            "aggregate": True,
+            "aggregateBudget": "large",
+            "saveAggregate": False,
+        },
+    ),
+    (
+        "snake-case-aliases",
+        ["core"],
+        "aliases",
+        {
+            "keyword_query": "aliases OR normalization",
+            "agent_id": "agent-a",
+            "session_key": "session-a",
+            "include_recalled": True,
+            "source_only": True,
+            "aggregate_budget": "medium",
+            "save_aggregate": False,
+        },
+        {
+            "query": "aliases",
+            "keywordQuery": "aliases OR normalization",
+            "limit": 10,
+            "agentId": "agent-a",
+            "sessionKey": "session-a",
+            "includeRecalled": True,
+            "sourceOnly": True,
+            "aggregateBudget": "medium",
+            "saveAggregate": False,
+        },
+    ),
+    (
+        "false-flags-are-omitted",
+        ["core", "sdk", "hermes"],
+        "flags",
+        {
+            "pinned": False,
+            "expand": False,
+            "includeRecalled": False,
+            "sourceOnly": False,
+            "aggregate": False,
+        },
+        {"query": "flags", "limit": 10},
+    ),
+    (
+        "aggregate-save-false-is-preserved",
+        ["core", "openclaw", "opencode", "sdk", "hermes"],
+        "history",
+        {"aggregate": True, "aggregateBudget": "small", "saveAggregate": False},
+        {
+            "query": "history",
+            "limit": 10,
+            "aggregate": True,
+            "aggregateBudget": "small",
+            "saveAggregate": False,
+        },
+    ),
+]
+
+
+def test_the_transcription_holds_every_vector_and_every_sdk_one() -> None:
+    names = [v[0] for v in VECTORS]
+    assert len(names) == len(set(names)) == 9
+    sdk = [v[0] for v in VECTORS if "sdk" in v[1]]
+    assert sdk == [
+        "canonical-defaults",
+        "lower-limit-bound",
+        "fractional-limit",
+        "upper-limit-bound",
+        "huge-integer-limit",
+        "canonical-options",
+        "false-flags-are-omitted",
+        "aggregate-save-false-is-preserved",
+    ]
+
+
+@pytest.mark.parametrize(("name", "clients", "query", "options", "expected"), VECTORS)
+def test_sync_client_sends_the_contracts_body(
+    name: str,
+    clients: list[str],
+    query: str,
+    options: dict[str, Any],
+    expected: dict[str, Any],
+) -> None:
+    with respx.mock(base_url=BASE, assert_all_called=True) as mock:
+        route = mock.post("/api/memory/recall").respond(200, json={"results": []})
+        # The context agent is also the client's own: neither reaches the body over agentId.
+        with AdapterClient("sdk", BASE, agent_id="context-agent") as client:
+            client.memory_recall(MemoryRecallRequest.from_intent(query, options))
+    assert json.loads(route.calls[0].request.content) == expected, CONTRACT
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("name", "clients", "query", "options", "expected"), VECTORS)
+async def test_async_client_sends_the_contracts_body(
+    name: str,
+    clients: list[str],
+    query: str,
+    options: dict[str, Any],
+    expected: dict[str, Any],
+) -> None:
+    with respx.mock(base_url=BASE, assert_all_called=True) as mock:
+        route = mock.post("/api/memory/recall").respond(200, json={"results": []})
+        async with (
+            httpx.AsyncClient() as http,
+            AsyncAdapterClient("sdk", BASE, http_client=http) as client,
+        ):
+            await client.memory_recall(MemoryRecallRequest.from_intent(query, options))
+    assert json.loads(route.calls[0].request.content) == expected, CONTRACT
+
+
+def test_the_context_agent_is_sent_only_when_no_agent_was_given() -> None:
+    assert MemoryRecallRequest.from_intent("q", {"contextAgentId": "ctx"}).to_wire() == {
+        "query": "q",
+        "limit": 10,
+        "agentId": "ctx",
+    }
+    by_keyword = MemoryRecallRequest.from_intent("q", context_agent_id="ctx")
+    assert by_keyword.agent_id == "ctx"
+    explicit = MemoryRecallRequest.from_intent("q", {"agent_id": "a"}, context_agent_id="ctx")
+    assert explicit.agent_id == "a"
+
+
+def test_limits_that_are_no_finite_number() -> None:
+    for value in (float("nan"), float("inf"), None):
+        assert MemoryRecallRequest.from_intent("q", {"limit": value}).limit == 10
+    assert MemoryRecallRequest.from_intent("q", {"limit": -3.7}).limit == 1
+    for value in (True, "many", [5]):
+        with pytest.raises(ValidationError) as info:
+            MemoryRecallRequest.from_intent("q", {"limit": value})
+        assert info.value.errors()[0]["loc"] == ("limit",), value
+
+
+def test_an_unknown_option_is_refused_by_its_name() -> None:
+    with pytest.raises(ValidationError) as info:
+        MemoryRecallRequest.from_intent("q", {"recallSurfce": "tool_call"})
+    assert info.value.errors()[0]["loc"] == ("recallSurfce",)
+
+
+def test_min_score_travels_as_given() -> None:
+    built = MemoryRecallRequest.from_intent("q", {"minScore": 0.42})
+    assert built.to_wire() == {"query": "q", "minScore": 0.42, "limit": 10}
+
+
+def test_the_plain_constructor_stays_strict() -> None:
+    # What the caller sets is what is sent: no default limit, no clamping.
+    assert MemoryRecallRequest(query="q", limit=500).to_wire() == {"query": "q", "limit": 500}
+    assert MemoryRecallRequest(query="q", pinned=False).to_wire() == {"query": "q", "pinned": False}
+    with pytest.raises(ValidationError):
+        MemoryRecallRequest(query="q", limit=12.9)
