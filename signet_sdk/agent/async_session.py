@@ -28,7 +28,7 @@ from signet_sdk.agent.plan import (
     compact_plan,
     turn_plan,
 )
-from signet_sdk.agent.runner import SessionCore, incomplete
+from signet_sdk.agent.runner import DEFERRABLE, SessionCore, incomplete
 from signet_sdk.wire.errors import SignetError
 
 if TYPE_CHECKING:
@@ -150,7 +150,10 @@ class AsyncSession(SessionCore):
                     )
                 )
             elif isinstance(effect, Write):
-                await asyncio.to_thread(self.writer.submit, effect.call)
+                if effect.call.action in DEFERRABLE:
+                    self.writer.defer(effect.call)  # no I/O here: the writer thread stores it
+                else:
+                    await asyncio.to_thread(self.writer.submit, effect.call)
 
     async def _read(self, read: Read) -> Any:
         method = getattr(self.client, read.method)

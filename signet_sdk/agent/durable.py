@@ -23,6 +23,7 @@ import contextlib
 import json
 import logging
 import os
+import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -166,6 +167,10 @@ def session_end_call(key: str, transcript: str, project: str | None, reason: str
     return LifecycleCall("session_end", body)
 
 
+#: The writer queue's mark for "store the next deferred checkpoint".
+_DEFERRED = ""
+
+
 class SessionWriter:
     """One session's durable writes: ``submit`` returns once the call is in the outbox.
 
@@ -198,6 +203,8 @@ class SessionWriter:
             self.delivery.spawn_sender = lambda: None  # type: ignore[method-assign]
         self.files = files
         self.queued = False
+        self._lock = threading.Lock()
+        self._deferred: list[LifecycleCall] = []
         self._writer = OrderedWriter(self._deliver, name="signet-agent-outbox")
 
     def submit(self, call: LifecycleCall) -> None:
@@ -206,6 +213,30 @@ class SessionWriter:
         When the outbox cannot be written (a full disk, a state folder that is
         not ours) the call is sent now, once, rather than dropped.
         """
+        with self._lock:
+            self._put_deferred()
+            self._put(call)
+
+    def defer(self, call: LifecycleCall) -> None:
+        """Hand a checkpoint to the writer thread, which stores it, then sends it.
+
+        A checkpoint is the one write a turn waits for; storing it (an fsync)
+        on the writer thread keeps that cost off the turn. Order is kept: any
+        later :meth:`submit` stores the checkpoints still waiting first. A
+        process killed before the writer stored one loses only that
+        checkpoint: the session's end, recovered from its live record,
+        carries the whole transcript.
+        """
+        with self._lock:
+            self._deferred.append(call)
+        self._writer.submit(_DEFERRED)
+
+    def _put_deferred(self) -> None:
+        """Store the checkpoints still waiting, in order (the lock is held)."""
+        while self._deferred:
+            self._put(self._deferred.pop(0))
+
+    def _put(self, call: LifecycleCall) -> None:
         if self.files.unusable is None:
             try:
                 entry = self.delivery.put(call)
@@ -221,6 +252,11 @@ class SessionWriter:
             self.notice(f"memory: {call.action} could not be sent: {sent}")
 
     def _deliver(self, entry_id: str) -> None:
+        if entry_id == _DEFERRED:  # store the next waiting checkpoint (if submit has not)
+            with self._lock:
+                if self._deferred:
+                    self._put(self._deferred.pop(0))
+            return
         if self.delivery.deliver(entry_id) in STILL_QUEUED:
             self.queued = True
 

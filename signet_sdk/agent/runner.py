@@ -22,10 +22,13 @@ from signet_sdk.wire.lifecycle import LifecycleCall
 if TYPE_CHECKING:
     from signet_sdk.agent.tools import CallContext, ToolRegistry
 
-__all__ = ["SessionCore", "TurnRunningError", "incomplete"]
+__all__ = ["DEFERRABLE", "SessionCore", "TurnRunningError", "incomplete"]
 
 log = logging.getLogger("signet_sdk.agent")
 T = TypeVar("T")
+
+#: Writes a turn hands to the writer thread to store (see ``SessionWriter.defer``).
+DEFERRABLE = frozenset({"session_checkpoint_extract"})
 
 #: Seconds a session's end waits for its writes before leaving them to the sender.
 END_WAIT_SECONDS = 5.0

@@ -28,7 +28,7 @@ from signet_sdk.agent.plan import (
     compact_plan,
     turn_plan,
 )
-from signet_sdk.agent.runner import SessionCore, incomplete
+from signet_sdk.agent.runner import DEFERRABLE, SessionCore, incomplete
 from signet_sdk.wire.errors import SignetError
 
 if TYPE_CHECKING:
@@ -139,7 +139,10 @@ class Session(SessionCore):
             elif isinstance(effect, RunTools):
                 value = tuple(self.tools.run(call, self.context) for call in effect.calls)
             elif isinstance(effect, Write):
-                self.writer.submit(effect.call)
+                if effect.call.action in DEFERRABLE:
+                    self.writer.defer(effect.call)
+                else:
+                    self.writer.submit(effect.call)
 
     def _read(self, read: Read) -> Any:
         method = getattr(self.client, read.method)

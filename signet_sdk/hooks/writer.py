@@ -22,8 +22,10 @@ __all__ = ["OrderedWriter"]
 class OrderedWriter:
     """Runs ``deliver(entry_id)`` for each submitted id, in order, on one daemon thread.
 
-    The thread starts with the first submission and ends when the queue is
-    empty; ``wait`` tells when every submitted entry has been attempted.
+    The thread starts with the first submission and ends once the queue has
+    stayed empty for ``linger`` seconds (a session writes once a turn: one
+    thread serves them all instead of a thread per write); ``wait`` tells
+    when every submitted entry has been attempted.
     ``deliver`` must not raise for a failed send (the entry stays in the
     outbox); anything it does raise is handed to ``on_error``.
     """
@@ -34,7 +36,9 @@ class OrderedWriter:
         *,
         name: str = "signet-outbox",
         on_error: Callable[[str, BaseException], None] = lambda entry_id, exc: None,
+        linger: float = 30.0,
     ) -> None:
+        self._linger = linger
         self._deliver = deliver
         self._name = name
         self._on_error = on_error
@@ -56,8 +60,10 @@ class OrderedWriter:
             with self._cond:
                 if not self._queue:
                     self._busy = False
-                    self._thread = None
                     self._cond.notify_all()
+                    self._cond.wait_for(lambda: bool(self._queue), self._linger)
+                if not self._queue:
+                    self._thread = None
                     return
                 entry_id = self._queue.pop(0)
                 self._busy = True

@@ -102,6 +102,21 @@ def resolve_settings(
     return ProviderSettings(model, base, key, extra, retry or DEFAULT_RETRY, needs_key)
 
 
+def _drain(lines: Generator[str, None, None]) -> None:
+    """Read a finished stream to its end, so httpx gives the connection back to the pool.
+
+    Closed at the end marker, the body is left unread and httpx drops the
+    connection: every streamed call would pay a new connection (a TLS
+    handshake against a real API). What follows the marker is at most a
+    blank line or two; a failure there changes nothing about the answer.
+    """
+    try:
+        for _ in lines:
+            pass
+    except APIConnectionError:
+        pass
+
+
 class _ProviderBase:
     """What both kinds of provider share: settings, the codec, the name; ``_open`` the transport.
 
@@ -187,6 +202,7 @@ class SyncModelProvider(_ProviderBase):
                 fed = True
                 yield from decoder.feed(line)
                 if decoder.done:
+                    _drain(lines)
                     return
             yield from decoder.end()
         except APIConnectionError as exc:

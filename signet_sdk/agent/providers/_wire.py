@@ -11,7 +11,7 @@ client, put the same request on the wire and read answers the same way.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -338,3 +338,28 @@ class Codec(Protocol):
     def decoder(self) -> StreamDecoder: ...
 
     def models_request(self) -> ModelRequest: ...
+
+
+#: Tool lists already rendered, by the identity of the specs tuple they came from.
+_RENDERED: dict[tuple[int, object], tuple[Sequence[Any], list[dict[str, Any]]]] = {}
+
+
+def rendered_once(
+    specs: Sequence[Any], render: Callable[[Sequence[Any]], list[dict[str, Any]]]
+) -> list[dict[str, Any]]:
+    """``render(specs)``, made once per specs tuple and renderer: a session's tools never change.
+
+    The registry hands every request the same tuple until a tool is added,
+    so a request reuses the JSON-ready list instead of walking every schema
+    again (most of what building a request costs). The list is shared: it
+    is only ever serialized, never changed.
+    """
+    key = (id(specs), render)
+    found = _RENDERED.get(key)
+    if found is not None and found[0] is specs:
+        return found[1]
+    made = render(specs)
+    if len(_RENDERED) >= 64:
+        _RENDERED.clear()
+    _RENDERED[key] = (specs, made)
+    return made

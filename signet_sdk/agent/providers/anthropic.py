@@ -34,6 +34,7 @@ from signet_sdk.agent.providers._wire import (
     parse_arguments,
     plain,
     provider_status_error,
+    rendered_once,
 )
 from signet_sdk.agent.types import Chunk, CompletionResult, ToolCall, Usage
 from signet_sdk.wire.errors import APIResponseValidationError, ConfigError
@@ -170,7 +171,7 @@ def request_body(
             {"type": "text", "text": options.system, "cache_control": dict(_EPHEMERAL)}
         ]
     if options.tools:
-        body["tools"] = _tools(options.tools)
+        body["tools"] = rendered_once(options.tools, _tools)
     body["messages"] = encode_messages(messages)
     return body
 

@@ -41,6 +41,7 @@ from signet_sdk.agent.providers._wire import (
     parse_arguments,
     plain,
     provider_status_error,
+    rendered_once,
 )
 from signet_sdk.agent.types import Chunk, CompletionResult, ToolCall, Usage
 from signet_sdk.wire import jsonfast
@@ -82,6 +83,10 @@ def openai_tool(spec: ToolSpec) -> dict[str, Any]:
             "parameters": plain(spec.input_schema),
         },
     }
+
+
+def _tools(specs: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+    return [openai_tool(spec) for spec in specs]
 
 
 def _arguments(call: ToolCall) -> str:
@@ -157,7 +162,7 @@ def request_body(
     if options.cache_key:
         body["prompt_cache_key"] = options.cache_key
     if options.tools:
-        body["tools"] = [openai_tool(spec) for spec in options.tools]
+        body["tools"] = rendered_once(options.tools, _tools)
     body["messages"] = encode_messages(messages, options.system)
     return body
 
