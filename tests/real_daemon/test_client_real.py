@@ -57,6 +57,12 @@ def scenario(daemon: RealDaemon, called: set[str]) -> Scenario:
     health = yield step("health")
     assert health.status == "healthy" and health.version == daemon.version
 
+    notes = yield step(
+        "hook_notifications", s.NotificationsParams(hook="PreToolUse", session_key=key)
+    )
+    # Served only after 0.145.8: both tested daemons answer 404, typed as too old.
+    assert isinstance(notes, Error) and isinstance(notes.exc, s.UnsupportedByDaemonError)
+
     start = yield step("on_session_start", s.SessionStartParams(session_key=key, project="/repo"))
     assert not start.did_nothing and "signet" in (start.inject or "").lower()
     turn = yield step(

@@ -73,10 +73,10 @@ def test_bad_input_fails_open_and_names_the_field(scripted_daemon: ScriptedDaemo
     assert (run.returncode, run.stdout, run.stderr) == (0, b"{}", b"")
     assert any("session_id" in line for line in hook_log_lines())
     for raw in (b"{not json", b"", b"[]"):
-        # Refused by the core runner before any translator: no output at all, which
-        # Gemini reads as "nothing to add" since stderr stays empty too.
+        # Refused by the core runner before any translator: Gemini's neutral output,
+        # which it reads as "nothing to add".
         run = run_hook("gemini", "SessionStart", raw, daemon_url=scripted_daemon.url)
-        assert (run.returncode, run.stdout, run.stderr) == (0, b"", b"")
+        assert (run.returncode, run.stdout, run.stderr) == (0, b"{}", b"")
     run = _hook("BeforeTool", scripted_daemon.url, tool_name="x")
     assert run.returncode == 0 and run.stderr == b""
     assert scripted_daemon.requests == []
