@@ -10,6 +10,7 @@ differ only in how they wait.
 from __future__ import annotations
 
 import os
+from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -117,7 +118,7 @@ def _drain(lines: Generator[str, None, None]) -> None:
         pass
 
 
-class _ProviderBase:
+class _ProviderBase(ABC):
     """What both kinds of provider share: settings, the codec, the name; ``_open`` the transport.
 
     ``http_client`` is the HTTP library's client to share a pool with (its
@@ -150,8 +151,9 @@ class _ProviderBase:
         self.codec = self.vendor.codec(settings.base_url, settings.api_key, settings.headers)
         self._transport = self._open(http_client)
 
+    @abstractmethod
     def _open(self, http_client: Any) -> Any:
-        raise NotImplementedError
+        """The transport this kind of provider sends with (sync or async)."""
 
     @property
     def id(self) -> str:

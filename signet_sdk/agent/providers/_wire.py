@@ -11,6 +11,7 @@ client, put the same request on the wire and read answers the same way.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -226,7 +227,7 @@ class SSEFramer:
         return (name, "\n".join(data)) if data else None
 
 
-class StreamDecoder:
+class StreamDecoder(ABC):
     """One streamed answer: SSE lines (or a vendor client's decoded events) in, chunks out.
 
     ``feed(line)`` takes the lines of the answer one by one and gives the
@@ -274,13 +275,13 @@ class StreamDecoder:
                 body=data,
             ) from None
 
+    @abstractmethod
     def event(self, name: str | None, data: Any) -> list[Chunk]:
-        """The chunks one event gives (``data`` is parsed JSON)."""
-        raise NotImplementedError
+        """The chunks one event gives (``data`` is parsed JSON): each API's own."""
 
+    @abstractmethod
     def progress(self) -> str:
         """How far the answer got, for the message of a cut stream."""
-        raise NotImplementedError
 
     def end(self) -> list[Chunk]:
         """The lines ran out: the last event if it lacked its blank line, else the cut is raised.
