@@ -41,12 +41,13 @@ from typing import Any
 
 from signet_sdk.installing import cli
 from signet_sdk.installing.command import runs_sdk, sdk_shell_command
-from signet_sdk.installing.files import replace_text
+from signet_sdk.installing.files import InstallError, read_text
 from signet_sdk.installing.hook_groups import (
     check_hook_groups,
     merge_hook_groups,
     unmerge_hook_groups,
 )
+from signet_sdk.installing.originals import original_record, restored, write_keeping
 
 from ._paths import codex_home
 from ._toml import ConfigError, check_toml, merge_config, toml_data, unmerge_config
@@ -58,8 +59,6 @@ _MARGIN = 2
 #: Codex clamps SessionEnd hooks to 3 s; registering exactly that keeps the hash stable.
 _SESSION_END_TIMEOUT = 3
 _HOOK_ARGS = ("hook", "codex")
-_ORIG = ".signet-sdk-orig"
-_ABSENT = "\x00absent\n"
 
 
 def hook_timeouts(env: Mapping[str, str] | None = None) -> dict[str, int]:
@@ -111,15 +110,6 @@ def our_trust(source: str, data: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read: {exc}") from None
-
-
 def _load_hooks(path: Path, text: str | None) -> dict[str, Any]:
     if text is None or not text.strip():
         return {}
@@ -132,37 +122,12 @@ def _load_hooks(path: Path, text: str | None) -> dict[str, Any]:
     return check_hook_groups(data, path, ConfigError)
 
 
-def _write(path: Path, text: str | None, before: str | None) -> None:
-    """Keep the first original beside the file, then replace it atomically (None removes it)."""
-    orig = path.with_name(path.name + _ORIG)
-    if text is None:
-        path.unlink(missing_ok=True)
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not orig.exists():
-        orig.write_text(_ABSENT if before is None else before, encoding="utf-8")
-    # An existing file keeps its mode whatever the umask; a new one is 0600.
-    replace_text(path, text, 0o600)
-
-
-def _restore(path: Path, text: str, normal: Any) -> str | None:
-    """After uninstall: the original bytes when the rest is unchanged, else ``text``."""
-    orig = path.with_name(path.name + _ORIG)
-    saved = _read(orig)
-    if saved is None:
-        return text
-    original = None if saved == _ABSENT else saved
-    if normal(original) == normal(text):
-        return original
-    return text
-
-
 def _plan(
     verb: str, home: Path, hooks_dir: Path, command: str, env: Mapping[str, str]
 ) -> list[Any]:
     hooks_path, config_path = hooks_dir / "hooks.json", home / "config.toml"
     source = str(hooks_path)
-    hooks_text, config_text = _read(hooks_path), _read(config_path)
+    hooks_text, config_text = read_text(hooks_path), read_text(config_path)
     data = _load_hooks(hooks_path, hooks_text)
     check_toml(config_path, config_text or "")
     old_trust = our_trust(source, data)
@@ -178,12 +143,12 @@ def _plan(
     if left == data:
         out_hooks = hooks_text
     elif hooks_text is not None:
-        out_hooks = _restore(hooks_path, out_hooks or "", lambda t: _load_hooks(hooks_path, t))
+        out_hooks = restored(hooks_path, out_hooks or "", lambda t: _load_hooks(hooks_path, t))
     out_config: str | None = unmerge_config(config_text or "", old_trust)
     if config_text is None and not out_config:
         out_config = None
     elif out_config != config_text:
-        out_config = _restore(config_path, out_config or "", toml_data)
+        out_config = restored(config_path, out_config or "", toml_data)
     return [(hooks_path, hooks_text, out_hooks), (config_path, config_text, out_config)]
 
 
@@ -205,16 +170,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     hooks_dir = Path(opts.project).expanduser().absolute() / ".codex" if opts.project else home
     try:
         plan = _plan(opts.verb, home, hooks_dir, hook_command(opts.python), env)
-    except ConfigError as exc:
+    except (ConfigError, InstallError) as exc:
         sys.stderr.write(f"signet-sdk {opts.verb} codex: {exc}\nNo file was changed.\n")
         return 1
 
     def write(change: cli.Change) -> str:
-        path = change.path
-        _write(path, change.after, change.before)
-        if opts.verb == "uninstall":
-            path.with_name(path.name + _ORIG).unlink(missing_ok=True)
-        return f"{path}: {'written' if change.after is not None else 'removed'}\n"
+        # Codex's folders stay on uninstall: its own files live in them too.
+        write_keeping(change, opts.verb, original_record(change.path, change.before, folders=False))
+        return f"{change.path}: {'written' if change.after is not None else 'removed'}\n"
 
     wrote = cli.apply("codex", opts.verb, [cli.Change(*c) for c in plan], opts.dry_run, write)
     if wrote is None:

@@ -34,16 +34,16 @@ import json
 import math
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from signet_sdk.installing import cli
-from signet_sdk.installing import json5edit as j5
-from signet_sdk.installing.command import put_ours, runs_sdk, sdk_command, sdk_shell_command
-from signet_sdk.installing.files import InstallError, read_text, replace_text
+from signet_sdk.installing.command import put_ours, runs_sdk, sdk_shell_command
+from signet_sdk.installing.files import InstallError, read_text
+from signet_sdk.installing.mcp import add_server, mcp_normal, remove_server, sdk_mcp_entry
+from signet_sdk.installing.originals import kept, original_record, restored, write_keeping
 
-from ._mcp import add_server, mcp_entry, remove_server
 from ._paths import copilot_home
 
 __all__ = ["HOOK_FILE", "hook_command", "hook_timeouts", "main", "merge_hooks", "unmerge_hooks"]
@@ -54,8 +54,6 @@ _MCP_FILE = "mcp-config.json"
 #: Seconds Copilot waits beyond the hook's own deadline before stopping it.
 _MARGIN = 2
 _HOOK_ARGS = ("hook", "copilot")
-_ORIG = ".signet-sdk-orig"
-_ABSENT = "\x00absent\n"
 
 
 def hook_timeouts(env: Mapping[str, str] | None = None) -> dict[str, int]:
@@ -156,44 +154,6 @@ def _render(data: Mapping[str, Any]) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def _orig(path: Path) -> Path:
-    return path.with_name(path.name + _ORIG)
-
-
-def _saved(path: Path) -> tuple[bool, str | None]:
-    """Whether an original was kept for ``path``, and its text (None: the file was absent)."""
-    saved = read_text(_orig(path))
-    if saved is None:
-        return False, None
-    return True, None if saved.startswith(_ABSENT) else saved
-
-
-def _absent(path: Path) -> str:
-    """The record of a file that was not there, with the folders the install will create."""
-    created: list[str] = []
-    folder = path.parent
-    while not folder.exists() and folder != folder.parent:
-        created.append(str(folder))
-        folder = folder.parent
-    return _ABSENT + "".join(f"{c}\n" for c in created)
-
-
-def _created_folders(path: Path) -> list[Path]:
-    """The folders the install created for ``path``, deepest first."""
-    saved = read_text(_orig(path)) or ""
-    if not saved.startswith(_ABSENT):
-        return []
-    return [Path(line) for line in saved[len(_ABSENT) :].splitlines() if line]
-
-
-def _restored(path: Path, text: str | None, normal: Callable[[str | None], Any]) -> str | None:
-    """After uninstall: the original bytes when the rest is unchanged from them, else ``text``."""
-    kept, original = _saved(path)
-    if not kept:
-        return text
-    return original if normal(original) == normal(text) else text
-
-
 def _hook_changes(verb: str, path: Path, command: str, env: Mapping[str, str]) -> cli.Change:
     text = read_text(path)
     data = _load_hooks(path, text)
@@ -209,57 +169,32 @@ def _hook_changes(verb: str, path: Path, command: str, env: Mapping[str, str]) -
         return _hooks_normal(_load_hooks(path, t))
 
     after = None if not _hooks_normal(left) else _render(left)
-    after = _restored(path, after, normal)
+    after = restored(path, after, normal)
     return cli.Change(path, text, after, "hooks")
+
+
+def mcp_entry(python: str | None = None) -> dict[str, Any]:
+    """Our ``mcpServers`` entry in Copilot's form: ``{"type": "local", ..., "tools": ["*"]}``.
+
+    Copilot CLI reads user-level servers from ``$COPILOT_HOME/mcp-config.json``
+    (docs.github.com, "Adding MCP servers for GitHub Copilot CLI"); the
+    tools reach the model as ``signet-memory_search`` and so on.
+    """
+    return {"type": "local", **sdk_mcp_entry("copilot", python), "tools": ["*"]}
 
 
 def _mcp_change(verb: str, path: Path, python: str | None) -> cli.Change:
     text = read_text(path)
     what = "memory tools (MCP server)"
     if verb == "install":
-        return cli.Change(path, text, add_server(path, text, mcp_entry(sdk_command(python))), what)
-    kept, original = _saved(path)
+        return cli.Change(path, text, add_server(path, text, mcp_entry(python)), what)
+    was_kept, original = kept(path)
     # A ``mcpServers`` our install created goes with our server (if nothing joined it).
-    created = kept and "mcpServers" not in _mcp_normal(original)
+    created = was_kept and "mcpServers" not in mcp_normal(original)
     after = remove_server(path, text, drop_empty=created)
     if after == text:
         return cli.Change(path, text, text, what)
-    return cli.Change(path, text, _restored(path, after, _mcp_normal), what)
-
-
-def _mcp_normal(text: str | None) -> dict[str, Any]:
-    """An MCP config's content with an empty ``mcpServers`` left out: ``{}`` is no file."""
-    if text is None or not text.strip():
-        return {}
-    try:
-        data = j5.plain(j5.parse(text))
-    except j5.Json5Error:
-        return {"unreadable": text}
-    if not isinstance(data, dict):
-        return {"unreadable": text}
-    return {k: v for k, v in data.items() if not (k == "mcpServers" and not v)}
-
-
-def _write(change: cli.Change, verb: str, record: str) -> None:
-    """Keep the first original (``record``) beside the file, then replace it atomically
-    (``after`` None removes it, and the folders its install created, once empty)."""
-    path, orig = change.path, _orig(change.path)
-    if verb == "install" and not orig.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        replace_text(orig, record, 0o600)  # it may hold the user's secrets, as the file does
-    if change.after is not None:
-        replace_text(path, change.after, 0o600)
-        if verb == "uninstall":
-            orig.unlink(missing_ok=True)
-        return
-    folders = _created_folders(path)
-    path.unlink(missing_ok=True)
-    orig.unlink(missing_ok=True)
-    for folder in folders:  # deepest first; one the user has put something in stays
-        try:
-            folder.rmdir()
-        except OSError:
-            break
+    return cli.Change(path, text, restored(path, after, mcp_normal), what)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -292,10 +227,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     done = "installed into" if verb == "install" else "removed from"
     # What each file was, taken before any is written: the folders each one's install creates.
-    records = {c.path: _absent(c.path) if c.before is None else c.before for c in changes}
+    records = {c.path: original_record(c.path, c.before) for c in changes}
 
     def write(change: cli.Change) -> str:
-        _write(change, verb, records[change.path])
+        write_keeping(change, verb, records[change.path])
         where = change.path if change.after is not None else f"{change.path} (file removed)"
         return f"Signet {change.what} {done} {where}\n"
 

@@ -1,0 +1,61 @@
+"""Our ``signet`` server in a JSON ``mcpServers`` file: edited as text, never the user's."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from signet_sdk.installing.files import InstallError
+from signet_sdk.installing.mcp import (
+    add_server,
+    is_sdk_server,
+    mcp_normal,
+    remove_server,
+    sdk_mcp_entry,
+)
+
+USER = '{\n  // mine\n  "mcpServers": {\n    "other": {"command": "x"}\n  }\n}\n'
+
+
+def test_the_entry_runs_signet_sdk_mcp_labelled_with_the_harness() -> None:
+    entry = sdk_mcp_entry("kimi", "/opt/venv/bin/python")
+    assert entry["args"][-1] == "mcp" and entry["env"] == {"SIGNET_HARNESS": "kimi"}
+    assert list(entry) == ["command", "args", "env"]
+    assert is_sdk_server(entry)
+    assert is_sdk_server({"command": "/elsewhere/bin/python", "args": ["-m", "signet_sdk", "mcp"]})
+    assert not is_sdk_server({"command": "node", "args": ["server.js"]})
+    assert not is_sdk_server({"command": "signet-sdk", "args": ["mcp", 3]})
+
+
+def test_added_and_removed_the_users_bytes_stay(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    entry = sdk_mcp_entry("copilot")
+    added = add_server(path, USER, entry)
+    assert added.startswith('{\n  // mine\n  "mcpServers": {\n    "other": {"command": "x"},')
+    assert add_server(path, added, entry) == added  # a second install changes nothing
+    assert remove_server(path, added, drop_empty=True) == USER  # "other" keeps mcpServers
+    assert remove_server(path, USER, drop_empty=True) == USER  # nothing of ours: untouched
+
+
+def test_a_new_file_and_the_mcp_servers_the_install_created(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    entry = sdk_mcp_entry("kimi")
+    assert json.loads(add_server(path, None, entry)) == {"mcpServers": {"signet": entry}}
+    added = add_server(path, '{"theme": "dark"}\n', entry)
+    kept = remove_server(path, added, drop_empty=False)
+    assert kept is not None and json.loads(kept) == {"theme": "dark", "mcpServers": {}}
+    assert mcp_normal(kept) == mcp_normal('{"theme": "dark"}\n') == {"theme": "dark"}
+    gone = remove_server(path, added, drop_empty=True)
+    assert gone is not None and json.loads(gone) == {"theme": "dark"}
+    assert mcp_normal(None) == mcp_normal("  ") == {}
+    assert mcp_normal("[1]") == {"unreadable": "[1]"}
+
+
+def test_a_server_of_the_users_called_signet_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    theirs = '{"mcpServers": {"signet": {"command": "node", "args": ["s.js"]}}}\n'
+    with pytest.raises(InstallError, match=r"mcp\.json: mcpServers\.signet is another server"):
+        add_server(path, theirs, sdk_mcp_entry("kimi"))
+    assert remove_server(path, theirs, drop_empty=True) == theirs
