@@ -12,9 +12,17 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
+    from signet_sdk.runtime.plugin import EventSpec
     from signet_sdk.wire.config import Timeouts
 
-__all__ = ["hook_timeouts", "put_ours", "runs_sdk", "sdk_command", "sdk_shell_command"]
+__all__ = [
+    "event_deadlines",
+    "hook_timeouts",
+    "put_ours",
+    "runs_sdk",
+    "sdk_command",
+    "sdk_shell_command",
+]
 
 _PROGRAM = "signet-sdk"
 
@@ -97,3 +105,23 @@ def hook_timeouts(env: Mapping[str, str] | None = None) -> Timeouts:
     from signet_sdk.wire.config import resolve_config
 
     return resolve_config(env=dict(env or {})).timeouts
+
+
+#: A hook's deadline when its timeout class has none configured (seconds).
+_DEFAULT_DEADLINE = 10.0
+
+
+def event_deadlines(
+    events: Mapping[str, EventSpec], env: Mapping[str, str] | None = None
+) -> dict[str, float]:
+    """Each event's hook deadline in seconds under ``env``, in the plugin's order.
+
+    What an installer turns into the harness's own timeout per event (its
+    unit, its margin, its limits), so every installer reads the deadlines
+    the same way and a hook is never registered shorter than it may run.
+    """
+    timeouts = hook_timeouts(env)
+    return {
+        name: timeouts.for_class(spec.timeout_class) or _DEFAULT_DEADLINE
+        for name, spec in events.items()
+    }

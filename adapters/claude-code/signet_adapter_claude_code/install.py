@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from signet_sdk.installing import cli
-from signet_sdk.installing.command import runs_sdk, sdk_shell_command
+from signet_sdk.installing.command import event_deadlines, runs_sdk, sdk_shell_command
 from signet_sdk.installing.files import InstallError, backup, read_text, replace_text
 from signet_sdk.installing.hook_groups import (
     check_hook_groups,
@@ -82,21 +82,14 @@ def hook_timeouts(env: Mapping[str, str] | None = None) -> dict[str, int]:
     ``env``, else the contract's defaults) plus a margin, so Claude Code
     never kills a hook that is still within its deadline.
     """
-    from signet_sdk.installing.command import hook_timeouts as sdk_timeouts
-
     from . import PLUGIN
 
-    timeouts = sdk_timeouts(env)
-    out: dict[str, int] = {}
-    for name, spec in PLUGIN.events.items():
-        if name == "SubagentStop":
-            continue  # sends nothing; not registered
-        if name == "SessionEnd":
-            out[name] = _SESSION_END_TIMEOUT
-            continue
-        seconds = timeouts.for_class(spec.timeout_class) or 10.0
-        out[name] = math.ceil(seconds) + _MARGIN
-    return out
+    deadlines = event_deadlines(PLUGIN.events, env)
+    return {
+        name: _SESSION_END_TIMEOUT if name == "SessionEnd" else math.ceil(seconds) + _MARGIN
+        for name, seconds in deadlines.items()
+        if name != "SubagentStop"  # sends nothing; not registered
+    }
 
 
 #: Hook events we register with the default deadlines: Claude Code's ``timeout`` in seconds.

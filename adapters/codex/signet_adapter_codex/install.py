@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from signet_sdk.installing import cli
-from signet_sdk.installing.command import runs_sdk, sdk_shell_command
+from signet_sdk.installing.command import event_deadlines, runs_sdk, sdk_shell_command
 from signet_sdk.installing.files import InstallError, read_text
 from signet_sdk.installing.hook_groups import (
     check_hook_groups,
@@ -63,20 +63,14 @@ _HOOK_ARGS = ("hook", "codex")
 
 def hook_timeouts(env: Mapping[str, str] | None = None) -> dict[str, int]:
     """Codex's ``timeout`` (seconds) per registered event."""
-    from signet_sdk.installing.command import hook_timeouts as sdk_timeouts
-
     from . import PLUGIN
 
-    timeouts = sdk_timeouts(env)
-    out: dict[str, int] = {}
-    for name, spec in PLUGIN.events.items():
-        if name == "SubagentStop":
-            continue  # sends nothing; not registered
-        if name == "SessionEnd":
-            out[name] = _SESSION_END_TIMEOUT
-            continue
-        out[name] = math.ceil(timeouts.for_class(spec.timeout_class) or 10.0) + _MARGIN
-    return out
+    deadlines = event_deadlines(PLUGIN.events, env)
+    return {
+        name: _SESSION_END_TIMEOUT if name == "SessionEnd" else math.ceil(seconds) + _MARGIN
+        for name, seconds in deadlines.items()
+        if name != "SubagentStop"  # sends nothing; not registered
+    }
 
 
 def hook_command(python: str | None = None) -> str:

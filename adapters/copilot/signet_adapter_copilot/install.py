@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from signet_sdk.installing import cli
-from signet_sdk.installing.command import put_ours, runs_sdk, sdk_shell_command
+from signet_sdk.installing.command import event_deadlines, put_ours, runs_sdk, sdk_shell_command
 from signet_sdk.installing.files import InstallError, read_text
 from signet_sdk.installing.mcp import add_server, mcp_normal, remove_server, sdk_mcp_entry
 from signet_sdk.installing.originals import kept, original_record, restored, write_keeping
@@ -58,17 +58,14 @@ _HOOK_ARGS = ("hook", "copilot")
 
 def hook_timeouts(env: Mapping[str, str] | None = None) -> dict[str, int]:
     """Copilot's ``timeoutSec`` per registered event."""
-    from signet_sdk.installing.command import hook_timeouts as sdk_timeouts
-
     from . import PLUGIN
 
-    timeouts = sdk_timeouts(env)
-    out: dict[str, int] = {}
-    for name, spec in PLUGIN.events.items():
-        if name == "subagentStop":
-            continue  # sends nothing; not registered
-        out[name] = math.ceil(timeouts.for_class(spec.timeout_class) or 10.0) + _MARGIN
-    return out
+    deadlines = event_deadlines(PLUGIN.events, env)
+    return {
+        name: math.ceil(seconds) + _MARGIN
+        for name, seconds in deadlines.items()
+        if name != "subagentStop"  # sends nothing; not registered
+    }
 
 
 def hook_command(python: str | None = None) -> str:

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from signet_sdk.installing import cli
-from signet_sdk.installing.command import runs_sdk, sdk_command, sdk_shell_command
+from signet_sdk.installing.command import event_deadlines, runs_sdk, sdk_command, sdk_shell_command
 from signet_sdk.installing.files import InstallError, read_text, replace_text
 
 from ._edit import MCP_NAME, merge_hooks, merge_mcp, normal, unmerge_hooks, unmerge_mcp
@@ -74,19 +74,13 @@ _SKELETON = {"hooks.json": '{"version": 1}', "mcp.json": "{}"}
 
 def hook_timeouts(env: Mapping[str, str] | None = None) -> dict[str, int]:
     """Cursor's ``timeout`` (seconds) per registered event, under ``env``'s deadlines."""
-    from signet_sdk.installing.command import hook_timeouts as sdk_timeouts
-
     from . import PLUGIN
 
-    timeouts = sdk_timeouts(env)
-    out: dict[str, int] = {}
-    for name, spec in PLUGIN.events.items():
-        if spec.detach:
-            out[name] = _SESSION_END_TIMEOUT
-            continue
-        seconds = timeouts.for_class(spec.timeout_class) or 10.0
-        out[name] = math.ceil(seconds) + _MARGIN
-    return out
+    deadlines = event_deadlines(PLUGIN.events, env)
+    return {
+        name: _SESSION_END_TIMEOUT if PLUGIN.events[name].detach else math.ceil(seconds) + _MARGIN
+        for name, seconds in deadlines.items()
+    }
 
 
 def hook_command(python: str | None = None) -> str:

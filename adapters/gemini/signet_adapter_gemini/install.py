@@ -47,7 +47,7 @@ from typing import Any
 
 from signet_sdk.installing import cli
 from signet_sdk.installing import json5edit as j5
-from signet_sdk.installing.command import runs_sdk, sdk_command, sdk_shell_command
+from signet_sdk.installing.command import event_deadlines, runs_sdk, sdk_command, sdk_shell_command
 from signet_sdk.installing.files import (
     InstallError,
     parse_config,
@@ -88,19 +88,15 @@ def hook_timeouts(env: Mapping[str, str] | None = None) -> dict[str, int]:
     The hook's own deadline for the event (from ``SIGNET_*_TIMEOUT`` in
     ``env``, else the contract's defaults) plus a margin.
     """
-    from signet_sdk.installing.command import hook_timeouts as sdk_timeouts
-
     from . import PLUGIN
 
-    timeouts = sdk_timeouts(env)
-    out: dict[str, int] = {}
-    for name, spec in PLUGIN.events.items():
-        if spec.detach:
-            out[name] = _SESSION_END_MS
-            continue
-        seconds = timeouts.for_class(spec.timeout_class) or 10.0
-        out[name] = math.ceil(seconds * 1000) + _MARGIN_MS
-    return out
+    deadlines = event_deadlines(PLUGIN.events, env)
+    return {
+        name: _SESSION_END_MS
+        if PLUGIN.events[name].detach
+        else math.ceil(seconds * 1000) + _MARGIN_MS
+        for name, seconds in deadlines.items()
+    }
 
 
 def hook_command(python: str | None = None) -> str:

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from signet_sdk.installing import cli
-from signet_sdk.installing.command import sdk_shell_command
+from signet_sdk.installing.command import event_deadlines, sdk_shell_command
 from signet_sdk.installing.files import InstallError, read_text
 from signet_sdk.installing.mcp import add_server, mcp_normal, remove_server, sdk_mcp_entry
 from signet_sdk.installing.originals import kept, original_record, restored, write_keeping
@@ -55,16 +55,10 @@ _MARGIN = 2
 
 def hook_timeouts(env: Mapping[str, str] | None = None) -> dict[str, int]:
     """Kimi's ``timeout`` (seconds, 1 to 600) per event, in lifecycle order."""
-    from signet_sdk.installing.command import hook_timeouts as sdk_timeouts
-
     from . import PLUGIN
 
-    timeouts = sdk_timeouts(env)
-    out: dict[str, int] = {}
-    for name, spec in PLUGIN.events.items():
-        seconds = math.ceil(timeouts.for_class(spec.timeout_class) or 10.0) + _MARGIN
-        out[name] = min(max(seconds, 1), 600)
-    return out
+    deadlines = event_deadlines(PLUGIN.events, env)
+    return {name: min(max(math.ceil(s) + _MARGIN, 1), 600) for name, s in deadlines.items()}
 
 
 def hook_command(python: str | None = None) -> str:
