@@ -27,9 +27,14 @@ def adapter_dirs() -> list[Path]:
     return sorted(p.parent for p in (ROOT / "adapters").glob("*/pyproject.toml"))
 
 
+#: The project's own end-to-end kit (``signet_e2e``): installed for the tests, never published.
+E2E_DIR = ROOT / "e2e"
+
+
 def _fingerprint() -> str:
     h = hashlib.sha256()
-    for path in [ROOT / "pyproject.toml", *(d / "pyproject.toml" for d in adapter_dirs())]:
+    projects = [ROOT, E2E_DIR, *adapter_dirs()]
+    for path in (d / "pyproject.toml" for d in projects):
         h.update(path.read_bytes())
     return h.hexdigest()
 
@@ -49,7 +54,7 @@ def ensure_env() -> None:
         return
     run(PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
     editable = ["-e", ".[dev]"]
-    for d in adapter_dirs():
+    for d in [E2E_DIR, *adapter_dirs()]:
         editable += ["-e", str(d.relative_to(ROOT))]
     run(PY, "-m", "pip", "install", "--quiet", *editable)
     STAMP.write_text(_fingerprint())
@@ -124,6 +129,7 @@ def check() -> int:
         (BIN / "ruff", "format", "--check", "."),
         (BIN / "mypy", "signet_sdk"),
         *((BIN / "mypy", adapter) for adapter in adapters),
+        (BIN / "mypy", E2E_DIR.name),
         (PY, "-m", "signet_sdk.testing.contract", "--check"),
         (PY, "-m", "signet_sdk.models.schemas", "--check"),
         (PY, "dev.py", "generate", "--check"),

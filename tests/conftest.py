@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 
+#: The SDK's own fixtures (``scripted_daemon``, ``real_daemon``): the plugin is opt-in.
+pytest_plugins = ["signet_sdk.testing.pytest_plugin"]
+
 
 @pytest.fixture(autouse=True)
 def clean_signet_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:

@@ -197,6 +197,14 @@ def test_parity_has_no_missing_row() -> None:
     assert_parity(SIGNET_PLUGIN.name)
 __HOOK_TEST__'''
 
+_CONFTEST = '''"""The SDK's pytest fixtures (``signet_vector``, ``scripted_daemon``, ...).
+
+The plugin is opt-in, so that installing the SDK changes no other project's tests.
+"""
+
+pytest_plugins = ["signet_sdk.testing.pytest_plugin"]
+'''
+
 _HOOK_TEST = """
 
 def test_a_prompt_through_the_hook_command(scripted_daemon: ScriptedDaemon) -> None:
@@ -432,6 +440,7 @@ def scaffold(name: str, kind: str, target: Path) -> list[Path]:
         f"{module}/_translate.py": translator_source(name, kind),
         f"{module}/py.typed": "",
         f"{module}/vectors/__init__.py": "",
+        "tests/conftest.py": _CONFTEST,
         f"tests/test_{module}.py": _fill(_TESTS, values),
     }
     for slug, vector in _vectors(name, kind).items():

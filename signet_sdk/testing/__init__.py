@@ -22,20 +22,18 @@ What an adapter package's own tests need, importable from here:
 * :class:`ServeProcess`: ``signet-sdk serve`` as a child process;
 * :class:`FakeServer`, :data:`Answer`, :func:`json_answer`,
   :func:`sse_answer`: a loopback stand-in for a harness's model API;
-* :func:`node_tests`, :func:`project_parent`,
-  :func:`recording_daemon`, :func:`remember`, :func:`hook_requests`,
-  :func:`wait_for_hook`, :func:`in_ci`, :func:`unavailable`,
-  :func:`npm_cache`, :func:`free_port`, :func:`npm_binary` (a pinned
-  harness from the npm registry), :func:`long_prompt` (a turn long enough
-  to be summarised), :func:`harness_world` and
-  :class:`HarnessWorld` (a project, a recording daemon, the environment):
-  end-to-end tests that run a real harness;
+* :func:`free_port`: a free loopback port;
 * :class:`MockDaemon`: the faithful mock daemon, in-process or served;
 * :class:`RecordingProxy`, :class:`DaemonKit`, :class:`RealDaemon`: the
   real Signet daemons, and what they received.
 
 The pytest plugin :mod:`signet_sdk.testing.pytest_plugin` adds fixtures on
-top (``scripted_daemon``, ``signet_vector``, ``real_daemon``). Names load on
+top (``scripted_daemon``, ``signet_vector``, ``real_daemon``); it is opt-in,
+one line in a ``conftest.py``::
+
+    pytest_plugins = ["signet_sdk.testing.pytest_plugin"]
+
+so installing the SDK changes no other project's test run. Names load on
 first use, so importing this package costs nothing.
 """
 
@@ -44,8 +42,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from signet_sdk.testing.e2e_world import HarnessWorld as HarnessWorld
-    from signet_sdk.testing.e2e_world import harness_world as harness_world
     from signet_sdk.testing.environment import private_home as private_home
     from signet_sdk.testing.environment import write_jsonl as write_jsonl
     from signet_sdk.testing.fake_server import Answer as Answer
@@ -60,21 +56,10 @@ if TYPE_CHECKING:
     from signet_sdk.testing.hook_process import run_hook as run_hook
     from signet_sdk.testing.hook_process import sdk_state_dir as sdk_state_dir
     from signet_sdk.testing.mock_daemon import MockDaemon as MockDaemon
-    from signet_sdk.testing.npm import npm_binary as npm_binary
     from signet_sdk.testing.parity import assert_parity as assert_parity
     from signet_sdk.testing.real_daemon import DaemonKit as DaemonKit
     from signet_sdk.testing.real_daemon import RealDaemon as RealDaemon
     from signet_sdk.testing.real_daemon import free_port as free_port
-    from signet_sdk.testing.real_harness import hook_requests as hook_requests
-    from signet_sdk.testing.real_harness import in_ci as in_ci
-    from signet_sdk.testing.real_harness import long_prompt as long_prompt
-    from signet_sdk.testing.real_harness import node_tests as node_tests
-    from signet_sdk.testing.real_harness import npm_cache as npm_cache
-    from signet_sdk.testing.real_harness import project_parent as project_parent
-    from signet_sdk.testing.real_harness import recording_daemon as recording_daemon
-    from signet_sdk.testing.real_harness import remember as remember
-    from signet_sdk.testing.real_harness import unavailable as unavailable
-    from signet_sdk.testing.real_harness import wait_for_hook as wait_for_hook
     from signet_sdk.testing.recording_proxy import RecordingProxy as RecordingProxy
     from signet_sdk.testing.scripted import Recorded as Recorded
     from signet_sdk.testing.scripted import Reply as Reply
@@ -93,7 +78,6 @@ _WHERE = {
     "Answer": "signet_sdk.testing.fake_server",
     "DaemonKit": "signet_sdk.testing.real_daemon",
     "FakeServer": "signet_sdk.testing.fake_server",
-    "HarnessWorld": "signet_sdk.testing.e2e_world",
     "HookRun": "signet_sdk.testing.hook_process",
     "MockDaemon": "signet_sdk.testing.mock_daemon",
     "RealDaemon": "signet_sdk.testing.real_daemon",
@@ -108,29 +92,17 @@ _WHERE = {
     "check_vector_through_hook": "signet_sdk.testing.vectors",
     "check_vector_through_server": "signet_sdk.testing.vectors",
     "free_port": "signet_sdk.testing.real_daemon",
-    "harness_world": "signet_sdk.testing.e2e_world",
     "hook_command": "signet_sdk.testing.hook_process",
     "hook_log_lines": "signet_sdk.testing.hook_process",
-    "hook_requests": "signet_sdk.testing.real_harness",
-    "in_ci": "signet_sdk.testing.real_harness",
     "json_answer": "signet_sdk.testing.fake_server",
     "load_vectors": "signet_sdk.testing.vectors",
-    "long_prompt": "signet_sdk.testing.real_harness",
-    "node_tests": "signet_sdk.testing.real_harness",
-    "npm_binary": "signet_sdk.testing.npm",
-    "npm_cache": "signet_sdk.testing.real_harness",
     "outbox_entries": "signet_sdk.testing.hook_process",
     "outbox_left": "signet_sdk.testing.hook_process",
     "private_home": "signet_sdk.testing.environment",
-    "project_parent": "signet_sdk.testing.real_harness",
-    "recording_daemon": "signet_sdk.testing.real_harness",
-    "remember": "signet_sdk.testing.real_harness",
     "run_hook": "signet_sdk.testing.hook_process",
     "sdk_state_dir": "signet_sdk.testing.hook_process",
     "sse_answer": "signet_sdk.testing.fake_server",
-    "unavailable": "signet_sdk.testing.real_harness",
     "vector_id": "signet_sdk.testing.vectors",
-    "wait_for_hook": "signet_sdk.testing.real_harness",
     "write_jsonl": "signet_sdk.testing.environment",
 }
 
@@ -138,7 +110,6 @@ __all__ = [
     "Answer",
     "DaemonKit",
     "FakeServer",
-    "HarnessWorld",
     "HookRun",
     "MockDaemon",
     "RealDaemon",
@@ -153,29 +124,17 @@ __all__ = [
     "check_vector_through_hook",
     "check_vector_through_server",
     "free_port",
-    "harness_world",
     "hook_command",
     "hook_log_lines",
-    "hook_requests",
-    "in_ci",
     "json_answer",
     "load_vectors",
-    "long_prompt",
-    "node_tests",
-    "npm_binary",
-    "npm_cache",
     "outbox_entries",
     "outbox_left",
     "private_home",
-    "project_parent",
-    "recording_daemon",
-    "remember",
     "run_hook",
     "sdk_state_dir",
     "sse_answer",
-    "unavailable",
     "vector_id",
-    "wait_for_hook",
     "write_jsonl",
 ]
 

@@ -1,7 +1,11 @@
 """Pytest fixtures for harness adapters and for the real Signet daemons.
 
-Installed with the SDK as a pytest plugin (entry point ``pytest11``), so an
-adapter package's tests get, with no set-up:
+Opt-in: installing the SDK changes no project's pytest run. An adapter
+package's tests enable it with one line in their top ``conftest.py``::
+
+    pytest_plugins = ["signet_sdk.testing.pytest_plugin"]
+
+and then get:
 
 * ``signet_vector``: every contract vector of the module's ``SIGNET_PLUGIN``,
   one test each::

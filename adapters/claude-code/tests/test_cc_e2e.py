@@ -29,8 +29,7 @@ from typing import Any
 import pytest
 from cc_fake_anthropic import SUMMARY, FakeAnthropic
 from signet_adapter_claude_code.install import main as install_main
-
-from signet_sdk.testing import HarnessWorld, harness_world, long_prompt, npm_binary, remember
+from signet_e2e import HarnessWorld, harness_world, long_prompt, npm_binary, remember
 
 CLAUDE_VERSION = os.environ.get("CLAUDE_CODE_VERSION", "2.1.197")
 # Resolved now, before the tests' private HOME is in place: the install is shared.

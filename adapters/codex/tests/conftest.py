@@ -13,6 +13,9 @@ import pytest
 
 from signet_sdk.testing import private_home
 
+#: The SDK's fixtures (``scripted_daemon``, ``signet_vector``, ``real_daemon``): opt-in.
+pytest_plugins = ["signet_sdk.testing.pytest_plugin"]
+
 
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

@@ -33,8 +33,7 @@ from pathlib import Path
 import pytest
 from cx_fake_openai import REPLY, SUMMARY, FakeResponses
 from signet_adapter_codex.install import main as install_main
-
-from signet_sdk.testing import HarnessWorld, harness_world, npm_binary, remember
+from signet_e2e import HarnessWorld, harness_world, npm_binary, remember
 
 CODEX_VERSION = os.environ.get("CODEX_VERSION", "0.169.0")
 MEMORY = "Atlas deploys go through make ship, marker MEMO-CX-4242"

@@ -46,18 +46,17 @@ from typing import Any
 
 import pytest
 from signet_adapter_copilot.install import main as install_main
-
-from signet_sdk.testing import (
+from signet_e2e import (
     HarnessWorld,
     harness_world,
     long_prompt,
     npm_binary,
     npm_cache,
-    outbox_entries,
-    outbox_left,
     remember,
     unavailable,
 )
+
+from signet_sdk.testing import outbox_entries, outbox_left
 from signet_sdk.testing.fake_openai import FakeOpenAI
 
 COPILOT_VERSION = os.environ.get("COPILOT_CLI_VERSION", "1.0.102")

@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from signet_e2e import remember
 
 from signet_sdk.testing import (
     Reply,
     ScriptedDaemon,
     hook_log_lines,
     outbox_left,
-    remember,
     run_hook,
     write_jsonl,
 )

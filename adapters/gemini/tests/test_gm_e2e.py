@@ -43,15 +43,9 @@ from typing import Any
 import pytest
 from gm_fake_gemini import REPLY, STORED, SUMMARY, TOOLS_MARK, FakeGemini
 from signet_adapter_gemini.install import main as install_main
+from signet_e2e import HarnessWorld, harness_world, npm_binary, remember
 
-from signet_sdk.testing import (
-    HarnessWorld,
-    harness_world,
-    npm_binary,
-    outbox_entries,
-    outbox_left,
-    remember,
-)
+from signet_sdk.testing import outbox_entries, outbox_left
 
 GEMINI_VERSION = os.environ.get("GEMINI_CLI_VERSION", "0.61.0")
 MEMORY = "Atlas deploys go through make ship, marker MEMO-GM-4242"

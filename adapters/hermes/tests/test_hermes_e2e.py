@@ -33,15 +33,10 @@ from typing import Any
 import pytest
 from hermes_fake_openai import REPLY, SUMMARY, is_summary_request, reply, usage
 from signet_adapter_hermes.install import main as install_main
+from signet_e2e import hook_requests, recording_daemon, unavailable, wait_for_hook
 
 from signet_sdk.plugin import context_text
-from signet_sdk.testing import (
-    free_port,
-    hook_requests,
-    recording_daemon,
-    unavailable,
-    wait_for_hook,
-)
+from signet_sdk.testing import free_port
 from signet_sdk.testing.fake_openai import FakeOpenAI
 from signet_sdk.testing.mock_daemon import MockDaemon, RecordedRequest
 

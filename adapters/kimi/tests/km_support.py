@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from signet_sdk.testing import npm_binary, npm_cache, unavailable
+from signet_e2e import npm_binary, npm_cache, unavailable
 
 KIMI_VERSION = os.environ.get("KIMI_CODE_VERSION", "2.1.0")
 # Resolved now, before a test's private HOME is in place: the install is shared.

@@ -46,16 +46,9 @@ from typing import Any
 import pytest
 from km_support import COMPACT_ASK, REPLY, SUMMARY, Install, answer, kimi_install, provider_config
 from signet_adapter_kimi.install import main as install_main
+from signet_e2e import HarnessWorld, harness_world, long_prompt, remember
 
-from signet_sdk.testing import (
-    HarnessWorld,
-    harness_world,
-    hook_log_lines,
-    long_prompt,
-    outbox_entries,
-    outbox_left,
-    remember,
-)
+from signet_sdk.testing import hook_log_lines, outbox_entries, outbox_left
 from signet_sdk.testing.fake_openai import FakeOpenAI
 from signet_sdk.testing.hook_process import SIGNET_SDK
 

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from signet_sdk.testing import npm_binary, npm_cache, unavailable
+from signet_e2e import npm_binary, npm_cache, unavailable
+
 from signet_sdk.testing.fake_openai import FakeOpenAI, has_tools
 
 OPENCLAW_VERSION = os.environ.get("OPENCLAW_VERSION", "2026.9.6")

@@ -45,16 +45,9 @@ from oc_support import (
     turns,
 )
 from signet_adapter_openclaw.install import main as install_main
+from signet_e2e import HarnessWorld, harness_world, long_prompt, remember
 
-from signet_sdk.testing import (
-    HarnessWorld,
-    ServeProcess,
-    free_port,
-    harness_world,
-    long_prompt,
-    outbox_entries,
-    remember,
-)
+from signet_sdk.testing import ServeProcess, free_port, outbox_entries
 from signet_sdk.testing.fake_openai import FakeOpenAI, tool_results
 
 MARK = "MEMO-OPENCLAW-E2E-3318"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from signet_sdk.testing import node_tests
+from signet_e2e import node_tests
 
 
 def test_plugin_node_tests_pass() -> None:

@@ -23,13 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from signet_sdk.testing import (
-    HarnessWorld,
-    npm_binary,
-    npm_cache,
-    project_parent,
-    unavailable,
-)
+from signet_e2e import HarnessWorld, npm_binary, npm_cache, project_parent, unavailable
+
 from signet_sdk.testing.fake_openai import FakeOpenAI, has_tools, system_text
 
 VERSION = os.environ.get("OPENCODE_VERSION", "1.18.33")

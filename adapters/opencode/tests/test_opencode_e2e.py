@@ -35,17 +35,10 @@ from opencode_support import (
     plugin_seed,
     reply,
 )
+from signet_e2e import long_prompt, recording_daemon, remember
 
 from signet_sdk.plugin import context_text
-from signet_sdk.testing import (
-    ServeProcess,
-    free_port,
-    long_prompt,
-    outbox_entries,
-    outbox_left,
-    recording_daemon,
-    remember,
-)
+from signet_sdk.testing import ServeProcess, free_port, outbox_entries, outbox_left
 from signet_sdk.testing.fake_openai import FakeOpenAI, system_text
 
 MARK = "MEMO-OPENCODE-E2E-3307"

@@ -20,7 +20,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from signet_sdk.testing import ServeProcess, npm_binary
+from signet_e2e import npm_binary
+
+from signet_sdk.testing import ServeProcess
 
 #: The pi release the end-to-end tests run (``PI_VERSION`` picks another).
 PI_VERSION = os.environ.get("PI_VERSION", "0.73.1")

@@ -35,17 +35,9 @@ import pytest
 from pi_fake_openai import REPLY, SUMMARY, FakeOpenAI
 from pi_support import AdapterServer, PiRpc, install_pi, write_models
 from signet_adapter_pi.install import main as install_main
+from signet_e2e import HarnessWorld, long_prompt, project_parent, recording_daemon, remember
 
-from signet_sdk.testing import (
-    HarnessWorld,
-    free_port,
-    long_prompt,
-    outbox_entries,
-    outbox_left,
-    project_parent,
-    recording_daemon,
-    remember,
-)
+from signet_sdk.testing import free_port, outbox_entries, outbox_left
 from signet_sdk.testing.fake_openai import tool_results
 from signet_sdk.testing.mock_daemon import MockDaemon
 

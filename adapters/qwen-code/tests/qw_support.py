@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from signet_sdk.testing import npm_binary, npm_cache, unavailable
+from signet_e2e import npm_binary, npm_cache, unavailable
+
 from signet_sdk.testing.fake_openai import FakeOpenAI, system_text
 
 QWEN_VERSION = os.environ.get("QWEN_CODE_VERSION", "0.24.4")

@@ -50,16 +50,9 @@ from qw_support import (
     turns,
 )
 from signet_adapter_qwen_code.install import main as install_main
+from signet_e2e import HarnessWorld, harness_world, long_prompt, remember
 
-from signet_sdk.testing import (
-    HarnessWorld,
-    harness_world,
-    hook_log_lines,
-    long_prompt,
-    outbox_entries,
-    outbox_left,
-    remember,
-)
+from signet_sdk.testing import hook_log_lines, outbox_entries, outbox_left
 from signet_sdk.testing.fake_openai import FakeOpenAI, system_text, tool_results
 
 MEMORY = "Atlas deploys go through make ship, marker MEMO-QW-3131"

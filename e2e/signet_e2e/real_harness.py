@@ -2,7 +2,7 @@
 
 * :func:`unavailable` is how a missing prerequisite ends a test: a skip,
   a failure under CI (:func:`in_ci`); :func:`npm_cache` is where pinned
-  npm packages go (see :func:`~signet_sdk.testing.npm_binary`).
+  npm packages go (see :func:`~signet_e2e.npm_binary`).
 * :func:`node_tests` runs a shim's ``node --test`` files as one test.
 * :func:`project_parent` is where a test project goes (not under /tmp,
   whose projects the daemon ignores); :func:`remember` stores a memory

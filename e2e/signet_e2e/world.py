@@ -23,14 +23,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from signet_sdk.testing.hook_process import outbox_left
-from signet_sdk.testing.mock_daemon._context import DAEMON_VERSION
-from signet_sdk.testing.real_harness import (
+from signet_e2e.real_harness import (
     hook_requests,
     project_parent,
     recording_daemon,
     wait_for_hook,
 )
+from signet_sdk.testing.hook_process import outbox_left
+from signet_sdk.testing.mock_daemon._context import DAEMON_VERSION
 
 if TYPE_CHECKING:
     import pytest
@@ -117,10 +117,10 @@ def harness_world(
 ) -> Iterator[HarnessWorld]:
     """A project ``atlas`` in a fresh folder, a daemon, and the environment to run a harness in.
 
-    The folder is under :func:`~signet_sdk.testing.project_parent` (the
+    The folder is under :func:`~signet_e2e.project_parent` (the
     daemon treats projects under /tmp as noise) and removed afterwards.
     ``daemon``, ``version``, ``request``: as for
-    :func:`~signet_sdk.testing.recording_daemon` (the mock answering as
+    :func:`~signet_e2e.recording_daemon` (the mock answering as
     ``version``, its store in ``tmp_path``; or a real release, which needs
     pytest's ``request``). The environment holds only PATH,
     LANG=C.UTF-8, this test's HOME and XDG_STATE_HOME, the daemon's URL,

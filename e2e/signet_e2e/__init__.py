@@ -1,0 +1,70 @@
+"""The end-to-end kit of signet-sdk's own tests: real harnesses, run as users run them.
+
+Not part of the published SDK: what an adapter author needs is in
+:mod:`signet_sdk.testing`. This package holds what only this repository's
+end-to-end tests use, so that the SDK's wheel does not carry it:
+
+* :func:`npm_binary`: a pinned harness release from the npm registry, cached
+  under :func:`npm_cache`;
+* :func:`harness_world` and :class:`HarnessWorld`: a project, a recording
+  daemon (the mock, or a real release behind a proxy) and the environment a
+  harness runs in;
+* :func:`unavailable` and :func:`in_ci` (a missing prerequisite: a skip, a
+  failure under CI), :func:`node_tests`, :func:`project_parent`,
+  :func:`remember`, :func:`long_prompt`, :func:`recording_daemon`,
+  :func:`hook_requests`, :func:`wait_for_hook`.
+
+Names load on first use, so a test module that needs one pays only for it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from signet_e2e.npm import npm_binary as npm_binary
+    from signet_e2e.real_harness import hook_requests as hook_requests
+    from signet_e2e.real_harness import in_ci as in_ci
+    from signet_e2e.real_harness import long_prompt as long_prompt
+    from signet_e2e.real_harness import node_tests as node_tests
+    from signet_e2e.real_harness import npm_cache as npm_cache
+    from signet_e2e.real_harness import project_parent as project_parent
+    from signet_e2e.real_harness import recording_daemon as recording_daemon
+    from signet_e2e.real_harness import remember as remember
+    from signet_e2e.real_harness import unavailable as unavailable
+    from signet_e2e.real_harness import wait_for_hook as wait_for_hook
+    from signet_e2e.world import HarnessWorld as HarnessWorld
+    from signet_e2e.world import harness_world as harness_world
+
+_WHERE = {
+    "HarnessWorld": "signet_e2e.world",
+    "harness_world": "signet_e2e.world",
+    "hook_requests": "signet_e2e.real_harness",
+    "in_ci": "signet_e2e.real_harness",
+    "long_prompt": "signet_e2e.real_harness",
+    "node_tests": "signet_e2e.real_harness",
+    "npm_binary": "signet_e2e.npm",
+    "npm_cache": "signet_e2e.real_harness",
+    "project_parent": "signet_e2e.real_harness",
+    "recording_daemon": "signet_e2e.real_harness",
+    "remember": "signet_e2e.real_harness",
+    "unavailable": "signet_e2e.real_harness",
+    "wait_for_hook": "signet_e2e.real_harness",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'signet_e2e' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return list(__all__)
