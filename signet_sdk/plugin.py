@@ -63,17 +63,46 @@ Answers and files
     transcript file safely (size cap, allowed roots); :func:`json_loads` /
     :func:`json_dumps` are the hook path's JSON (no ``json`` import);
     :func:`state_dir` / :func:`private_dir` give the SDK's 0700 state folder.
+
+Running events in-process (:func:`dispatch`, :func:`client_sender`)
+    ``dispatch(translator, event, payload, send, fail_open=True)`` is the one
+    path every native event takes: translate, ``send`` each call, render.
+    A harness that loads Python (Hermes Agent, a user's own loop) calls it
+    with ``send=client_sender(client, plugin)``; :func:`dispatch_async` is
+    the same for event loops. Any failure gives the translator's neutral
+    output, and the :class:`Dispatched` it returns keeps the calls, answers
+    and first error (``degraded`` says why, in one line).
+    :class:`HarnessTranslator` is the protocol a translator meets
+    (``translate``, ``render``, ``neutral``); :class:`GenericTranslator` is
+    the one a harness with no package gets (lifecycle slugs as events, wire
+    bodies as payloads).
+
+The installed adapters (:func:`installed_adapters`, :func:`find_plugin`)
+    ``installed_adapters()`` names every harness with an installed plugin;
+    ``find_plugin(name)`` loads one (None when there is none, and
+    ``InvalidAdapterError`` when it is broken). ``installed_plugins()``
+    loads them all but leaves out a package that fails to load:
+    ``broken_plugins()`` reports each as a :class:`BrokenPlugin` (``name``,
+    ``target``, ``reason``), so one bad package never hides the others.
+
+Each public name is stated once, in the ``TYPE_CHECKING`` block below, and
+loaded on first use: see :func:`signet_sdk._lazy_module`.
 """
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
+from signet_sdk import _lazy_module
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the public names: one line each, and the only place they are listed
     from signet_sdk.runtime.context import context_text as context_text
+    from signet_sdk.runtime.dispatch import Dispatched as Dispatched
+    from signet_sdk.runtime.dispatch import dispatch as dispatch
+    from signet_sdk.runtime.dispatch import dispatch_async as dispatch_async
+    from signet_sdk.runtime.events import client_sender as client_sender
     from signet_sdk.runtime.files import private_dir as private_dir
     from signet_sdk.runtime.files import state_dir as state_dir
+    from signet_sdk.runtime.generic import GenericTranslator as GenericTranslator
     from signet_sdk.runtime.handlers import CommandHookTranslator as CommandHookTranslator
     from signet_sdk.runtime.handlers import EventTranslator as EventTranslator
     from signet_sdk.runtime.handlers import on as on
@@ -86,78 +115,23 @@ if TYPE_CHECKING:
     from signet_sdk.runtime.payload import string as string
     from signet_sdk.runtime.plugin import EventSpec as EventSpec
     from signet_sdk.runtime.plugin import HarnessPlugin as HarnessPlugin
+    from signet_sdk.runtime.registry import BrokenPlugin as BrokenPlugin
+    from signet_sdk.runtime.registry import broken_plugins as broken_plugins
+    from signet_sdk.runtime.registry import find_plugin as find_plugin
+    from signet_sdk.runtime.registry import installed_adapters as installed_adapters
+    from signet_sdk.runtime.registry import installed_plugins as installed_plugins
     from signet_sdk.runtime.transcripts import TranscriptRefused as TranscriptRefused
     from signet_sdk.runtime.transcripts import snapshot_transcript as snapshot_transcript
+    from signet_sdk.runtime.translator import HarnessTranslator as HarnessTranslator
     from signet_sdk.wire.errors import PayloadError as PayloadError
-    from signet_sdk.wire.jsonfast import dumps as json_dumps
-    from signet_sdk.wire.jsonfast import loads as json_loads
+    from signet_sdk.wire.jsonfast import dumps, loads
     from signet_sdk.wire.lifecycle import LIFECYCLE as LIFECYCLE
     from signet_sdk.wire.lifecycle import LifecycleCall as LifecycleCall
 
-#: Public name -> (module, name there).
-_WHERE = {
-    "CommandHookTranslator": ("signet_sdk.runtime.handlers", "CommandHookTranslator"),
-    "EventSpec": ("signet_sdk.runtime.plugin", "EventSpec"),
-    "EventTranslator": ("signet_sdk.runtime.handlers", "EventTranslator"),
-    "HarnessPlugin": ("signet_sdk.runtime.plugin", "HarnessPlugin"),
-    "LIFECYCLE": ("signet_sdk.wire.lifecycle", "LIFECYCLE"),
-    "LifecycleCall": ("signet_sdk.wire.lifecycle", "LifecycleCall"),
-    "NativeOutput": ("signet_sdk.runtime.native", "NativeOutput"),
-    "PayloadError": ("signet_sdk.wire.errors", "PayloadError"),
-    "TranscriptRefused": ("signet_sdk.runtime.transcripts", "TranscriptRefused"),
-    "array": ("signet_sdk.runtime.payload", "array"),
-    "carried": ("signet_sdk.runtime.payload", "carried"),
-    "context_text": ("signet_sdk.runtime.context", "context_text"),
-    "integer": ("signet_sdk.runtime.payload", "integer"),
-    "json_dumps": ("signet_sdk.wire.jsonfast", "dumps"),
-    "json_loads": ("signet_sdk.wire.jsonfast", "loads"),
-    "mapping": ("signet_sdk.runtime.payload", "mapping"),
-    "on": ("signet_sdk.runtime.handlers", "on"),
-    "private_dir": ("signet_sdk.runtime.files", "private_dir"),
-    "put": ("signet_sdk.runtime.payload", "put"),
-    "snapshot_transcript": ("signet_sdk.runtime.transcripts", "snapshot_transcript"),
-    "state_dir": ("signet_sdk.runtime.files", "state_dir"),
-    "string": ("signet_sdk.runtime.payload", "string"),
-}
+    json_dumps = dumps
+    json_loads = loads
+    __all__: list[str]
 
-__all__ = [
-    "LIFECYCLE",
-    "CommandHookTranslator",
-    "EventSpec",
-    "EventTranslator",
-    "HarnessPlugin",
-    "LifecycleCall",
-    "NativeOutput",
-    "PayloadError",
-    "TranscriptRefused",
-    "array",
-    "carried",
-    "context_text",
-    "integer",
-    "json_dumps",
-    "json_loads",
-    "mapping",
-    "on",
-    "private_dir",
-    "put",
-    "snapshot_transcript",
-    "state_dir",
-    "string",
-]
-
-
-def __getattr__(name: str) -> Any:
-    where = _WHERE.get(name)
-    if where is None:
-        raise AttributeError(f"module 'signet_sdk.plugin' has no attribute {name!r}")
-    import sys
-
-    module, attr = where
-    __import__(module)  # no importlib: this runs in every hook process
-    value = getattr(sys.modules[module], attr)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return list(__all__)
+# Hidden from type checkers, which read the block: an unknown name is an error there.
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = _lazy_module(__name__)

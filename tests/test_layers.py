@@ -41,6 +41,7 @@ STDLIB_ONLY_MODULES = {
     "signet_sdk.runtime.context",
     "signet_sdk.runtime.dispatch",
     "signet_sdk.runtime.entrypoints",
+    "signet_sdk.runtime.events",
     "signet_sdk.runtime.files",
     "signet_sdk.runtime.generic",
     "signet_sdk.runtime.handlers",
@@ -49,6 +50,7 @@ STDLIB_ONLY_MODULES = {
     "signet_sdk.runtime.plugin",
     "signet_sdk.runtime.registry",
     "signet_sdk.runtime.transcripts",
+    "signet_sdk.runtime.translator",
 }
 MAX_LINES = 400
 

@@ -448,3 +448,13 @@ def status_error(
     if detail:
         text += f": {str(detail)[:300]}"
     return cls(text, method=method, url=url, status_code=status_code, body=body, headers=headers)
+
+
+# Users import every error from the package root, so tracebacks, reprs and pickles
+# name it there: signet_sdk.ConflictError. Set here, as the classes are made, so the
+# name is the same whatever was imported first.
+for _name in __all__:
+    _value = globals()[_name]
+    if isinstance(_value, type) and issubclass(_value, SignetError):
+        _value.__module__ = "signet_sdk"
+del _name, _value
