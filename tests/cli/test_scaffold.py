@@ -16,7 +16,7 @@ import pytest
 
 from signet_sdk.cli.scaffold import KINDS, scaffold, translator_source
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CLI = str(Path(sys.executable).parent / "signet-sdk")
 
 
