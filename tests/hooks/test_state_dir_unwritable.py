@@ -40,7 +40,7 @@ from signet_sdk.testing.serve_process import ServeProcess
 from signet_sdk.wire.lifecycle import LIFECYCLE
 
 NODE = shutil.which("node")
-TRANSPORT = Path(__file__).resolve().parents[1] / "signet_sdk" / "shims" / "transport.mjs"
+TRANSPORT = Path(__file__).resolve().parents[2] / "signet_sdk" / "shims" / "transport.mjs"
 DEADLINE_MS = 1000
 #: Interpreter start-up and exit around a hook's own deadline, on a busy machine.
 SLACK = 1.5
