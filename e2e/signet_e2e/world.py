@@ -13,8 +13,10 @@ rest is the same everywhere and is this context manager::
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -61,6 +63,31 @@ class HarnessWorld:
             text=True,
             timeout=timeout,
         )
+
+    def run_group(
+        self, argv: list[str], *, env: dict[str, str] | None = None, timeout: float = 180.0
+    ) -> subprocess.CompletedProcess[str]:
+        """``argv`` run as :meth:`run_in_project` runs it, but in its own process group, all
+        of which is stopped after it: harnesses start children (a relaunched node process,
+        the MCP server) that would outlive the test. The hooks' detached senders start
+        sessions of their own and live on."""
+        proc = subprocess.Popen(
+            argv,
+            cwd=self.project,
+            env=env or self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+        return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
     def hook_calls(self, name: str) -> list[Any]:
         """What the daemon received on ``/api/hooks/<name>`` so far."""

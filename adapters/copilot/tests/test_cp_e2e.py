@@ -27,16 +27,10 @@ Without npm the tests skip, except under CI (``CI=true``), where they fail.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
-import re
-import select
-import signal
 import socket
-import struct
 import subprocess
-import termios
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -48,11 +42,13 @@ import pytest
 from signet_adapter_copilot.install import main as install_main
 from signet_e2e import (
     HarnessWorld,
+    Terminal,
     harness_world,
     long_prompt,
     npm_binary,
     npm_cache,
     remember,
+    summary_or_reply,
     unavailable,
 )
 
@@ -72,11 +68,8 @@ STORED = "Atlas staging runs on pg-staging-2, marker CP-TOOL-5150"
 COMPACT_ASK = "Please create a detailed summary of the conversation so far"
 
 
-def _answer(body: dict[str, Any]) -> str:
-    """The fake model's text: the summary for a compaction request, else the reply."""
-    messages = body.get("messages") or []
-    last = json.dumps(messages[-1]) if messages else ""
-    return SUMMARY if COMPACT_ASK in last else REPLY
+#: The fake model's text: the summary for a compaction request, else the reply.
+_answer = summary_or_reply(COMPACT_ASK, SUMMARY, REPLY)
 
 
 @pytest.fixture(scope="session")
@@ -114,24 +107,7 @@ class World(HarnessWorld):
         Copilot starts the MCP server as a child; the hooks' detached senders
         start sessions of their own and live on.
         """
-        argv = [self.copilot, *args]
-        proc = subprocess.Popen(
-            argv,
-            cwd=self.project,
-            env=env or self.env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
-        try:
-            out, err = proc.communicate(timeout=180)
-        finally:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=30)
-        return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+        return self.run_group([self.copilot, *args], env=env)
 
     def ask(self, prompt: str, *flags: str, env: dict[str, str] | None = None) -> str:
         """``copilot -p <prompt> -s``: the answer it printed (the run must succeed)."""
@@ -261,67 +237,9 @@ def test_a_resumed_turn_continues_the_same_session(world: World) -> None:
     assert len(world.hook_calls("session-checkpoint-extract")) == 2
 
 
-_ANSI = re.compile(
-    rb"\x1b\[[0-9;?<>=]*[A-Za-z~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\\\)|\x1b[()][A-Z0-9]"
-)
-
-
-class Terminal:
-    """``copilot`` in its interactive UI on a pseudo-terminal, in its own process group."""
-
-    def __init__(self, world: World) -> None:
-        master, slave = os.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
-        env = {**world.env, "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40"}
-        self.proc = subprocess.Popen(
-            [world.copilot],
-            cwd=world.project,
-            env=env,
-            stdin=slave,
-            stdout=slave,
-            stderr=slave,
-            start_new_session=True,
-        )
-        os.close(slave)
-        self.fd = master
-        self.screen = b""
-
-    def text(self) -> str:
-        return _ANSI.sub(b"", self.screen).decode("utf-8", "replace")
-
-    def read(self, seconds: float) -> None:
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            ready, _, _ = select.select([self.fd], [], [], 0.05)
-            if ready:
-                try:
-                    data = os.read(self.fd, 65536)
-                except OSError:
-                    return
-                if not data:
-                    return
-                self.screen += data
-
-    def wait_for(self, needle: str, timeout: float = 60.0) -> None:
-        end = time.monotonic() + timeout
-        while needle not in self.text():
-            assert time.monotonic() < end, f"no {needle!r} on screen:\n{self.text()[-3000:]}"
-            self.read(0.2)
-
-    def type(self, line: str) -> None:
-        """Types ``line``, then Enter on its own (typed at once, Enter would be a newline)."""
-        self.screen = b""
-        os.write(self.fd, line.encode())
-        self.read(1.0)
-        os.write(self.fd, b"\r")
-
-    def close(self) -> None:
-        # Copilot starts the MCP server as a child: stop the whole process group this
-        # test started, by its leader's PID.
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(timeout=30)
-        os.close(self.fd)
+def _terminal(world: World) -> Terminal:
+    """``copilot`` in its interactive UI, in the world's project and environment."""
+    return Terminal([world.copilot], world.project, world.env, set_size=True)
 
 
 def _turns(world: World) -> int:
@@ -340,7 +258,7 @@ def _interactive(world: World, *lines: str) -> None:
     (a prompt: its turn's checkpoint; ``/compact``: its summary in events.jsonl); then
     ``/exit``. The screen is only read for the prompt box (a spinner cuts up the rest)."""
     world.trust()
-    term = Terminal(world)
+    term = _terminal(world)
     try:
         term.wait_for("/ commands")
         for line in lines:

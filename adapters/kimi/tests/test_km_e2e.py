@@ -26,16 +26,10 @@ Without npm the tests skip, except under CI (``CI=true``), where they fail.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
-import os
 import re
-import select
-import signal
 import socket
-import struct
 import subprocess
-import termios
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -46,7 +40,7 @@ from typing import Any
 import pytest
 from km_support import COMPACT_ASK, REPLY, SUMMARY, Install, answer, kimi_install, provider_config
 from signet_adapter_kimi.install import main as install_main
-from signet_e2e import HarnessWorld, harness_world, long_prompt, remember
+from signet_e2e import HarnessWorld, Terminal, harness_world, long_prompt, remember
 
 from signet_sdk.testing import hook_log_lines, outbox_entries, outbox_left
 from signet_sdk.testing.fake_openai import FakeOpenAI
@@ -77,24 +71,7 @@ class World(HarnessWorld):
     ) -> subprocess.CompletedProcess[str]:
         """One ``kimi`` run in its own process group, all of which is stopped after it
         (Kimi starts the MCP server as a child; the hooks' detached senders live on)."""
-        argv = [self.kimi, *args]
-        proc = subprocess.Popen(
-            argv,
-            cwd=self.project,
-            env=env or self.env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
-        try:
-            out, err = proc.communicate(timeout=180)
-        finally:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=30)
-        return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+        return self.run_group([self.kimi, *args], env=env)
 
     def ask(self, prompt: str, *flags: str, env: dict[str, str] | None = None) -> tuple[str, str]:
         """``kimi [flags] -p <prompt>``: what it printed, and the session it ran in."""
@@ -281,70 +258,14 @@ def test_an_automatic_compaction_sends_its_summary_once(world: World, isolated: 
     assert any(COMPACT_ASK in json.dumps(b["messages"][-1]) for b in world.chat_bodies())
 
 
-_ANSI = re.compile(
-    rb"\x1b\[[0-9;?<>=]*[A-Za-z~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\\\)|\x1b[()][A-Z0-9]"
-)
-
-
-class Terminal:
-    """``kimi`` in its interactive UI on a pseudo-terminal, in its own process group."""
-
-    def __init__(self, world: World) -> None:
-        master, slave = os.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
-        env = {**world.env, "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40"}
-        self.proc = subprocess.Popen(
-            [world.kimi],
-            cwd=world.project,
-            env=env,
-            stdin=slave,
-            stdout=slave,
-            stderr=slave,
-            start_new_session=True,
-        )
-        os.close(slave)
-        self.fd = master
-        self.screen = b""
-
-    def text(self) -> str:
-        return _ANSI.sub(b"", self.screen).decode("utf-8", "replace")
-
-    def read(self, seconds: float) -> None:
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            ready, _, _ = select.select([self.fd], [], [], 0.05)
-            if ready:
-                try:
-                    data = os.read(self.fd, 65536)
-                except OSError:
-                    return
-                if not data:
-                    return
-                self.screen += data
-
-    def wait_for(self, needle: str, timeout: float = 60.0) -> None:
-        end = time.monotonic() + timeout
-        while needle not in self.text():
-            assert time.monotonic() < end, f"no {needle!r} on screen:\n{self.text()[-3000:]}"
-            self.read(0.2)
-
-    def type(self, line: str) -> None:
-        """Types ``line``, then Enter on its own (typed at once, Enter would be a newline)."""
-        self.screen = b""
-        os.write(self.fd, line.encode())
-        self.read(1.0)
-        os.write(self.fd, b"\r")
-
-    def close(self) -> None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(timeout=30)
-        os.close(self.fd)
+def _terminal(world: World) -> Terminal:
+    """``kimi`` in its interactive UI, in the world's project and environment."""
+    return Terminal([world.kimi], world.project, world.env, set_size=True)
 
 
 def test_interactive_compact_then_exit_sends_the_summary_and_the_end(world: World) -> None:
     _installed(world)
-    term = Terminal(world)
+    term = _terminal(world)
     try:
         term.wait_for("Trust this folder?")
         term.type("")  # the first choice: trust

