@@ -10,6 +10,8 @@ show-or-write of planned changes), :mod:`.files` (read, replace atomically,
 back up, diff, recognise our marker), :mod:`.command` (the command an
 installer registers, and how it recognises its own entries) and
 :mod:`.hook_groups` (the ``hooks`` block Claude Code and Codex share),
+:mod:`.group_lists` (hook groups spliced as text into a settings file with
+comments, Gemini CLI's and Qwen Code's),
 :mod:`.mcp` (our ``signet`` server in a JSON ``mcpServers`` file) and
 :mod:`.originals` (the user's original bytes, kept beside a file until
 uninstall restores them). What to merge where stays in each adapter.

@@ -20,6 +20,7 @@ __all__ = [
     "Json5Error",
     "Node",
     "append_item",
+    "as_parsed",
     "find",
     "parse",
     "plain",
@@ -191,6 +192,15 @@ def plain(node: Node) -> Any:
     if node.kind == "array":
         return [plain(i) for i in node.items]
     return node.value
+
+
+def as_parsed(value: Any) -> Any:
+    """``value`` as :func:`plain` reads it back once written (numbers as their text).
+
+    What to compare a parsed member with, to tell whether what an installer
+    wants there already is there (and the file need not change).
+    """
+    return plain(parse(json.dumps(value)))
 
 
 def find(root: Node, path: list[str]) -> Node | None:

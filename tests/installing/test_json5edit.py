@@ -60,3 +60,11 @@ def test_replaced_values_keep_their_old_text() -> None:
 def test_a_scalar_in_the_way_is_an_error() -> None:
     with pytest.raises(j5.Json5Error, match="plugins is not an object"):
         j5.set_member("{plugins: 3}", ["plugins", "entries", "x"], True)
+
+
+def test_as_parsed_is_what_plain_reads_back_so_an_installed_member_compares_equal() -> None:
+    wanted = {"command": "signet-sdk", "timeout": 5000, "trust": True, "args": ["mcp"]}
+    assert wanted != j5.as_parsed(wanted)  # numbers come back as their text
+    written, _ = j5.set_member('{\n  "a": 1\n}\n', ["mcpServers", "signet"], wanted)
+    found = j5.find(j5.parse(written), ["mcpServers", "signet"])
+    assert found is not None and j5.plain(found) == j5.as_parsed(wanted)

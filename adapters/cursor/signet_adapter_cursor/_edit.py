@@ -15,27 +15,25 @@ matcher groups. ``mcp.json`` is ``{"mcpServers": {"<name>": {...}}}``.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from signet_sdk.installing import json5edit as j5
 from signet_sdk.installing.files import InstallError, parse_config
+from signet_sdk.installing.mcp import is_sdk_server
 
 __all__ = [
     "MCP_NAME",
     "merge_hooks",
     "merge_mcp",
     "normal",
-    "runs_our_mcp",
     "unmerge_hooks",
     "unmerge_mcp",
 ]
 
 #: The name our MCP server is registered under in ``mcpServers``.
 MCP_NAME = "signet"
-_PROGRAM = "signet-sdk"
 
 #: Whether a hook definition is one the installer wrote.
 IsOurs = Callable[[Any], bool]
@@ -43,11 +41,6 @@ IsOurs = Callable[[Any], bool]
 
 def _render(value: Any, indent: str = "") -> str:
     return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + indent)
-
-
-def _as_parsed(value: Any) -> Any:
-    """``value`` as :func:`json5edit.plain` reads it back (numbers as their text)."""
-    return j5.plain(j5.parse(json.dumps(value)))
 
 
 def _line_indent(text: str, pos: int) -> str:
@@ -116,7 +109,7 @@ def merge_hooks(path: Path, text: str | None, wanted: Mapping[str, Any], is_ours
             current, _ = j5.set_member(current, ["hooks", event], [definition])
         else:
             ours = [j5.plain(i) for i in node.items if is_ours(j5.plain(i))]
-            if ours == [_as_parsed(definition)]:
+            if ours == [j5.as_parsed(definition)]:
                 continue  # installed as wanted: where it stands
             for old in ours:
                 current = j5.remove_item(current, ["hooks", event], old)
@@ -153,17 +146,6 @@ def unmerge_hooks(path: Path, text: str, is_ours: IsOurs) -> str:
 # -- mcp.json -------------------------------------------------------------------
 
 
-def runs_our_mcp(server: Any) -> bool:
-    """A server entry that runs ``signet-sdk mcp`` (or ``-m signet_sdk mcp``), from any env."""
-    if not isinstance(server, dict) or not isinstance(server.get("command"), str):
-        return False
-    args = server.get("args")
-    words = [server["command"], *(a for a in args or [] if isinstance(a, str))]
-    return words[-1:] == ["mcp"] and (
-        os.path.basename(words[0]) == _PROGRAM or words[-3:-1] == ["-m", "signet_sdk"]
-    )
-
-
 def _check_mcp(path: Path, text: str) -> j5.Node:
     return parse_config(path, text, "JSON", ["mcpServers"])
 
@@ -177,7 +159,7 @@ def merge_mcp(path: Path, text: str | None, entry: dict[str, Any]) -> str:
         return _render({"mcpServers": {MCP_NAME: entry}}) + "\n"
     root = _check_mcp(path, text)
     found = j5.find(root, ["mcpServers", MCP_NAME])
-    if found is not None and not runs_our_mcp(j5.plain(found)):
+    if found is not None and not is_sdk_server(j5.plain(found)):
         raise InstallError(
             f"{path}: mcpServers.{MCP_NAME} is another server; rename it, or install with "
             "--no-mcp; left untouched"
@@ -191,7 +173,7 @@ def unmerge_mcp(path: Path, text: str) -> str:
     root = _check_mcp(path, text)
     servers = j5.find(root, ["mcpServers"])
     found = j5.find(root, ["mcpServers", MCP_NAME])
-    if servers is None or found is None or not runs_our_mcp(j5.plain(found)):
+    if servers is None or found is None or not is_sdk_server(j5.plain(found)):
         return text
     alone = [k for k, _, _ in servers.members] == [MCP_NAME]
     return j5.remove_member(text, ["mcpServers"] if alone else ["mcpServers", MCP_NAME])

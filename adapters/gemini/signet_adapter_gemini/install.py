@@ -39,7 +39,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -47,7 +46,7 @@ from typing import Any
 
 from signet_sdk.installing import cli
 from signet_sdk.installing import json5edit as j5
-from signet_sdk.installing.command import event_deadlines, runs_sdk, sdk_command, sdk_shell_command
+from signet_sdk.installing.command import event_deadlines, runs_sdk, sdk_shell_command
 from signet_sdk.installing.files import (
     InstallError,
     parse_config,
@@ -55,6 +54,13 @@ from signet_sdk.installing.files import (
     replace_text,
     text_diff,
 )
+from signet_sdk.installing.group_lists import (
+    check_group_lists,
+    event_lists,
+    merge_groups,
+    remove_groups,
+)
+from signet_sdk.installing.mcp import is_sdk_server, sdk_mcp_entry
 
 __all__ = [
     "MCP_NAME",
@@ -78,7 +84,6 @@ RECORD = "signet-sdk-install.json"
 _MARGIN_MS = 2000
 #: SessionEnd only hands its writes to the outbox and a detached sender.
 _SESSION_END_MS = 5000
-_PROGRAM = "signet-sdk"
 _HOOK_ARGS = ("hook", "gemini")
 
 
@@ -109,11 +114,6 @@ def is_ours(handler: Any) -> bool:
     return runs_sdk(handler, _HOOK_ARGS)
 
 
-def _group_is_ours(group: Any) -> bool:
-    handlers = group.get("hooks") if isinstance(group, dict) else None
-    return isinstance(handlers, list) and bool(handlers) and all(is_ours(h) for h in handlers)
-
-
 def hook_groups(command: str, timeouts: Mapping[str, int]) -> dict[str, dict[str, Any]]:
     """Event -> the one group we register for it."""
     return {
@@ -138,12 +138,7 @@ def mcp_entry(python: str | None = None, *, trust: bool = False) -> dict[str, An
     server's tools run, which is also what lets a headless ``gemini -p`` in
     the default approval mode offer them to the model at all.
     """
-    words = sdk_command(python)
-    entry: dict[str, Any] = {
-        "command": words[0],
-        "args": [*words[1:], "mcp"],
-        "env": {"SIGNET_HARNESS": "gemini"},
-    }
+    entry = sdk_mcp_entry("gemini", python)
     if trust:
         entry["trust"] = True
     return entry
@@ -162,27 +157,9 @@ def settings_path(project: str | None, env: Mapping[str, str]) -> Path:
 
 
 def _parse(path: Path, text: str) -> j5.Node:
-    root = parse_config(path, text, "JSON", ["hooks"])
-    hooks = j5.find(root, ["hooks"])
-    if hooks is not None:
-        for event, _, groups in hooks.members:
-            if groups.kind != "array":
-                raise InstallError(f"{path}: hooks.{event} is not a list; left untouched")
-            for i, group in enumerate(groups.items):
-                inner = j5.find(group, ["hooks"]) if group.kind == "object" else None
-                if group.kind != "object" or (inner is not None and inner.kind != "array"):
-                    raise InstallError(
-                        f"{path}: hooks.{event}[{i}] is not a hook group; left untouched"
-                    )
-    servers = j5.find(root, ["mcpServers"])
-    if servers is not None and servers.kind != "object":
-        raise InstallError(f"{path}: 'mcpServers' is not an object; left untouched")
+    root = parse_config(path, text, "JSON", ["hooks", "mcpServers"])
+    check_group_lists(path, root)
     return root
-
-
-def _as_parsed(value: Any) -> Any:
-    """``value`` as :func:`json5edit.plain` gives it back (numbers as their text)."""
-    return j5.plain(j5.parse(json.dumps(value)))
 
 
 def _blank(text: str | None) -> str:
@@ -204,24 +181,8 @@ def merge(
         made = [["hooks"]] + ([["mcpServers"]] if entry is not None else [])
         mcp_made = ["created", ["mcpServers"]] if entry is not None else None
         return json.dumps(fresh, indent=2) + "\n", {"created": made, "mcp": mcp_made}
-    current = text
-    root = _parse(path, current)
-    created: list[list[str]] = []
-    for event, wanted in groups.items():
-        node = j5.find(root, ["hooks", event])
-        if node is None:
-            current, change = j5.set_member(current, ["hooks", event], [wanted])
-            if change is not None:
-                created.append(list(change[1]))
-            root = j5.parse(current)
-            continue
-        ours = [j5.plain(g) for g in node.items if _group_is_ours(j5.plain(g))]
-        if ours == [_as_parsed(wanted)]:
-            continue
-        for old in ours:
-            current = j5.remove_item(current, ["hooks", event], old)
-        current = j5.append_item(current, ["hooks", event], wanted)
-        root = j5.parse(current)
+    _parse(path, text)
+    current, _, created = merge_groups(text, groups, is_ours)
     mcp: list[Any] | None = None
     if entry is not None:
         current, mcp = j5.set_member(current, ["mcpServers", MCP_NAME], entry)
@@ -236,17 +197,7 @@ def unmerge(path: Path, text: str, record: Mapping[str, Any], entry: Any) -> tup
     ``mcpServers.signet`` goes when it runs ``signet-sdk mcp``.
     """
     root = _parse(path, text)
-    notes: list[str] = []
-    current = text
-    emptied: list[list[str]] = []
-    hooks = j5.find(root, ["hooks"])
-    for event, _, node in list(hooks.members) if hooks is not None else []:
-        for group in [j5.plain(g) for g in node.items]:
-            if _group_is_ours(group):
-                current = j5.remove_item(current, ["hooks", event], group)
-                emptied.append(["hooks", event])
-            elif isinstance(group, dict) and any(is_ours(h) for h in group.get("hooks") or []):
-                notes.append(f"{path}: hooks.{event} has a group mixing ours with yours; kept")
+    current, emptied, notes = remove_groups(path, text, event_lists(root), is_ours)
     known = "created" in record
     created = [list(c) for c in record.get("created") or []] if known else [["hooks"], *emptied]
     root = j5.parse(current)
@@ -263,7 +214,7 @@ def unmerge(path: Path, text: str, record: Mapping[str, Any], entry: Any) -> tup
     server = j5.find(root, ["mcpServers", MCP_NAME])
     change = record.get("mcp") if known else ["created", ["mcpServers", MCP_NAME]]
     if server is not None and change:
-        ours = j5.plain(server) == _as_parsed(entry) if known else _runs_our_mcp(j5.plain(server))
+        ours = j5.plain(server) == j5.as_parsed(entry) if known else is_sdk_server(j5.plain(server))
         if not ours:
             notes.append(f"{path}: mcpServers.{MCP_NAME} was changed since install; kept")
         elif change[0] == "replaced":
@@ -276,17 +227,6 @@ def unmerge(path: Path, text: str, record: Mapping[str, Any], entry: Any) -> tup
                 current, ["mcpServers"] if alone and whole else ["mcpServers", MCP_NAME]
             )
     return current, notes
-
-
-def _runs_our_mcp(server: Any) -> bool:
-    """A server entry that runs ``signet-sdk mcp`` (or ``-m signet_sdk mcp``)."""
-    if not isinstance(server, dict) or not isinstance(server.get("command"), str):
-        return False
-    args = server.get("args")
-    words = [server["command"], *(a for a in args or [] if isinstance(a, str))]
-    return words[-1:] == ["mcp"] and (
-        os.path.basename(words[0]) == _PROGRAM or words[-3:-1] == ["-m", "signet_sdk"]
-    )
 
 
 def _empty(node: j5.Node) -> bool:

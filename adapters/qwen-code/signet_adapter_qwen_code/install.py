@@ -41,7 +41,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -49,7 +48,7 @@ from typing import Any
 
 from signet_sdk.installing import cli
 from signet_sdk.installing import json5edit as j5
-from signet_sdk.installing.command import event_deadlines, runs_sdk, sdk_command, sdk_shell_command
+from signet_sdk.installing.command import event_deadlines, runs_sdk, sdk_shell_command
 from signet_sdk.installing.files import (
     InstallError,
     parse_config,
@@ -57,6 +56,13 @@ from signet_sdk.installing.files import (
     replace_text,
     text_diff,
 )
+from signet_sdk.installing.group_lists import (
+    check_group_lists,
+    event_lists,
+    merge_groups,
+    remove_groups,
+)
+from signet_sdk.installing.mcp import is_sdk_server, sdk_mcp_entry
 
 __all__ = [
     "HOOK_NAME",
@@ -87,7 +93,6 @@ _MARGIN_MS = 2000
 _SESSION_END_MS = 5000
 #: Events handled but not registered: SubagentStop sends nothing.
 _UNREGISTERED = frozenset({"SubagentStop"})
-_PROGRAM = "signet-sdk"
 _HOOK_ARGS = ("hook", "qwen-code")
 _MANAGED_BY = "signet-sdk install qwen-code"
 
@@ -120,16 +125,6 @@ def is_ours(handler: Any) -> bool:
     return runs_sdk(handler, _HOOK_ARGS)
 
 
-def _only_ours(group: Any) -> bool:
-    handlers = group.get("hooks") if isinstance(group, dict) else None
-    return isinstance(handlers, list) and bool(handlers) and all(is_ours(h) for h in handlers)
-
-
-def _mixed(group: Any) -> bool:
-    handlers = group.get("hooks") if isinstance(group, dict) else None
-    return isinstance(handlers, list) and any(is_ours(h) for h in handlers)
-
-
 def hook_groups(command: str, timeouts: Mapping[str, int]) -> dict[str, dict[str, Any]]:
     """Event -> the one group we register for it."""
     return {
@@ -153,12 +148,7 @@ def mcp_entry(python: str | None = None, *, trust: bool = False) -> dict[str, An
     ``trust`` sets Qwen's ``trust: true``: no confirmation before the server's
     tools run (in a trusted workspace).
     """
-    words = sdk_command(python)
-    entry: dict[str, Any] = {
-        "command": words[0],
-        "args": [*words[1:], "mcp"],
-        "env": {"SIGNET_HARNESS": "qwen-code"},
-    }
+    entry = sdk_mcp_entry("qwen-code", python)
     if trust:
         entry["trust"] = True
     return entry
@@ -179,30 +169,8 @@ def settings_path(project: str | None, env: Mapping[str, str]) -> Path:
 def _parse(path: Path, text: str, events: list[str]) -> j5.Node:
     """The parsed settings, once the members we touch are the shapes Qwen reads."""
     root = parse_config(path, text, "JSON", ["hooks", "mcpServers"])
-    for event in events:
-        groups = j5.find(root, ["hooks", event])
-        if groups is None:
-            continue
-        if groups.kind != "array":
-            raise InstallError(f"{path}: hooks.{event} is not a list; left untouched")
-        for i, group in enumerate(groups.items):
-            inner = j5.find(group, ["hooks"]) if group.kind == "object" else None
-            if group.kind != "object" or (inner is not None and inner.kind != "array"):
-                problem = f"hooks.{event}[{i}] is not a hook group"
-                raise InstallError(f"{path}: {problem}; left untouched")
+    check_group_lists(path, root, events)
     return root
-
-
-def _as_parsed(value: Any) -> Any:
-    """``value`` as :func:`json5edit.plain` gives it back (numbers as their text)."""
-    return j5.plain(j5.parse(json.dumps(value)))
-
-
-def _event_lists(root: j5.Node) -> list[str]:
-    hooks = j5.find(root, ["hooks"])
-    if hooks is None or hooks.kind != "object":
-        return []
-    return [k for k, _, v in hooks.members if k not in _CONFIG_KEYS and v.kind == "array"]
 
 
 def merge(
@@ -221,42 +189,15 @@ def merge(
         if entry is not None:
             fresh["mcpServers"] = {MCP_NAME: entry}
         return json.dumps(fresh, indent=2) + "\n", [[key] for key in fresh]
-    current = text
-    root = _parse(path, current, list(groups))
-    created: list[list[str]] = []
-    for event, wanted in groups.items():
-        node = j5.find(root, ["hooks", event])
-        if node is None:
-            current, change = j5.set_member(current, ["hooks", event], [wanted])
-            if change is not None and change[0] == "created":
-                created.append(list(change[1]))
-            root = j5.parse(current)
-            continue
-        ours = [j5.plain(g) for g in node.items if _only_ours(j5.plain(g))]
-        if ours == [_as_parsed(wanted)]:
-            continue
-        for old in ours:
-            current = j5.remove_item(current, ["hooks", event], old)
-        current = j5.append_item(current, ["hooks", event], wanted)
-        root = j5.parse(current)
+    _parse(path, text, list(groups))
+    current, root, created = merge_groups(text, groups, is_ours)
     if entry is not None:
         server = j5.find(root, ["mcpServers", MCP_NAME])
-        if server is None or j5.plain(server) != _as_parsed(entry):
+        if server is None or j5.plain(server) != j5.as_parsed(entry):
             current, change = j5.set_member(current, ["mcpServers", MCP_NAME], entry)
             if change is not None and change[0] == "created":
                 created.append(list(change[1]))
     return current, created
-
-
-def _runs_our_mcp(server: Any) -> bool:
-    """A server entry that runs ``signet-sdk mcp`` (or ``-m signet_sdk mcp``)."""
-    if not isinstance(server, dict) or not isinstance(server.get("command"), str):
-        return False
-    args = server.get("args")
-    words = [server["command"], *(a for a in args or [] if isinstance(a, str))]
-    return words[-1:] == ["mcp"] and (
-        os.path.basename(words[0]) == _PROGRAM or words[-3:-1] == ["-m", "signet_sdk"]
-    )
 
 
 def _empty(node: j5.Node | None) -> bool:
@@ -273,21 +214,11 @@ def unmerge(path: Path, text: str, created: list[list[str]] | None = None) -> tu
     list, ``hooks`` or ``mcpServers`` goes when our removal emptied it.
     """
     root = _parse(path, text, [])
-    notes: list[str] = []
-    current = text
-    emptied: list[list[str]] = []
-    for event in _event_lists(root):
-        node = j5.find(root, ["hooks", event])
-        assert node is not None
-        for group in [j5.plain(g) for g in node.items]:
-            if _only_ours(group):
-                current = j5.remove_item(current, ["hooks", event], group)
-                emptied.append(["hooks", event])
-            elif _mixed(group):
-                notes.append(f"{path}: hooks.{event} has a group mixing ours with yours; kept")
+    events = event_lists(root, skip=_CONFIG_KEYS)
+    current, emptied, notes = remove_groups(path, text, events, is_ours)
     server = j5.find(j5.parse(current), ["mcpServers", MCP_NAME])
     if server is not None:
-        if _runs_our_mcp(j5.plain(server)):
+        if is_sdk_server(j5.plain(server)):
             current = j5.remove_member(current, ["mcpServers", MCP_NAME])
             emptied.append(["mcpServers"])
         else:
