@@ -13,7 +13,7 @@ import pytest
 
 from signet_sdk.testing.mock_daemon import MockDaemon
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 MODULES = sorted(ROOT.glob("adapters/*/signet_adapter_*/**/*.py"))
 #: Installer modules by file name (the installer and what only it imports: the config
 #: editors of Copilot's and Kimi's MCP files, Cursor's text edits, Kimi's TOML).
