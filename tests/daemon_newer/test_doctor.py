@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_daemon_newer_answers import ANSWERS
+from test_answers import ANSWERS
 
 from signet_sdk.testing import ScriptedDaemon
 

@@ -1,7 +1,7 @@
 """Every client method, sync and async, against answers of daemons newer than 0.145.8.
 
 Each row calls one public method and replays one answer from
-:mod:`test_daemon_newer_answers` (shaped as upstream's source writes it, the
+:mod:`test_answers` (shaped as upstream's source writes it, the
 source cited there); the result must be the typed model with the newer
 fields read. Then the statuses those daemons add: a 409
 ``episodic_content_immutable`` raises ``ConflictError`` naming the code, and a
@@ -21,7 +21,7 @@ from urllib.parse import unquote
 import httpx
 import pytest
 import respx
-from test_daemon_newer_answers import (
+from test_answers import (
     ANSWERS,
     CLOCK,
     IMMUTABLE,

@@ -2,7 +2,7 @@
 
 Every installed harness plugin's vectors that make one session-start or one
 user-prompt-submit call are run again with the daemon's answer replaced by a
-newer daemon's (:mod:`test_daemon_newer_answers`, each shaped as upstream's
+newer daemon's (:mod:`test_answers`, each shaped as upstream's
 source writes it): through the translator with the answer as a dict, through
 ``run_event`` on a typed client (the answer parsed into its model and back),
 and through ``signet-sdk hook <harness> <event>`` as a command-hook harness
@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 import respx
-from test_daemon_newer_answers import (
+from test_answers import (
     ANSWERS,
     DYNAMIC,
     NOTIFICATION_INJECT,

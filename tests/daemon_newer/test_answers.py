@@ -8,7 +8,7 @@ Values are made up; shapes are not. Where the route returns an object built
 in a module of which no copy is public, the answer says so and uses the
 shape the SDK's 0.145.8 runs pinned.
 
-The other ``test_daemon_newer_*`` modules replay these answers through the
+The other modules of this folder replay these answers through the
 clients, every installed adapter and the hook runner; this one checks that
 each parses into its model with the newer fields typed.
 """
