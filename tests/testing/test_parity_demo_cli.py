@@ -54,7 +54,7 @@ def test_a_vector_whose_request_differs_is_reported(tmp_path: Path) -> None:
     from signet_sdk.wire.lean import LeanClient
 
     vector = json.loads(
-        (Path(__file__).parent.parent / "contract/vectors/generic/session-start.json").read_text()
+        (Path(__file__).parents[2] / "contract/vectors/generic/session-start.json").read_text()
     )
     vector["calls"][0]["body"]["project"] = "/somewhere/else"
     mock = MockDaemon()
