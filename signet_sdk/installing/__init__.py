@@ -14,5 +14,6 @@ installer registers, and how it recognises its own entries) and
 comments, Gemini CLI's and Qwen Code's),
 :mod:`.mcp` (our ``signet`` server in a JSON ``mcpServers`` file) and
 :mod:`.originals` (the user's original bytes, kept beside a file until
-uninstall restores them). What to merge where stays in each adapter.
+uninstall restores them) and :mod:`.undo` (the record of one settings
+file's install, and the uninstall that reads it). What to merge where stays in each adapter.
 """

@@ -61,6 +61,7 @@ from signet_sdk.installing.group_lists import (
     remove_groups,
 )
 from signet_sdk.installing.mcp import is_sdk_server, sdk_mcp_entry
+from signet_sdk.installing.undo import RECORD, read_record, uninstall_file, write_record
 
 __all__ = [
     "MCP_NAME",
@@ -79,7 +80,6 @@ __all__ = [
 MCP_NAME = "signet"
 #: What Gemini shows for our hooks (``/hooks panel``; ``/hooks disable signet-sdk``).
 HOOK_NAME = "signet-sdk"
-RECORD = "signet-sdk-install.json"
 #: Milliseconds Gemini waits beyond the hook's own deadline before killing it.
 _MARGIN_MS = 2000
 #: SessionEnd only hands its writes to the outbox and a detached sender.
@@ -236,27 +236,12 @@ def _empty(node: j5.Node) -> bool:
 # -- install / uninstall -------------------------------------------------------
 
 
-def _read_record(path: Path) -> dict[str, Any] | None:
-    text = read_text(path)
-    if text is None:
-        return None
-    try:
-        data = json.loads(text)
-    except ValueError:
-        raise InstallError(f"{path}: not valid JSON; remove it and run again") from None
-    return data if isinstance(data, dict) else None
-
-
-def _record_text(record: Mapping[str, Any]) -> str:
-    return json.dumps(record, indent=2, ensure_ascii=False) + "\n"
-
-
 def _install(
     path: Path, groups: Mapping[str, dict[str, Any]], entry: dict[str, Any] | None, dry: bool
 ) -> int:
     text = read_text(path)
     record_path = path.with_name(RECORD)
-    old = _read_record(record_path)
+    old = read_record(record_path)
     new, change = merge(path, text, groups, entry)
     if new == _blank(text) and text is not None:
         sys.stdout.write(f"{path}: already up to date, nothing changed\n")
@@ -283,7 +268,7 @@ def _install(
     if dry:
         sys.stdout.write(text_diff(path, text, new, "install"))
         return 0
-    replace_text(record_path, _record_text(record), 0o600)
+    write_record(record_path, record)
     replace_text(path, new)
     sys.stdout.write(f"Signet hooks and memory tools installed into {path}\n")
     sys.stdout.write("Gemini CLI reads settings at start-up: restart running sessions.\n")
@@ -291,35 +276,12 @@ def _install(
 
 
 def _uninstall(path: Path, entry: dict[str, Any], dry: bool) -> int:
-    text = read_text(path)
-    record_path = path.with_name(RECORD)
-    record = _read_record(record_path) or {}
-    if text is None:
-        sys.stdout.write(f"{path}: does not exist, nothing changed\n")
-        return 0
-    notes: list[str] = []
-    new: str | None
-    if record.get("after") == text and "before" in record:
-        new = record["before"] if record.get("existed", True) else None
-    else:
-        new, notes = unmerge(path, text, record, record.get("entry", entry))
-    for note in notes:
-        sys.stderr.write(f"signet-sdk uninstall gemini: {note}\n")
-    if new == text:
-        sys.stdout.write(f"{path}: nothing of ours found, nothing changed\n")
-        if not dry and record:
-            record_path.unlink(missing_ok=True)
-        return 0
-    if dry:
-        sys.stdout.write(text_diff(path, text, new, "uninstall"))
-        return 0
-    if new is None:
-        path.unlink()
-    else:
-        replace_text(path, new)
-    record_path.unlink(missing_ok=True)
-    sys.stdout.write(f"Signet hooks and memory tools removed from {path}\n")
-    return 0
+    record = read_record(path.with_name(RECORD)) or {}
+
+    def unmerged(text: str) -> tuple[str, list[str]]:
+        return unmerge(path, text, record, record.get("entry", entry))
+
+    return uninstall_file("gemini", path, record or None, unmerged, dry)
 
 
 def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:

@@ -63,6 +63,7 @@ from signet_sdk.installing.group_lists import (
     remove_groups,
 )
 from signet_sdk.installing.mcp import is_sdk_server, sdk_mcp_entry
+from signet_sdk.installing.undo import RECORD, read_record, uninstall_file, write_record
 
 __all__ = [
     "HOOK_NAME",
@@ -83,8 +84,6 @@ __all__ = [
 MCP_NAME = "signet"
 #: The ``name`` of our handlers (Qwen's hook listings and logs show it).
 HOOK_NAME = "signet-sdk"
-#: The undo record kept beside the settings file.
-RECORD = "signet-sdk-install.json"
 #: Keys of Qwen's ``hooks`` object that configure hooks rather than name an event.
 _CONFIG_KEYS = frozenset({"enabled", "disabled", "notifications"})
 #: Milliseconds Qwen waits beyond the hook's own deadline before killing it.
@@ -234,21 +233,6 @@ def unmerge(path: Path, text: str, created: list[list[str]] | None = None) -> tu
 # -- the undo record -----------------------------------------------------------
 
 
-def _read_record(path: Path) -> dict[str, Any] | None:
-    text = read_text(path)
-    if text is None:
-        return None
-    try:
-        data = json.loads(text)
-    except ValueError:
-        raise InstallError(f"{path}: not valid JSON; remove it and run again") from None
-    return data if isinstance(data, dict) and data.get("managedBy") == _MANAGED_BY else None
-
-
-def _record_text(record: Mapping[str, Any]) -> str:
-    return json.dumps(record, indent=2, ensure_ascii=False) + "\n"
-
-
 # -- install / uninstall -------------------------------------------------------
 
 
@@ -257,7 +241,7 @@ def _install(
 ) -> int:
     text = read_text(path)
     record_path = path.with_name(RECORD)
-    old = _read_record(record_path)
+    old = read_record(record_path, _MANAGED_BY)
     new, created = merge(path, text, groups, entry)
     if new == text:
         sys.stdout.write(f"{path}: already up to date, nothing changed\n")
@@ -282,7 +266,7 @@ def _install(
         "after": new,
         "created": created,
     }
-    replace_text(record_path, _record_text(record), 0o600)
+    write_record(record_path, record)
     replace_text(path, new)
     sys.stdout.write(f"Signet hooks and memory tools installed into {path}\n")
     sys.stdout.write("Qwen Code reads its settings at start-up: restart running sessions.\n")
@@ -290,38 +274,13 @@ def _install(
 
 
 def _uninstall(path: Path, dry: bool) -> int:
-    text = read_text(path)
-    record_path = path.with_name(RECORD)
-    record = _read_record(record_path)
-    if text is None:
-        sys.stdout.write(f"{path}: does not exist, nothing changed\n")
-        if not dry and record is not None:
-            record_path.unlink(missing_ok=True)
-        return 0
-    notes: list[str] = []
-    new: str | None
-    if record is not None and record.get("after") == text and "before" in record:
-        new = record["before"] if record.get("existed", True) else None
-    else:
-        created = record.get("created") if record is not None else None
-        new, notes = unmerge(path, text, created if isinstance(created, list) else None)
-    for note in notes:
-        sys.stderr.write(f"signet-sdk uninstall qwen-code: {note}\n")
-    if new == text:
-        sys.stdout.write(f"{path}: nothing of ours found, nothing changed\n")
-        if not dry and record is not None:
-            record_path.unlink(missing_ok=True)
-        return 0
-    if dry:
-        sys.stdout.write(text_diff(path, text, new, "uninstall"))
-        return 0
-    if new is None:
-        path.unlink()
-    else:
-        replace_text(path, new)
-    record_path.unlink(missing_ok=True)
-    sys.stdout.write(f"Signet hooks and memory tools removed from {path}\n")
-    return 0
+    record = read_record(path.with_name(RECORD), _MANAGED_BY)
+    created = record.get("created") if record is not None else None
+
+    def unmerged(text: str) -> tuple[str, list[str]]:
+        return unmerge(path, text, created if isinstance(created, list) else None)
+
+    return uninstall_file("qwen-code", path, record, unmerged, dry)
 
 
 def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
