@@ -111,33 +111,37 @@ def _public_names(module: str) -> _Where:
             text = file.read()
     except OSError:  # not a plain file (a zip import): ask the loader
         text = namespace["__loader__"].get_source(module)
+    if text.startswith('"""'):  # the module's docstring: prose, however it is worded
+        text = text[text.index('"""', 3) + 3 :]
     public: _Where = {}
     private: _Where = {}
     in_block = False
     still_open: str | None = None  # M of a ``from M import (`` not closed yet
     for line in text.splitlines():
+        if still_open is None:
+            if line.startswith("if TYPE_CHECKING:"):
+                in_block = True
+                continue
+            if line[:1] not in ("", " ", "#"):  # back at the left margin
+                in_block = False
+                if line.startswith(("def ", "class ", "async ", "@")):
+                    break  # code: no module-level import comes after it (ruff E402)
+            if not (in_block or line.startswith("from ")):
+                continue
         code = line.partition("#")[0]
         words = code.split()
         if still_open is not None:
             source, items = still_open, code
             if ")" in items:
                 still_open = None
-        elif line.startswith("if TYPE_CHECKING:"):
-            in_block = True
-            continue
+        elif words[:1] == ["from"] and words[2:3] == ["import"]:
+            source, items = words[1], code.partition(" import ")[2]
+            if "(" in items and ")" not in items:
+                still_open = source
         else:
-            if code[:1] not in ("", " "):
-                in_block = False  # back at the left margin: the block has ended
-            if words[:1] == ["from"] and words[2:3] == ["import"]:
-                if not (in_block or code.startswith("from ")):
-                    continue  # an import inside a function: not the module's
-                source, items = words[1], code.partition(" import ")[2]
-                if "(" in items and ")" not in items:
-                    still_open = source
-            else:
-                if in_block and len(words) == 3 and words[1] == "=" and words[2] in private:
-                    public[words[0]] = private[words[2]]
-                continue
+            if len(words) == 3 and words[1] == "=" and words[2] in private:
+                public[words[0]] = private[words[2]]  # in the block: ``N = A``
+            continue
         for item in items.replace("(", ",").replace(")", ",").split(","):
             parts = item.split()  # ["A"] or ["A", "as", "N"]
             if parts:
