@@ -9,12 +9,14 @@ end-to-end tests use, so that the SDK's wheel does not carry it:
 * :func:`harness_world` and :class:`HarnessWorld`: a project, a recording
   daemon (the mock, or a real release behind a proxy) and the environment a
   harness runs in (:meth:`HarnessWorld.run_group`: one headless run);
+* :data:`DAEMONS`, :func:`on_every_daemon`, :func:`daemon_of`: a test on the
+  mock daemon and on each real release;
 * :class:`Terminal`: a harness's interactive UI on a pseudo-terminal;
 * :func:`summary_or_reply`: a fake model's answer, the summary when the
   harness asks for a compaction;
 * :func:`unavailable` and :func:`in_ci` (a missing prerequisite: a skip, a
   failure under CI), :func:`node_tests`, :func:`project_parent`,
-  :func:`remember`, :func:`long_prompt`, :func:`recording_daemon`,
+  :func:`remember`, :func:`get_json`, :func:`long_prompt`, :func:`recording_daemon`,
   :func:`hook_requests`, :func:`wait_for_hook`.
 
 Names load on first use, so a test module that needs one pays only for it.
@@ -27,11 +29,15 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from signet_e2e.npm import npm_binary as npm_binary
     from signet_e2e.npm import npm_node as npm_node
+    from signet_e2e.real_harness import DAEMONS as DAEMONS
+    from signet_e2e.real_harness import daemon_of as daemon_of
+    from signet_e2e.real_harness import get_json as get_json
     from signet_e2e.real_harness import hook_requests as hook_requests
     from signet_e2e.real_harness import in_ci as in_ci
     from signet_e2e.real_harness import long_prompt as long_prompt
     from signet_e2e.real_harness import node_tests as node_tests
     from signet_e2e.real_harness import npm_cache as npm_cache
+    from signet_e2e.real_harness import on_every_daemon as on_every_daemon
     from signet_e2e.real_harness import project_parent as project_parent
     from signet_e2e.real_harness import recording_daemon as recording_daemon
     from signet_e2e.real_harness import remember as remember
@@ -43,7 +49,11 @@ if TYPE_CHECKING:
     from signet_e2e.world import harness_world as harness_world
 
 _WHERE = {
+    "DAEMONS": "signet_e2e.real_harness",
     "HarnessWorld": "signet_e2e.world",
+    "daemon_of": "signet_e2e.real_harness",
+    "get_json": "signet_e2e.real_harness",
+    "on_every_daemon": "signet_e2e.real_harness",
     "harness_world": "signet_e2e.world",
     "hook_requests": "signet_e2e.real_harness",
     "in_ci": "signet_e2e.real_harness",

@@ -7,6 +7,8 @@
 * :func:`project_parent` is where a test project goes (not under /tmp,
   whose projects the daemon ignores); :func:`remember` stores a memory
   through the daemon's HTTP API.
+* :data:`DAEMONS`, :func:`on_every_daemon` and :func:`daemon_of`: a test on
+  the mock and on each real release; :func:`get_json` reads a JSON answer.
 * :func:`recording_daemon` is the mock daemon, or a real release behind a
   recording proxy; :func:`hook_requests` and :func:`wait_for_hook` read what
   either received on ``/api/hooks/<name>``.
@@ -26,12 +28,20 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
 
+import pytest
+
+from signet_sdk.testing.real_daemon import SUPPORTED_VERSIONS
+
 __all__ = [
+    "DAEMONS",
+    "daemon_of",
+    "get_json",
     "hook_requests",
     "in_ci",
     "long_prompt",
     "node_tests",
     "npm_cache",
+    "on_every_daemon",
     "project_parent",
     "recording_daemon",
     "remember",
@@ -41,6 +51,27 @@ __all__ = [
 ]
 
 
+#: The daemons an end-to-end test can run on: the mock, then each real Signet release.
+DAEMONS: tuple[str, ...] = ("mock", *SUPPORTED_VERSIONS)
+
+
+def on_every_daemon(fixture: str = "world") -> pytest.MarkDecorator:
+    """A mark running a test once per daemon of :data:`DAEMONS`, given to ``fixture``
+    (indirect), which reads it with :func:`daemon_of`; unmarked tests get the mock."""
+    return pytest.mark.parametrize(fixture, DAEMONS, indirect=True)
+
+
+def daemon_of(request: pytest.FixtureRequest) -> str:
+    """The daemon a fixture's test runs on: its :func:`on_every_daemon` parameter, or the mock."""
+    return str(getattr(request, "param", "mock"))
+
+
+def get_json(url: str) -> Any:
+    """``GET url`` (10 s at most), its JSON body."""
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return json.loads(response.read())
+
+
 def in_ci() -> bool:
     """Whether this runs under CI (``CI`` set to 1, true or yes), where nothing may be skipped."""
     return os.environ.get("CI", "").lower() in ("1", "true", "yes")
@@ -48,8 +79,6 @@ def in_ci() -> bool:
 
 def unavailable(reason: str) -> NoReturn:
     """End the test for want of a prerequisite: a skip, a failure under CI."""
-    import pytest
-
     if in_ci():
         pytest.fail(reason)
     pytest.skip(reason)

@@ -20,7 +20,6 @@ import json
 import os
 import subprocess
 import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,15 +28,21 @@ from typing import Any
 import pytest
 from cc_fake_anthropic import SUMMARY, FakeAnthropic
 from signet_adapter_claude_code.install import main as install_main
-from signet_e2e import HarnessWorld, harness_world, long_prompt, npm_binary, remember
+from signet_e2e import (
+    DAEMONS,
+    HarnessWorld,
+    get_json,
+    harness_world,
+    long_prompt,
+    npm_binary,
+    remember,
+)
 
 CLAUDE_VERSION = os.environ.get("CLAUDE_CODE_VERSION", "2.1.197")
 # Resolved now, before the tests' private HOME is in place: the install is shared.
 CACHE = Path(os.environ.get("SIGNET_E2E_CACHE") or os.path.expanduser("~/.cache/signet-sdk/e2e"))
 PREFIX = CACHE / f"claude-code-{CLAUDE_VERSION}"
 MEMORY = "Atlas deploys go through make ship, marker MEMO-E2E-5150"
-#: The daemons every test runs on: the mock, then each real release.
-DAEMONS = ["mock", "0.109.15", "0.145.8"]
 PROMPT = long_prompt("How do atlas deploys work? MEMO-E2E-5150")
 
 
@@ -57,7 +62,7 @@ class World(HarnessWorld):
         return [r.path for r in self.daemon.requests]
 
 
-@pytest.fixture(params=DAEMONS)
+@pytest.fixture(params=DAEMONS)  # every test: the mock, then each real release
 def world(
     claude_bin: str, tmp_path: Path, isolated: Path, request: pytest.FixtureRequest
 ) -> Iterator[World]:
@@ -83,11 +88,6 @@ def world(
     ):
         assert install_main(["install", "--project", str(base.project)]) == 0
         yield World(**vars(base), claude=claude_bin, fake=fake, version=request.param)
-
-
-def get_json(url: str) -> Any:
-    with urllib.request.urlopen(url, timeout=10) as response:
-        return json.loads(response.read())
 
 
 def test_one_turn_reaches_the_daemon_and_memory_reaches_the_model(world: World) -> None:

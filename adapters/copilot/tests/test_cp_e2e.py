@@ -32,21 +32,22 @@ import os
 import socket
 import subprocess
 import time
-import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 from signet_adapter_copilot.install import main as install_main
 from signet_e2e import (
     HarnessWorld,
     Terminal,
+    daemon_of,
+    get_json,
     harness_world,
     long_prompt,
     npm_binary,
     npm_cache,
+    on_every_daemon,
     remember,
     summary_or_reply,
     unavailable,
@@ -162,29 +163,15 @@ def _world(
 def world(
     copilot_bin: str, tmp_path: Path, isolated: Path, request: pytest.FixtureRequest
 ) -> Iterator[World]:
-    """Copilot against the mock daemon."""
-    with _world(copilot_bin, tmp_path, isolated, request, "mock") as made:
+    """Copilot against the mock daemon, or each real release under ``on_every_daemon``."""
+    with _world(copilot_bin, tmp_path, isolated, request, daemon_of(request)) as made:
         yield made
 
 
-@pytest.fixture(params=["mock", "0.109.15", "0.145.8"])
-def any_world(
-    copilot_bin: str, tmp_path: Path, isolated: Path, request: pytest.FixtureRequest
-) -> Iterator[World]:
-    """Copilot against the mock daemon, then each real Signet release."""
-    with _world(copilot_bin, tmp_path, isolated, request, request.param) as made:
-        yield made
-
-
-def _get_json(url: str) -> Any:
-    with urllib.request.urlopen(url, timeout=10) as response:
-        return json.loads(response.read())
-
-
+@on_every_daemon()
 def test_a_headless_turn_reaches_the_daemon_and_memory_reaches_the_model(
-    any_world: World,
+    world: World,
 ) -> None:
-    world = any_world
     assert install_main(["install"]) == 0
     remember(world.url, MEMORY)
 
@@ -203,7 +190,7 @@ def test_a_headless_turn_reaches_the_daemon_and_memory_reaches_the_model(
     if world.version == "0.109.15":
         assert ended.response_json.get("memoriesSaved") is not None, ended.response_json
     else:
-        stored = json.dumps(_get_json(f"{world.url}/api/sessions/{session}/transcript"))
+        stored = json.dumps(get_json(f"{world.url}/api/sessions/{session}/transcript"))
         assert "MEMO-CP-4242" in stored and REPLY in stored
         assert "system_reminder" not in stored  # the conversation, not Copilot's event log
 

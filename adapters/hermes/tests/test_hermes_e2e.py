@@ -33,7 +33,14 @@ from typing import Any
 import pytest
 from hermes_fake_openai import REPLY, SUMMARY, is_summary_request, reply, usage
 from signet_adapter_hermes.install import main as install_main
-from signet_e2e import hook_requests, recording_daemon, unavailable, wait_for_hook
+from signet_e2e import (
+    daemon_of,
+    hook_requests,
+    on_every_daemon,
+    recording_daemon,
+    unavailable,
+    wait_for_hook,
+)
 
 from signet_sdk.plugin import context_text
 from signet_sdk.testing import free_port
@@ -113,14 +120,14 @@ def hermes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Pat
 
 
 #: ``@DAEMONS`` runs a test on the mock and on each real daemon release.
-DAEMONS = pytest.mark.parametrize("daemon", ["mock", "0.109.15", "0.145.8"], indirect=True)
+DAEMONS = on_every_daemon("daemon")
 
 
 @pytest.fixture
 def daemon(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Any, str]]:
     """The recording daemon and its URL: the mock (answering as 0.110, whose
     prompt recall repeats what the session start injected), or a real release."""
-    kind = getattr(request, "param", "mock")
+    kind = daemon_of(request)
     with recording_daemon(kind, request, tmp_path / "daemon.sqlite3") as (recorder, url):
         yield recorder, url
 

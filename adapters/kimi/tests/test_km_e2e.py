@@ -31,7 +31,6 @@ import re
 import socket
 import subprocess
 import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +39,16 @@ from typing import Any
 import pytest
 from km_support import COMPACT_ASK, REPLY, SUMMARY, Install, answer, kimi_install, provider_config
 from signet_adapter_kimi.install import main as install_main
-from signet_e2e import HarnessWorld, Terminal, harness_world, long_prompt, remember
+from signet_e2e import (
+    HarnessWorld,
+    Terminal,
+    daemon_of,
+    get_json,
+    harness_world,
+    long_prompt,
+    on_every_daemon,
+    remember,
+)
 
 from signet_sdk.testing import hook_log_lines, outbox_entries, outbox_left
 from signet_sdk.testing.fake_openai import FakeOpenAI
@@ -115,17 +123,8 @@ def _world(
 def world(
     install: Install, tmp_path: Path, isolated: Path, request: pytest.FixtureRequest
 ) -> Iterator[World]:
-    """Kimi Code against the mock daemon."""
-    with _world(install, tmp_path, isolated, request, "mock") as made:
-        yield made
-
-
-@pytest.fixture(params=["mock", "0.109.15", "0.145.8"])
-def any_world(
-    install: Install, tmp_path: Path, isolated: Path, request: pytest.FixtureRequest
-) -> Iterator[World]:
-    """Kimi Code against the mock daemon, then each real Signet release."""
-    with _world(install, tmp_path, isolated, request, request.param) as made:
+    """Kimi Code against the mock daemon, or each real release under ``on_every_daemon``."""
+    with _world(install, tmp_path, isolated, request, daemon_of(request)) as made:
         yield made
 
 
@@ -156,15 +155,10 @@ def _context_before(body: dict[str, Any], prompt: str) -> str:
     return text
 
 
-def _get_json(url: str) -> Any:
-    with urllib.request.urlopen(url, timeout=10) as response:
-        return json.loads(response.read())
-
-
+@on_every_daemon()
 def test_a_headless_turn_reaches_the_daemon_and_memory_reaches_the_model(
-    any_world: World,
+    world: World,
 ) -> None:
-    world = any_world
     _installed(world)
     remember(world.url, MEMORY)
 
@@ -198,7 +192,7 @@ def test_a_headless_turn_reaches_the_daemon_and_memory_reaches_the_model(
     if world.version == "0.109.15":
         assert ended.response_json.get("memoriesSaved") is not None, ended.response_json
     else:
-        stored = json.dumps(_get_json(f"{world.url}/api/sessions/{session}/transcript"))
+        stored = json.dumps(get_json(f"{world.url}/api/sessions/{session}/transcript"))
         assert "MEMO-KM-4242" in stored and REPLY in stored
         assert "hook_result" not in stored  # the conversation, not Kimi's log or our context
 

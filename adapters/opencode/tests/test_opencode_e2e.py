@@ -35,7 +35,7 @@ from opencode_support import (
     plugin_seed,
     reply,
 )
-from signet_e2e import long_prompt, recording_daemon, remember
+from signet_e2e import daemon_of, long_prompt, on_every_daemon, recording_daemon, remember
 
 from signet_sdk.plugin import context_text
 from signet_sdk.testing import ServeProcess, free_port, outbox_entries, outbox_left
@@ -61,7 +61,7 @@ def seed(opencode_bin: str) -> Path:
 
 
 #: ``@DAEMONS`` runs a test on the mock and on each real daemon release.
-DAEMONS = pytest.mark.parametrize("world", ["mock", "0.109.15", "0.145.8"], indirect=True)
+DAEMONS = on_every_daemon("world")
 
 
 @pytest.fixture
@@ -74,7 +74,7 @@ def world(
 ) -> Iterator[World]:
     # The mock answers as 0.110: its prompt recall repeats what the session
     # start injected (0.145 leaves it out), which the first test asserts on.
-    kind = getattr(request, "param", "mock")
+    kind = daemon_of(request)
     with (
         FakeOpenAI(reply, models=["fake-model", "fake-small"]) as fake,
         recording_daemon(kind, request, tmp_path / "daemon.sqlite3") as (daemon, url),

@@ -24,7 +24,6 @@ import shutil
 import subprocess
 import tempfile
 import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -35,7 +34,16 @@ import pytest
 from pi_fake_openai import REPLY, SUMMARY, FakeOpenAI
 from pi_support import AdapterServer, PiRpc, install_pi, write_models
 from signet_adapter_pi.install import main as install_main
-from signet_e2e import HarnessWorld, long_prompt, project_parent, recording_daemon, remember
+from signet_e2e import (
+    HarnessWorld,
+    daemon_of,
+    get_json,
+    long_prompt,
+    on_every_daemon,
+    project_parent,
+    recording_daemon,
+    remember,
+)
 
 from signet_sdk.testing import free_port, outbox_entries, outbox_left
 from signet_sdk.testing.fake_openai import tool_results
@@ -125,14 +133,14 @@ def _make_world(
 
 
 #: ``@DAEMONS`` runs a test on the mock and on each real daemon release.
-DAEMONS = pytest.mark.parametrize("world", ["mock", "0.109.15", "0.145.8"], indirect=True)
+DAEMONS = on_every_daemon("world")
 
 
 @pytest.fixture
 def world(
     pi_bin: str, tmp_path: Path, isolated: Path, request: pytest.FixtureRequest
 ) -> Iterator[World]:
-    kind = getattr(request, "param", "mock")
+    kind = daemon_of(request)
     with (
         FakeOpenAI(tmp_path / "openai.jsonl") as fake,
         recording_daemon(kind, request, tmp_path / "daemon.sqlite3") as (
@@ -150,11 +158,6 @@ def world(
 def server(world: World) -> Iterator[AdapterServer]:
     with AdapterServer(world.env) as running:
         yield running
-
-
-def get_json(url: str) -> Any:
-    with urllib.request.urlopen(url, timeout=10) as response:
-        return json.loads(response.read())
 
 
 def probe_events(world: World) -> list[dict[str, Any]]:

@@ -27,11 +27,9 @@ from __future__ import annotations
 import contextlib
 import json
 import subprocess
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 from qw_support import (
@@ -45,7 +43,16 @@ from qw_support import (
     turns,
 )
 from signet_adapter_qwen_code.install import main as install_main
-from signet_e2e import HarnessWorld, Terminal, harness_world, long_prompt, remember
+from signet_e2e import (
+    HarnessWorld,
+    Terminal,
+    daemon_of,
+    get_json,
+    harness_world,
+    long_prompt,
+    on_every_daemon,
+    remember,
+)
 
 from signet_sdk.testing import hook_log_lines, outbox_entries, outbox_left
 from signet_sdk.testing.fake_openai import FakeOpenAI, system_text, tool_results
@@ -53,7 +60,6 @@ from signet_sdk.testing.fake_openai import FakeOpenAI, system_text, tool_results
 MEMORY = "Atlas deploys go through make ship, marker MEMO-QW-3131"
 PROMPT = long_prompt("How do atlas deploys work? MEMO-QW-3131")
 #: The daemons the headless turn runs on: the mock, then each real release.
-DAEMONS = ["mock", "0.109.15", "0.145.8"]
 #: The user's own settings: comments, and Qwen Code's own background memory off.
 SETTINGS = """\
 {
@@ -121,21 +127,8 @@ def make_world(
 def world(
     qwen: Install, tmp_path: Path, isolated: Path, request: pytest.FixtureRequest
 ) -> Iterator[World]:
-    with make_world(qwen, tmp_path, isolated, request, "mock") as made:
+    with make_world(qwen, tmp_path, isolated, request, daemon_of(request)) as made:
         yield made
-
-
-@pytest.fixture(params=DAEMONS)
-def any_world(
-    qwen: Install, tmp_path: Path, isolated: Path, request: pytest.FixtureRequest
-) -> Iterator[World]:
-    with make_world(qwen, tmp_path, isolated, request, request.param) as made:
-        yield made
-
-
-def get_json(url: str) -> Any:
-    with urllib.request.urlopen(url, timeout=10) as response:
-        return json.loads(response.read())
 
 
 def tagged(text: str, tag: str) -> str:
@@ -149,10 +142,10 @@ def tagged(text: str, tag: str) -> str:
 # -- a headless turn, on every daemon ------------------------------------------------
 
 
+@on_every_daemon()
 def test_a_headless_turn_reaches_the_daemon_and_memory_reaches_the_model(
-    any_world: World,
+    world: World,
 ) -> None:
-    world = any_world
     remember(world.url, MEMORY, project=str(world.project))
 
     session, answer = world.turn("-p", PROMPT)
