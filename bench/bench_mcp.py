@@ -40,7 +40,8 @@ import _turns as common
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from signet_sdk import AsyncAdapterClient, MemoryRecallRequest, RememberParams, create_adapter
+from signet_sdk import AsyncAdapterClient, RememberParams, create_adapter
+from signet_sdk.models import MemoryRecallRequest
 from signet_sdk.testing import free_port
 from signet_sdk.tools import call_tool_async
 

@@ -14,15 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from signet_sdk import (
-    EventSpec,
-    HarnessPlugin,
-    LifecycleCall,
-    NativeOutput,
-    PayloadError,
-    create_adapter,
-    run_event,
-)
+from signet_sdk import PayloadError, create_adapter, run_event
+from signet_sdk.plugin import EventSpec, HarnessPlugin, LifecycleCall, NativeOutput
 
 
 class ToyTranslator:

@@ -5,13 +5,12 @@ SIGNET_DAEMON_URL=http://127.0.0.1:3850 python examples/memory_tools.py
 
 from __future__ import annotations
 
-from signet_sdk import (
-    AdapterClient,
+from signet_sdk import AdapterClient, NotFoundError
+from signet_sdk.models import (
     ForgetMemoryRequest,
     MemoryRecallRequest,
     MemoryRememberRequest,
     ModifyMemoryRequest,
-    NotFoundError,
 )
 
 with AdapterClient("example-tools") as client:

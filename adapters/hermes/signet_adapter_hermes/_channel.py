@@ -25,10 +25,9 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from signet_sdk import dispatch
 from signet_sdk.hooks.delivery import STILL_QUEUED, Delivery
 from signet_sdk.hooks.writer import OrderedWriter
-from signet_sdk.plugin import LifecycleCall
+from signet_sdk.plugin import LifecycleCall, dispatch
 
 from ._translate import TRANSLATOR
 
@@ -132,7 +131,7 @@ class Channel:
         if call.durable:
             self.write(call)
             return None
-        from signet_sdk import client_sender
+        from signet_sdk.plugin import client_sender
 
         from . import PLUGIN
 
