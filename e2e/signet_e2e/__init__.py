@@ -11,6 +11,8 @@ end-to-end tests use, so that the SDK's wheel does not carry it:
   harness runs in (:meth:`HarnessWorld.run_group`: one headless run);
 * :data:`DAEMONS`, :func:`on_every_daemon`, :func:`daemon_of`: a test on the
   mock daemon and on each real release;
+* :func:`down_daemon_url` and :func:`silent_daemon`: a daemon that is down,
+  one that never answers, and :data:`SHORT_DEADLINES` for the hooks;
 * :class:`Terminal`: a harness's interactive UI on a pseudo-terminal;
 * :func:`summary_or_reply`: a fake model's answer, the summary when the
   harness asks for a compaction;
@@ -45,13 +47,19 @@ if TYPE_CHECKING:
     from signet_e2e.real_harness import unavailable as unavailable
     from signet_e2e.real_harness import wait_for_hook as wait_for_hook
     from signet_e2e.terminal import Terminal as Terminal
+    from signet_e2e.unreachable import SHORT_DEADLINES as SHORT_DEADLINES
+    from signet_e2e.unreachable import down_daemon_url as down_daemon_url
+    from signet_e2e.unreachable import silent_daemon as silent_daemon
     from signet_e2e.world import HarnessWorld as HarnessWorld
     from signet_e2e.world import harness_world as harness_world
 
 _WHERE = {
     "DAEMONS": "signet_e2e.real_harness",
+    "SHORT_DEADLINES": "signet_e2e.unreachable",
     "HarnessWorld": "signet_e2e.world",
     "daemon_of": "signet_e2e.real_harness",
+    "down_daemon_url": "signet_e2e.unreachable",
+    "silent_daemon": "signet_e2e.unreachable",
     "get_json": "signet_e2e.real_harness",
     "on_every_daemon": "signet_e2e.real_harness",
     "harness_world": "signet_e2e.world",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -12,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from signet_e2e import down_daemon_url
 
 from signet_sdk.testing import (
     Reply,
@@ -44,13 +44,6 @@ def write_transcript(text: str = '{"type":"user","message":{"content":"hi"}}\n')
     return path
 
 
-def closed_port_url() -> str:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    return f"http://127.0.0.1:{port}"
-
-
 PROMPT = payload("UserPromptSubmit", prompt="what did we decide?")
 FAST_FLUSH = {"SIGNET_OUTBOX_FLUSH_SECONDS": "1"}
 
@@ -59,7 +52,7 @@ FAST_FLUSH = {"SIGNET_OUTBOX_FLUSH_SECONDS": "1"}
 
 
 def test_daemon_down_fails_open_with_one_log_line() -> None:
-    run = run_hook("claude-code", "UserPromptSubmit", PROMPT, daemon_url=closed_port_url())
+    run = run_hook("claude-code", "UserPromptSubmit", PROMPT, daemon_url=down_daemon_url())
     assert (run.returncode, run.stdout, run.stderr) == (0, b"", b"")
     lines = hook_log_lines()
     assert len(lines) == 1
@@ -306,7 +299,7 @@ def test_session_end_with_daemon_down_keeps_the_transcript_and_replays_at_next_s
     scripted_daemon: ScriptedDaemon,
 ) -> None:
     transcript = write_transcript()
-    down = closed_port_url()
+    down = down_daemon_url()
     end = payload("SessionEnd", reason="prompt_input_exit")
     run = run_hook("claude-code", "SessionEnd", end, daemon_url=down, env=FAST_FLUSH)
     assert (run.returncode, run.stdout) == (0, b"")

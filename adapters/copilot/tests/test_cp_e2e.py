@@ -29,7 +29,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import socket
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -39,9 +38,11 @@ from pathlib import Path
 import pytest
 from signet_adapter_copilot.install import main as install_main
 from signet_e2e import (
+    SHORT_DEADLINES,
     HarnessWorld,
     Terminal,
     daemon_of,
+    down_daemon_url,
     get_json,
     harness_world,
     long_prompt,
@@ -49,6 +50,7 @@ from signet_e2e import (
     npm_cache,
     on_every_daemon,
     remember,
+    silent_daemon,
     summary_or_reply,
     unavailable,
 )
@@ -327,15 +329,9 @@ def test_compact_then_a_prompt_sends_the_summary_once_after_that_prompt(world: W
     assert len(world.hook_calls("session-checkpoint-extract")) == 2
 
 
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_with_the_daemon_gone_the_answer_is_printed_and_writes_wait(world: World) -> None:
     assert install_main(["install"]) == 0
-    env = {**world.env, "SIGNET_DAEMON_URL": f"http://127.0.0.1:{_closed_port()}"}
+    env = {**world.env, "SIGNET_DAEMON_URL": down_daemon_url()}
 
     started = time.monotonic()
     proc = world.run("-p", PROMPT, "-s", env=env)
@@ -355,19 +351,9 @@ def test_with_a_daemon_that_never_answers_each_hook_gives_up_at_its_deadline(
 ) -> None:
     """A daemon that takes connections and answers nothing: every hook waits out its own
     deadline (1 s here) and the turn goes on; the answer is printed."""
-    deadlines = {
-        "SIGNET_SESSION_START_TIMEOUT": "1000",
-        "SIGNET_PROMPT_SUBMIT_TIMEOUT": "1000",
-        "SIGNET_FETCH_TIMEOUT": "1000",
-    }
-    with socket.socket() as silent:
-        silent.bind(("127.0.0.1", 0))
-        silent.listen(64)  # connections complete in the backlog; nothing ever answers
-        env = {
-            **world.env,
-            **deadlines,
-            "SIGNET_DAEMON_URL": f"http://127.0.0.1:{silent.getsockname()[1]}",
-        }
+    deadlines = SHORT_DEADLINES
+    with silent_daemon() as url:
+        env = {**world.env, **deadlines, "SIGNET_DAEMON_URL": url}
         with pytest.MonkeyPatch.context() as patch:
             for key, value in deadlines.items():
                 patch.setenv(key, value)

@@ -13,14 +13,13 @@
 from __future__ import annotations
 
 import json
-import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from signet_e2e import remember
+from signet_e2e import down_daemon_url, remember
 
 from signet_sdk.testing import (
     Reply,
@@ -95,13 +94,6 @@ def cli_transcript(cursor: Path, conversation: str = CID) -> Path:
         for i, t in enumerate([PROMPT, "Migrations first, then the blue-green switch."] * 4)
     ]  # fmt: skip
     return write_jsonl(folder / f"{conversation}.jsonl", turns)
-
-
-def closed_port_url() -> str:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    return f"http://127.0.0.1:{port}"  # nothing listens there any more
 
 
 @pytest.fixture
@@ -235,13 +227,13 @@ def test_the_prompt_is_recorded_but_its_context_never_printed(
 
 @pytest.mark.parametrize("event", list(EVENTS))
 def test_daemon_gone_every_event_still_answers_cursor(event: str) -> None:
-    run = run_hook("cursor", event, EVENTS[event], daemon_url=closed_port_url())
+    run = run_hook("cursor", event, EVENTS[event], daemon_url=down_daemon_url())
     assert (run.returncode, run.stdout, run.stderr) == (0, NEUTRAL[event], b"")
 
 
 def test_daemon_gone_logs_one_line_and_a_prompt_is_not_held_up() -> None:
     run = run_hook(
-        "cursor", "beforeSubmitPrompt", EVENTS["beforeSubmitPrompt"], daemon_url=closed_port_url()
+        "cursor", "beforeSubmitPrompt", EVENTS["beforeSubmitPrompt"], daemon_url=down_daemon_url()
     )
     assert (run.returncode, run.stdout) == (0, b'{"continue":true}')
     assert run.seconds < 5.0  # a refused connection is not waited out
@@ -279,7 +271,7 @@ def test_a_session_end_the_daemon_missed_is_sent_by_the_next_session_start(
     """sessionEnd hands its write to the outbox: a daemon that is down loses nothing."""
     transcript = cli_transcript(isolated)
     quick = {"SIGNET_OUTBOX_FLUSH_SECONDS": "0.5"}
-    url = closed_port_url()
+    url = down_daemon_url()
     run = run_hook("cursor", "sessionEnd", EVENTS["sessionEnd"], daemon_url=url, env=quick)
     assert (run.returncode, run.stdout, run.stderr) == (0, b"{}", b"")
     assert run.seconds < 3.0

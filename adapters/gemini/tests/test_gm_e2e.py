@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -39,7 +38,7 @@ from typing import Any
 import pytest
 from gm_fake_gemini import REPLY, STORED, SUMMARY, TOOLS_MARK, FakeGemini
 from signet_adapter_gemini.install import main as install_main
-from signet_e2e import HarnessWorld, Terminal, harness_world, npm_binary, remember
+from signet_e2e import HarnessWorld, Terminal, down_daemon_url, harness_world, npm_binary, remember
 
 from signet_sdk.testing import outbox_entries, outbox_left
 
@@ -180,15 +179,9 @@ def test_the_model_uses_the_memory_tools_and_a_compression_sends_its_summary(
     assert hooks.index("/api/hooks/pre-compaction") < hooks.index("/api/hooks/compaction-complete")
 
 
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_with_the_daemon_gone_the_turn_completes_and_writes_wait(world: World) -> None:
     assert install_main(["install"]) == 0
-    env = {**world.env, "SIGNET_DAEMON_URL": f"http://127.0.0.1:{_closed_port()}"}
+    env = {**world.env, "SIGNET_DAEMON_URL": down_daemon_url()}
 
     proc = world.run("-p", PROMPT, env=env)
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import threading
 import time
 from typing import Any
 
 from signet_adapter_hermes.provider import SignetMemoryProvider, register
+from signet_e2e import down_daemon_url
 
 from signet_sdk.testing import Reply, ScriptedDaemon, outbox_entries
 from signet_sdk.testing.mock_daemon import MockDaemon
@@ -20,13 +20,6 @@ MESSAGES = [
 ]
 
 
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-    return port
-
-
 def _timed(fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, float]:
     start = time.monotonic()
     value = fn(*args, **kwargs)
@@ -34,7 +27,7 @@ def _timed(fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, float]:
 
 
 def test_a_down_daemon_costs_nothing_and_loses_no_write() -> None:
-    env = dict(os.environ, SIGNET_DAEMON_URL=f"http://127.0.0.1:{_closed_port()}")
+    env = dict(os.environ, SIGNET_DAEMON_URL=down_daemon_url())
     provider = SignetMemoryProvider(env)
 
     provider.initialize("s-down", platform="cli", hermes_home="/tmp/h", agent_context="primary")
@@ -257,7 +250,7 @@ def test_the_breaker_is_shared_with_the_hook_processes(scripted_daemon: Scripted
     """Failures here count in the hooks' breaker file; while it is open, reads skip the daemon."""
     from signet_sdk.hooks.breaker import breaker_for
 
-    down = dict(os.environ, SIGNET_DAEMON_URL=f"http://127.0.0.1:{_closed_port()}")
+    down = dict(os.environ, SIGNET_DAEMON_URL=down_daemon_url())
     down["SIGNET_BREAKER_FAILURES"] = "2"
     provider = SignetMemoryProvider(down)
     provider.initialize("s-b1", platform="cli", hermes_home="/tmp/h", agent_context="primary")

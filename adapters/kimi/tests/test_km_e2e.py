@@ -28,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -40,14 +39,17 @@ import pytest
 from km_support import COMPACT_ASK, REPLY, SUMMARY, Install, answer, kimi_install, provider_config
 from signet_adapter_kimi.install import main as install_main
 from signet_e2e import (
+    SHORT_DEADLINES,
     HarnessWorld,
     Terminal,
     daemon_of,
+    down_daemon_url,
     get_json,
     harness_world,
     long_prompt,
     on_every_daemon,
     remember,
+    silent_daemon,
 )
 
 from signet_sdk.testing import hook_log_lines, outbox_entries, outbox_left
@@ -293,17 +295,11 @@ def test_interactive_compact_then_exit_sends_the_summary_and_the_end(world: Worl
     ]
 
 
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_with_the_daemon_gone_the_answer_is_printed_and_writes_wait(world: World) -> None:
     _installed(world)
     # The hooks' circuit breaker opens after three refusals (1 s here instead of 30), and
     # the outbox sender they start gives up at once (instead of retrying a dead URL).
-    gone = f"http://127.0.0.1:{_closed_port()}"
+    gone = down_daemon_url()
     quick = {"SIGNET_BREAKER_COOLDOWN": "1", "SIGNET_OUTBOX_FLUSH_SECONDS": "0"}
     env = {**world.env, "SIGNET_DAEMON_URL": gone, **quick}
 
@@ -332,15 +328,8 @@ def test_with_a_daemon_that_never_answers_each_hook_gives_up_at_its_deadline(
     """A daemon that takes the connection and never answers: every hook gives up at its own
     deadline (1 s here), far inside Kimi's hook timeouts (7 to 17 s), and the turn goes on."""
     _installed(world)
-    deadlines = {
-        "SIGNET_SESSION_START_TIMEOUT": "1000",
-        "SIGNET_PROMPT_SUBMIT_TIMEOUT": "1000",
-        "SIGNET_FETCH_TIMEOUT": "1000",
-    }
-    with socket.socket() as silent:
-        silent.bind(("127.0.0.1", 0))
-        silent.listen(16)  # connections are taken, never served
-        url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+    deadlines = SHORT_DEADLINES
+    with silent_daemon() as url:
         env = {**world.env, "SIGNET_DAEMON_URL": url, **deadlines}
         started = time.monotonic()
         out, _ = world.ask(PROMPT, env=env)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -19,6 +18,7 @@ from typing import Any
 
 from km_wire import PROJECT, SESSION, append, compaction, make_session, turn_records
 from signet_adapter_kimi._state import OpenProcess, open_process, open_processes
+from signet_e2e import down_daemon_url
 
 from signet_sdk.testing import (
     Reply,
@@ -217,15 +217,9 @@ def test_session_end_sends_the_conversation_and_forgets_the_process(
     assert open_processes(dict(os.environ)) == []
 
 
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_with_the_daemon_gone_every_hook_exits_0_quietly_and_writes_wait(isolated: Path) -> None:
     make_session(isolated, turn_records("q", "a", 0, 10))
-    url = f"http://127.0.0.1:{_closed_port()}"
+    url = down_daemon_url()
     env = {"SIGNET_OUTBOX_FLUSH_SECONDS": "0"}
 
     runs = [

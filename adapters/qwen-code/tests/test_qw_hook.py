@@ -9,7 +9,6 @@ process the test starts and ends).
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
 import time
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from signet_e2e import down_daemon_url
 
 from signet_sdk.testing import (
     Reply,
@@ -83,13 +83,6 @@ def payload(event: str, session: str, qwen: Path, **extra: Any) -> dict[str, Any
         "permission_mode": "default",
         **extra,
     }
-
-
-def closed_port_url() -> str:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    return f"http://127.0.0.1:{port}"
 
 
 def flushed_in_vain(timeout: float = 15.0) -> None:
@@ -222,11 +215,11 @@ def test_with_the_daemon_down_the_owed_end_waits_in_the_outbox(
     transcript = record(isolated, A, "a turn worth keeping")
     # One try each, and no breaker: the daemon coming back is seen at once.
     down = {"SIGNET_OUTBOX_FLUSH_SECONDS": "0", "SIGNET_BREAKER_FAILURES": "0"}
-    start(A, isolated, {**first.env(closed_port_url()), **down})
+    start(A, isolated, {**first.env(down_daemon_url()), **down})
     first.exit()
 
     begun = time.monotonic()
-    assert start(B, isolated, {**second.env(closed_port_url()), **down}) == b""
+    assert start(B, isolated, {**second.env(down_daemon_url()), **down}) == b""
     assert time.monotonic() - begun < 5  # a refused connection fails at once, not at the deadline
     flushed_in_vain()
     (owed,) = [e for e in outbox_entries() if e["action"] == "session_end"]
@@ -282,7 +275,7 @@ def test_pre_compact_gives_the_summariser_the_daemons_guidance(
 
 def test_daemon_down_fails_open_with_one_log_line(isolated: Path) -> None:
     event = payload("UserPromptSubmit", A, isolated, prompt="what did we decide?")
-    run = run_hook("qwen-code", "UserPromptSubmit", event, daemon_url=closed_port_url())
+    run = run_hook("qwen-code", "UserPromptSubmit", event, daemon_url=down_daemon_url())
     assert (run.returncode, run.stdout, run.stderr) == (0, b"", b"")
     (line,) = hook_log_lines()
     assert "qwen-code UserPromptSubmit" in line and "failed open" in line
