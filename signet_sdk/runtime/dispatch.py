@@ -47,8 +47,9 @@ _INJECTING = ("session_start", "user_prompt_submit")
 #: The daemon's own budget is a few thousand tokens; an answer far past that is a fault,
 #: and a harness handed megabytes would pay for them on every turn.
 MAX_CONTEXT_CHARS = 100_000
-#: The answer fields a translator passes on to the model as context.
-_CONTEXT_FIELDS = ("inject", "summaryPrompt")
+#: The answer fields a translator passes on to the model as context (newer daemons
+#: split ``inject`` into the stable and the dynamic part: each is capped alike).
+_CONTEXT_FIELDS = ("inject", "summaryPrompt", "stableSystemPrompt", "dynamicContext")
 
 
 def cap_context(result: Any, limit: int | None = None) -> Any:

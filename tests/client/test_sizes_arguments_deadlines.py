@@ -47,6 +47,16 @@ def test_cap_context_cuts_at_a_line_and_says_so() -> None:
     assert cap_context({"inject": "short"}, 1000) == {"inject": "short"}
 
 
+def test_cap_context_cuts_the_split_fields_of_newer_daemons() -> None:
+    big = "".join(f"memory {i}\n" for i in range(50_000))
+    answer = {"stableSystemPrompt": big, "dynamicContext": big, "clockContext": "now"}
+    capped = cap_context(answer, 1000)
+    for key in ("stableSystemPrompt", "dynamicContext"):
+        assert len(capped[key]) < 1100
+        assert capped[key].endswith("characters of memory context left out]")
+    assert capped["clockContext"] == "now"
+
+
 def test_a_huge_inject_is_not_handed_to_the_harness(tmp_path: Path) -> None:
     inject = "a remembered fact\n" * 600_000  # ~10.8 MB, under the transport's 16 MiB cap
     answer = {"inject": inject, "memories": []}

@@ -153,14 +153,9 @@ def test_the_typed_client_keeps_what_the_adapter_renders(
     assert typed.output.to_wire() == _run(plugin, vector, ANSWERS[name].body).output.to_wire()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="signet_sdk/runtime/context.py shows stableSystemPrompt + dynamicContext, and newer "
-    "daemons append unread cross-agent notifications to `inject` only "
-    "(hooks-routes.ts@0f06b2b9, withCrossAgentNotifications): a session start with "
-    "notifications does not show them yet",
-)
 def test_notifications_beside_split_context_reach_the_model() -> None:
+    """Newer daemons append unread cross-agent notifications to ``inject`` only
+    (hooks-routes.ts@0f06b2b9, withCrossAgentNotifications): they follow the split fields."""
     plugin = next(p for p in installed_plugins() if p.name == "claude-code")
     vector = next(v for v in load_vectors(plugin) if v["name"] == "session-start-newer-daemon")
     run = _run(plugin, vector, ANSWERS["session_start_with_notifications"].body)
