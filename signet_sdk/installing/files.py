@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import json
 import os
 import shutil
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from . import json5edit as j5
 
@@ -24,6 +26,7 @@ __all__ = [
     "backup",
     "marked",
     "parse_config",
+    "parse_json",
     "read_text",
     "replace_text",
     "text_diff",
@@ -63,6 +66,22 @@ def parse_config(path: Path, text: str, syntax: str, objects: Sequence[str] = ()
         if node is not None and node.kind != "object":
             raise InstallError(f"{path}: '{name}' is not an object; left untouched")
     return root
+
+
+def parse_json(path: Path, text: str | None, error: type[Exception] = InstallError) -> Any:
+    """``text`` (of the JSON file ``path``) parsed; ``{}`` when there is no file or a blank one.
+
+    Text that does not parse is ``error`` naming the file, line and column,
+    so the user knows what to fix before running again.
+    """
+    if text is None or not text.strip():
+        return {}
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(
+            f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from None
 
 
 def replace_text(path: Path, text: str, mode: int = 0o644) -> None:

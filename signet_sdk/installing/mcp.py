@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from . import json5edit as j5
+from .cli import Change
 from .command import runs_sdk, sdk_command
-from .files import InstallError, parse_config
+from .files import InstallError, parse_config, read_text
+from .originals import kept, restored
 
 __all__ = [
     "MCP_NAME",
@@ -28,6 +30,7 @@ __all__ = [
     "mcp_normal",
     "remove_server",
     "sdk_mcp_entry",
+    "server_change",
 ]
 
 #: The name our MCP server is registered under.
@@ -119,3 +122,22 @@ def mcp_normal(text: str | None) -> dict[str, Any]:
     if not isinstance(data, dict):
         return {"unreadable": text}
     return {k: v for k, v in data.items() if not (k == "mcpServers" and not v)}
+
+
+def server_change(verb: str, path: Path, entry: dict[str, Any], what: str) -> Change:
+    """The planned change of the MCP file ``path`` for ``verb``, its original kept beside it.
+
+    Install adds ``entry``; uninstall removes ours, with ``mcpServers`` when
+    our install created it and nothing joined it since, and gives back the
+    original bytes (:mod:`.originals`) when the rest is what it was. For an
+    installer whose MCP file is one of several it keeps originals of.
+    """
+    text = read_text(path)
+    if verb == "install":
+        return Change(path, text, add_server(path, text, entry), what)
+    was_kept, original = kept(path)
+    created = was_kept and "mcpServers" not in mcp_normal(original)
+    after = remove_server(path, text, drop_empty=created)
+    if after == text:
+        return Change(path, text, text, what)
+    return Change(path, text, restored(path, after, mcp_normal), what)

@@ -19,11 +19,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from . import cli
 from .cli import Change
 from .files import read_text, replace_text
 
 __all__ = [
     "ORIGINAL_SUFFIX",
+    "apply_keeping",
     "kept",
     "original_path",
     "original_record",
@@ -113,3 +115,22 @@ def write_keeping(change: Change, verb: str, record: str) -> None:
             folder.rmdir()
         except OSError:
             break
+
+
+def apply_keeping(harness: str, verb: str, changes: list[Change], dry_run: bool) -> bool | None:
+    """:func:`.cli.apply` the ``changes``, each written by :func:`write_keeping`.
+
+    Every file's record is taken before the first write, so the folders an
+    install creates for one file are not mistaken for the user's by the
+    next. Each write is reported as ``Signet <what> installed into <path>``
+    (``removed from``; ``(file removed)`` when the file goes).
+    """
+    done = "installed into" if verb == "install" else "removed from"
+    records = {c.path: original_record(c.path, c.before) for c in changes}
+
+    def write(change: Change) -> str:
+        write_keeping(change, verb, records[change.path])
+        where = change.path if change.after is not None else f"{change.path} (file removed)"
+        return f"Signet {change.what} {done} {where}\n"
+
+    return cli.apply(harness, verb, changes, dry_run, write)

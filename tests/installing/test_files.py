@@ -45,3 +45,19 @@ def test_text_diff_names_both_sides() -> None:
         "--- /etc/x.json\n+++ /etc/x.json (after install)\n"
     )
     assert "+++ /dev/null" in text_diff(path, "a\n", None, "uninstall")
+
+
+def test_parse_json_names_the_line_to_fix_and_reads_no_file_as_empty(tmp_path: Path) -> None:
+    from signet_sdk.installing.files import parse_json
+
+    path = tmp_path / "hooks.json"
+    assert parse_json(path, None) == {} and parse_json(path, " \n") == {}
+    assert parse_json(path, '{"a": [1]}') == {"a": [1]}
+    with pytest.raises(InstallError, match=r"hooks\.json: invalid JSON at line 2 column 1"):
+        parse_json(path, '{"a":\n}')
+
+    class Refused(Exception):
+        pass
+
+    with pytest.raises(Refused):
+        parse_json(path, "{", Refused)

@@ -14,6 +14,7 @@ from signet_sdk.installing.mcp import (
     mcp_normal,
     remove_server,
     sdk_mcp_entry,
+    server_change,
 )
 
 USER = '{\n  // mine\n  "mcpServers": {\n    "other": {"command": "x"}\n  }\n}\n'
@@ -59,3 +60,25 @@ def test_a_server_of_the_users_called_signet_is_refused(tmp_path: Path) -> None:
     with pytest.raises(InstallError, match=r"mcp\.json: mcpServers\.signet is another server"):
         add_server(path, theirs, sdk_mcp_entry("kimi"))
     assert remove_server(path, theirs, drop_empty=True) == theirs
+
+
+def test_server_change_restores_the_original_bytes_on_uninstall(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from signet_sdk.installing.originals import apply_keeping
+
+    path = tmp_path / "home" / "mcp.json"
+    entry = sdk_mcp_entry("kimi")
+    install = server_change("install", path, entry, "memory tools")
+    assert install.before is None and install.after is not None
+    assert apply_keeping("kimi", "install", [install], dry_run=False) is True
+    assert f"Signet memory tools installed into {path}" in capsys.readouterr().out
+    path.write_text(path.read_text().replace("{", '{\n  "theme": "dark",', 1))
+    edited = server_change("uninstall", path, entry, "memory tools")
+    assert edited.after is not None and json.loads(edited.after) == {"theme": "dark"}
+    path.write_text(install.after or "")
+    gone = server_change("uninstall", path, entry, "memory tools")
+    assert gone.after is None  # the file was not there before: it goes
+    assert apply_keeping("kimi", "uninstall", [gone], dry_run=False) is True
+    assert "(file removed)" in capsys.readouterr().out
+    assert not (tmp_path / "home").exists()

@@ -50,7 +50,7 @@ from typing import Any
 
 from signet_sdk.installing import cli
 from signet_sdk.installing.command import event_deadlines, runs_sdk, sdk_shell_command
-from signet_sdk.installing.files import InstallError, backup, read_text, replace_text
+from signet_sdk.installing.files import InstallError, backup, parse_json, read_text, replace_text
 from signet_sdk.installing.hook_groups import (
     check_hook_groups,
     merge_hook_groups,
@@ -159,15 +159,7 @@ def load(path: Path) -> tuple[dict[str, Any], str | None]:
     text = read_text(path)
     if text is None:
         return {}, None
-    if not text.strip():
-        return {}, text
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SettingsError(
-            f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-        ) from None
-    return check_hook_groups(data, path, SettingsError), text
+    return check_hook_groups(parse_json(path, text, SettingsError), path, SettingsError), text
 
 
 def render(settings: dict[str, Any]) -> str:

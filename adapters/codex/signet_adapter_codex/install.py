@@ -31,17 +31,17 @@ only for a project the user trusted; the installer never trusts a project.
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
-import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from signet_sdk.installing import cli
 from signet_sdk.installing.command import event_deadlines, runs_sdk, sdk_shell_command
-from signet_sdk.installing.files import InstallError, read_text
+from signet_sdk.installing.files import InstallError, parse_json, read_text
 from signet_sdk.installing.hook_groups import (
     check_hook_groups,
     merge_hook_groups,
@@ -105,15 +105,7 @@ def our_trust(source: str, data: Mapping[str, Any]) -> dict[str, str]:
 
 
 def _load_hooks(path: Path, text: str | None) -> dict[str, Any]:
-    if text is None or not text.strip():
-        return {}
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(
-            f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-        ) from None
-    return check_hook_groups(data, path, ConfigError)
+    return check_hook_groups(parse_json(path, text, ConfigError), path, ConfigError)
 
 
 def _plan(
@@ -146,27 +138,10 @@ def _plan(
     return [(hooks_path, hooks_text, out_hooks), (config_path, config_text, out_config)]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``main(["install" | "uninstall", *options])``; 0 on success, 1 on a bad file, 2 on usage."""
-    parser = cli.parser(
-        "codex",
-        "Register Signet's Codex hooks in hooks.json and trust them in config.toml, "
-        "or remove them.",
-        [cli.Option("--project", "use DIR/.codex/hooks.json", "DIR")],
-        dry_run="print the diffs, write nothing",
-        python="interpreter whose hook command to register",
-    )
-    opts = cli.parse(parser, argv)
-    if isinstance(opts, int):
-        return opts
-    env = dict(os.environ)
+def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
     home = Path(codex_home(env)).expanduser().absolute()
     hooks_dir = Path(opts.project).expanduser().absolute() / ".codex" if opts.project else home
-    try:
-        plan = _plan(opts.verb, home, hooks_dir, hook_command(opts.python), env)
-    except (ConfigError, InstallError) as exc:
-        sys.stderr.write(f"signet-sdk {opts.verb} codex: {exc}\nNo file was changed.\n")
-        return 1
+    plan = _plan(opts.verb, home, hooks_dir, hook_command(opts.python), env)
 
     def write(change: cli.Change) -> str:
         # Codex's folders stay on uninstall: its own files live in them too.
@@ -184,6 +159,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "(its trust prompt, or codex exec --trust).\n"
             )
     return 0
+
+
+#: ``main(["install" | "uninstall", *options])``; 0 ok, 1 a file we cannot change, 2 usage.
+main = cli.command(
+    "codex",
+    "Register Signet's Codex hooks in hooks.json and trust them in config.toml, or remove them.",
+    _run,
+    [cli.Option("--project", "use DIR/.codex/hooks.json", "DIR")],
+    dry_run="print the diffs, write nothing",
+    python="interpreter whose hook command to register",
+    refused=(ConfigError, InstallError),
+)
 
 
 if __name__ == "__main__":

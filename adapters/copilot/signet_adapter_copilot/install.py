@@ -30,19 +30,19 @@ untouched.
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
-import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from signet_sdk.installing import cli
 from signet_sdk.installing.command import event_deadlines, put_ours, runs_sdk, sdk_shell_command
-from signet_sdk.installing.files import InstallError, read_text
-from signet_sdk.installing.mcp import add_server, mcp_normal, remove_server, sdk_mcp_entry
-from signet_sdk.installing.originals import kept, original_record, restored, write_keeping
+from signet_sdk.installing.files import InstallError, parse_json, read_text
+from signet_sdk.installing.mcp import sdk_mcp_entry, server_change
+from signet_sdk.installing.originals import apply_keeping, restored
 
 from ._paths import copilot_home
 
@@ -125,15 +125,7 @@ def unmerge_hooks(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _load_hooks(path: Path, text: str | None) -> dict[str, Any]:
-    if text is None or not text.strip():
-        return {}
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InstallError(
-            f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-        ) from None
-    return _check(data, path)
+    return _check(parse_json(path, text), path)
 
 
 def _hooks_normal(data: dict[str, Any]) -> dict[str, Any]:
@@ -180,58 +172,18 @@ def mcp_entry(python: str | None = None) -> dict[str, Any]:
     return {"type": "local", **sdk_mcp_entry("copilot", python), "tools": ["*"]}
 
 
-def _mcp_change(verb: str, path: Path, python: str | None) -> cli.Change:
-    text = read_text(path)
-    what = "memory tools (MCP server)"
-    if verb == "install":
-        return cli.Change(path, text, add_server(path, text, mcp_entry(python)), what)
-    was_kept, original = kept(path)
-    # A ``mcpServers`` our install created goes with our server (if nothing joined it).
-    created = was_kept and "mcpServers" not in mcp_normal(original)
-    after = remove_server(path, text, drop_empty=created)
-    if after == text:
-        return cli.Change(path, text, text, what)
-    return cli.Change(path, text, restored(path, after, mcp_normal), what)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``main(["install" | "uninstall", *options])``; 0 on success, 1 on a bad file, 2 on usage."""
-    parser = cli.parser(
-        "copilot",
-        "Write Signet's GitHub Copilot CLI hook file and register its memory tools "
-        "(MCP server 'signet') in ~/.copilot/mcp-config.json, or remove them.",
-        [cli.Option("--project", f"write DIR/.github/hooks/{HOOK_FILE} instead", "DIR")],
-        [cli.Option("--no-mcp", "do not register the memory tools' MCP server")],
-        dry_run="print the diffs, write nothing",
-        python="interpreter whose hook command to register",
-    )
-    opts = cli.parse(parser, argv)
-    if isinstance(opts, int):
-        return opts
-    env = dict(os.environ)
+def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
     home = Path(copilot_home(env)).expanduser().absolute()
     if opts.project:
         folder = Path(opts.project).expanduser().absolute() / ".github" / "hooks"
     else:
         folder = home / "hooks"
     verb = opts.verb
-    try:
-        changes = [_hook_changes(verb, folder / HOOK_FILE, hook_command(opts.python), env)]
-        if not opts.no_mcp:
-            changes.append(_mcp_change(verb, home / _MCP_FILE, opts.python))
-    except InstallError as exc:
-        sys.stderr.write(f"signet-sdk {verb} copilot: {exc}\nNo file was changed.\n")
-        return 1
-    done = "installed into" if verb == "install" else "removed from"
-    # What each file was, taken before any is written: the folders each one's install creates.
-    records = {c.path: original_record(c.path, c.before) for c in changes}
-
-    def write(change: cli.Change) -> str:
-        write_keeping(change, verb, records[change.path])
-        where = change.path if change.after is not None else f"{change.path} (file removed)"
-        return f"Signet {change.what} {done} {where}\n"
-
-    wrote = cli.apply("copilot", verb, changes, opts.dry_run, write)
+    changes = [_hook_changes(verb, folder / HOOK_FILE, hook_command(opts.python), env)]
+    if not opts.no_mcp:
+        entry = mcp_entry(opts.python)
+        changes.append(server_change(verb, home / _MCP_FILE, entry, "memory tools (MCP server)"))
+    wrote = apply_keeping("copilot", verb, changes, opts.dry_run)
     if wrote is None:
         return 1
     if wrote and verb == "install":
@@ -242,6 +194,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "prompt, or trustedFolders in ~/.copilot/config.json), in -p mode too.\n"
             )
     return 0
+
+
+#: ``main(["install" | "uninstall", *options])``; 0 ok, 1 a file we cannot change, 2 usage.
+main = cli.command(
+    "copilot",
+    "Write Signet's GitHub Copilot CLI hook file and register its memory tools "
+    "(MCP server 'signet') in ~/.copilot/mcp-config.json, or remove them.",
+    _run,
+    [cli.Option("--project", f"write DIR/.github/hooks/{HOOK_FILE} instead", "DIR")],
+    [cli.Option("--no-mcp", "do not register the memory tools' MCP server")],
+    dry_run="print the diffs, write nothing",
+    python="interpreter whose hook command to register",
+)
 
 
 if __name__ == "__main__":

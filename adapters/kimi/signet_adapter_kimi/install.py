@@ -31,18 +31,18 @@ mode.
 
 from __future__ import annotations
 
+import argparse
 import math
-import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from signet_sdk.installing import cli
 from signet_sdk.installing.command import event_deadlines, sdk_shell_command
 from signet_sdk.installing.files import InstallError, read_text
-from signet_sdk.installing.mcp import add_server, mcp_normal, remove_server, sdk_mcp_entry
-from signet_sdk.installing.originals import kept, original_record, restored, write_keeping
+from signet_sdk.installing.mcp import sdk_mcp_entry, server_change
+from signet_sdk.installing.originals import apply_keeping, restored
 
 from ._paths import kimi_home
 from ._toml import HOOK_ARGS, ConfigError, check_toml, merge_hooks, toml_data, unmerge_hooks
@@ -95,56 +95,17 @@ def _config_change(verb: str, path: Path, command: str, env: Mapping[str, str]) 
     return cli.Change(path, text, restored(path, out, _config_normal), what)
 
 
-def _mcp_change(verb: str, path: Path, python: str | None) -> cli.Change:
-    text = read_text(path)
-    what = "memory tools (MCP server 'signet')"
-    if verb == "install":
-        return cli.Change(path, text, add_server(path, text, sdk_mcp_entry("kimi", python)), what)
-    was_kept, original = kept(path)
-    # A ``mcpServers`` our install created goes with our server (if nothing joined it).
-    created = was_kept and "mcpServers" not in mcp_normal(original)
-    after = remove_server(path, text, drop_empty=created)
-    if after == text:
-        return cli.Change(path, text, text, what)
-    return cli.Change(path, text, restored(path, after, mcp_normal), what)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``main(["install" | "uninstall", *options])``; 0 on success, 1 on a bad file, 2 on usage."""
-    parser = cli.parser(
-        "kimi",
-        "Register Signet's Kimi Code hooks in ~/.kimi-code/config.toml and its memory tools "
-        "(MCP server 'signet') in ~/.kimi-code/mcp.json, or remove them.",
-        [cli.Option("--project", "register the MCP server in DIR/.kimi-code/mcp.json", "DIR")],
-        [cli.Option("--no-mcp", "do not register the memory tools' MCP server")],
-        dry_run="print the diffs, write nothing",
-        python="interpreter whose hook command to register",
-    )
-    opts = cli.parse(parser, argv)
-    if isinstance(opts, int):
-        return opts
-    env = dict(os.environ)
+def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
     home = Path(kimi_home(env)).expanduser().absolute()
     project = Path(opts.project).expanduser().absolute() if opts.project else None
     mcp_folder = project / ".kimi-code" if project is not None else home
     verb = opts.verb
-    try:
-        changes = [_config_change(verb, home / "config.toml", hook_command(opts.python), env)]
-        if not opts.no_mcp:
-            changes.append(_mcp_change(verb, mcp_folder / "mcp.json", opts.python))
-    except (InstallError, ConfigError) as exc:
-        sys.stderr.write(f"signet-sdk {verb} kimi: {exc}\nNo file was changed.\n")
-        return 1
-    done = "installed into" if verb == "install" else "removed from"
-    # What each file was, taken before any is written: the folders each one's install creates.
-    records = {c.path: original_record(c.path, c.before) for c in changes}
-
-    def write(change: cli.Change) -> str:
-        write_keeping(change, verb, records[change.path])
-        where = change.path if change.after is not None else f"{change.path} (file removed)"
-        return f"Signet {change.what} {done} {where}\n"
-
-    wrote = cli.apply("kimi", verb, changes, opts.dry_run, write)
+    changes = [_config_change(verb, home / "config.toml", hook_command(opts.python), env)]
+    if not opts.no_mcp:
+        entry = sdk_mcp_entry("kimi", opts.python)
+        what = "memory tools (MCP server 'signet')"
+        changes.append(server_change(verb, mcp_folder / "mcp.json", entry, what))
+    wrote = apply_keeping("kimi", verb, changes, opts.dry_run)
     if wrote is None:
         return 1
     if wrote and verb == "install":
@@ -157,6 +118,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{mcp_folder / 'mcp.json'} once you trust the folder (its trust prompt).\n"
             )
     return 0
+
+
+#: ``main(["install" | "uninstall", *options])``; 0 ok, 1 a file we cannot change, 2 usage.
+main = cli.command(
+    "kimi",
+    "Register Signet's Kimi Code hooks in ~/.kimi-code/config.toml and its memory tools "
+    "(MCP server 'signet') in ~/.kimi-code/mcp.json, or remove them.",
+    _run,
+    [cli.Option("--project", "register the MCP server in DIR/.kimi-code/mcp.json", "DIR")],
+    [cli.Option("--no-mcp", "do not register the memory tools' MCP server")],
+    dry_run="print the diffs, write nothing",
+    python="interpreter whose hook command to register",
+    refused=(InstallError, ConfigError),
+)
 
 
 if __name__ == "__main__":
