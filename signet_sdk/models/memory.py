@@ -232,7 +232,9 @@ class RecallParams(RequestModel):
 
     query: NonEmptyStr
     keyword_query: str | None = None
-    limit: int | None = None
+    #: The daemon hands it to SQL as a JavaScript number: past 2**53 it is not the
+    #: number sent, and past SQLite's 64 bits the recall fails (a 500).
+    limit: int | None = Field(None, ge=-(2**53 - 1), le=2**53 - 1)
     project: str | None = None
     type: str | None = None
     tags: str | None = None

@@ -36,6 +36,7 @@ from fastapi import Body, FastAPI, Header, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import signet_sdk.models as models
 from signet_sdk._version import __version__
@@ -44,7 +45,7 @@ from signet_sdk.hooks.entry import EVENT_ID_HEADER, valid_event_id
 from signet_sdk.hooks.outbox import Outbox
 from signet_sdk.runtime.plugin import HarnessPlugin
 from signet_sdk.runtime.registry import find_plugin, installed_adapters
-from signet_sdk.server.errors import daemon_error, error, wire_field
+from signet_sdk.server.errors import daemon_error, error, framework_refusal, invalid_answer
 from signet_sdk.server.events import EventRunner, Handoff, output_wire
 from signet_sdk.server.fastpath import events_first
 from signet_sdk.server.pool import close_pool, daemon_pool
@@ -254,16 +255,16 @@ class RuntimeAdapterServer:
             version=__version__,
             description="The Signet runtime adapter contract over HTTP.",
             lifespan=lifespan,
+            redirect_slashes=False,  # ``/sessions/a%2F`` is not ``/sessions/a``: never redirect
         )
         bodies: dict[str, type[BaseModel]] = {}
 
         @app.exception_handler(RequestValidationError)
         async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-            first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid"}
             route = request.scope.get("route")
-            model = bodies.get(getattr(route, "path", ""))
-            field = wire_field(model, first["loc"])
-            return error(422, f"{field}: {first['msg']}", field=field)
+            return invalid_answer(bodies.get(getattr(route, "path", "")), exc.errors())
+
+        app.add_exception_handler(StarletteHTTPException, framework_refusal)
 
         @app.get("/health")
         async def health() -> dict[str, Any]:

@@ -15,6 +15,8 @@ from typing import Any
 
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
 
 from signet_sdk.wire.errors import (
     APIStatusError,
@@ -25,7 +27,7 @@ from signet_sdk.wire.errors import (
     SignetError,
 )
 
-__all__ = ["daemon_error", "error", "wire_field"]
+__all__ = ["daemon_error", "error", "framework_refusal", "invalid_answer", "wire_field"]
 
 #: Daemon statuses that describe the caller's request and pass through as they are.
 _PASS_THROUGH = frozenset({400, 404, 409, 410, 413, 422})
@@ -33,6 +35,37 @@ _PASS_THROUGH = frozenset({400, 404, 409, 410, 413, 422})
 
 def error(status: int, message: str, **extra: Any) -> JSONResponse:
     return JSONResponse({"error": message, **extra}, status_code=status)
+
+
+def unreadable_body(reason: str) -> JSONResponse:
+    """A body that is not one JSON document: the same 422 on every route."""
+    return error(422, f"body: not valid JSON ({reason})", field="body")
+
+
+def invalid_answer(model: type[BaseModel] | None, errors: Sequence[Any]) -> JSONResponse:
+    """A FastAPI validation failure as a 422 naming its first field in the wire's names."""
+    first: dict[str, Any] = dict(errors[0]) if errors else {"loc": (), "msg": "invalid"}
+    if first.get("type") == "json_invalid":  # its location is a character offset, not a field
+        ctx = first.get("ctx") or {}
+        return unreadable_body(f"{ctx.get('error', first['msg'])} at character {first['loc'][-1]}")
+    field = wire_field(model, first["loc"])
+    return error(422, f"{field}: {first['msg']}", field=field)
+
+
+async def framework_refusal(request: Request, exc: Exception) -> JSONResponse:
+    """FastAPI's own refusals (404, 405, a body it could not read) in this server's shape.
+
+    A body that is not UTF-8, or nested too deeply for the parser, reaches
+    FastAPI's JSON reading as a bare 400 "There was an error parsing the
+    body"; here it is the 422 naming ``body`` that the hot routes give.
+    """
+    assert isinstance(exc, HTTPException)
+    cause = exc.__cause__
+    if exc.status_code == 400 and cause is not None:
+        if isinstance(cause, RecursionError):
+            return unreadable_body("nested too deeply to be read")
+        return unreadable_body(str(cause) or type(cause).__name__)
+    return JSONResponse({"error": str(exc.detail)}, exc.status_code, headers=exc.headers)
 
 
 def daemon_error(exc: SignetError) -> JSONResponse:

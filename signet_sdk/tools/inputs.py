@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = [
     "MAX_CONTENT_CHARS",
@@ -74,6 +74,13 @@ class MemoryModifyInput(ToolInput):
     tags: list[str] | None = Field(None, description="The new tags (replaces the old ones).")
     importance: float | None = Field(None, ge=0, le=1, description="The new importance, 0 to 1.")
     pinned: bool | None = Field(None, description="Pin or unpin it.")
+
+    @model_validator(mode="after")
+    def _changes_something(self) -> MemoryModifyInput:
+        # Refused here, naming the arguments, rather than by the daemon request built from them.
+        if all(getattr(self, name) is None for name in ("content", "tags", "importance", "pinned")):
+            raise ValueError("at least one of content, tags, importance, pinned is required")
+        return self
 
 
 class MemoryForgetInput(ToolInput):

@@ -61,7 +61,10 @@ def allowed(path: str, roots: Sequence[str]) -> bool:
     """Whether ``path`` is absolute and resolves inside one of ``roots``."""
     if not os.path.isabs(path) or "\x00" in path:
         return False
-    real = os.path.realpath(path)
+    try:
+        real = os.path.realpath(path)
+    except ValueError:  # a name no file can have (a lone surrogate): not inside any root
+        return False
     for root in roots:
         base = os.path.realpath(root)
         if real == base or real.startswith(base.rstrip(os.sep) + os.sep):

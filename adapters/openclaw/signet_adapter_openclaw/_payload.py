@@ -77,11 +77,14 @@ def _is_image(block: Any) -> bool:
 
 def _messages_jsonl(messages: Sequence[Any]) -> str:
     """Session messages as JSON lines shaped like OpenClaw's session-file message entries."""
-    return "".join(
-        json_dumps({"type": "message", "message": _slim(m)}) + "\n"
-        for m in messages
-        if isinstance(m, dict)
-    )
+    try:
+        return "".join(
+            json_dumps({"type": "message", "message": _slim(m)}) + "\n"
+            for m in messages
+            if isinstance(m, dict)
+        )
+    except RecursionError:  # deeper than JSON can be written here: name the field
+        raise PayloadError("messages", "is nested too deeply to record") from None
 
 
 # -- answers -----------------------------------------------------------------

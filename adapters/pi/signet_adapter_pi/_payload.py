@@ -60,14 +60,17 @@ def _is_image(block: Any) -> bool:
     return isinstance(block, dict) and block.get("type") == "image"
 
 
-def _line(obj: Any) -> str:
-    return json_dumps(obj)
+def _line(obj: Any, field: str) -> str:
+    try:
+        return json_dumps(obj)
+    except RecursionError:  # deeper than JSON can be written here: name the field
+        raise PayloadError(field, "is nested too deeply to record") from None
 
 
 def _messages_jsonl(messages: Sequence[Any]) -> str:
     """One prompt's messages as session-file message entries, one JSON line each."""
     return "".join(
-        _line({"type": "message", "message": _slim(m)}) + "\n"
+        _line({"type": "message", "message": _slim(m)}, "messages") + "\n"
         for m in messages
         if isinstance(m, dict)
     )
@@ -75,13 +78,13 @@ def _messages_jsonl(messages: Sequence[Any]) -> str:
 
 def _entries_jsonl(header: Mapping[str, Any] | None, entries: Sequence[Any]) -> str:
     """The lines pi would write to the session file: the header, then every entry."""
-    lines = [] if header is None else [_line(header)]
+    lines = [] if header is None else [_line(header, "session.header")]
     for entry in entries:
         if not isinstance(entry, dict):
             continue
         if entry.get("type") == "message" and isinstance(entry.get("message"), dict):
             entry = {**entry, "message": _slim(entry["message"])}
-        lines.append(_line(entry))
+        lines.append(_line(entry, "session.entries"))
     return "".join(line + "\n" for line in lines)
 
 

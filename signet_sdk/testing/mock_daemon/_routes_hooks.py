@@ -294,13 +294,21 @@ _LOW = "cool|got it|go ahead|great|k|kk|nice|ok|okay|okay cool|sounds good|sure|
 LOW_SIGNAL_PROMPTS = frozenset([*_LOW.split("|"), "yes", "yes please", "yep"])
 
 
+#: The daemon's hyphenated identifiers (``[a-zA-Z][a-zA-Z0-9]*-[a-zA-Z0-9]+(?:-...)*``),
+#: tried only where a run of letters and digits begins: the same matches, but a
+#: prompt of one 100,000-letter word takes linear time, not quadratic.
+_HYPHENATED = re.compile(
+    r"(?<![a-zA-Z0-9])[0-9]*([a-zA-Z][a-zA-Z0-9]*-[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*)"
+)
+
+
 def _entity_prompt(message: str, warning: str | None) -> Body:
     """0.145's prompt-submit: context only for a prompt naming a known entity (one with
     aspects, which only the extraction pipeline writes; the mock has none), so the
     answer is an empty inject and why: ``low-signal`` or ``no-entity``."""
     normalized = " ".join(re.sub(r"[^a-z0-9]+", " ", message.lower()).split())
     # Substantive words: hyphenated identifiers first, then words of three letters or more.
-    hyphenated = re.findall(r"[a-zA-Z][a-zA-Z0-9]*-[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*", message)
+    hyphenated = re.findall(_HYPHENATED, message)
     words = [w for w in re.split(r"\W+", message.lower()) if len(w) >= 3 and not w.isdigit()]
     candidates = [h.lower() for h in hyphenated] + [w for w in words if w not in STOP_WORDS]
     terms = list(dict.fromkeys(candidates))
