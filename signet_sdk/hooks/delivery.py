@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 __all__ = ["STILL_QUEUED", "Delivery"]
 
 #: Outcomes of ``Outbox.deliver`` that leave the entry queued for a later sender.
-STILL_QUEUED = ("kept", "failed", "busy", "settling")
+STILL_QUEUED = ("kept", "failed", "busy", "settling", "waiting")
 
 
 class Delivery:

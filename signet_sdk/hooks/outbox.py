@@ -30,6 +30,11 @@ first written here, then sent:
    ``dead/`` with the reason beside it and a log line: never dropped silently.
    A refused connection, a 429 and a 503 do not count as attempts: the
    daemon never saw the call, or turned it away before any handler ran.
+5. A session's writes reach the daemon in the order they were put: an entry
+   waits while an older entry of the same session is still queued (in doubt,
+   failed, or being sent by another process). A checkpoint or summary cut by
+   a crash is never resent after its session's end, where the daemon would
+   apply it to a session that has moved on.
 
 Transcripts are snapshotted by :mod:`signet_sdk.runtime.transcripts` and staged
 just before each send. The outbox folder is checked when a write is put
@@ -125,6 +130,8 @@ class Outbox:
         self.wait_hint = 0.0
         #: Why the last write could not be put here, or None once one could.
         self.unusable: str | None = None
+        #: Each entry's session, once read (an entry's body never changes).
+        self._sessions: dict[str, tuple[Any, ...] | None] = {}
 
     # -- writing -----------------------------------------------------------
 
@@ -192,7 +199,9 @@ class Outbox:
         write_durably(os.path.join(self.root, f"{entry_id}.json"), data)
         fsync_dir(self.root)
         self.unusable = None
-        return entry_of(record)
+        entry = entry_of(record)
+        self._sessions[entry_id] = session_of(entry)
+        return entry
 
     def refused(self, exc: OSError) -> bool:
         """Note that a write could not be put here; True the first time since one could.
@@ -227,6 +236,31 @@ class Outbox:
             return []
         return sorted(n[:-5] for n in names if n.endswith(".json") and not n.startswith("."))
 
+    def session(self, entry_id: str) -> tuple[Any, ...] | None:
+        """The session an entry belongs to (:func:`session_of`), or None (none, or unreadable)."""
+        if entry_id not in self._sessions:
+            found = self._stored(entry_id)
+            if found is None:
+                return None  # not cached: it may be an entry still being written
+            self._sessions[entry_id] = session_of(found)
+        return self._sessions[entry_id]
+
+    def queued_before(self, entry: Entry) -> str | None:
+        """The oldest entry of ``entry``'s session queued before it, or None.
+
+        Ids begin with the time they were made, so the older entries are the
+        ones whose ids sort before this one's.
+        """
+        session = session_of(entry)
+        if session is None:
+            return None
+        for other in self.pending():
+            if other >= entry.id:
+                return None
+            if self.session(other) == session:
+                return other
+        return None
+
     def attempts(self, entry_id: str) -> int:
         try:
             with open(os.path.join(self.root, f"{entry_id}.attempts"), "rb") as fh:
@@ -242,8 +276,10 @@ class Outbox:
         Returns ``"sent"``, ``"busy"`` (another process holds it), ``"gone"``
         (already delivered), ``"kept"`` (the daemon was unreachable or busy:
         not an attempt), ``"settling"`` (an earlier send is in doubt and not
-        ``settle`` seconds old: not sent now), ``"failed"`` (an attempt the
-        daemon may have seen, counted and kept) or ``"dead"``.
+        ``settle`` seconds old: not sent now), ``"waiting"`` (an older entry of
+        the same session is still queued: this one goes after it),
+        ``"failed"`` (an attempt the daemon may have seen, counted and kept)
+        or ``"dead"``.
         """
         path = os.path.join(self.root, f"{entry_id}.json")
         try:
@@ -262,6 +298,8 @@ class Outbox:
                 entry = entry_of(jsonfast.loads(read_exact(fd, 0, os.fstat(fd).st_size)))
             except (ValueError, KeyError, TypeError) as exc:
                 return self._bury(entry_id, f"unreadable entry: {exc}")
+            if self.queued_before(entry) is not None:
+                return "waiting"  # its session's older write goes first
             since = self.in_doubt_for(entry_id)
             if since is not None and since < self.settle:
                 return "settling"  # an earlier send may still be in the daemon's hands
@@ -452,6 +490,8 @@ class Outbox:
         """
         counts: dict[str, int] = {}
         failed: set[str] = set()
+        #: Sessions one of whose entries failed this run: the rest of them wait for the next.
+        stuck: set[tuple[Any, ...]] = set()
         delay = 0.25
         while True:
             again = False
@@ -460,11 +500,17 @@ class Outbox:
                     continue
                 if clock() >= deadline:
                     return counts
+                session = self.session(entry_id)
+                if session is not None and session in stuck:
+                    counts["waiting"] = counts.get("waiting", 0) + 1
+                    continue
                 outcome = self.deliver(entry_id, send)
                 counts[outcome] = counts.get(outcome, 0) + 1
                 if outcome == "failed":
                     failed.add(entry_id)
-                again = again or outcome in ("kept", "busy", "settling")
+                    if session is not None:
+                        stuck.add(session)
+                again = again or outcome in ("kept", "busy", "settling", "waiting")
                 if outcome == "kept":
                     break  # down or busy: the entries behind this one would hear the same
             if not again:
@@ -476,6 +522,18 @@ class Outbox:
                 return counts
             sleep(wait)
             delay = min(delay * 2, 8.0)
+
+
+def session_of(entry: Entry) -> tuple[Any, ...] | None:
+    """The session whose order ``entry`` keeps: its harness, agent and session key.
+
+    None for a write that names no session (a ``remember`` without one): it
+    keeps no order with anything.
+    """
+    key = entry.body.get("sessionKey")
+    if not isinstance(key, str) or not key:
+        return None
+    return (entry.harness, entry.agent_id, key)
 
 
 def _unlink(path: str) -> None:
