@@ -8,7 +8,8 @@ end-to-end tests use, so that the SDK's wheel does not carry it:
   under :func:`npm_cache`, and :func:`npm_node`: a newer Node the same way;
 * :func:`harness_world` and :class:`HarnessWorld`: a project, a recording
   daemon (the mock, or a real release behind a proxy) and the environment a
-  harness runs in (:meth:`HarnessWorld.run_group`: one headless run);
+  harness runs in (:meth:`HarnessWorld.run_group`: one headless run), or
+  the parts of it: :func:`new_project`, :func:`base_env`;
 * :data:`DAEMONS`, :func:`on_every_daemon`, :func:`daemon_of`: a test on the
   mock daemon and on each real release;
 * :func:`down_daemon_url` and :func:`silent_daemon`: a daemon that is down,
@@ -51,7 +52,9 @@ if TYPE_CHECKING:
     from signet_e2e.unreachable import down_daemon_url as down_daemon_url
     from signet_e2e.unreachable import silent_daemon as silent_daemon
     from signet_e2e.world import HarnessWorld as HarnessWorld
+    from signet_e2e.world import base_env as base_env
     from signet_e2e.world import harness_world as harness_world
+    from signet_e2e.world import new_project as new_project
 
 _WHERE = {
     "DAEMONS": "signet_e2e.real_harness",
@@ -62,7 +65,9 @@ _WHERE = {
     "silent_daemon": "signet_e2e.unreachable",
     "get_json": "signet_e2e.real_harness",
     "on_every_daemon": "signet_e2e.real_harness",
+    "base_env": "signet_e2e.world",
     "harness_world": "signet_e2e.world",
+    "new_project": "signet_e2e.world",
     "hook_requests": "signet_e2e.real_harness",
     "in_ci": "signet_e2e.real_harness",
     "long_prompt": "signet_e2e.real_harness",

@@ -37,7 +37,7 @@ from signet_sdk.testing.mock_daemon._context import DAEMON_VERSION
 if TYPE_CHECKING:
     import pytest
 
-__all__ = ["HarnessWorld", "harness_world"]
+__all__ = ["HarnessWorld", "base_env", "harness_world", "new_project"]
 
 
 @dataclass
@@ -133,6 +133,31 @@ class HarnessWorld:
 
 
 @contextmanager
+def new_project(prefix: str = "signet-e2e-") -> Iterator[Path]:
+    """A project ``atlas`` in a fresh folder, removed afterwards.
+
+    The folder is under :func:`~signet_e2e.project_parent`: the daemon
+    treats projects under /tmp as noise.
+    """
+    base = Path(tempfile.mkdtemp(prefix=prefix, dir=project_parent()))
+    project = Path(os.path.realpath(base / "atlas"))
+    project.mkdir()
+    try:
+        yield project
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def base_env(**env: str) -> dict[str, str]:
+    """The environment a harness runs in: only PATH, LANG=C.UTF-8, this test's HOME and
+    XDG_STATE_HOME (its private ones), and ``env``: nothing else of the developer's shell."""
+    full = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
+    full.update((k, os.environ[k]) for k in ("HOME", "XDG_STATE_HOME") if k in os.environ)
+    full.update(env)
+    return full
+
+
+@contextmanager
 def harness_world(
     tmp_path: Path,
     *,
@@ -144,8 +169,7 @@ def harness_world(
 ) -> Iterator[HarnessWorld]:
     """A project ``atlas`` in a fresh folder, a daemon, and the environment to run a harness in.
 
-    The folder is under :func:`~signet_e2e.project_parent` (the
-    daemon treats projects under /tmp as noise) and removed afterwards.
+    The project is a :func:`new_project`, the environment :func:`base_env`.
     ``daemon``, ``version``, ``request``: as for
     :func:`~signet_e2e.recording_daemon` (the mock answering as
     ``version``, its store in ``tmp_path``; or a real release, which needs
@@ -154,18 +178,13 @@ def harness_world(
     a 10 s outbox flush, and ``env``. On the way out the hooks' detached
     senders get 10 s to empty the outbox before the daemon goes away.
     """
-    base = Path(tempfile.mkdtemp(prefix=prefix, dir=project_parent()))
-    project = Path(os.path.realpath(base / "atlas"))
-    project.mkdir()
-    try:
-        db_path = tmp_path / "daemon.sqlite3"
-        with recording_daemon(daemon, request, db_path, version=version) as (recorder, url):
-            full = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
-            full.update((k, os.environ[k]) for k in ("HOME", "XDG_STATE_HOME") if k in os.environ)
-            full.update(SIGNET_DAEMON_URL=url, SIGNET_OUTBOX_FLUSH_SECONDS="10", **env)
-            try:
-                yield HarnessWorld(project, recorder, url, full)
-            finally:
-                outbox_left(10, full)
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
+    db_path = tmp_path / "daemon.sqlite3"
+    with (
+        new_project(prefix) as project,
+        recording_daemon(daemon, request, db_path, version=version) as (recorder, url),
+    ):
+        full = base_env(SIGNET_DAEMON_URL=url, SIGNET_OUTBOX_FLUSH_SECONDS="10", **env)
+        try:
+            yield HarnessWorld(project, recorder, url, full)
+        finally:
+            outbox_left(10, full)

@@ -23,7 +23,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from signet_e2e import HarnessWorld, npm_binary, npm_cache, project_parent, unavailable
+from signet_e2e import (
+    HarnessWorld,
+    base_env,
+    new_project,
+    npm_binary,
+    npm_cache,
+    unavailable,
+)
 
 from signet_sdk.testing.fake_openai import FakeOpenAI, has_tools, system_text
 
@@ -112,60 +119,54 @@ def make_world(
 ) -> Iterator[World]:
     from signet_adapter_opencode.install import main as install_main
 
-    base = Path(tempfile.mkdtemp(prefix="signet-opencode-e2e-", dir=project_parent()))
-    project = Path(os.path.realpath(base / "atlas"))
-    project.mkdir()
-    config = home / ".config" / "opencode"
-    seed_into(config, seed)
-    seed_into(project / ".opencode", seed)
-    (project / "opencode.json").write_text(
-        json.dumps(
-            {
-                "autoupdate": False,
-                "share": "disabled",
-                "model": "fake/fake-model",
-                "small_model": "fake/fake-small",
-                "provider": {
-                    "fake": {
-                        "npm": "@ai-sdk/openai-compatible",
-                        "options": {"baseURL": fake.base_url, "apiKey": "sk-fake"},
-                        "models": {"fake-model": {}, "fake-small": {}},
-                    }
+    with new_project("signet-opencode-e2e-") as project:
+        config = home / ".config" / "opencode"
+        seed_into(config, seed)
+        seed_into(project / ".opencode", seed)
+        (project / "opencode.json").write_text(
+            json.dumps(
+                {
+                    "autoupdate": False,
+                    "share": "disabled",
+                    "model": "fake/fake-model",
+                    "small_model": "fake/fake-small",
+                    "provider": {
+                        "fake": {
+                            "npm": "@ai-sdk/openai-compatible",
+                            "options": {"baseURL": fake.base_url, "apiKey": "sk-fake"},
+                            "models": {"fake-model": {}, "fake-small": {}},
+                        }
+                    },
                 },
-            },
-            indent=2,
+                indent=2,
+            )
         )
-    )
-    # Our installer, as a user runs it for one project: the plugin goes into
-    # the project's .opencode/plugins and mcp.signet into its opencode.json.
-    assert install_main(["install", "--project", str(project)]) == 0
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "LANG": "C.UTF-8",
-        "HOME": str(home),
-        "XDG_STATE_HOME": os.environ["XDG_STATE_HOME"],
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "XDG_DATA_HOME": str(home / ".local" / "share"),
-        "XDG_CACHE_HOME": str(home / ".cache"),
-        "OPENCODE_DISABLE_AUTOUPDATE": "1",
-        "OPENCODE_DISABLE_SHARE": "1",
-        "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
-        "OPENCODE_DISABLE_CLAUDE_CODE": "1",
-        "OPENCODE_DISABLE_MODELS_FETCH": "1",
-        # The runtime plugin install finds the seed; nothing may reach a registry.
-        "npm_config_registry": "http://127.0.0.1:9/",
-        "npm_config_fetch_retries": "0",
-        "SIGNET_DAEMON_URL": url,
-        "SIGNET_AGENT_ID": "atlas-agent",
-        "SIGNET_OUTBOX_FLUSH_SECONDS": "5",
-        "SIGNET_ADAPTER_AUTOSTART": "0",
-    }
-    world = World(project, daemon, url, env, opencode=opencode, config=config, fake=fake)
-    try:
-        yield world
-    finally:
-        for proc in world.procs:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait(timeout=10)
-        shutil.rmtree(base, ignore_errors=True)
+        # Our installer, as a user runs it for one project: the plugin goes into
+        # the project's .opencode/plugins and mcp.signet into its opencode.json.
+        assert install_main(["install", "--project", str(project)]) == 0
+        env = {
+            **base_env(HOME=str(home)),
+            "XDG_CONFIG_HOME": str(home / ".config"),
+            "XDG_DATA_HOME": str(home / ".local" / "share"),
+            "XDG_CACHE_HOME": str(home / ".cache"),
+            "OPENCODE_DISABLE_AUTOUPDATE": "1",
+            "OPENCODE_DISABLE_SHARE": "1",
+            "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+            "OPENCODE_DISABLE_CLAUDE_CODE": "1",
+            "OPENCODE_DISABLE_MODELS_FETCH": "1",
+            # The runtime plugin install finds the seed; nothing may reach a registry.
+            "npm_config_registry": "http://127.0.0.1:9/",
+            "npm_config_fetch_retries": "0",
+            "SIGNET_DAEMON_URL": url,
+            "SIGNET_AGENT_ID": "atlas-agent",
+            "SIGNET_OUTBOX_FLUSH_SECONDS": "5",
+            "SIGNET_ADAPTER_AUTOSTART": "0",
+        }
+        world = World(project, daemon, url, env, opencode=opencode, config=config, fake=fake)
+        try:
+            yield world
+        finally:
+            for proc in world.procs:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait(timeout=10)

@@ -20,9 +20,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -36,11 +34,12 @@ from pi_support import AdapterServer, PiRpc, install_pi, write_models
 from signet_adapter_pi.install import main as install_main
 from signet_e2e import (
     HarnessWorld,
+    base_env,
     daemon_of,
     get_json,
     long_prompt,
+    new_project,
     on_every_daemon,
-    project_parent,
     recording_daemon,
     remember,
 )
@@ -105,31 +104,23 @@ def _make_world(
     pi_bin: str, tmp_path: Path, home: Path, fake: FakeOpenAI, daemon_url: str, daemon: Any
 ) -> Iterator[World]:
     """A project, our extension installed, pi pointed at the fake model; the daemon given."""
-    base = Path(tempfile.mkdtemp(prefix="signet-pi-e2e-", dir=project_parent()))
-    project = Path(os.path.realpath(base / "atlas"))
-    project.mkdir()
     agent = Path(os.environ["PI_CODING_AGENT_DIR"])
-    assert install_main(["install"]) == 0
-    write_models(agent, fake.base_url, 32_000)
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "LANG": "C.UTF-8",
-        "HOME": str(home),
-        "XDG_STATE_HOME": os.environ["XDG_STATE_HOME"],
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "XDG_CACHE_HOME": str(home / ".cache"),
-        "PI_CODING_AGENT_DIR": str(agent),
-        "PI_OFFLINE": "1",
-        "SIGNET_DAEMON_URL": daemon_url,
-        "SIGNET_AGENT_ID": AGENT,
-        "SIGNET_OUTBOX_FLUSH_SECONDS": "5",
-        "SIGNET_ADAPTER_AUTOSTART": "0",
-        "PI_E2E_PROBE_LOG": str(tmp_path / "probe.jsonl"),
-    }
-    try:
+    with new_project("signet-pi-e2e-") as project:
+        assert install_main(["install"]) == 0
+        write_models(agent, fake.base_url, 32_000)
+        env = base_env(
+            HOME=str(home),
+            XDG_CONFIG_HOME=str(home / ".config"),
+            XDG_CACHE_HOME=str(home / ".cache"),
+            PI_CODING_AGENT_DIR=str(agent),
+            PI_OFFLINE="1",
+            SIGNET_DAEMON_URL=daemon_url,
+            SIGNET_AGENT_ID=AGENT,
+            SIGNET_OUTBOX_FLUSH_SECONDS="5",
+            SIGNET_ADAPTER_AUTOSTART="0",
+            PI_E2E_PROBE_LOG=str(tmp_path / "probe.jsonl"),
+        )
         yield World(project, daemon, daemon_url, env, pi=pi_bin, agent=agent, fake=fake)
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
 
 
 #: ``@DAEMONS`` runs a test on the mock and on each real daemon release.
