@@ -134,6 +134,7 @@ def check() -> int:
         (PY, "-m", "signet_sdk.models.schemas", "--check"),
         (PY, "dev.py", "generate", "--check"),
         ("node", "--test", "tests/js/"),
+        (BIN / "mkdocs", "build", "--strict"),
     ]
     failed = [" ".join(map(str, s[:2])) for s in steps if run(*s, check=False) != 0]
     # The test suite runs last, so its closing line is the last thing printed.
