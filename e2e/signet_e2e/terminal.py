@@ -33,7 +33,8 @@ class Terminal:
     ``set_size``: also tell the terminal its size (some UIs draw nothing
     until they know it). ``key_delay``: type a line key by key, this many
     seconds apart (a UI that reads a burst of keys as a paste), else at once.
-    The harness runs under ``env`` plus TERM, COLUMNS and LINES.
+    The harness runs under ``env`` plus TERM, COLUMNS and LINES; leaving a
+    ``with`` block closes it.
     """
 
     def __init__(
@@ -100,6 +101,12 @@ class Terminal:
                 time.sleep(self.key_delay)
         self.read(1.0)
         os.write(self.fd, b"\r")
+
+    def __enter__(self) -> Terminal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def close(self) -> None:
         """Stop the whole process group this test started (harnesses start children: a

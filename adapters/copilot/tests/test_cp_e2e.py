@@ -247,8 +247,7 @@ def _interactive(world: World, *lines: str) -> None:
     (a prompt: its turn's checkpoint; ``/compact``: its summary in events.jsonl); then
     ``/exit``. The screen is only read for the prompt box (a spinner cuts up the rest)."""
     world.trust()
-    term = _terminal(world)
-    try:
+    with _terminal(world) as term:
         term.wait_for("/ commands")
         for line in lines:
             turns = _turns(world)
@@ -259,8 +258,6 @@ def _interactive(world: World, *lines: str) -> None:
                 _until(term, lambda: _turns(world) > turns, f"the turn of {line!r}")  # noqa: B023
         term.type("/exit")
         term.proc.wait(timeout=60)
-    finally:
-        term.close()
 
 
 def _until(term: Terminal, done: Callable[[], bool], what: str, timeout: float = 60.0) -> None:

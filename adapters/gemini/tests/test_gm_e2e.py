@@ -245,8 +245,7 @@ def test_interactive_compress_brings_pre_compaction_and_its_summary(world: World
     # The answer reports a large prompt, so /compress shrinks the history (Gemini keeps
     # a compression only when it makes the history smaller).
     world.fake.prompt_tokens = 600_000
-    term = _terminal(world)
-    try:
+    with _terminal(world) as term:
         term.wait_for("Tips for getting started")
         term.read(3.0)  # the input box takes keys once the UI has settled
         term.type("first question about atlas")
@@ -255,8 +254,6 @@ def test_interactive_compress_brings_pre_compaction_and_its_summary(world: World
         term.wait_for("compressed from")
         term.type("/quit")
         term.proc.wait(timeout=60)
-    finally:
-        term.close()
 
     (started,) = world.hook_calls("session-start")
     session = started.json["sessionKey"]
@@ -292,8 +289,7 @@ def test_interactive_compress_brings_pre_compaction_and_its_summary(world: World
 
 def test_interactive_clear_ends_one_session_and_starts_another(world: World) -> None:
     assert install_main(["install"]) == 0
-    term = _terminal(world)
-    try:
+    with _terminal(world) as term:
         term.wait_for("Tips for getting started")
         term.read(3.0)
         term.type("first question about atlas")
@@ -308,8 +304,6 @@ def test_interactive_clear_ends_one_session_and_starts_another(world: World) -> 
         term.wait_for(REPLY)
         term.type("/quit")
         term.proc.wait(timeout=60)
-    finally:
-        term.close()
 
     starts = world.hook_calls("session-start")
     assert [s.json["source"] for s in starts] == ["startup", "clear"]

@@ -261,8 +261,7 @@ def _terminal(world: World) -> Terminal:
 
 def test_interactive_compact_then_exit_sends_the_summary_and_the_end(world: World) -> None:
     _installed(world)
-    term = _terminal(world)
-    try:
+    with _terminal(world) as term:
         term.wait_for("Trust this folder?")
         term.type("")  # the first choice: trust
         term.wait_for("Send /help")
@@ -272,8 +271,6 @@ def test_interactive_compact_then_exit_sends_the_summary_and_the_end(world: Worl
         term.wait_for("Compaction complete")
         term.type("/exit")
         term.proc.wait(timeout=60)
-    finally:
-        term.close()
 
     (started,) = world.hook_calls("session-start")
     session = started.json["sessionKey"]

@@ -338,16 +338,13 @@ def _terminal(world: World) -> Terminal:
 
 
 def test_quitting_the_interactive_ui_ends_the_session_once(world: World) -> None:
-    term = _terminal(world)
-    try:
+    with _terminal(world) as term:
         term.wait_for("Type your message")
         term.read(2.0)  # the input box takes keys once the UI has settled
         term.type("first question about atlas MEMO-QW-3131")
         term.wait_for(REPLY)
         term.type("/quit")
         assert term.proc.wait(timeout=60) == 0
-    finally:
-        term.close()
 
     (started,) = world.hook_calls("session-start")
     session = started.json["sessionKey"]
