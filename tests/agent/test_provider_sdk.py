@@ -17,7 +17,14 @@ from typing import Any
 import anthropic
 import openai
 import pytest
-from test_provider_wire import (
+
+from signet_sdk.agent.providers import AnthropicCodec, OpenAICodec
+from signet_sdk.agent.providers.sdk import AsyncSDKProvider, SDKProvider
+from signet_sdk.agent.types import CompletionOptions
+from signet_sdk.testing.fake_server import Answer, FakeServer, json_answer, sse_answer
+from signet_sdk.wire import errors
+
+from .test_provider_wire import (
     ANTHROPIC_EVENTS,
     ANTHROPIC_MESSAGE,
     ANTHROPIC_STREAM,
@@ -26,12 +33,6 @@ from test_provider_wire import (
     OPENAI_STREAM,
     OPTIONS,
 )
-
-from signet_sdk.agent.providers import AnthropicCodec, OpenAICodec
-from signet_sdk.agent.providers.sdk import AsyncSDKProvider, SDKProvider
-from signet_sdk.agent.types import CompletionOptions
-from signet_sdk.testing.fake_server import Answer, FakeServer, json_answer, sse_answer
-from signet_sdk.wire import errors
 
 
 class Scripted(FakeServer):

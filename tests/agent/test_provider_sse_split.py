@@ -16,8 +16,6 @@ from collections.abc import AsyncIterator, Iterator
 import httpx
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_provider_anthropic_codec import PARALLEL as ANTHROPIC_STREAM
-from test_provider_openai_codec import PARALLEL as OPENAI_STREAM
 
 from signet_sdk.agent.providers._http import _prepared
 from signet_sdk.agent.providers._wire import ModelRequest
@@ -25,6 +23,9 @@ from signet_sdk.agent.providers.anthropic import AnthropicCodec
 from signet_sdk.agent.providers.openai import OpenAICodec
 from signet_sdk.agent.types import Chunk
 from signet_sdk.client.io import AsyncHttpxIO, HttpxIO
+
+from .test_provider_anthropic_codec import PARALLEL as ANTHROPIC_STREAM
+from .test_provider_openai_codec import PARALLEL as OPENAI_STREAM
 
 CODECS: dict[str, AnthropicCodec | OpenAICodec] = {
     "anthropic": AnthropicCodec(),

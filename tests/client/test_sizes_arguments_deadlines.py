@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fault_support import FaultProxy, hook_env, run_hook
 
 from signet_sdk import (
     AdapterClient,
@@ -24,6 +23,8 @@ from signet_sdk.runtime.dispatch import MAX_CONTEXT_CHARS, cap_context
 from signet_sdk.testing.mock_daemon import MockDaemon
 from signet_sdk.wire.errors import APITimeoutError
 from signet_sdk.wire.lean import _Reader
+
+from ..fault_support import FaultProxy, hook_env, run_hook
 
 
 @pytest.fixture

@@ -15,7 +15,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from client_support import (
+
+import signet_sdk as s
+from signet_sdk.wire import errors
+
+from .client_support import (
     EXACT_DEADLINE,
     TRANSPORTS,
     Daemon,
@@ -25,9 +29,6 @@ from client_support import (
     free_port,
     running_daemon,
 )
-
-import signet_sdk as s
-from signet_sdk.wire import errors
 
 PROMPT = s.UserPromptSubmitParams(session_key="sess:1/a", user_message="how do we déploy?")
 INJECT = {"inject": "# Memories\n- deploys go blue-green", "memoryCount": 1}

@@ -24,15 +24,6 @@ from typing import Any
 
 import pytest
 import respx
-from test_answers import (
-    ANSWERS,
-    DYNAMIC,
-    NOTIFICATION_INJECT,
-    OVERLOADED_CAPTURE,
-    PROMPT_CONTEXT_TEXT,
-    STABLE,
-    STUB_DYNAMIC,
-)
 
 from signet_sdk import AdapterClient, run_event
 from signet_sdk.hooks.delivery import Delivery
@@ -49,6 +40,16 @@ from signet_sdk.testing.vectors import load_vectors
 from signet_sdk.wire.config import resolve_config
 from signet_sdk.wire.errors import ServiceUnavailableError
 from signet_sdk.wire.lifecycle import LifecycleCall
+
+from .test_answers import (
+    ANSWERS,
+    DYNAMIC,
+    NOTIFICATION_INJECT,
+    OVERLOADED_CAPTURE,
+    PROMPT_CONTEXT_TEXT,
+    STABLE,
+    STUB_DYNAMIC,
+)
 
 BASE = "http://127.0.0.1:3996"
 

@@ -21,16 +21,6 @@ from urllib.parse import unquote
 import httpx
 import pytest
 import respx
-from test_answers import (
-    ANSWERS,
-    CLOCK,
-    IMMUTABLE,
-    NOTIFICATION_INJECT,
-    OVERLOADED_CAPTURE,
-    OVERLOADED_PROMPT,
-    STABLE,
-    Answer,
-)
 
 import signet_sdk as s
 from signet_sdk import AdapterClient, AsyncAdapterClient
@@ -40,6 +30,17 @@ from signet_sdk.models import (
     NotificationsResult,
 )
 from signet_sdk.wire.lifecycle import LifecycleCall
+
+from .test_answers import (
+    ANSWERS,
+    CLOCK,
+    IMMUTABLE,
+    NOTIFICATION_INJECT,
+    OVERLOADED_CAPTURE,
+    OVERLOADED_PROMPT,
+    STABLE,
+    Answer,
+)
 
 BASE = "http://127.0.0.1:3998"
 HOOK = {"harness": "claude-code", "runtimePath": "legacy", "agentId": "alice"}

@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_answers import ANSWERS
 
 from signet_sdk.testing import ScriptedDaemon
+
+from .test_answers import ANSWERS
 
 SIGNET_SDK = str(Path(sys.executable).parent / "signet-sdk")
 

@@ -7,7 +7,6 @@ import stat
 from pathlib import Path
 
 import pytest
-from fault_support import FaultProxy, hook_env, run_hook
 
 from signet_sdk.hooks.breaker import Breaker, breaker_for, counts_as_failure
 from signet_sdk.wire.errors import (
@@ -17,6 +16,8 @@ from signet_sdk.wire.errors import (
     InternalServerError,
     NotSentError,
 )
+
+from ..fault_support import FaultProxy, hook_env, run_hook
 
 
 class Clock:

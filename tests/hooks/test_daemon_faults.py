@@ -32,11 +32,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fault_support import FaultProxy
 
 from signet_sdk import AdapterClient, AsyncAdapterClient, LifecycleCall, SignetError
 from signet_sdk.testing.mock_daemon import MockDaemon
 from signet_sdk.wire.lifecycle import LIFECYCLE
+
+from ..fault_support import FaultProxy
 
 SIGNET_SDK = str(Path(sys.executable).parent / "signet-sdk")
 DEADLINE = 1.0

@@ -15,13 +15,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fault_support import SIGNET_SDK, FaultProxy, hook_env, run_hook
 
 from signet_sdk import AdapterClient, AsyncAdapterClient, SessionStartParams
 from signet_sdk.testing.mock_daemon import MockDaemon
 from signet_sdk.wire.config import resolve_config
 from signet_sdk.wire.errors import APITimeoutError, ConfigError
 from signet_sdk.wire.lean import LeanClient
+
+from ..fault_support import SIGNET_SDK, FaultProxy, hook_env, run_hook
 
 
 @pytest.fixture

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fault_support import SIGNET_SDK, FaultProxy, hook_env, run_hook, sender_idle
 
 from signet_sdk.hooks.outbox import Outbox
 from signet_sdk.hooks.sender import outbox_sender
@@ -25,6 +24,8 @@ from signet_sdk.runtime.transcripts import TranscriptSnapshot
 from signet_sdk.testing.mock_daemon import MockDaemon
 from signet_sdk.wire.config import resolve_config
 from signet_sdk.wire.errors import APITimeoutError
+
+from ..fault_support import SIGNET_SDK, FaultProxy, hook_env, run_hook, sender_idle
 
 TRANSCRIPT = "".join(
     f'{{"type":"user","message":{{"role":"user","content":"line {i} of a long talk"}}}}\n'

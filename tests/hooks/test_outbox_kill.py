@@ -32,11 +32,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fault_support import FaultProxy
 
 from signet_sdk.hooks.outbox import Outbox
 from signet_sdk.hooks.sender import outbox_sender
 from signet_sdk.wire.config import resolve_config
+
+from ..fault_support import FaultProxy
 
 SIGNET_SDK = str(Path(sys.executable).parent / "signet-sdk")
 

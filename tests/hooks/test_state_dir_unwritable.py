@@ -33,11 +33,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fault_support import SIGNET_SDK, break_disk
 
 from signet_sdk.testing.mock_daemon import MockDaemon
 from signet_sdk.testing.serve_process import ServeProcess
 from signet_sdk.wire.lifecycle import LIFECYCLE
+
+from ..fault_support import SIGNET_SDK, break_disk
 
 NODE = shutil.which("node")
 TRANSPORT = Path(__file__).resolve().parents[2] / "signet_sdk" / "shims" / "transport.mjs"

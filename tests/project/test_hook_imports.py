@@ -30,7 +30,6 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import pytest
-from fault_support import hook_env, sender_idle
 from signet_adapter_claude_code import PLUGIN
 from signet_adapter_codex import PLUGIN as CODEX
 from signet_adapter_copilot import PLUGIN as COPILOT
@@ -41,6 +40,8 @@ from signet_adapter_qwen_code import PLUGIN as QWEN
 
 from signet_sdk.testing import write_jsonl
 from signet_sdk.testing.mock_daemon import MockDaemon
+
+from ..fault_support import hook_env, sender_idle
 
 EVENTS = tuple(PLUGIN.events)  # every event the installer registers
 

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from server_support import make_client
 
 from signet_sdk.server import RuntimeAdapterServer
 from signet_sdk.testing.mock_daemon import MockDaemon
+
+from .server_support import make_client
 
 
 @pytest.fixture(autouse=True)

@@ -23,7 +23,6 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
-from server_support import serve_process
 
 from signet_sdk.agent import Agent, Message
 from signet_sdk.agent.threaded import ThreadedProvider
@@ -33,6 +32,8 @@ from signet_sdk.testing.fake_openai import FakeOpenAI
 from signet_sdk.testing.mock_daemon import MockDaemon
 from signet_sdk.testing.providers import ScriptedProvider
 from signet_sdk.wire.errors import APIConnectionError
+
+from .server_support import serve_process
 
 HOOKS = "/api/hooks/"
 TOKEN = "agent-routes-token-51f0"

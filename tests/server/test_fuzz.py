@@ -16,9 +16,10 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from server_support import make_client
 
 from signet_sdk.server import RuntimeAdapterServer
+
+from .server_support import make_client
 
 SERVER = RuntimeAdapterServer("http://127.0.0.1:9", max_retries=0, timeout=0.5)
 SPEC = SERVER.fastapi.openapi()

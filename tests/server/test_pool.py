@@ -5,12 +5,13 @@ from __future__ import annotations
 import aiohttp
 import httpx
 import pytest
-from server_support import make_client, stand_in_daemon
 
 from signet_sdk import AsyncAdapterClient, UserPromptSubmitParams
 from signet_sdk.server import RuntimeAdapterServer
 from signet_sdk.server.pool import close_pool, daemon_pool
 from signet_sdk.wire.errors import APITimeoutError, NotSentError
+
+from .server_support import make_client, stand_in_daemon
 
 pytestmark = pytest.mark.anyio
 

@@ -8,11 +8,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-from server_support import make_client, stand_in_daemon
 
 from signet_sdk.runtime.registry import installed_adapters
 from signet_sdk.server import RuntimeAdapterServer
 from signet_sdk.testing.mock_daemon import MockDaemon
+
+from .server_support import make_client, stand_in_daemon
 
 pytestmark = pytest.mark.anyio
 

@@ -6,9 +6,10 @@ import subprocess
 import sys
 
 import pytest
-from server_support import make_client
 
 from signet_sdk.server import RuntimeAdapterServer
+
+from .server_support import make_client
 
 pytestmark = pytest.mark.anyio
 

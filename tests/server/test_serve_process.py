@@ -10,9 +10,10 @@ import time
 from pathlib import Path
 
 import httpx
-from server_support import serve_process, stand_in_daemon
 
 from signet_sdk.server.discovery import discover
+
+from .server_support import serve_process, stand_in_daemon
 
 CC_PROMPT = {"session_id": "p-1", "cwd": "/srv/atlas", "prompt": "which deploy day?"}
 

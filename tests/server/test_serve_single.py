@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from server_support import serve_process, stand_in_daemon
+from .server_support import serve_process, stand_in_daemon
 
 #: "Within seconds": the server checks its state file every second, then drains.
 EXITS_WITHIN = 8.0

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from server_support import serve_process
 
 from signet_sdk.testing.mock_daemon import MockDaemon
+
+from .server_support import serve_process
 
 TOKEN = "socket-test-token-7c1d"
 LIFECYCLE_BODIES = {

@@ -17,10 +17,11 @@ from typing import Any
 
 import httpx
 import pytest
-from fault_support import break_disk
 
 from signet_sdk.server import RuntimeAdapterServer
 from signet_sdk.testing.mock_daemon import MockDaemon
+
+from ..fault_support import break_disk
 
 pytestmark = pytest.mark.anyio
 

@@ -33,16 +33,6 @@ from urllib.parse import quote
 import httpx
 import pytest
 import uvicorn
-from bad_input_support import (
-    GARBAGE,
-    Seed,
-    all_plugins,
-    encode,
-    garbage_bytes,
-    seeds,
-    spoil,
-    spoils,
-)
 from hypothesis import currently_in_test_context, event, given, settings
 from hypothesis import strategies as st
 
@@ -53,6 +43,17 @@ from signet_sdk.testing.mock_daemon import MockDaemon
 from signet_sdk.testing.providers import ScriptedProvider
 from signet_sdk.tools.render import tool_definitions
 from signet_sdk.wire.lifecycle import LIFECYCLE
+
+from ..bad_input_support import (
+    GARBAGE,
+    Seed,
+    all_plugins,
+    encode,
+    garbage_bytes,
+    seeds,
+    spoil,
+    spoils,
+)
 
 #: Seconds an answer may take before the request counts as hung (a turn runs a
 #: scripted model and a few daemon calls; an event's own deadline is under this).

@@ -21,7 +21,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from bad_input_support import Seed, Spoil, all_plugins, build, seeds, spoil, spoils
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
@@ -30,6 +29,8 @@ from signet_sdk.runtime.plugin import HarnessPlugin
 from signet_sdk.wire import jsonfast
 from signet_sdk.wire.errors import PayloadError
 from signet_sdk.wire.lifecycle import LifecycleCall
+
+from ..bad_input_support import Seed, Spoil, all_plugins, build, seeds, spoil, spoils
 
 PLUGINS = {plugin.name: plugin for plugin in all_plugins()}
 
@@ -122,7 +123,7 @@ def test_an_unknown_event_is_refused_by_field(name: str) -> None:
 
 def test_the_spoilers_reach_their_extremes() -> None:
     """The deep values are as deep as promised, and the huge ones as large."""
-    from bad_input_support import DEEP, Bad
+    from ..bad_input_support import DEEP, Bad
 
     deep = build(Bad("deep-list", DEEP))
     depth = 0

@@ -1,6 +1,6 @@
 """The fault matrix, continued: the adapter server and the JavaScript transport.
 
-The hook-path cells (``test_fault_matrix.py``) run ``signet-sdk hook`` as a
+The hook-path cells (``tests/hooks/test_daemon_faults.py``) run ``signet-sdk hook`` as a
 command-hook harness does. JavaScript harnesses reach the daemon another
 way: the shared transport (``signet_sdk/shims/transport.mjs``) posts each
 event to ``signet-sdk serve``, or runs the hook process while no server
@@ -34,15 +34,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fault_support import FaultProxy
 
 from signet_sdk.testing.mock_daemon import MockDaemon
 from signet_sdk.testing.serve_process import ServeProcess
 from signet_sdk.wire.lifecycle import LIFECYCLE
 
+from ..fault_support import FaultProxy
+
 NODE = shutil.which("node")
 SDK = str(Path(sys.executable).parent / "signet-sdk")
-TRANSPORT = Path(__file__).resolve().parents[1] / "signet_sdk" / "shims" / "transport.mjs"
+TRANSPORT = Path(__file__).resolve().parents[2] / "signet_sdk" / "shims" / "transport.mjs"
 #: The daemon calls' deadline in the server and the hook process, and the
 #: event's deadline in the transport (what a shim gives it: that plus a margin).
 CALL_DEADLINE_MS = 1000

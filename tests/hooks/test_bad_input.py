@@ -25,7 +25,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from bad_input_support import (
+from hypothesis import currently_in_test_context, given, settings
+from hypothesis import event as hypothesis_event
+from hypothesis import strategies as st
+
+from signet_sdk.runtime.plugin import HarnessPlugin
+from signet_sdk.testing.hook_process import SIGNET_SDK
+from signet_sdk.testing.mock_daemon import MockDaemon
+from signet_sdk.wire.config import resolve_config
+
+from ..bad_input_support import (
     GARBAGE,
     Seed,
     all_plugins,
@@ -35,14 +44,6 @@ from bad_input_support import (
     spoil,
     spoils,
 )
-from hypothesis import currently_in_test_context, given, settings
-from hypothesis import event as hypothesis_event
-from hypothesis import strategies as st
-
-from signet_sdk.runtime.plugin import HarnessPlugin
-from signet_sdk.testing.hook_process import SIGNET_SDK
-from signet_sdk.testing.mock_daemon import MockDaemon
-from signet_sdk.wire.config import resolve_config
 
 #: Cursor and Gemini CLI read an answer on every event; Claude Code and Codex
 #: read nothing as "carry on"; the last has no package (the generic events).
