@@ -26,7 +26,7 @@ httpx, FastAPI, uvicorn, aiohttp or an adapter.
 
 from __future__ import annotations
 
-import sys
+import sys as _sys  # private: the top level names only its public API
 
 from signet_sdk._version import __version__ as __version__
 
@@ -105,7 +105,7 @@ def _public_names(module: str) -> _Where:
     for a parser to look up one name. Statements ruff wraps over several
     lines (``from M import (`` ... ``)``) are read too.
     """
-    namespace = vars(sys.modules[module])
+    namespace = vars(_sys.modules[module])
     try:
         with open(namespace["__file__"], encoding="utf-8") as file:
             text = file.read()
@@ -157,7 +157,7 @@ def _lazy_module(module: str) -> tuple[Callable[[str], object], Callable[[], lis
     module's ``_WHERE``; each name is imported on first use and kept as a global,
     so it never reaches ``__getattr__`` again. ``__all__`` is the sorted table.
     """
-    namespace = vars(sys.modules[module])
+    namespace = vars(_sys.modules[module])
 
     def where() -> _Where:
         table: _Where | None = namespace.get("_WHERE")
@@ -175,7 +175,7 @@ def _lazy_module(module: str) -> tuple[Callable[[str], object], Callable[[], lis
         elif name in table:
             source, attribute = table[name]
             __import__(source)  # no importlib: this runs in hook processes
-            value = getattr(sys.modules[source], attribute)
+            value = getattr(_sys.modules[source], attribute)
         else:
             raise AttributeError(f"module {module!r} has no attribute {name!r}")
         namespace[name] = value

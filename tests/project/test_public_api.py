@@ -56,6 +56,18 @@ def test_every_public_namespace_is_pinned() -> None:
     assert with_all | {"signet_sdk"} == set(PINNED)
 
 
+@pytest.mark.parametrize("name", STATED_ONCE)
+def test_nothing_public_is_there_by_accident(name: str) -> None:
+    """Every attribute without an underscore is exported, a submodule, or module plumbing."""
+    module = import_module(name)
+    for public in module.__all__:
+        getattr(module, public)
+    present = {n for n in vars(module) if not n.startswith("_")}
+    submodules = {n for n in present if isinstance(getattr(module, n), ModuleType)}
+    # ``TYPE_CHECKING`` guards the block; ``annotations`` is what ``from __future__`` binds.
+    assert present - set(module.__all__) - submodules == {"TYPE_CHECKING", "annotations"}
+
+
 @pytest.mark.parametrize("namespace", sorted(PINNED))
 def test_every_exported_name_resolves(namespace: str) -> None:
     module = import_module(namespace)
