@@ -1,16 +1,22 @@
-"""As users get it: the built wheels, pip-installed into a fresh venv, run every README command.
+"""As users get it: the README's install lines, then the built wheels, in a fresh venv.
 
-No editable install and no checkout on ``sys.path``: the commands run from
-a temp directory with the venv's own ``signet-sdk``. Dependencies come from
-the package index (pip's cache makes a rerun quick); our own distributions
-(the core and every adapter under ``adapters/``) come only from the wheels
-built here, installed as users do: ``pip install "signetai-sdk[all]"``.
+The venv is made the way the README says: each ``pip install`` line of its
+Install section runs as written, from a copy of the checkout (the
+distributions are not on PyPI yet), so an edit that breaks an install line
+fails here. The adapters those lines do not name come from the wheels built
+here, installed as ``pip install "signetai-sdk[all]"`` will be. No editable
+install and no checkout on ``sys.path``: the commands run from a temp
+directory with the venv's own ``signet-sdk``. Dependencies come from the
+package index (pip's cache makes a rerun quick).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
+import shutil
 import signal
 import socket
 import subprocess
@@ -23,6 +29,40 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTERS = sorted(p.parent for p in (ROOT / "adapters").glob("*/pyproject.toml"))
+#: What the checkout's copy leaves out: history, environments, build output, caches.
+NOT_COPIED = shutil.ignore_patterns(
+    ".git",
+    ".venv",
+    "site",
+    "build",
+    "dist",
+    "node_modules",
+    "__pycache__",
+    ".*_cache",
+    "*.egg-info",
+)
+
+
+def readme_install_lines() -> list[list[str]]:
+    """The README's Install block, one argv per line, comments dropped."""
+    readme = (ROOT / "README.md").read_text()
+    assert "\n## Install\n" in readme, "README lost its Install section"
+    section = readme.split("\n## Install\n", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```bash\n(.*?)```", section, re.S)
+    assert block, "README's Install section has no bash block"
+    lines = [shlex.split(line, comments=True) for line in block.group(1).splitlines()]
+    return [line for line in lines if line]
+
+
+def test_readme_install_lines_install_from_the_checkout() -> None:
+    lines = readme_install_lines()
+    assert lines and all(line[:2] == ["pip", "install"] for line in lines), lines
+    assert ["pip", "install", "."] in lines
+    for line in lines:
+        for target in line[2:]:
+            assert not target.startswith("-"), f"an install line with options: {line}"
+            path = target.split("[", 1)[0]
+            assert (ROOT / path / "pyproject.toml").is_file(), f"{target}: not a project here"
 
 
 def _project(path: Path) -> dict[str, object]:
@@ -120,20 +160,15 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Venv:
     assert wheels == sorted([*expected, "signetai_sdk"])
     path = root / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(path)], check=True, timeout=120)
-    subprocess.run(
-        [
-            str(path / "bin" / "python"),
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--find-links",
-            str(dist),
-            "signetai-sdk[all]",
-        ],
-        check=True,
-        timeout=600,
-    )
+    pip = [str(path / "bin" / "python"), "-m", "pip", "install", "--quiet"]
+    checkout = root / "checkout"
+    shutil.copytree(ROOT, checkout, ignore=NOT_COPIED, symlinks=True)
+    for line in readme_install_lines():
+        done = subprocess.run(
+            [*pip, *line[2:]], cwd=checkout, capture_output=True, text=True, timeout=600
+        )
+        assert done.returncode == 0, f"README: {shlex.join(line)}\n{done.stderr[-3000:]}"
+    subprocess.run([*pip, "--find-links", str(dist), "signetai-sdk[all]"], check=True, timeout=600)
     work = root / "work"
     (work / "home").mkdir(parents=True)
     return Venv(path, work)
