@@ -274,8 +274,14 @@ def _outbox() -> list[Finding]:
 
 def _breaker(env: dict[str, str]) -> list[Finding]:
     from signet_sdk.hooks.breaker import breaker_for
+    from signet_sdk.wire.config import resolve_config
+    from signet_sdk.wire.errors import ConfigError
 
-    breaker = breaker_for(env)
+    try:
+        daemon_url = resolve_config(harness="doctor", env=env).base_url
+    except ConfigError:
+        return []  # the daemon check above already says what is wrong with the settings
+    breaker = breaker_for(env, daemon_url)
     if breaker is None:
         raw = env.get("SIGNET_BREAKER_FAILURES", "").strip()
         if raw.lstrip("-").isdigit() and int(raw) <= 0:

@@ -8,10 +8,16 @@ network for ``cooldown`` seconds: reads fail open at once and writes wait in
 the outbox. The first call after the cool-down goes through; its success
 closes the breaker, its failure opens it again. Each opening is logged once.
 
-The state is ``<state dir>/breaker``: ``<consecutive failures> <open until,
-epoch seconds>``, replaced atomically, 0600, opened without following links.
-Two hooks failing at the same moment may count one failure between them;
-that only delays the opening by a call.
+Each daemon has its own breaker: one that is down does not make hooks skip
+another (a second profile on another port, a test daemon beside the real
+one). The state is ``<state dir>/breaker-<host>-<port>``: ``<consecutive
+failures> <open until, epoch seconds>``, replaced atomically, 0600, opened
+without following links. Two hooks failing at the same moment may count one
+failure between them; that only delays the opening by a call.
+
+A daemon that sheds load (503 with ``Retry-After``, or a newer daemon's
+"too many in flight") or rate-limits (429) answered at once: it is there and
+busy, so that answer is backpressure for the outbox, not a failure here.
 
 Settings: ``SIGNET_BREAKER_FAILURES`` (default 3; ``0`` turns the breaker
 off) and ``SIGNET_BREAKER_COOLDOWN`` (seconds, default 30).
@@ -24,23 +30,44 @@ from __future__ import annotations
 import os
 import time
 
-from signet_sdk.wire.errors import APIConnectionError, APIStatusError
+from signet_sdk.wire.errors import APIConnectionError, APIStatusError, ServiceUnavailableError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-__all__ = ["COOLDOWN", "FAILURES", "Breaker", "breaker_for", "counts_as_failure"]
+__all__ = ["COOLDOWN", "FAILURES", "Breaker", "breaker_for", "breaker_name", "counts_as_failure"]
 
 FAILURES = 3
 COOLDOWN = 30.0
 
 
 def counts_as_failure(exc: BaseException) -> bool:
-    """Failures that say the daemon is not there or not well, not that the request was bad."""
+    """Failures that say the daemon is not there or not well.
+
+    Not a bad request (4xx), not a worker the daemon lacks (a permanent 503),
+    and not a busy daemon turning a call away (a 503 that names a wait or says
+    it is overloaded): each of those answered, and at once.
+    """
+    if isinstance(exc, ServiceUnavailableError):
+        busy = exc.retry_after is not None or exc.overloaded
+        return not (busy or exc.permanent)
     if isinstance(exc, APIStatusError):
-        return exc.status_code >= 500 and not getattr(exc, "permanent", False)
+        return exc.status_code >= 500
     return isinstance(exc, APIConnectionError)
+
+
+def breaker_name(daemon_url: str) -> str:
+    """The file name of the breaker for the daemon at ``daemon_url``: ``breaker-<host>-<port>``.
+
+    Only letters, digits, dots and dashes, whatever the URL holds.
+    """
+    rest = daemon_url.partition("://")[2] or daemon_url
+    where = rest.split("/", 1)[0].rsplit("@", 1)[-1].lower()
+    if where and ":" not in where.rsplit("]", 1)[-1]:
+        where += ":443" if daemon_url.lower().startswith("https") else ":80"
+    safe = "".join(c if c.isascii() and (c.isalnum() or c in ".-") else "-" for c in where)
+    return f"breaker-{safe.strip('-') or 'daemon'}"
 
 
 class Breaker:
@@ -113,8 +140,9 @@ class Breaker:
         self._write(count, until)
 
 
-def breaker_for(env: Mapping[str, str]) -> Breaker | None:
-    """The shared breaker as configured by ``env``, or None when it is off or unusable."""
+def breaker_for(env: Mapping[str, str], daemon_url: str) -> Breaker | None:
+    """The breaker of the daemon at ``daemon_url``, shared by every hook and
+    configured by ``env``, or None when it is off or unusable."""
     try:
         failures = int(env.get("SIGNET_BREAKER_FAILURES", "").strip() or FAILURES)
         cooldown = float(env.get("SIGNET_BREAKER_COOLDOWN", "").strip() or COOLDOWN)
@@ -128,4 +156,5 @@ def breaker_for(env: Mapping[str, str]) -> Breaker | None:
         folder = private_dir(state_dir(env))
     except OSError:
         return None
-    return Breaker(os.path.join(folder, "breaker"), failures, min(max(cooldown, 0.0), 3600.0))
+    path = os.path.join(folder, breaker_name(daemon_url))
+    return Breaker(path, failures, min(max(cooldown, 0.0), 3600.0))

@@ -95,7 +95,7 @@ class Delivery:
             from signet_sdk.hooks.breaker import breaker_for
 
             try:
-                self._breaker = breaker_for(self.env)
+                self._breaker = breaker_for(self.env, self.config.base_url)
             except OSError as exc:  # an unusable state directory: no shared breaker
                 self.log(f"circuit breaker unavailable: {exc}")
                 self._breaker = None

@@ -8,16 +8,20 @@ from pathlib import Path
 
 import pytest
 
-from signet_sdk.hooks.breaker import Breaker, breaker_for, counts_as_failure
+from signet_sdk.hooks.breaker import Breaker, breaker_for, breaker_name, counts_as_failure
 from signet_sdk.wire.errors import (
     APITimeoutError,
     BadRequestError,
     ConflictError,
     InternalServerError,
     NotSentError,
+    RateLimitError,
+    ServiceUnavailableError,
 )
 
 from ..fault_support import FaultProxy, hook_env, run_hook
+
+DAEMON = "http://127.0.0.1:3850"
 
 
 class Clock:
@@ -59,15 +63,70 @@ def test_only_daemon_trouble_counts() -> None:
     assert counts_as_failure(InternalServerError("x", status_code=500, **status))
     assert not counts_as_failure(BadRequestError("x", status_code=400, **status))
     assert not counts_as_failure(ConflictError("x", status_code=409, **status))
+    assert not counts_as_failure(RateLimitError("x", status_code=429, **status))
+
+
+@pytest.mark.parametrize(
+    ("error", "headers", "counts"),
+    [
+        ("Service Unavailable", {}, True),  # no answer worth the name: a daemon in trouble
+        ("Daemon is starting", {"retry-after": "2"}, False),  # busy, and says for how long
+        ("Too many concurrent prompt submissions", {}, False),  # a newer daemon shedding load
+        ("Synthesis worker not running", {}, False),  # a worker it lacks: no retry helps
+    ],
+)
+def test_a_busy_daemon_does_not_open_the_breaker(
+    error: str, headers: dict[str, str], counts: bool
+) -> None:
+    exc = ServiceUnavailableError(
+        error,
+        method="POST",
+        url="http://x",
+        status_code=503,
+        body={"error": error},
+        headers=headers,
+    )
+    assert counts_as_failure(exc) is counts
+
+
+@pytest.mark.parametrize(
+    ("url", "name"),
+    [
+        ("http://127.0.0.1:3850", "breaker-127.0.0.1-3850"),
+        ("http://localhost:3850/", "breaker-localhost-3850"),
+        ("http://LOCALHOST:3851/api", "breaker-localhost-3851"),
+        ("https://memory.example", "breaker-memory.example-443"),
+        ("http://memory.example", "breaker-memory.example-80"),
+        ("http://user:secret@127.0.0.1:3850", "breaker-127.0.0.1-3850"),
+        ("http://[::1]:3850", "breaker-1--3850"),
+        ("http://../../etc:1", "breaker-..-80"),  # a name, never a path
+    ],
+)
+def test_each_daemon_has_a_breaker_file_of_its_own(url: str, name: str) -> None:
+    assert breaker_name(url) == name
+    assert "/" not in name and not name.startswith(".")
+
+
+def test_a_daemon_that_is_down_does_not_hold_back_another(tmp_path: Path) -> None:
+    env = {"XDG_STATE_HOME": str(tmp_path), "SIGNET_BREAKER_FAILURES": "1"}
+    down = breaker_for(env, "http://127.0.0.1:3850")
+    up = breaker_for(env, "http://127.0.0.1:3851")
+    assert down is not None and up is not None and down.path != up.path
+    down.failed(lambda line: None)
+    assert down.open_for() > 0 and up.open_for() == 0
+    again = breaker_for(env, "http://127.0.0.1:3850/")  # another process, the same daemon
+    assert again is not None and again.open_for() > 0
 
 
 def test_settings_and_off_switch(tmp_path: Path) -> None:
     env = {"XDG_STATE_HOME": str(tmp_path)}
-    on = breaker_for(env)
+    on = breaker_for(env, DAEMON)
     assert on is not None and (on.failures, on.cooldown) == (3, 30.0)
-    tuned = breaker_for({**env, "SIGNET_BREAKER_FAILURES": "5", "SIGNET_BREAKER_COOLDOWN": "7"})
+    tuned = breaker_for(
+        {**env, "SIGNET_BREAKER_FAILURES": "5", "SIGNET_BREAKER_COOLDOWN": "7"}, DAEMON
+    )
     assert tuned is not None and (tuned.failures, tuned.cooldown) == (5, 7.0)
-    assert breaker_for({**env, "SIGNET_BREAKER_FAILURES": "0"}) is None
+    assert breaker_for({**env, "SIGNET_BREAKER_FAILURES": "0"}, DAEMON) is None
 
 
 def test_a_planted_link_is_not_followed(tmp_path: Path) -> None:

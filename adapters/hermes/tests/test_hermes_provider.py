@@ -247,21 +247,24 @@ def test_the_setup_schema_names_the_sdk_variables() -> None:
 
 
 def test_the_breaker_is_shared_with_the_hook_processes(scripted_daemon: ScriptedDaemon) -> None:
-    """Failures here count in the hooks' breaker file; while it is open, reads skip the daemon."""
+    """Failures here count in the hooks' breaker file for this daemon; while it is open,
+    reads skip it. Another daemon's breaker is its own."""
     from signet_sdk.hooks.breaker import breaker_for
 
-    down = dict(os.environ, SIGNET_DAEMON_URL=down_daemon_url())
-    down["SIGNET_BREAKER_FAILURES"] = "2"
-    provider = SignetMemoryProvider(down)
+    env = dict(os.environ, SIGNET_DAEMON_URL=scripted_daemon.url, SIGNET_BREAKER_FAILURES="2")
+    scripted_daemon.replies = [Reply(500, {"error": "database is locked"})] * 8
+    provider = SignetMemoryProvider(env)
     provider.initialize("s-b1", platform="cli", hermes_home="/tmp/h", agent_context="primary")
     provider.prefetch("How do I deploy atlas?")
-    shared = breaker_for(down)
-    assert shared is not None and shared.open_for() > 0  # two refused reads opened it
+    shared = breaker_for(env, scripted_daemon.url)
+    assert shared is not None and shared.open_for() > 0  # two failed reads opened it
+    made = len(scripted_daemon.requests)
 
-    # A provider in another process (same state directory) meets a live daemon
-    # but the hooks' breaker is open: its reads answer neutral without a call.
-    up = dict(os.environ, SIGNET_DAEMON_URL=scripted_daemon.url, SIGNET_BREAKER_FAILURES="2")
-    other = SignetMemoryProvider(up)
+    # A provider in another process (same state directory, same daemon): while the
+    # breaker is open its reads answer neutral without a call.
+    other = SignetMemoryProvider(env)
     other.initialize("s-b2", platform="cli", hermes_home="/tmp/h", agent_context="primary")
     assert other.prefetch("How do I deploy atlas?") == ""
-    assert scripted_daemon.requests == []
+    assert len(scripted_daemon.requests) == made
+    elsewhere = breaker_for(env, down_daemon_url())
+    assert elsewhere is not None and elsewhere.open_for() == 0
