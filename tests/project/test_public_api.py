@@ -167,6 +167,47 @@ def test_the_run_time_table_is_the_type_checking_block(name: str) -> None:
         assert getattr(module, public) is getattr(import_module(source), attribute), public
 
 
+def test_a_strict_type_checker_reads_the_same_names(tmp_path: Path) -> None:
+    """mypy --strict sees the real classes through the blocks, and refuses a name they lack.
+
+    The hidden ``__getattr__`` is what makes a moved name an error for a user's
+    type checker instead of a silent ``Any``.
+    """
+    user = tmp_path / "user_code.py"
+    user.write_text(
+        textwrap.dedent(
+            """
+            import signet_sdk
+            import signet_sdk.plugin
+            from signet_sdk.plugin import json_dumps
+
+            reveal_type(signet_sdk.AdapterClient)
+            reveal_type(signet_sdk.ConflictError)
+            reveal_type(signet_sdk.__all__)
+            reveal_type(json_dumps)
+            signet_sdk.dispatch
+            signet_sdk.plugin.dumps
+            """
+        ),
+        encoding="utf-8",
+    )
+    root = Path(signet_sdk.__file__).parents[1]
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", str(user)],
+        capture_output=True,
+        text=True,
+        cwd=root,  # the project's mypy settings and cache
+    )
+    out = done.stdout
+    assert "-> signet_sdk.client.sync_client.AdapterClient" in out, out
+    assert "-> signet_sdk.wire.errors.ConflictError" in out, out
+    assert 'Revealed type is "list[str]"' in out, out
+    assert "sort_keys: bool =" in out, out
+    assert 'Module has no attribute "dispatch"' in out, out
+    assert 'does not explicitly export attribute "dumps"' in out, out
+    assert out.count("error:") == 2, out
+
+
 def test_the_scan_reads_every_form_a_block_may_take(tmp_path: Path) -> None:
     """Wrapped imports, several names a line, comments and renamed exports."""
     source = textwrap.dedent(
