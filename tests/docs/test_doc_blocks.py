@@ -236,3 +236,16 @@ def test_shlex_reads_every_bash_block() -> None:
             for line in block.text.splitlines():
                 if line.strip() and not line.rstrip().endswith("\\"):
                     shlex.split(line, comments=True)
+
+
+def test_the_build_hook_drops_sphinx_roles_and_keeps_the_name() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("sphinx_roles", DOCS / "hooks/sphinx_roles.py")
+    assert spec and spec.loader
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    html = "<p>see :class:<code>Tool</code> and :func:<code>on</code>, not a:b:<code>c</code></p>"
+    assert hook.on_page_content(html) == (
+        "<p>see <code>Tool</code> and <code>on</code>, not a:b:<code>c</code></p>"
+    )
