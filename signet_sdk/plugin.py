@@ -62,7 +62,10 @@ Answers and files
     :func:`snapshot_transcript` (``TranscriptRefused``) reads a harness's
     transcript file safely (size cap, allowed roots); :func:`json_loads` /
     :func:`json_dumps` are the hook path's JSON (no ``json`` import);
-    :func:`state_dir` / :func:`private_dir` give the SDK's 0700 state folder.
+    :func:`state_dir` / :func:`private_dir` give the SDK's 0700 state folder;
+    a :class:`StateFolder` in it is where a harness's hook processes agree
+    without a server (a claim made once, a file replaced whole, old ones
+    swept).
 
 Running events in-process (:func:`dispatch`, :func:`client_sender`)
     ``dispatch(translator, event, payload, send, fail_open=True)`` is the one
@@ -120,6 +123,7 @@ if TYPE_CHECKING:  # the public names: one line each, and the only place they ar
     from signet_sdk.runtime.registry import find_plugin as find_plugin
     from signet_sdk.runtime.registry import installed_adapters as installed_adapters
     from signet_sdk.runtime.registry import installed_plugins as installed_plugins
+    from signet_sdk.runtime.state_folder import StateFolder as StateFolder
     from signet_sdk.runtime.transcripts import TranscriptRefused as TranscriptRefused
     from signet_sdk.runtime.transcripts import snapshot_transcript as snapshot_transcript
     from signet_sdk.runtime.translator import HarnessTranslator as HarnessTranslator

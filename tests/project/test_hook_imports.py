@@ -227,6 +227,7 @@ COPILOT_LOOK = {
     "signet_adapter_copilot._session",
     "signet_adapter_copilot._state",
     "signet_sdk.runtime.files",
+    "signet_sdk.runtime.state_folder",
 }
 COPILOT_EXPECTED: dict[str, tuple[set[str], set[str]]] = {
     "sessionStart": (
@@ -264,7 +265,11 @@ QWEN_EXPECTED: dict[str, tuple[set[str], set[str]]] = {
     ),
     "PreCompact": (QWEN_CORE | SEND, CORE_STDLIB | SEND_STDLIB),
     "PostCompact": (
-        QWEN_CORE | SEND | OUTBOX | QWEN_TRANSCRIPT | {"signet_adapter_qwen_code._once"},
+        QWEN_CORE
+        | SEND
+        | OUTBOX
+        | QWEN_TRANSCRIPT
+        | {"signet_adapter_qwen_code._once", "signet_sdk.runtime.state_folder"},
         CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB | {"hashlib", "time"},
     ),
     "SubagentStart": (QWEN_CORE | SEND, CORE_STDLIB | SEND_STDLIB),
@@ -285,6 +290,7 @@ KIMI_CORE = {m for m in CORE if not m.startswith("signet_adapter")} | {
     "signet_adapter_kimi._state",
     "signet_adapter_kimi._translate",
     "signet_sdk.runtime.files",
+    "signet_sdk.runtime.state_folder",
 }
 KIMI_WIRE = {"signet_adapter_kimi._wire"}
 KIMI_EXPECTED: dict[str, tuple[set[str], set[str]]] = {

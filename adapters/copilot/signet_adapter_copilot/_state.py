@@ -29,12 +29,9 @@ Standard library only: the hook process imports this.
 
 from __future__ import annotations
 
-import os
-import time
+from signet_sdk.plugin import StateFolder
 
-from signet_sdk.plugin import private_dir, state_dir
-
-from ._paths import CONVERSATIONS, safe_name
+from ._paths import CONVERSATIONS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -44,131 +41,35 @@ __all__ = ["claim_compaction", "read_cursor", "write_conversation", "write_curso
 
 _CLAIMS = "copilot-compactions"
 #: Claims and cursors outlive any session that may still be resumed.
-_KEEP_CLAIMS = 180 * 24 * 3600
+_KEEP_CLAIMS_DAYS = 180
 #: A conversation file is rebuilt from events.jsonl whenever it is needed.
-_KEEP_CONVERSATIONS = 30 * 24 * 3600
+_KEEP_CONVERSATIONS_DAYS = 30
 
 
-def _safe(text: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)[:96]
-
-
-def _folder(env: Mapping[str, str], name: str) -> str:
-    return private_dir(os.path.join(private_dir(state_dir(env)), name))
+def _claims(env: Mapping[str, str]) -> StateFolder:
+    return StateFolder(env, _CLAIMS, keep_days=_KEEP_CLAIMS_DAYS)
 
 
 def claim_compaction(env: Mapping[str, str], session: str, event_id: str) -> bool:
     """True when this process is the first to report the compaction ``event_id``."""
-    try:
-        folder = _folder(env, _CLAIMS)
-    except OSError:
-        return True
-    path = os.path.join(folder, f"{_safe(session)}--{_safe(event_id)}")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    try:
-        os.close(os.open(path, flags, 0o600))
-    except FileExistsError:
-        return False
-    except OSError:
-        return True
-    _sweep(folder, _KEEP_CLAIMS)
-    return True
-
-
-def _cursor_path(env: Mapping[str, str], session: str) -> str:
-    return os.path.join(_folder(env, _CLAIMS), f"{_safe(session)}.cursor")
+    return _claims(env).claim(session, event_id)
 
 
 def read_cursor(env: Mapping[str, str], session: str) -> int:
     """How far into the session's events.jsonl compactions were already looked for (bytes)."""
-    try:
-        fd = os.open(_cursor_path(env, session), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return 0
-    try:
-        text = os.read(fd, 32).strip()
-    except OSError:
-        return 0
-    finally:
-        os.close(fd)
+    text = (_claims(env).read(f"{StateFolder.name(session)}.cursor", 32) or b"").strip()
     return int(text) if text.isdigit() else 0
 
 
 def write_cursor(env: Mapping[str, str], session: str, offset: int) -> None:
     """Remember ``offset`` as looked at; a failure only means looking again (claims hold)."""
     try:  # noqa: SIM105 (no contextlib on the hook path)
-        _replace(_cursor_path(env, session), str(offset).encode())
+        _claims(env).replace(f"{StateFolder.name(session)}.cursor", str(offset).encode())
     except OSError:
         pass
 
 
 def write_conversation(env: Mapping[str, str], session: str, data: bytes) -> str | None:
     """Keep ``data`` as the session's conversation file; its path, or None when it cannot be."""
-    if not data or not safe_name(session):
-        return None
-    try:
-        folder = _folder(env, CONVERSATIONS)
-    except OSError:
-        return None
-    path = os.path.join(folder, f"{session}.jsonl")
-    existed = os.path.lexists(path)
-    if existed and _holds(path, data):
-        return path  # unchanged since the last hook
-    try:
-        _replace(path, data)
-    except OSError:
-        return None
-    if not existed:
-        _sweep(folder, _KEEP_CONVERSATIONS)
-    return path
-
-
-def _replace(path: str, data: bytes) -> None:
-    """Put ``data`` at ``path`` through a new 0600 file renamed over it (raises OSError)."""
-    folder, name = os.path.split(path)
-    tmp = os.path.join(folder, f".{name}.{os.getpid()}-{os.urandom(3).hex()}.tmp")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(tmp, flags, 0o600)
-    try:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except OSError:
-        try:  # noqa: SIM105 (no contextlib on the hook path)
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def _holds(path: str, data: bytes) -> bool:
-    """Whether the file at ``path`` (not a link) holds exactly ``data``."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return False
-    try:
-        return os.fstat(fd).st_size == len(data) and os.read(fd, len(data) + 1) == data
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
-
-
-def _sweep(folder: str, keep: float) -> None:
-    cutoff = time.time() - keep
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return
-    for name in names:
-        path = os.path.join(folder, name)
-        try:
-            if os.lstat(path).st_mtime < cutoff:
-                os.unlink(path)
-        except OSError:
-            continue
+    folder = StateFolder(env, CONVERSATIONS, keep_days=_KEEP_CONVERSATIONS_DAYS)
+    return folder.keep(session, data)

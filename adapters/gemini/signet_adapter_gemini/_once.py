@@ -22,10 +22,7 @@ Standard library only: the hook process imports this.
 
 from __future__ import annotations
 
-import os
-import time
-
-from signet_sdk.plugin import private_dir, state_dir
+from signet_sdk.plugin import StateFolder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,41 +31,9 @@ if TYPE_CHECKING:
 __all__ = ["claim_summary"]
 
 _FOLDER = "gemini-compactions"
-_KEEP_SECONDS = 30 * 24 * 3600
-
-
-def _safe(text: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)[:96]
+_KEEP_DAYS = 30
 
 
 def claim_summary(env: Mapping[str, str], session: str, message_id: str) -> bool:
     """True when this process is the first to report ``message_id`` (a summary, or a key)."""
-    try:
-        folder = private_dir(os.path.join(private_dir(state_dir(env)), _FOLDER))
-    except OSError:
-        return True
-    path = os.path.join(folder, f"{_safe(session)}--{_safe(message_id)}")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    try:
-        os.close(os.open(path, flags, 0o600))
-    except FileExistsError:
-        return False
-    except OSError:
-        return True
-    _sweep(folder)
-    return True
-
-
-def _sweep(folder: str) -> None:
-    cutoff = time.time() - _KEEP_SECONDS
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return
-    for name in names:
-        path = os.path.join(folder, name)
-        try:
-            if os.lstat(path).st_mtime < cutoff:
-                os.unlink(path)
-        except OSError:
-            continue
+    return StateFolder(env, _FOLDER, keep_days=_KEEP_DAYS).claim(session, message_id)

@@ -32,11 +32,10 @@ process imports this.
 from __future__ import annotations
 
 import os
-import time
 
-from signet_sdk.plugin import json_dumps, json_loads, private_dir, state_dir
+from signet_sdk.plugin import StateFolder, json_dumps, json_loads
 
-from ._paths import KIMI_STATE, safe_name
+from ._paths import KIMI_STATE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -57,52 +56,12 @@ __all__ = [
     "write_conversation",
 ]
 
-_DAY = 24 * 3600
-_KEEP = {"context": 30 * _DAY, "claims": 180 * _DAY, "transcripts": 30 * _DAY, "open": 30 * _DAY}
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+#: Days each folder keeps what was last changed before then.
+_KEEP_DAYS = {"context": 30, "claims": 180, "transcripts": 30, "open": 30}
 
 
-def _safe(text: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)[:96]
-
-
-def _folder(env: Mapping[str, str], name: str) -> str:
-    base = private_dir(os.path.join(private_dir(state_dir(env)), KIMI_STATE))
-    return private_dir(os.path.join(base, name))
-
-
-def _replace(path: str, data: bytes) -> None:
-    """Put ``data`` at ``path`` through a new 0600 file renamed over it (raises OSError)."""
-    folder, name = os.path.split(path)
-    tmp = os.path.join(folder, f".{name}.{os.getpid()}-{os.urandom(3).hex()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
-    try:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except OSError:
-        try:  # noqa: SIM105 (no contextlib on the hook path)
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def _read(path: str, limit: int = 1 << 22) -> bytes | None:
-    try:
-        fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
-    except OSError:
-        return None
-    try:
-        return os.read(fd, limit)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+def _folder(env: Mapping[str, str], name: str) -> StateFolder:
+    return StateFolder(env, KIMI_STATE, name, keep_days=_KEEP_DAYS[name])
 
 
 def _unlink(path: str) -> None:
@@ -112,58 +71,41 @@ def _unlink(path: str) -> None:
         pass
 
 
-def _sweep(folder: str, keep: float) -> None:
-    cutoff = time.time() - keep
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return
-    for name in names:
-        path = os.path.join(folder, name)
-        try:
-            if os.lstat(path).st_mtime < cutoff:
-                os.unlink(path)
-        except OSError:
-            continue
-
-
 # -- the start context ---------------------------------------------------------
 
 
 def keep_start_context(env: Mapping[str, str], session: str, text: str) -> None:
     """Hold ``text`` for the session's next prompt, and keep a copy (a failure only loses them)."""
+    folder, name = _folder(env, "context"), StateFolder.name(session)
     try:
-        folder = _folder(env, "context")
-        path = os.path.join(folder, _safe(session))
-        _replace(path + ".start", text.encode("utf-8"))
-        _replace(path, text.encode("utf-8"))
+        folder.replace(name + ".start", text.encode("utf-8"))
+        folder.replace(name, text.encode("utf-8"))
     except OSError:
         return
-    _sweep(folder, _KEEP["context"])
+    folder.sweep()
 
 
 def hold_start_context_again(env: Mapping[str, str], session: str) -> None:
     """Hold the session's start context for its next prompt again (after a compaction)."""
-    path = os.path.join(state_dir(env), KIMI_STATE, "context", _safe(session))
-    data = _read(path + ".start")
+    folder, name = _folder(env, "context"), StateFolder.name(session)
+    data = folder.read(name + ".start")
     if data:
         try:
-            _replace(path, data)
+            folder.replace(name, data)
         except OSError:
             return
 
 
 def take_start_context(env: Mapping[str, str], session: str) -> str | None:
     """The held start context, removed as it is read; None when there is none."""
-    folder = os.path.join(state_dir(env), KIMI_STATE, "context")
-    path = os.path.join(folder, _safe(session))
-    taken = f"{path}.taken-{os.getpid()}"
+    folder, name = _folder(env, "context"), StateFolder.name(session)
+    taken = f"{name}.taken-{os.getpid()}"
     try:
-        os.rename(path, taken)  # only one hook gets it
-    except OSError:
+        os.rename(os.path.join(folder.path, name), os.path.join(folder.path, taken))
+    except OSError:  # only one hook gets it
         return None
-    data = _read(taken)
-    _unlink(taken)
+    data = folder.read(taken)
+    _unlink(os.path.join(folder.path, taken))
     return None if data is None else data.decode("utf-8", "replace")
 
 
@@ -172,25 +114,12 @@ def take_start_context(env: Mapping[str, str], session: str) -> str | None:
 
 def claim(env: Mapping[str, str], session: str, key: str) -> bool:
     """True when this process is the first to report the compaction ``key`` of ``session``."""
-    try:
-        folder = _folder(env, "claims")
-    except OSError:
-        return True
-    path = os.path.join(folder, f"{_safe(session)}--{_safe(key)}")
-    try:
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600))
-    except FileExistsError:
-        return False
-    except OSError:
-        return True
-    _sweep(folder, _KEEP["claims"])
-    return True
+    return _folder(env, "claims").claim(session, key)
 
 
 def claimed(env: Mapping[str, str], session: str, key: str) -> bool:
     """Whether some hook has claimed the compaction ``key`` of ``session`` already."""
-    folder = os.path.join(state_dir(env), KIMI_STATE, "claims")
-    return os.path.lexists(os.path.join(folder, f"{_safe(session)}--{_safe(key)}"))
+    return _folder(env, "claims").claimed(session, key)
 
 
 # -- conversations ---------------------------------------------------------------
@@ -198,23 +127,7 @@ def claimed(env: Mapping[str, str], session: str, key: str) -> bool:
 
 def write_conversation(env: Mapping[str, str], session: str, data: bytes) -> str | None:
     """Keep ``data`` as the session's conversation file; its path, or None when it cannot be."""
-    if not data or not safe_name(session):
-        return None
-    try:
-        folder = _folder(env, "transcripts")
-    except OSError:
-        return None
-    path = os.path.join(folder, f"{session}.jsonl")
-    existed = os.path.lexists(path)
-    if existed and _read(path, len(data) + 1) == data:
-        return path  # unchanged since the last hook
-    try:
-        _replace(path, data)
-    except OSError:
-        return None
-    if not existed:
-        _sweep(folder, _KEEP["transcripts"])
-    return path
+    return _folder(env, "transcripts").keep(session, data)
 
 
 # -- open processes --------------------------------------------------------------
@@ -250,7 +163,7 @@ class OpenProcess:
 
 
 def _marker_name(session: str, pid: int | None) -> str:
-    return f"{_safe(session)}--{pid if pid is not None else 'unknown'}.json"
+    return f"{StateFolder.name(session)}--{pid if pid is not None else 'unknown'}.json"
 
 
 def open_process(env: Mapping[str, str], record: OpenProcess) -> None:
@@ -263,18 +176,17 @@ def open_process(env: Mapping[str, str], record: OpenProcess) -> None:
         "started": record.started,
         "since": record.since,
     }
+    folder = _folder(env, "open")
     try:
-        folder = _folder(env, "open")
-        name = _marker_name(record.session, record.pid)
-        _replace(os.path.join(folder, name), json_dumps(body).encode("utf-8"))
+        folder.replace(_marker_name(record.session, record.pid), json_dumps(body).encode("utf-8"))
     except OSError:
         return
-    _sweep(folder, _KEEP["open"])
+    folder.sweep()
 
 
 def close_process(env: Mapping[str, str], session: str, pid: int | None) -> None:
     """Forget the process of ``session`` (its end is being sent)."""
-    _unlink(os.path.join(state_dir(env), KIMI_STATE, "open", _marker_name(session, pid)))
+    _unlink(os.path.join(_folder(env, "open").path, _marker_name(session, pid)))
 
 
 def _integer(value: Any) -> int | None:
@@ -283,14 +195,14 @@ def _integer(value: Any) -> int | None:
 
 def open_processes(env: Mapping[str, str]) -> list[OpenProcess]:
     """Every recorded process, oldest first; unreadable records are skipped."""
-    folder = os.path.join(state_dir(env), KIMI_STATE, "open")
+    folder = _folder(env, "open")
     try:
-        names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
+        names = sorted(n for n in os.listdir(folder.path) if n.endswith(".json"))
     except OSError:
         return []
     found = []
     for name in names:
-        data = _read(os.path.join(folder, name), 1 << 16)
+        data = folder.read(name, 1 << 16)
         try:
             item = json_loads(data) if data else None
         except ValueError:
@@ -310,7 +222,7 @@ def open_processes(env: Mapping[str, str]) -> list[OpenProcess]:
 
 def take_process(env: Mapping[str, str], record: OpenProcess) -> bool:
     """Remove the record; True for the one hook whose removal it was (that hook sends the end)."""
-    path = os.path.join(state_dir(env), KIMI_STATE, "open", record.name)
+    path = os.path.join(_folder(env, "open").path, record.name)
     taken = f"{path}.taken-{os.getpid()}"
     try:
         os.rename(path, taken)
