@@ -38,6 +38,7 @@ __all__ = [
     "degraded_notice",
     "dispatch",
     "dispatch_async",
+    "fail_open_output",
 ]
 
 #: The calls whose answer a harness puts in front of the model.
@@ -134,6 +135,26 @@ def _plan(
         return Dispatched(translator.neutral(event), [], [], exc)
 
 
+def fail_open_output(
+    translator: HarnessTranslator, event: str, payload: Mapping[str, Any]
+) -> NativeOutput:
+    """The translator's output for an event whose daemon calls failed or ran out of time.
+
+    Its ``fail_open(event, payload)`` when it has one (an optional method: an
+    :class:`~signet_sdk.runtime.handlers.EventTranslator` has it), else
+    ``neutral(event)``; ``neutral`` too when that method itself fails.
+    """
+    method = getattr(translator, "fail_open", None)
+    if method is not None:
+        try:
+            output = method(event, payload)
+            if isinstance(output, NativeOutput):
+                return output
+        except Exception:
+            pass
+    return translator.neutral(event)
+
+
 def _finish(
     translator: HarnessTranslator,
     event: str,
@@ -144,14 +165,14 @@ def _finish(
     fail_open: bool,
 ) -> Dispatched:
     if error is not None:
-        return Dispatched(translator.neutral(event), calls, results, error)
+        return Dispatched(fail_open_output(translator, event, payload), calls, results, error)
     results = [cap_context(r) for r in results]
     try:
         return Dispatched(translator.render(event, payload, results), calls, results)
     except Exception as exc:  # an answer the translator did not expect: fail open too
         if not fail_open:
             raise
-        return Dispatched(translator.neutral(event), calls, results, exc)
+        return Dispatched(fail_open_output(translator, event, payload), calls, results, exc)
 
 
 def dispatch(

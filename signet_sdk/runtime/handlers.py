@@ -153,6 +153,14 @@ class EventTranslator:
         """The fail-open output: nothing, unless the harness needs an explicit answer."""
         return NativeOutput()
 
+    def fail_open(self, event: str, payload: Mapping[str, Any]) -> NativeOutput:
+        """The output when the daemon did not help with a payload that was read.
+
+        :meth:`neutral` unless the harness's own next step depends on this
+        event having happened (state a shim carries whatever the daemon said).
+        """
+        return self.neutral(event)
+
 
 class CommandHookTranslator(EventTranslator):
     """A harness that runs a command per hook event, as Claude Code, Codex and Gemini CLI do.

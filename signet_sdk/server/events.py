@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from signet_sdk.hooks.delivery import STILL_QUEUED
 from signet_sdk.hooks.entry import EventWrites
-from signet_sdk.runtime.dispatch import Dispatched, dispatch_async
+from signet_sdk.runtime.dispatch import Dispatched, dispatch_async, fail_open_output
 from signet_sdk.runtime.events import async_client_sender
 from signet_sdk.wire.errors import APITimeoutError
 from signet_sdk.wire.lifecycle import LifecycleCall
@@ -176,7 +176,7 @@ class EventRunner:
             )
         except TimeoutError:
             reason = TimeoutError(f"deadline of {seconds:.1f}s reached")
-            run = Dispatched(self.translator.neutral(event), [], [], reason)
+            run = Dispatched(fail_open_output(self.translator, event, payload), [], [], reason)
         if run.error is None and problems:
             # The write is safe in the outbox, but the daemon has not taken it.
             run = Dispatched(run.output, run.calls, run.results, problems[0])

@@ -121,7 +121,7 @@ class Channel:
         if run is None:
             why = box.get("error") or f"deadline of {limit:.1f}s reached"
             log.warning("signet: %s failed open: %s", event, why)
-            return None
+            return TRANSLATOR.fail_open(event, payload).data
         if run.error is not None:
             log.warning("signet: %s failed open: %s", event, run.error)
         return run.output.data

@@ -322,6 +322,20 @@ class HermesTranslator(EventTranslator):
             return NativeOutput({"carry": {"ended": s.id, "compressing": None}})
         return self.neutral(event)
 
+    def fail_open(self, event: str, payload: Mapping[str, Any]) -> NativeOutput:
+        """A pre-compression the daemon did not answer still carries ``compressing``.
+
+        Hermes extracts the messages it compresses with ``on_session_end``
+        whether or not the daemon gave guidance; without the count that call
+        would end a session that goes on.
+        """
+        if event == "on_pre_compress":
+            try:
+                return NativeOutput({"carry": {"compressing": len(_messages(payload))}})
+            except PayloadError:
+                pass
+        return self.neutral(event)
+
     def _render_switch(
         self, payload: Mapping[str, Any], s: _Session, results: Sequence[Any]
     ) -> NativeOutput:

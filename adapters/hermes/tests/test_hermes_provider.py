@@ -40,14 +40,17 @@ def test_a_down_daemon_costs_nothing_and_loses_no_write() -> None:
     assert provider.on_pre_compress(MESSAGES) == ""
     provider.on_memory_write("add", "user", "Prefers make targets.")
     provider.on_delegation("find creds", "vault", child_session_id="c1")
+    # Hermes extracts what it compresses, through on_session_end: the session goes on.
     provider.on_session_end(MESSAGES)
+    provider.on_session_end(MESSAGES)  # and now it ends
     assert provider.flush(10.0)
 
     queued = outbox_entries(env)
-    assert sorted(e["action"] for e in queued) == [
+    assert [e["action"] for e in sorted(queued, key=lambda e: e["id"])] == [
+        "session_checkpoint_extract",  # the turn
         "remember",
         "remember",
-        "session_checkpoint_extract",
+        "session_checkpoint_extract",  # the extraction before compressing
         "session_end",
     ]
     tool = json.loads(provider.handle_tool_call("memory_search", {"query": "atlas"}))
