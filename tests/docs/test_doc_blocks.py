@@ -38,8 +38,9 @@ from signet_sdk.testing.fake_openai import FakeOpenAI
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 SOURCES = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
-#: What the docs' working folder does not link from the checkout.
-LOCAL_ONLY = {".git", ".venv", "site", "build", "dist", ".mypy_cache", ".ruff_cache"}
+#: What the docs' working folder does not link from the checkout (nor any dot-folder:
+#: a block's `--project .` writes `./.claude` and the like, which must stay in the sandbox).
+LOCAL_ONLY = {"site", "build", "dist"}
 #: Not-run blocks allowed across the docs and the README: a handful, each with its reason.
 MAX_NOT_RUN = 8
 RUN_LANGS = {"python": "python", "py": "python", "bash": "bash", "sh": "bash", "shell": "bash"}
@@ -138,7 +139,7 @@ def sandbox(tmp_path: Path, services: dict[str, str]) -> tuple[Path, dict[str, s
     work = tmp_path / "work"
     work.mkdir()
     for entry in ROOT.iterdir():
-        if entry.name not in LOCAL_ONLY:
+        if entry.name not in LOCAL_ONLY and not entry.name.startswith("."):
             (work / entry.name).symlink_to(entry)
     env = {
         k: v
