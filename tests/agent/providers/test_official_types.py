@@ -36,8 +36,8 @@ from signet_sdk.agent.providers import AnthropicCodec, OpenAICodec
 from signet_sdk.agent.types import CompletionOptions, Message, ToolCall, ToolSpec
 from signet_sdk.tools import enabled_tools
 
-from .test_provider_anthropic_codec import CONVERSATION as ANTHROPIC_CONVERSATION
-from .test_provider_openai_codec import CONVERSATION as OPENAI_CONVERSATION
+from .test_anthropic import CONVERSATION as ANTHROPIC_CONVERSATION
+from .test_openai import CONVERSATION as OPENAI_CONVERSATION
 
 MEMORY_TOOLS = tuple(ToolSpec(t.name, t.description, t.input_schema()) for t in enabled_tools())
 OPTION_SETS = {

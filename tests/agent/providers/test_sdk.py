@@ -24,7 +24,7 @@ from signet_sdk.agent.types import CompletionOptions
 from signet_sdk.testing.fake_server import Answer, FakeServer, json_answer, sse_answer
 from signet_sdk.wire import errors
 
-from .test_provider_wire import (
+from .test_http import (
     ANTHROPIC_EVENTS,
     ANTHROPIC_MESSAGE,
     ANTHROPIC_STREAM,

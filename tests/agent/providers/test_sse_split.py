@@ -24,8 +24,8 @@ from signet_sdk.agent.providers.openai import OpenAICodec
 from signet_sdk.agent.types import Chunk
 from signet_sdk.client.io import AsyncHttpxIO, HttpxIO
 
-from .test_provider_anthropic_codec import PARALLEL as ANTHROPIC_STREAM
-from .test_provider_openai_codec import PARALLEL as OPENAI_STREAM
+from .test_anthropic import PARALLEL as ANTHROPIC_STREAM
+from .test_openai import PARALLEL as OPENAI_STREAM
 
 CODECS: dict[str, AnthropicCodec | OpenAICodec] = {
     "anthropic": AnthropicCodec(),
