@@ -14,16 +14,15 @@ from __future__ import annotations
 
 from signet_sdk.runtime.context import context_text
 from signet_sdk.runtime.native import NativeOutput
-from signet_sdk.runtime.payload import mapping, string
+from signet_sdk.runtime.payload import mapping, put, string
 from signet_sdk.runtime.plugin import EventSpec
 from signet_sdk.wire.errors import PayloadError
+from signet_sdk.wire.lifecycle import LifecycleCall
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
     from typing import Any, ClassVar, TypeVar
-
-    from signet_sdk.wire.lifecycle import LifecycleCall
 
     Handler = Callable[[Any, Mapping[str, Any], Any], list[LifecycleCall]]
     H = TypeVar("H", bound=Callable[..., list[LifecycleCall]])
@@ -160,6 +159,57 @@ class EventTranslator:
         event having happened (state a shim carries whatever the daemon said).
         """
         return self.neutral(event)
+
+    # -- the calls most harnesses' events come down to ---------------------------
+
+    @staticmethod
+    def required_prompt(payload: Mapping[str, Any], field: str = "prompt") -> str:
+        """The prompt text at ``field``: a string, maybe blank, never missing.
+
+        Blank is not an error here (the harness sent it; :meth:`prompt_calls`
+        makes no call of it), only a missing or non-string prompt is.
+        """
+        prompt = string(payload, field)
+        if prompt is None:
+            raise PayloadError(field, "is required")
+        return prompt
+
+    @staticmethod
+    def prompt_calls(
+        session: str, prompt: str, project: str | None, **more: str | None
+    ) -> list[LifecycleCall]:
+        """The ``user_prompt_submit`` of ``prompt``; none when it is blank.
+
+        The daemon refuses a blank prompt, and there is nothing to recall for
+        one. ``more`` are further body fields, put only when they have a value.
+        """
+        if not prompt.strip():
+            return []
+        body: dict[str, Any] = {"sessionKey": session, "userPrompt": prompt, "userMessage": prompt}
+        put(body, "project", project)
+        for key, value in more.items():
+            put(body, key, value)
+        return [LifecycleCall("user_prompt_submit", body)]
+
+    @staticmethod
+    def subagent_start_calls(session: str, agent: str, project: str | None) -> list[LifecycleCall]:
+        """The ``session_start`` of the subagent ``agent`` within ``session``."""
+        body: dict[str, Any] = {"sessionKey": session, "harnessAgentId": agent}
+        put(body, "project", project)
+        body["source"] = "subagent"
+        return [LifecycleCall("session_start", body)]
+
+    @staticmethod
+    def compaction_context(harness: str, trigger: str, instructions: str | None) -> str:
+        """``<harness> compaction (<trigger>)``, with the user's instructions when they gave any.
+
+        What ``pre_compaction`` tells the daemon, so the memory it keeps says
+        why and how the conversation was cut.
+        """
+        context = f"{harness} compaction ({trigger})"
+        if instructions and instructions.strip():
+            context += f"; user instructions: {instructions.strip()}"
+        return context
 
 
 class CommandHookTranslator(EventTranslator):

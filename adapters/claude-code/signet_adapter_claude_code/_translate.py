@@ -40,7 +40,7 @@ Choices that the daemon contract leaves open, and why:
 
 from __future__ import annotations
 
-from signet_sdk.plugin import CommandHookTranslator, LifecycleCall, PayloadError, on, put, string
+from signet_sdk.plugin import CommandHookTranslator, LifecycleCall, on, put, string
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -93,15 +93,9 @@ class ClaudeCodeTranslator(CommandHookTranslator):
 
     @on("UserPromptSubmit", "prompt_submit")
     def _prompt(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        prompt = string(p, "prompt")
-        if prompt is None:
-            raise PayloadError("prompt", "is required")
-        if not prompt.strip():
-            return []  # the daemon rejects a blank prompt; there is nothing to recall for
-        body: dict[str, Any] = {"sessionKey": session, "userPrompt": prompt, "userMessage": prompt}
-        put(body, "project", self._project(p))
-        put(body, "harnessAgentId", string(p, "agent_id"))
-        return [LifecycleCall("user_prompt_submit", body)]
+        prompt = self.required_prompt(p)
+        agent = string(p, "agent_id")
+        return self.prompt_calls(session, prompt, self._project(p), harnessAgentId=agent)
 
     @on("Stop")
     def _stop(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
@@ -114,10 +108,8 @@ class ClaudeCodeTranslator(CommandHookTranslator):
     @on("PreCompact")
     def _pre_compact(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         trigger = string(p, "trigger") or "unknown"
-        context = f"Claude Code compaction ({trigger})"
         instructions = string(p, "custom_instructions")
-        if instructions and instructions.strip():
-            context += f"; user instructions: {instructions.strip()}"
+        context = self.compaction_context("Claude Code", trigger, instructions)
         body: dict[str, Any] = {"sessionKey": session, "sessionContext": context}
         return [LifecycleCall("pre_compaction", body)]
 

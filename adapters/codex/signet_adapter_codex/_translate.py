@@ -40,7 +40,7 @@ Choices, and why:
 
 from __future__ import annotations
 
-from signet_sdk.plugin import CommandHookTranslator, LifecycleCall, PayloadError, on, put, string
+from signet_sdk.plugin import CommandHookTranslator, LifecycleCall, on, put, string
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -81,14 +81,7 @@ class CodexTranslator(CommandHookTranslator):
 
     @on("UserPromptSubmit", "prompt_submit")
     def _prompt(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        prompt = string(p, "prompt")
-        if prompt is None:
-            raise PayloadError("prompt", "is required")
-        if not prompt.strip():
-            return []  # the daemon rejects a blank prompt; there is nothing to recall for
-        body: dict[str, Any] = {"sessionKey": session, "userPrompt": prompt, "userMessage": prompt}
-        put(body, "project", string(p, "cwd"))
-        return [LifecycleCall("user_prompt_submit", body)]
+        return self.prompt_calls(session, self.required_prompt(p), string(p, "cwd"))
 
     @on("Stop")
     def _checkpoint(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
@@ -103,7 +96,10 @@ class CodexTranslator(CommandHookTranslator):
     @on("PreCompact")
     def _pre_compact(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         trigger = string(p, "trigger") or "unknown"
-        body = {"sessionKey": session, "sessionContext": f"Codex compaction ({trigger})"}
+        body = {
+            "sessionKey": session,
+            "sessionContext": self.compaction_context("Codex", trigger, None),
+        }
         return [LifecycleCall("pre_compaction", body)]
 
     @on("PostCompact")
@@ -122,10 +118,8 @@ class CodexTranslator(CommandHookTranslator):
     @on("SubagentStart", "session_start")
     def _subagent_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         agent = string(p, "agent_id", required=True)
-        body: dict[str, Any] = {"sessionKey": session, "harnessAgentId": agent}
-        put(body, "project", string(p, "cwd"))
-        body["source"] = "subagent"
-        return [LifecycleCall("session_start", body)]
+        assert agent is not None
+        return self.subagent_start_calls(session, agent, string(p, "cwd"))
 
     @on("SubagentStop")
     def _subagent_stop(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:

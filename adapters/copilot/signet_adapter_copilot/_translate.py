@@ -163,17 +163,11 @@ class CopilotTranslator(EventTranslator):
 
     @on("userPromptSubmitted", "prompt_submit", detach=True)
     def _prompt(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        prompt = string(p, "prompt")
-        if prompt is None:
-            raise PayloadError("prompt", "is required")
+        prompt = self.required_prompt(p)
         if self._in_subagent(p, session):
             return []  # the parent model's instructions to its subagent
         compactions, _ = self._looked(p, session, "userPromptSubmitted")
-        if not prompt.strip():
-            return compactions  # the daemon rejects a blank prompt: nothing to recall for
-        body: dict[str, Any] = {"sessionKey": session, "userPrompt": prompt, "userMessage": prompt}
-        put(body, "project", string(p, "cwd"))
-        return [LifecycleCall("user_prompt_submit", body), *compactions]
+        return [*self.prompt_calls(session, prompt, string(p, "cwd")), *compactions]
 
     @on("agentStop")
     def _agent_stop(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
@@ -197,9 +191,7 @@ class CopilotTranslator(EventTranslator):
         string(p, "transcriptPath")
         if self._in_subagent(p, session):
             return []  # a subagent compacting its own context
-        context = f"Copilot CLI compaction ({trigger})"
-        if instructions and instructions.strip():
-            context += f"; user instructions: {instructions.strip()}"
+        context = self.compaction_context("Copilot CLI", trigger, instructions)
         compactions, _ = self._looked(p, session, "preCompact")
         body = {"sessionKey": session, "sessionContext": context}
         return [*compactions, LifecycleCall("pre_compaction", body)]
@@ -210,10 +202,7 @@ class CopilotTranslator(EventTranslator):
         agent = string(p, "agentId") or name
         if not agent or not agent.strip():
             raise PayloadError("agentName", "is required")
-        body: dict[str, Any] = {"sessionKey": session, "harnessAgentId": agent}
-        put(body, "project", string(p, "cwd"))
-        body["source"] = "subagent"
-        return [LifecycleCall("session_start", body)]
+        return self.subagent_start_calls(session, agent, string(p, "cwd"))
 
     @on("subagentStop")
     def _subagent_stop(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:

@@ -148,14 +148,7 @@ class CursorTranslator(CommandHookTranslator):
 
     @on("beforeSubmitPrompt", "prompt_submit")
     def _prompt(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        prompt = string(p, "prompt")
-        if prompt is None:
-            raise PayloadError("prompt", "is required")
-        if not prompt.strip():
-            return []  # the daemon rejects a blank prompt; there is nothing to record
-        body: dict[str, Any] = {"sessionKey": session, "userPrompt": prompt, "userMessage": prompt}
-        put(body, "project", self._project(p))
-        return [LifecycleCall("user_prompt_submit", body)]
+        return self.prompt_calls(session, self.required_prompt(p), self._project(p))
 
     @on("stop")
     def _stop(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:

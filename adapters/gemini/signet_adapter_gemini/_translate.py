@@ -54,7 +54,6 @@ from signet_sdk.plugin import (
     CommandHookTranslator,
     LifecycleCall,
     NativeOutput,
-    PayloadError,
     on,
     put,
     string,
@@ -121,15 +120,8 @@ class GeminiTranslator(CommandHookTranslator):
 
     @on("BeforeAgent", "prompt_submit")
     def _prompt(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        prompt = string(p, "prompt")
-        if prompt is None:
-            raise PayloadError("prompt", "is required")
-        prompt = _own_words(prompt)
-        if not prompt.strip():
-            return []  # the daemon rejects a blank prompt; there is nothing to recall for
-        body: dict[str, Any] = {"sessionKey": session, "userPrompt": prompt, "userMessage": prompt}
-        put(body, "project", string(p, "cwd"))
-        return [LifecycleCall("user_prompt_submit", body)]
+        prompt = _own_words(self.required_prompt(p))
+        return self.prompt_calls(session, prompt, string(p, "cwd"))
 
     def _compaction(
         self, p: Mapping[str, Any], session: str, *, at_end: bool

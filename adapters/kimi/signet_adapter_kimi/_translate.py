@@ -196,12 +196,7 @@ class KimiTranslator(CommandHookTranslator):
 
     @on("UserPromptSubmit", "prompt_submit")
     def _prompt(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        prompt = _prompt_text(p)
-        if not prompt.strip():
-            return []  # the daemon rejects a blank prompt; there is nothing to recall for
-        body: dict[str, Any] = {"sessionKey": session, "userPrompt": prompt, "userMessage": prompt}
-        put(body, "project", string(p, "cwd"))
-        return [LifecycleCall("user_prompt_submit", body)]
+        return self.prompt_calls(session, _prompt_text(p), string(p, "cwd"))
 
     @on("Stop")
     def _stop(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:

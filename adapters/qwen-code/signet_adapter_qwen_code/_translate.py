@@ -162,12 +162,9 @@ class QwenCodeTranslator(CommandHookTranslator):
         if model_bound is None and typed is None:
             raise PayloadError("prompt", "is required")
         prompt = typed if typed and typed.strip() else model_bound or ""
-        if not prompt.strip():
-            return []  # a tool result continuing the turn; the daemon rejects a blank prompt
-        body: dict[str, Any] = {"sessionKey": session, "userPrompt": prompt, "userMessage": prompt}
-        put(body, "project", string(p, "cwd"))
-        put(body, "harnessAgentId", string(p, "agent_id"))
-        return [LifecycleCall("user_prompt_submit", body)]
+        # A blank one is a tool result continuing the turn: no call.
+        agent = string(p, "agent_id")
+        return self.prompt_calls(session, prompt, string(p, "cwd"), harnessAgentId=agent)
 
     @on("Stop")
     def _stop(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
@@ -185,10 +182,8 @@ class QwenCodeTranslator(CommandHookTranslator):
     @on("PreCompact")
     def _pre_compact(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         trigger = string(p, "trigger") or "auto"
-        context = f"Qwen Code compaction ({trigger})"
         instructions = string(p, "custom_instructions")
-        if instructions and instructions.strip():
-            context += f"; user instructions: {instructions.strip()}"
+        context = self.compaction_context("Qwen Code", trigger, instructions)
         body: dict[str, Any] = {"sessionKey": session, "sessionContext": context}
         return [LifecycleCall("pre_compaction", body)]
 
@@ -205,10 +200,8 @@ class QwenCodeTranslator(CommandHookTranslator):
     @on("SubagentStart", "session_start")
     def _subagent_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         agent = string(p, "agent_id", required=True)
-        body: dict[str, Any] = {"sessionKey": session, "harnessAgentId": agent}
-        put(body, "project", string(p, "cwd"))
-        body["source"] = "subagent"
-        return [LifecycleCall("session_start", body)]
+        assert agent is not None
+        return self.subagent_start_calls(session, agent, string(p, "cwd"))
 
     @on("SubagentStop")
     def _subagent_stop(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:

@@ -1,0 +1,46 @@
+"""The calls most harnesses' prompt, subagent and compaction events come down to."""
+
+from __future__ import annotations
+
+import pytest
+
+from signet_sdk.plugin import EventTranslator, LifecycleCall, PayloadError
+
+
+def test_a_prompt_is_one_call_and_a_blank_one_none() -> None:
+    calls = EventTranslator.prompt_calls("s1", "why?", "/w", harnessAgentId=None, model="m")
+    assert calls == [
+        LifecycleCall(
+            "user_prompt_submit",
+            {
+                "sessionKey": "s1",
+                "userPrompt": "why?",
+                "userMessage": "why?",
+                "project": "/w",
+                "model": "m",
+            },
+        )
+    ]
+    assert EventTranslator.prompt_calls("s1", " \n", "/w") == []
+
+
+def test_a_missing_prompt_names_its_field_and_a_blank_one_is_kept() -> None:
+    assert EventTranslator.required_prompt({"prompt": "  "}) == "  "
+    with pytest.raises(PayloadError) as missing:
+        EventTranslator.required_prompt({"text": "x"}, "text2")
+    assert missing.value.field == "text2"
+    with pytest.raises(PayloadError):
+        EventTranslator.required_prompt({"prompt": 3})
+
+
+def test_a_subagent_start_and_the_compaction_context() -> None:
+    (call,) = EventTranslator.subagent_start_calls("s1", "agent-7", None)
+    assert call == LifecycleCall(
+        "session_start", {"sessionKey": "s1", "harnessAgentId": "agent-7", "source": "subagent"}
+    )
+    assert EventTranslator.compaction_context("Codex", "auto", None) == "Codex compaction (auto)"
+    assert (
+        EventTranslator.compaction_context("Qwen Code", "manual", "  keep the plan ")
+        == "Qwen Code compaction (manual); user instructions: keep the plan"
+    )
+    assert EventTranslator.compaction_context("X", "auto", "   ") == "X compaction (auto)"
