@@ -4,7 +4,7 @@ A translator is pure: native event in, lifecycle calls out; daemon answers
 in, native output out. The client supplies the HTTP, retries and deadlines;
 ``run_event`` joins the two and fails open. To make it installable, wrap
 the translator in a ``HarnessPlugin`` and register it under the
-``signet_sdk.adapters`` entry point (see the README's "Writing an adapter").
+``signet_sdk.adapters`` entry point (see docs/writing-an-adapter.md).
 
 SIGNET_DAEMON_URL=http://127.0.0.1:3850 python examples/custom_harness.py
 """

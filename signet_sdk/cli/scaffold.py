@@ -269,7 +269,7 @@ def _fill(text: str, values: dict[str, str]) -> str:
 
 
 def translator_source(name: str, kind: str) -> str:
-    """The scaffold's translator for ``name`` (the README shows the ``acme`` one)."""
+    """The scaffold's translator for ``name`` (docs/writing-an-adapter.md shows ``acme``)."""
     fields = _FIELDS[kind]
     values = {
         "TITLE": _title(name),

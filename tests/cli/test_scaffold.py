@@ -20,10 +20,10 @@ ROOT = Path(__file__).resolve().parents[2]
 CLI = str(Path(sys.executable).parent / "signet-sdk")
 
 
-def test_the_readme_example_is_the_scaffolds_translator() -> None:
-    readme = (ROOT / "README.md").read_text()
-    found = re.search(r"```python\n# signet_adapter_acme/_translate.py\n(.*?)```", readme, re.S)
-    assert found, "README lost its 'Writing an adapter' example"
+def test_the_docs_example_is_the_scaffolds_translator() -> None:
+    page = (ROOT / "docs" / "writing-an-adapter.md").read_text()
+    found = re.search(r"```python\n# signet_adapter_acme/_translate.py\n(.*?)```", page, re.S)
+    assert found, "docs/writing-an-adapter.md lost its example"
     assert found.group(1) == translator_source("acme", "command-hook")
 
 
