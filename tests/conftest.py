@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from signet_sdk.testing.mock_daemon import MockDaemon
+
 #: The SDK's own fixtures (``scripted_daemon``, ``real_daemon``): the plugin is opt-in.
 pytest_plugins = ["signet_sdk.testing.pytest_plugin"]
 
@@ -39,6 +41,30 @@ def agent_env(tmp_path: Path) -> dict[str, str]:
         SIGNET_OUTBOX_FLUSH_SECONDS="2",
     )
     return env
+
+
+@pytest.fixture
+def mock_daemon() -> Iterator[tuple[MockDaemon, str]]:
+    """The mock daemon (0.145's answers) on a free 127.0.0.1 port: (daemon, url).
+
+    One per test, so what a test asserts about the requests it sent sees no other test's.
+    """
+    daemon = MockDaemon()
+    with daemon.serve() as handle:
+        yield daemon, handle.url
+    daemon.close()
+
+
+@pytest.fixture
+def stored_daemon(tmp_path: Path) -> Iterator[tuple[MockDaemon, str]]:
+    """The mock daemon keeping its store in a file under ``tmp_path``: (daemon, url).
+
+    For tests whose calls come from other threads or processes (tool servers, the CLI),
+    which all have to see the one store.
+    """
+    daemon = MockDaemon(db_path=tmp_path / "daemon.sqlite3")
+    with daemon.serve() as handle:
+        yield daemon, handle.url
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

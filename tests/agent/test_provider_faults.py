@@ -68,14 +68,6 @@ def model(request: pytest.FixtureRequest) -> Iterator[Model]:
         yield Model(request.param, fake, make)
 
 
-@pytest.fixture
-def daemon() -> Iterator[tuple[MockDaemon, str]]:
-    mock = MockDaemon()
-    with mock.serve() as handle:
-        yield mock, handle.url
-    mock.close()
-
-
 def _ends(daemon: MockDaemon) -> list[str]:
     return [r.json["sessionKey"] for r in daemon.requests_to("/api/hooks/session-end")]
 
@@ -93,9 +85,9 @@ def _user_lines(agent_env: dict[str, str], key: str) -> list[str]:
 
 @pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
 def test_provider_401_says_why_and_the_session_goes_on(
-    model: Model, daemon: tuple[MockDaemon, str], agent_env: dict[str, str], stream: bool
+    model: Model, mock_daemon: tuple[MockDaemon, str], agent_env: dict[str, str], stream: bool
 ) -> None:
-    mock, url = daemon
+    mock, url = mock_daemon
     model.fake.fail_next(401, "invalid key")
     agent = Agent(model.make(), daemon_url=url, env=agent_env, stream=stream)
     with agent.session() as chat:
@@ -109,9 +101,9 @@ def test_provider_401_says_why_and_the_session_goes_on(
 
 
 def test_provider_429_is_retried_after_its_retry_after(
-    model: Model, daemon: tuple[MockDaemon, str], agent_env: dict[str, str]
+    model: Model, mock_daemon: tuple[MockDaemon, str], agent_env: dict[str, str]
 ) -> None:
-    mock, url = daemon
+    mock, url = mock_daemon
     model.fake.fail_next(429, "slow down", retry_after=0.05)
     with Agent(model.make(), daemon_url=url, env=agent_env).session() as chat:
         assert chat.send("hi").content == "Hello from the fake model."
@@ -121,9 +113,9 @@ def test_provider_429_is_retried_after_its_retry_after(
 
 
 def test_provider_500_past_its_retries_fails_the_turn_only(
-    model: Model, daemon: tuple[MockDaemon, str], agent_env: dict[str, str]
+    model: Model, mock_daemon: tuple[MockDaemon, str], agent_env: dict[str, str]
 ) -> None:
-    mock, url = daemon
+    mock, url = mock_daemon
     model.fake.fail_next(500, "boom", times=3)
     with Agent(model.make(), daemon_url=url, env=agent_env).session() as chat:
         with pytest.raises(InternalServerError):
@@ -133,9 +125,9 @@ def test_provider_500_past_its_retries_fails_the_turn_only(
 
 
 def test_a_stream_cut_mid_tool_call_fails_the_turn_and_is_not_retried(
-    model: Model, daemon: tuple[MockDaemon, str], agent_env: dict[str, str]
+    model: Model, mock_daemon: tuple[MockDaemon, str], agent_env: dict[str, str]
 ) -> None:
-    mock, url = daemon
+    mock, url = mock_daemon
     model.fake.tool_script.append(("memory_store", {"content": "half a fact"}))
     model.fake.cut_next_stream()
     with Agent(model.make(), daemon_url=url, env=agent_env).session() as chat:
@@ -199,9 +191,9 @@ def test_a_daemon_5xx_on_reads_is_a_notice(model: Model, agent_env: dict[str, st
 
 
 def test_a_tool_that_raises_goes_back_to_the_model_as_an_error(
-    model: Model, daemon: tuple[MockDaemon, str], agent_env: dict[str, str]
+    model: Model, mock_daemon: tuple[MockDaemon, str], agent_env: dict[str, str]
 ) -> None:
-    mock, url = daemon
+    mock, url = mock_daemon
 
     @tool
     def deploy(service: str) -> str:
@@ -224,9 +216,9 @@ def _interrupt_soon(seconds: float) -> threading.Timer:
 
 
 def test_ctrl_c_mid_stream_cancels_the_turn_and_keeps_the_session(
-    model: Model, daemon: tuple[MockDaemon, str], agent_env: dict[str, str]
+    model: Model, mock_daemon: tuple[MockDaemon, str], agent_env: dict[str, str]
 ) -> None:
-    mock, url = daemon
+    mock, url = mock_daemon
     model.fake.delay = 1.0
     with Agent(model.make(), daemon_url=url, env=agent_env).session() as chat:
         timer = _interrupt_soon(0.3)
@@ -245,9 +237,9 @@ def test_ctrl_c_mid_stream_cancels_the_turn_and_keeps_the_session(
 
 
 def test_ctrl_c_mid_tool_cancels_the_turn_and_ends_the_session_once(
-    model: Model, daemon: tuple[MockDaemon, str], agent_env: dict[str, str]
+    model: Model, mock_daemon: tuple[MockDaemon, str], agent_env: dict[str, str]
 ) -> None:
-    mock, url = daemon
+    mock, url = mock_daemon
     started = threading.Event()
 
     @tool
@@ -273,9 +265,9 @@ def test_ctrl_c_mid_tool_cancels_the_turn_and_ends_the_session_once(
 
 
 def test_a_state_folder_that_cannot_be_written_sends_writes_directly(
-    model: Model, daemon: tuple[MockDaemon, str], agent_env: dict[str, str]
+    model: Model, mock_daemon: tuple[MockDaemon, str], agent_env: dict[str, str]
 ) -> None:
-    mock, url = daemon
+    mock, url = mock_daemon
     state = Path(agent_env["XDG_STATE_HOME"])
     state.parent.mkdir(parents=True, exist_ok=True)
     state.write_text("a file where the state folder should be")

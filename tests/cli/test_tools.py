@@ -6,21 +6,10 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from signet_sdk.testing.mock_daemon import MockDaemon
 from signet_sdk.tools import anthropic_tools, openai_tools, tool_definitions
-
-
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[MockDaemon, str]]:
-    mock = MockDaemon(db_path=tmp_path / "cli-tools.sqlite3")
-    with mock.serve() as handle:
-        yield mock, handle.url
 
 
 def _run(*args: str, stdin: str = "", **env: str) -> tuple[int, Any]:
@@ -46,8 +35,8 @@ def test_list_prints_each_rendering_of_the_one_tool_set() -> None:
     assert code == 0 and "secrets_exec" in [t["name"] for t in listed]
 
 
-def test_call_stores_and_finds_with_the_context(served: tuple[MockDaemon, str]) -> None:
-    mock, url = served
+def test_call_stores_and_finds_with_the_context(stored_daemon: tuple[MockDaemon, str]) -> None:
+    mock, url = stored_daemon
     code, stored = _run(
         "call",
         "memory_store",
@@ -70,8 +59,8 @@ def test_call_stores_and_finds_with_the_context(served: tuple[MockDaemon, str]) 
     assert memory_id in [hit["id"] for hit in found["result"]["results"]]
 
 
-def test_call_errors_are_json_with_exit_1(served: tuple[MockDaemon, str]) -> None:
-    _, url = served
+def test_call_errors_are_json_with_exit_1(stored_daemon: tuple[MockDaemon, str]) -> None:
+    _, url = stored_daemon
     assert _run("call", "memory_search", stdin="{}", SIGNET_DAEMON_URL=url) == (
         1,
         {"error": "query: memory_search: Field required", "field": "query"},

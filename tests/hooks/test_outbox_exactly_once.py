@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,14 +37,6 @@ WRITES: dict[str, tuple[dict[str, Any], bool]] = {
     "compaction_complete": ({"sessionKey": "s-cmp", "summary": "We chose sqlite."}, False),
     "remember": ({"content": "The user prefers tabs.", "sessionKey": "s-rem"}, False),
 }
-
-
-@pytest.fixture
-def served() -> Iterator[tuple[MockDaemon, str]]:
-    daemon = MockDaemon()
-    with daemon.serve() as handle:
-        yield daemon, handle.url
-    daemon.close()
 
 
 def stored(daemon: MockDaemon, action: str) -> int:
@@ -75,9 +66,9 @@ def proxy_to(url: str, mode: str, **options: Any) -> FaultProxy:
 
 @pytest.mark.parametrize("action", list(WRITES))
 def test_late_answer_then_resend_is_stored_once(
-    tmp_path: Path, served: tuple[MockDaemon, str], action: str
+    tmp_path: Path, mock_daemon: tuple[MockDaemon, str], action: str
 ) -> None:
-    daemon, url = served
+    daemon, url = mock_daemon
     with proxy_to(url, "slow", delay=1.5) as proxy:
         outbox = Outbox(tmp_path / "outbox", settle=0.0)
         entry_id = put(outbox, action)
@@ -97,10 +88,10 @@ def test_late_answer_then_resend_is_stored_once(
 
 @pytest.mark.parametrize("action", list(WRITES))
 def test_request_held_back_then_resent_after_settling_is_stored_once(
-    tmp_path: Path, served: tuple[MockDaemon, str], action: str
+    tmp_path: Path, mock_daemon: tuple[MockDaemon, str], action: str
 ) -> None:
     """The first send reaches the daemon only after the hook gave up on it."""
-    daemon, url = served
+    daemon, url = mock_daemon
     with proxy_to(url, "slow_before", delay=1.0) as proxy:
         outbox = Outbox(tmp_path / "outbox", settle=2.0)
         entry_id = put(outbox, action)
@@ -134,9 +125,9 @@ def test_a_hook_killed_mid_send_leaves_the_entry_in_doubt(tmp_path: Path) -> Non
 
 @pytest.mark.parametrize("status", [429, 503])
 def test_backpressure_waits_for_retry_after_and_spends_no_attempt(
-    tmp_path: Path, served: tuple[MockDaemon, str], status: int
+    tmp_path: Path, mock_daemon: tuple[MockDaemon, str], status: int
 ) -> None:
-    daemon, url = served
+    daemon, url = mock_daemon
     busy = {"error": "rate limit exceeded"}
     with proxy_to(
         url,
@@ -163,12 +154,12 @@ def test_backpressure_waits_for_retry_after_and_spends_no_attempt(
 # tombstone from the daemon, so its session-end is sent at least once, not exactly once.
 @pytest.mark.parametrize("action", ["compaction_complete", "remember"])
 def test_hook_that_times_out_on_a_slow_daemon_stores_its_write_once(
-    tmp_path: Path, served: tuple[MockDaemon, str], action: str
+    tmp_path: Path, mock_daemon: tuple[MockDaemon, str], action: str
 ) -> None:
     """The whole path: the hook gives up, its detached sender resends once settled."""
     import json
 
-    daemon, url = served
+    daemon, url = mock_daemon
     body, _ = WRITES[action]
     with proxy_to(url, "slow", delay=2.0) as proxy:
         env = hook_env(
@@ -284,11 +275,11 @@ def test_a_write_put_again_under_its_id_is_the_one_already_stored(tmp_path: Path
 
 @pytest.mark.parametrize("action", ["compaction_complete", "remember"])
 def test_a_repeat_of_a_delivered_write_is_not_stored_again(
-    tmp_path: Path, served: tuple[MockDaemon, str], action: str
+    tmp_path: Path, mock_daemon: tuple[MockDaemon, str], action: str
 ) -> None:
     """The adapter server delivered the write and removed its entry; the hook process a
     shim fell back to stores it again under the same id, as a repeat."""
-    daemon, url = served
+    daemon, url = mock_daemon
     outbox = Outbox(tmp_path / "outbox")
     body, _ = WRITES[action]
     entry_id = f"{EVENT_ID}-{action}"
@@ -309,9 +300,9 @@ def test_a_repeat_of_a_delivered_write_is_not_stored_again(
 
 
 def test_a_repeat_of_a_write_never_delivered_is_stored(
-    tmp_path: Path, served: tuple[MockDaemon, str]
+    tmp_path: Path, mock_daemon: tuple[MockDaemon, str]
 ) -> None:
-    daemon, url = served
+    daemon, url = mock_daemon
     outbox = Outbox(tmp_path / "outbox")
     body, _ = WRITES["compaction_complete"]
     entry_id = f"{EVENT_ID}-compaction_complete"
@@ -321,12 +312,12 @@ def test_a_repeat_of_a_write_never_delivered_is_stored(
 
 
 def test_hook_process_with_an_event_id_stores_a_delivered_write_once(
-    tmp_path: Path, served: tuple[MockDaemon, str]
+    tmp_path: Path, mock_daemon: tuple[MockDaemon, str]
 ) -> None:
     """``signet-sdk hook ... --event-id`` after the write was delivered under that id."""
     import json
 
-    daemon, url = served
+    daemon, url = mock_daemon
     env = hook_env(tmp_path, SIGNET_DAEMON_URL=url, SIGNET_BREAKER_FAILURES="0")
     outbox = Outbox(tmp_path / "state" / "signet-sdk" / "outbox")
     body = {"sessionKey": "s-evt", "summary": "We chose sqlite, once."}
@@ -350,10 +341,10 @@ def test_hook_process_with_an_event_id_stores_a_delivered_write_once(
 
 
 def test_a_repeat_finds_a_summary_filed_under_the_agent_its_key_names(
-    tmp_path: Path, served: tuple[MockDaemon, str]
+    tmp_path: Path, mock_daemon: tuple[MockDaemon, str]
 ) -> None:
     """An OpenClaw key (``agent:<id>:<session>``) files the summary under that agent."""
-    daemon, url = served
+    daemon, url = mock_daemon
     outbox = Outbox(tmp_path / "outbox")
     body = {"sessionKey": "agent:ops:s-7", "summary": "Deploys go through make ship."}
     entry_id = f"{EVENT_ID}-compaction_complete"

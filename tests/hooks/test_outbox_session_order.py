@@ -12,11 +12,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from signet_sdk.hooks.outbox import Outbox
 from signet_sdk.hooks.sender import outbox_sender
@@ -25,14 +22,6 @@ from signet_sdk.wire.config import resolve_config
 from signet_sdk.wire.errors import APITimeoutError
 
 HOOKS = ("/api/hooks/compaction-complete", "/api/hooks/session-end", "/api/hooks/remember")
-
-
-@pytest.fixture
-def served() -> Iterator[tuple[MockDaemon, str]]:
-    daemon = MockDaemon()
-    with daemon.serve() as handle:
-        yield daemon, handle.url
-    daemon.close()
 
 
 def sender_to(url: str) -> Any:
@@ -61,9 +50,9 @@ def arrivals(daemon: MockDaemon) -> list[tuple[str, str | None]]:
 
 
 def test_a_later_write_waits_for_its_sessions_write_in_doubt(
-    tmp_path: Path, served: tuple[MockDaemon, str]
+    tmp_path: Path, mock_daemon: tuple[MockDaemon, str]
 ) -> None:
-    daemon, url = served
+    daemon, url = mock_daemon
     outbox = Outbox(tmp_path / "outbox", settle=0.6)
     summary = outbox.put(
         "compaction_complete", {"sessionKey": "s1", "summary": "We chose sqlite."}, harness="h"
@@ -94,10 +83,10 @@ def test_a_later_write_waits_for_its_sessions_write_in_doubt(
 
 
 def test_a_failed_write_holds_its_session_for_the_rest_of_the_run(
-    tmp_path: Path, served: tuple[MockDaemon, str]
+    tmp_path: Path, mock_daemon: tuple[MockDaemon, str]
 ) -> None:
     """One flush tries a failing write once; its session's later writes wait for the next run."""
-    daemon, url = served
+    daemon, url = mock_daemon
     outbox = Outbox(tmp_path / "outbox", settle=0.0)
     first = outbox.put("session_checkpoint_extract", {"sessionKey": "s1"}, harness="h")
     second = outbox.put("session_end", {"sessionKey": "s1", "sessionId": "s1"}, harness="h")

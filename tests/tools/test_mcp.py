@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,13 +14,6 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from signet_sdk import AdapterClient, RememberParams
 from signet_sdk.testing.mock_daemon import MockDaemon
 from signet_sdk.tools import TOOLS
-
-
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[MockDaemon, str]]:
-    mock = MockDaemon(db_path=tmp_path / "mcp.sqlite3")
-    with mock.serve() as handle:
-        yield mock, handle.url
 
 
 def _params(url: str, **env: str) -> StdioServerParameters:
@@ -44,8 +35,8 @@ def _text(result: Any) -> str:
 
 
 @pytest.mark.anyio
-async def test_tools_listed_with_the_shared_schemas(served: tuple[MockDaemon, str]) -> None:
-    listed, _ = await _session_calls(served[1], [])
+async def test_tools_listed_with_the_shared_schemas(stored_daemon: tuple[MockDaemon, str]) -> None:
+    listed, _ = await _session_calls(stored_daemon[1], [])
     tools = {t.name: t for t in listed.tools}
     assert sorted(tools) == sorted(n for n, t in TOOLS.items() if not t.runs_commands)
     for name, tool in tools.items():
@@ -59,8 +50,8 @@ async def test_tools_listed_with_the_shared_schemas(served: tuple[MockDaemon, st
 
 
 @pytest.mark.anyio
-async def test_search_and_store_through_mcp(served: tuple[MockDaemon, str]) -> None:
-    mock, url = served
+async def test_search_and_store_through_mcp(stored_daemon: tuple[MockDaemon, str]) -> None:
+    mock, url = stored_daemon
     with AdapterClient("seed", url) as client:
         client.remember(RememberParams(content="Billing deploys blue-green on Tuesdays"))
     _, (found, stored) = await _session_calls(
@@ -79,7 +70,7 @@ async def test_search_and_store_through_mcp(served: tuple[MockDaemon, str]) -> N
 
 
 @pytest.mark.anyio
-async def test_errors_are_tool_errors_not_crashes(served: tuple[MockDaemon, str]) -> None:
+async def test_errors_are_tool_errors_not_crashes(stored_daemon: tuple[MockDaemon, str]) -> None:
     _, results = await _session_calls(
         "http://127.0.0.1:9",  # nothing listens: daemon down
         [

@@ -36,15 +36,8 @@ RECORD = {
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[MockDaemon, str]]:
-    mock = MockDaemon(db_path=tmp_path / "tools.sqlite3")
-    with mock.serve() as handle:
-        yield mock, handle.url
-
-
-@pytest.fixture
-def client(served: tuple[MockDaemon, str]) -> Iterator[AdapterClient]:
-    with AdapterClient("tools-test", served[1]) as c:
+def client(stored_daemon: tuple[MockDaemon, str]) -> Iterator[AdapterClient]:
+    with AdapterClient("tools-test", stored_daemon[1]) as c:
         yield c
 
 
@@ -70,8 +63,8 @@ def test_renderings_come_from_one_source() -> None:
     assert "secrets_exec" in [t["name"] for t in anthropic_tools(allow_commands=True)]
 
 
-def test_store_then_search(client: AdapterClient, served: tuple[MockDaemon, str]) -> None:
-    mock = served[0]
+def test_store_then_search(client: AdapterClient, stored_daemon: tuple[MockDaemon, str]) -> None:
+    mock = stored_daemon[0]
     stored = call_tool(
         client,
         "memory_store",
@@ -173,8 +166,8 @@ def test_failed_session_save_does_not_stop_the_rest(client: AdapterClient) -> No
     assert out["overall"] == "partial" and flaky.calls == 3
 
 
-def test_bad_input(client: AdapterClient, served: tuple[MockDaemon, str]) -> None:
-    mock = served[0]
+def test_bad_input(client: AdapterClient, stored_daemon: tuple[MockDaemon, str]) -> None:
+    mock = stored_daemon[0]
     before = len(mock.requests)
     with pytest.raises(PayloadError) as bad:
         call_tool(client, "memory_search", {"query": "x", "limit": 500})
@@ -196,8 +189,10 @@ def test_bad_input(client: AdapterClient, served: tuple[MockDaemon, str]) -> Non
     assert len(mock.requests) == before  # nothing reached the daemon
 
 
-def test_secrets_exec_when_enabled(client: AdapterClient, served: tuple[MockDaemon, str]) -> None:
-    served[0].set_secret("DEPLOY_KEY", "sk-live-1234")
+def test_secrets_exec_when_enabled(
+    client: AdapterClient, stored_daemon: tuple[MockDaemon, str]
+) -> None:
+    stored_daemon[0].set_secret("DEPLOY_KEY", "sk-live-1234")
     out = call_tool(
         client,
         "secrets_exec",
@@ -206,7 +201,7 @@ def test_secrets_exec_when_enabled(client: AdapterClient, served: tuple[MockDaem
     )
     assert out["code"] == 0
     assert "sk-live-1234" not in out["stdout"] and out["stdout"].strip()
-    assert _bodies(served[0], "/api/secrets/exec") == [
+    assert _bodies(stored_daemon[0], "/api/secrets/exec") == [
         {"command": "printenv KEY", "secrets": {"KEY": "DEPLOY_KEY"}}
     ]
 

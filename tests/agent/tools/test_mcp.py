@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,13 +19,6 @@ from signet_sdk.tools.mcp import MCP_HINT
 
 SERVER = [sys.executable, "-m", "signet_sdk", "mcp"]
 MEMORY = sorted(n for n, t in TOOLS.items() if not t.runs_commands)
-
-
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[MockDaemon, str]]:
-    mock = MockDaemon(db_path=tmp_path / "mcp-tools.sqlite3")
-    with mock.serve() as handle:
-        yield mock, handle.url
 
 
 def _env(url: str) -> dict[str, str]:
@@ -56,8 +48,8 @@ def _without_mcp_wrapping(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc for the child")
-def test_tools_listed_called_and_the_server_stopped(served: tuple[MockDaemon, str]) -> None:
-    mock, url = served
+def test_tools_listed_called_and_the_server_stopped(stored_daemon: tuple[MockDaemon, str]) -> None:
+    mock, url = stored_daemon
     before = _children()
     with McpTools(SERVER, env=_env(url)) as mcp:
         started = [
@@ -103,9 +95,9 @@ def test_tools_listed_called_and_the_server_stopped(served: tuple[MockDaemon, st
 
 @pytest.mark.anyio
 async def test_async_sessions_share_the_server_and_errors_are_error_results(
-    served: tuple[MockDaemon, str],
+    stored_daemon: tuple[MockDaemon, str],
 ) -> None:
-    mock, url = served
+    mock, url = stored_daemon
     async with McpTools(" ".join(SERVER), env=_env(url), prefix="signet_") as mcp:
         assert sorted(t.name for t in mcp.tools) == [f"signet_{n}" for n in MEMORY]
         assert {t.remote_name for t in mcp.tools} == set(MEMORY)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,21 +27,14 @@ MEMORY = sorted(n for n, t in TOOLS.items() if not t.runs_commands)
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[MockDaemon, str]]:
-    mock = MockDaemon(db_path=tmp_path / "agent-tools.sqlite3")
-    with mock.serve() as handle:
-        yield mock, handle.url
-
-
-@pytest.fixture
-def client(served: tuple[MockDaemon, str]) -> Iterator[AdapterClient]:
-    with AdapterClient("agent-tools-test", served[1]) as c:
+def client(stored_daemon: tuple[MockDaemon, str]) -> Iterator[AdapterClient]:
+    with AdapterClient("agent-tools-test", stored_daemon[1]) as c:
         yield c
 
 
 @pytest.fixture
-async def async_client(served: tuple[MockDaemon, str]) -> AsyncIterator[AsyncAdapterClient]:
-    async with AsyncAdapterClient("agent-tools-test", served[1]) as c:
+async def async_client(stored_daemon: tuple[MockDaemon, str]) -> AsyncIterator[AsyncAdapterClient]:
+    async with AsyncAdapterClient("agent-tools-test", stored_daemon[1]) as c:
         yield c
 
 
@@ -148,9 +140,9 @@ def test_every_kind_of_tool_is_a_tool() -> None:
 
 
 def test_memory_store_result_is_the_daemon_answer_as_compact_json(
-    client: AdapterClient, served: tuple[MockDaemon, str]
+    client: AdapterClient, stored_daemon: tuple[MockDaemon, str]
 ) -> None:
-    mock = served[0]
+    mock = stored_daemon[0]
     registry = ToolRegistry()
     call = ToolCall("c1", "memory_store", {"content": "Café staging runs on pg-staging-2"})
     result = registry.run(call, _context(client=client))

@@ -6,7 +6,6 @@ import asyncio
 import json
 import threading
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 
 import pytest
 
@@ -20,12 +19,11 @@ PATIENCE = 10.0
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[MockDaemon, str]]:
-    mock = MockDaemon(db_path=tmp_path / "research.sqlite3")
-    with mock.serve() as handle:
-        with AdapterClient("seed", handle.url) as seed:
-            seed.remember(RememberParams(content="Billing deploys blue-green on Tuesdays"))
-        yield mock, handle.url
+def served(stored_daemon: tuple[MockDaemon, str]) -> tuple[MockDaemon, str]:
+    """The daemon with one memory for the research tools to find."""
+    with AdapterClient("seed", stored_daemon[1]) as seed:
+        seed.remember(RememberParams(content="Billing deploys blue-green on Tuesdays"))
+    return stored_daemon
 
 
 @pytest.fixture
