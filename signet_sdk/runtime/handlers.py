@@ -192,6 +192,21 @@ class EventTranslator:
         return [LifecycleCall("user_prompt_submit", body)]
 
     @staticmethod
+    def checkpoint_call(
+        session: str, project: str | None, transcript: str, *, inline: bool = False
+    ) -> LifecycleCall:
+        """The ``session_checkpoint_extract`` of ``transcript``: its path, or (``inline``) its text.
+
+        A harness that keeps its transcript in a file hands the path (the
+        core reads it safely); one that sends the conversation in the
+        event hands the JSONL itself.
+        """
+        body: dict[str, Any] = {"sessionKey": session}
+        put(body, "project", project)
+        body["transcript" if inline else "transcriptPath"] = transcript
+        return LifecycleCall("session_checkpoint_extract", body)
+
+    @staticmethod
     def subagent_start_calls(session: str, agent: str, project: str | None) -> list[LifecycleCall]:
         """The ``session_start`` of the subagent ``agent`` within ``session``."""
         body: dict[str, Any] = {"sessionKey": session, "harnessAgentId": agent}

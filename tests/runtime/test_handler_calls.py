@@ -44,3 +44,14 @@ def test_a_subagent_start_and_the_compaction_context() -> None:
         == "Qwen Code compaction (manual); user instructions: keep the plan"
     )
     assert EventTranslator.compaction_context("X", "auto", "   ") == "X compaction (auto)"
+
+
+def test_a_checkpoint_hands_the_transcript_by_path_or_inline() -> None:
+    by_path = EventTranslator.checkpoint_call("s1", "/w", "/t/s1.jsonl")
+    assert by_path == LifecycleCall(
+        "session_checkpoint_extract",
+        {"sessionKey": "s1", "project": "/w", "transcriptPath": "/t/s1.jsonl"},
+    )
+    assert by_path.durable  # a checkpoint is a write that must not be lost
+    inline = EventTranslator.checkpoint_call("s1", None, '{"role": "user"}\n', inline=True)
+    assert inline.body == {"sessionKey": "s1", "transcript": '{"role": "user"}\n'}

@@ -100,10 +100,8 @@ class ClaudeCodeTranslator(CommandHookTranslator):
     @on("Stop")
     def _stop(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         transcript = string(p, "transcript_path", required=True)
-        body: dict[str, Any] = {"sessionKey": session}
-        put(body, "project", self._project(p))
-        body["transcriptPath"] = transcript
-        return [LifecycleCall("session_checkpoint_extract", body)]
+        assert transcript is not None
+        return [self.checkpoint_call(session, self._project(p), transcript)]
 
     @on("PreCompact")
     def _pre_compact(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:

@@ -88,10 +88,7 @@ class CodexTranslator(CommandHookTranslator):
         transcript = string(p, "transcript_path")
         if not transcript:
             return []  # an ephemeral session keeps no rollout: nothing to hand over
-        body: dict[str, Any] = {"sessionKey": session}
-        put(body, "project", string(p, "cwd"))
-        body["transcriptPath"] = transcript
-        return [LifecycleCall("session_checkpoint_extract", body)]
+        return [self.checkpoint_call(session, string(p, "cwd"), transcript)]
 
     @on("PreCompact")
     def _pre_compact(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:

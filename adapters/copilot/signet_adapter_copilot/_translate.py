@@ -179,10 +179,8 @@ class CopilotTranslator(EventTranslator):
         transcript = conversation or given
         if not transcript:
             return compactions
-        body: dict[str, Any] = {"sessionKey": session}
-        put(body, "project", string(p, "cwd"))
-        body["transcriptPath"] = transcript
-        return [*compactions, LifecycleCall("session_checkpoint_extract", body)]
+        checkpoint = self.checkpoint_call(session, string(p, "cwd"), transcript)
+        return [*compactions, checkpoint]
 
     @on("preCompact")
     def _pre_compact(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:

@@ -156,10 +156,7 @@ class CursorTranslator(CommandHookTranslator):
         transcript = self._transcript(p, session)
         if not transcript:
             return []  # transcripts off and none found: nothing to hand over
-        body: dict[str, Any] = {"sessionKey": session}
-        put(body, "project", self._project(p))
-        body["transcriptPath"] = transcript
-        return [LifecycleCall("session_checkpoint_extract", body)]
+        return [self.checkpoint_call(session, self._project(p), transcript)]
 
     @on("preCompact")
     def _pre_compact(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:

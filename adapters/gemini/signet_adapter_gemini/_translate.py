@@ -147,11 +147,9 @@ class GeminiTranslator(CommandHookTranslator):
         transcript = string(p, "transcript_path")
         if not transcript:
             return []  # a session that records no chat file: nothing to hand over
-        body: dict[str, Any] = {"sessionKey": session}
-        put(body, "project", string(p, "cwd"))
-        body["transcriptPath"] = transcript
+        checkpoint = self.checkpoint_call(session, string(p, "cwd"), transcript)
         calls = self._compaction(p, session, at_end=False)
-        return [*calls, LifecycleCall("session_checkpoint_extract", body)]
+        return [*calls, checkpoint]
 
     @on("PreCompress")
     def _pre_compress(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:

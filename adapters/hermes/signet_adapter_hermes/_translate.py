@@ -273,10 +273,7 @@ class HermesTranslator(EventTranslator):
             transcript = transcript_of(messages)
             if not transcript:
                 return []
-            body: dict[str, Any] = {"sessionKey": s.id}
-            put(body, "project", s.project)
-            body["transcript"] = transcript
-            return [LifecycleCall("session_checkpoint_extract", body)]
+            return [self.checkpoint_call(s.id, s.project, transcript, inline=True)]
         return [_session_end(s, messages, string(p, "reason") or "exit")]
 
     # -- render ----------------------------------------------------------

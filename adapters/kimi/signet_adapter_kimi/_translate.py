@@ -204,10 +204,8 @@ class KimiTranslator(CommandHookTranslator):
         compactions, transcript = self._looked(session, cwd, conversation=True, turn_end=True)
         if not transcript:
             return compactions  # nothing said yet, or no log to read: nothing to hand over
-        body: dict[str, Any] = {"sessionKey": session}
-        put(body, "project", cwd)
-        body["transcriptPath"] = transcript
-        return [*compactions, LifecycleCall("session_checkpoint_extract", body)]
+        checkpoint = self.checkpoint_call(session, cwd, transcript)
+        return [*compactions, checkpoint]
 
     @on("PreCompact")
     def _pre_compact(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:

@@ -198,10 +198,7 @@ class OpenClawTranslator(EventTranslator):
         transcript = _messages_jsonl(messages)
         if not transcript:
             return []
-        body: dict[str, Any] = {"sessionKey": s.key}
-        put(body, "project", s.project)
-        body["transcript"] = transcript
-        return [LifecycleCall("session_checkpoint_extract", body)]
+        return [self.checkpoint_call(s.key, s.project, transcript, inline=True)]
 
     @on("before_compaction")
     def _before_compaction(self, p: Mapping[str, Any], s: _Scope) -> list[LifecycleCall]:

@@ -221,10 +221,7 @@ class OpenCodeTranslator(EventTranslator):
         transcript = _transcript(fresh)
         if not transcript:
             return []
-        body: dict[str, Any] = {"sessionKey": sid}
-        put(body, "project", _project(p))
-        body["transcript"] = transcript
-        return [LifecycleCall("session_checkpoint_extract", body)]
+        return [self.checkpoint_call(sid, _project(p), transcript, inline=True)]
 
     @on("experimental.session.compacting")
     def _compacting(self, p: Mapping[str, Any], sid: str) -> list[LifecycleCall]:

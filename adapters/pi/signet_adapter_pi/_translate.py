@@ -229,10 +229,7 @@ class PiTranslator(EventTranslator):
         transcript = _messages_jsonl(messages)
         if not transcript:
             return []
-        body: dict[str, Any] = {"sessionKey": s.id}
-        put(body, "project", s.cwd)
-        body["transcript"] = transcript
-        return [LifecycleCall("session_checkpoint_extract", body)]
+        return [self.checkpoint_call(s.id, s.cwd, transcript, inline=True)]
 
     @on("session_before_compact")
     def _before_compact(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:

@@ -169,15 +169,14 @@ class QwenCodeTranslator(CommandHookTranslator):
     @on("Stop")
     def _stop(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         transcript = string(p, "transcript_path", required=True)
+        assert transcript is not None
         project = string(p, "cwd")
-        body: dict[str, Any] = {"sessionKey": session}
-        put(body, "project", project)
-        body["transcriptPath"] = transcript
+        checkpoint = self.checkpoint_call(session, project, transcript)
         if string(p, "agent_id") is None:  # a subagent's Stop is not its parent session's
             notes = self.notes()
             if notes is not None:
                 notes.note(session, project, transcript)
-        return [LifecycleCall("session_checkpoint_extract", body)]
+        return [checkpoint]
 
     @on("PreCompact")
     def _pre_compact(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
