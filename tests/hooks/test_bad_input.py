@@ -34,21 +34,12 @@ from signet_sdk.testing.hook_process import SIGNET_SDK
 from signet_sdk.testing.mock_daemon import MockDaemon
 from signet_sdk.wire.config import resolve_config
 
-from ..bad_input_support import (
-    GARBAGE,
-    Seed,
-    all_plugins,
-    encode,
-    garbage_bytes,
-    seeds,
-    spoil,
-    spoils,
-)
+from .. import bad_input_support as bad
 
 #: Cursor and Gemini CLI read an answer on every event; Claude Code and Codex
 #: read nothing as "carry on"; the last has no package (the generic events).
 HARNESSES = ["cursor", "gemini", "claude-code", "codex", "unpackaged-harness"]
-PLUGINS: dict[str, HarnessPlugin] = {p.name: p for p in all_plugins() if p.name in HARNESSES}
+PLUGINS: dict[str, HarnessPlugin] = {p.name: p for p in bad.all_plugins() if p.name in HARNESSES}
 #: A hook that has not exited by now is hung (the longest deadline is well under it).
 HUNG_SECONDS = 30.0
 #: What a process may take past its event's deadline: starting, and writing its answer.
@@ -174,12 +165,12 @@ def check(ran: Ran, harness: str, event: str, daemon_down: bool) -> None:
 
 
 @st.composite
-def stdin_bytes(draw: st.DrawFn, seed: Seed) -> bytes:
+def stdin_bytes(draw: st.DrawFn, seed: bad.Seed) -> bytes:
     """The seed's payload spoiled, as bytes; one time in four, garbage instead."""
     if draw(st.integers(0, 3)) == 0:
-        return draw(garbage_bytes(), label="garbage")
-    change = draw(spoils(seed.payload), label="change")
-    return encode(spoil(seed.payload, change))
+        return draw(bad.garbage_bytes(), label="garbage")
+    change = draw(bad.spoils(seed.payload), label="change")
+    return bad.encode(bad.spoil(seed.payload, change))
 
 
 @pytest.mark.parametrize("harness", HARNESSES)
@@ -188,13 +179,13 @@ def stdin_bytes(draw: st.DrawFn, seed: Seed) -> bytes:
 def test_a_spoiled_payload_gets_the_neutral_output_or_an_answer(
     harness: str, data: st.DataObject, hooks: Hooks
 ) -> None:
-    seed = data.draw(st.sampled_from(seeds(PLUGINS[harness])), label="seed")
+    seed = data.draw(st.sampled_from(bad.seeds(PLUGINS[harness])), label="seed")
     stdin = data.draw(stdin_bytes(seed), label="stdin")
     ran = hooks.run(harness, seed.event, stdin)
     check(ran, harness, seed.event, hooks.daemon_down)
 
 
-@pytest.mark.parametrize("raw", GARBAGE, ids=[repr(g[:12]) for g in GARBAGE])
+@pytest.mark.parametrize("raw", bad.GARBAGE, ids=[repr(g[:12]) for g in bad.GARBAGE])
 def test_garbage_gets_cursors_neutral_answer(raw: bytes, hooks: Hooks) -> None:
     """Cursor reads ``{"continue":true}`` before a prompt goes on; garbage must not cost it that."""
     ran = hooks.run("cursor", "beforeSubmitPrompt", raw)
