@@ -117,6 +117,20 @@ MEMORY_ROW = {
     "importance": 0.8,
     "created_at": "2026-11-20T10:00:00.000Z",
 }
+#: A remembered memory as the remember route writes it (one the daemon embedded at once).
+REMEMBERED = {
+    "id": "7c6b5a49-3827-4165-9f0e-d1c2b3a4f5e6",
+    "type": "fact",
+    "tags": None,
+    "pinned": False,
+    "importance": 0.5,
+    "content": "Atlas deploys go through `make ship`.",
+    "embedded": True,
+    "entities_linked": 0,
+    "hints_written": 0,
+    "structured": False,
+    "structured_applied": False,
+}
 #: A recall row as entityMemoryToRecallResult (HOOKS) and hybridRecall write one.
 RECALL_ROW = {
     "id": MEMORY_ROW["id"],
@@ -271,19 +285,7 @@ ANSWERS: dict[str, Answer] = {
         f"{HOOKS_ROUTES} registerCompactionComplete",
     ),
     "remember": Answer(
-        {
-            "id": "7c6b5a49-3827-4165-9f0e-d1c2b3a4f5e6",
-            "type": "fact",
-            "tags": None,
-            "pinned": False,
-            "importance": 0.5,
-            "content": "Atlas deploys go through `make ship`.",
-            "embedded": True,
-            "entities_linked": 0,
-            "hints_written": 0,
-            "structured": False,
-            "structured_applied": False,
-        },
+        REMEMBERED,
         f"{MEMORY_ROUTES} POST /api/memory/remember (proxied by {HOOKS_ROUTES} registerRemember)",
     ),
     "remember_overloaded": Answer(
@@ -410,20 +412,7 @@ ANSWERS: dict[str, Answer] = {
     # -- memory ---------------------------------------------------------------
     "memory_recall": Answer(RECALL_BODY, f"{MEMORY_ROUTES} POST /api/memory/recall"),
     "memory_remember": Answer(
-        {
-            "id": "7c6b5a49-3827-4165-9f0e-d1c2b3a4f5e6",
-            "type": "fact",
-            "tags": None,
-            "pinned": False,
-            "importance": 0.5,
-            "content": "Atlas deploys go through `make ship`.",
-            "embedded": False,
-            "entities_linked": 0,
-            "hints_written": 0,
-            "structured": False,
-            "structured_applied": False,
-            "superseded": "superseded",
-        },
+        {**REMEMBERED, "embedded": False, "superseded": "superseded"},
         f"{MEMORY_ROUTES} POST /api/memory/remember (supersedes)",
     ),
     "get_memory": Answer(
