@@ -116,26 +116,19 @@ def test_signet_sdk_chat_two_sessions_on_the_real_daemon(
     with FakeOpenAI() as model:
         model.tool_script.append(("memory_store", {"content": fact}))
         argv = [cli, "chat", "--provider", "openai", "--base-url", model.base_url, "-p"]
-        one = subprocess.run(
-            [*argv, f"Remember: {fact}"],
-            env=env,
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert one.returncode == 0, one.stderr
+
+        def chat(prompt: str) -> subprocess.CompletedProcess[str]:
+            """One ``signet-sdk chat -p`` run: a process, and so a session, of its own."""
+            done = subprocess.run(
+                [*argv, prompt], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120
+            )
+            assert done.returncode == 0, done.stderr
+            return done
+
+        chat(f"Remember: {fact}")
         stored = [m for m in model.chat_bodies()[1]["messages"] if m["role"] == "tool"]
         assert '"status":"saved"' in stored[0]["content"]
-        two = subprocess.run(
-            [*argv, "How does the billing service deploy?"],
-            env=env,
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert two.returncode == 0, two.stderr
+        two = chat("How does the billing service deploy?")
         first_of_two = model.chat_bodies()[2]
     assert two.stdout == "Hello from the fake model.\n"
     assert fact in json.dumps(first_of_two["messages"], ensure_ascii=False)
