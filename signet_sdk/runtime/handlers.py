@@ -207,6 +207,33 @@ class EventTranslator:
         return LifecycleCall("session_checkpoint_extract", body)
 
     @staticmethod
+    def pre_compaction_call(
+        session: str, context: str, message_count: int | None = None
+    ) -> LifecycleCall:
+        """The ``pre_compaction`` of ``session``: ``context`` says what is being compacted."""
+        body: dict[str, Any] = {"sessionKey": session, "sessionContext": context}
+        put(body, "messageCount", message_count)
+        return LifecycleCall("pre_compaction", body)
+
+    @staticmethod
+    def compaction_call(session: str, summary: str, project: str | None) -> LifecycleCall:
+        """The ``compaction_complete`` that hands the daemon the harness's ``summary``."""
+        body: dict[str, Any] = {"sessionKey": session, "summary": summary}
+        put(body, "project", project)
+        return LifecycleCall("compaction_complete", body)
+
+    @staticmethod
+    def session_end_call(
+        session: str, cwd: str | None, reason: str, transcript_path: str | None
+    ) -> LifecycleCall:
+        """The ``session_end`` of ``session`` (its own id), with the transcript's path if any."""
+        body: dict[str, Any] = {"sessionKey": session, "sessionId": session}
+        put(body, "cwd", cwd)
+        body["reason"] = reason
+        put(body, "transcriptPath", transcript_path)
+        return LifecycleCall("session_end", body)
+
+    @staticmethod
     def subagent_start_calls(session: str, agent: str, project: str | None) -> list[LifecycleCall]:
         """The ``session_start`` of the subagent ``agent`` within ``session``."""
         body: dict[str, Any] = {"sessionKey": session, "harnessAgentId": agent}

@@ -55,3 +55,19 @@ def test_a_checkpoint_hands_the_transcript_by_path_or_inline() -> None:
     assert by_path.durable  # a checkpoint is a write that must not be lost
     inline = EventTranslator.checkpoint_call("s1", None, '{"role": "user"}\n', inline=True)
     assert inline.body == {"sessionKey": "s1", "transcript": '{"role": "user"}\n'}
+
+
+def test_compaction_and_session_end_calls() -> None:
+    pre = EventTranslator.pre_compaction_call("s1", "Codex compaction (auto)")
+    assert pre == LifecycleCall(
+        "pre_compaction", {"sessionKey": "s1", "sessionContext": "Codex compaction (auto)"}
+    )
+    assert EventTranslator.pre_compaction_call("s1", "c", 40).body["messageCount"] == 40
+    done = EventTranslator.compaction_call("s1", "we fixed the parser", None)
+    assert done.body == {"sessionKey": "s1", "summary": "we fixed the parser"} and done.durable
+    end = EventTranslator.session_end_call("s1", "/w", "exit", None)
+    assert end == LifecycleCall(
+        "session_end", {"sessionKey": "s1", "sessionId": "s1", "cwd": "/w", "reason": "exit"}
+    )
+    with_path = EventTranslator.session_end_call("s1", None, "other", "/t/s1.jsonl")
+    assert with_path.body["transcriptPath"] == "/t/s1.jsonl" and "cwd" not in with_path.body

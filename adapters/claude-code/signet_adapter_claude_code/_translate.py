@@ -108,23 +108,19 @@ class ClaudeCodeTranslator(CommandHookTranslator):
         trigger = string(p, "trigger") or "unknown"
         instructions = string(p, "custom_instructions")
         context = self.compaction_context("Claude Code", trigger, instructions)
-        body: dict[str, Any] = {"sessionKey": session, "sessionContext": context}
-        return [LifecycleCall("pre_compaction", body)]
+        return [self.pre_compaction_call(session, context)]
 
     @on("PostCompact")
     def _post_compact(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         summary = string(p, "compact_summary", required=True)
-        body: dict[str, Any] = {"sessionKey": session, "summary": summary}
-        put(body, "project", self._project(p))
-        return [LifecycleCall("compaction_complete", body)]
+        assert summary is not None
+        return [self.compaction_call(session, summary, self._project(p))]
 
     @on("SubagentStart", "session_start")
     def _subagent_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         agent = string(p, "agent_id", required=True)
-        body: dict[str, Any] = {"sessionKey": session, "harnessAgentId": agent}
-        put(body, "project", self._project(p))
-        put(body, "source", "subagent")
-        return [LifecycleCall("session_start", body)]
+        assert agent is not None
+        return self.subagent_start_calls(session, agent, self._project(p))
 
     @on("SubagentStop")
     def _subagent_stop(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
@@ -134,13 +130,11 @@ class ClaudeCodeTranslator(CommandHookTranslator):
     @on("SessionEnd", detach=True)
     def _session_end(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         reason = string(p, "reason") or "other"
-        body: dict[str, Any] = {"sessionKey": session, "sessionId": session}
-        put(body, "cwd", self._project(p))
-        body["reason"] = reason
+        cwd = self._project(p)
         transcript = string(p, "transcript_path")
-        if reason != "clear":
-            put(body, "transcriptPath", transcript)
-        return [LifecycleCall("session_end", body)]
+        return [
+            self.session_end_call(session, cwd, reason, None if reason == "clear" else transcript)
+        ]
 
 
 #: Native events this adapter understands, in lifecycle order.

@@ -108,9 +108,7 @@ class CodexTranslator(CommandHookTranslator):
             summary = self.read_summary(transcript)
         if not summary or not summary.strip():
             return self._checkpoint(p, session)
-        body: dict[str, Any] = {"sessionKey": session, "summary": summary}
-        put(body, "project", string(p, "cwd"))
-        return [LifecycleCall("compaction_complete", body)]
+        return [self.compaction_call(session, summary, string(p, "cwd"))]
 
     @on("SubagentStart", "session_start")
     def _subagent_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
@@ -125,11 +123,14 @@ class CodexTranslator(CommandHookTranslator):
 
     @on("SessionEnd", detach=True)
     def _session_end(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        body: dict[str, Any] = {"sessionKey": session, "sessionId": session}
-        put(body, "cwd", string(p, "cwd"))
-        body["reason"] = string(p, "reason") or "other"
-        put(body, "transcriptPath", string(p, "transcript_path"))
-        return [LifecycleCall("session_end", body)]
+        return [
+            self.session_end_call(
+                session,
+                string(p, "cwd"),
+                string(p, "reason") or "other",
+                string(p, "transcript_path"),
+            )
+        ]
 
 
 #: Native events this adapter understands, in lifecycle order.

@@ -160,17 +160,18 @@ class CursorTranslator(CommandHookTranslator):
 
     @on("preCompact")
     def _pre_compact(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        body: dict[str, Any] = {"sessionKey": session, "sessionContext": _compaction_note(p)}
-        put(body, "messageCount", integer(p, "message_count"))
-        return [LifecycleCall("pre_compaction", body)]
+        return [self.pre_compaction_call(session, _compaction_note(p), integer(p, "message_count"))]
 
     @on("sessionEnd", detach=True)
     def _session_end(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        body: dict[str, Any] = {"sessionKey": session, "sessionId": session}
-        put(body, "cwd", self._project(p))
-        body["reason"] = string(p, "reason") or "other"
-        put(body, "transcriptPath", self._transcript(p, session))
-        return [LifecycleCall("session_end", body)]
+        return [
+            self.session_end_call(
+                session,
+                self._project(p),
+                string(p, "reason") or "other",
+                self._transcript(p, session),
+            )
+        ]
 
     def context_output(self, event: str, text: str) -> NativeOutput:
         """``sessionStart``'s output field for the conversation's initial context."""

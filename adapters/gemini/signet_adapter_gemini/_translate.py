@@ -137,9 +137,7 @@ class GeminiTranslator(CommandHookTranslator):
         message_id, summary = found
         if self.claim is not None and not self.claim(session, message_id):
             return []  # another process of this event reports it
-        body: dict[str, Any] = {"sessionKey": session, "summary": summary}
-        put(body, "project", string(p, "cwd"))
-        return [LifecycleCall("compaction_complete", body)]
+        return [self.compaction_call(session, summary, string(p, "cwd"))]
 
     @on("AfterAgent")
     def _after_agent(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:

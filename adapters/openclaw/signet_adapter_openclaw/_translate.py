@@ -210,10 +210,7 @@ class OpenClawTranslator(EventTranslator):
             context += f" of {count} messages"
         if tokens is not None:
             context += f", {tokens} tokens"
-        body: dict[str, Any] = {"sessionKey": s.key, "sessionContext": context}
-        if count is not None:
-            body["messageCount"] = count
-        return [LifecycleCall("pre_compaction", body)]
+        return [self.pre_compaction_call(s.key, context, count)]
 
     @on("after_compaction", detach=True)
     def _after_compaction(self, p: Mapping[str, Any], s: _Scope) -> list[LifecycleCall]:
@@ -224,9 +221,7 @@ class OpenClawTranslator(EventTranslator):
             summary = string(entry, "summary", "compactionEntry.")
         if summary is None or not summary.strip():
             return []  # the next prompt hook sends it (see the module docstring)
-        body: dict[str, Any] = {"sessionKey": s.key, "summary": summary}
-        put(body, "project", s.project or s.carried("project"))
-        return [LifecycleCall("compaction_complete", body)]
+        return [self.compaction_call(s.key, summary, s.project or s.carried("project"))]
 
     @on("session_end", detach=True)
     def _session_end(self, p: Mapping[str, Any], s: _Scope) -> list[LifecycleCall]:

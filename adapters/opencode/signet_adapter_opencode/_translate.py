@@ -225,17 +225,14 @@ class OpenCodeTranslator(EventTranslator):
 
     @on("experimental.session.compacting")
     def _compacting(self, p: Mapping[str, Any], sid: str) -> list[LifecycleCall]:
-        body = {"sessionKey": sid, "sessionContext": "OpenCode session compaction"}
-        return [LifecycleCall("pre_compaction", body)]
+        return [self.pre_compaction_call(sid, "OpenCode session compaction")]
 
     @on("session.compacted", detach=True)
     def _compacted(self, p: Mapping[str, Any], sid: str) -> list[LifecycleCall]:
         summaries = [m for m in _messages(p) if m.summary and m.text]
         if not summaries:
             return []  # nothing to keep: the compaction produced no text
-        body: dict[str, Any] = {"sessionKey": sid, "summary": summaries[-1].text}
-        put(body, "project", _project(p))
-        return [LifecycleCall("compaction_complete", body)]
+        return [self.compaction_call(sid, summaries[-1].text, _project(p))]
 
     @on("session.deleted")
     def _deleted(self, p: Mapping[str, Any], sid: str) -> list[LifecycleCall]:

@@ -249,10 +249,7 @@ class PiTranslator(EventTranslator):
         instructions = string(p, "customInstructions")
         if instructions and instructions.strip():
             context += f"; user instructions: {instructions.strip()}"
-        body: dict[str, Any] = {"sessionKey": s.id, "sessionContext": context}
-        if count is not None:
-            body["messageCount"] = count
-        return [LifecycleCall("pre_compaction", body)]
+        return [self.pre_compaction_call(s.id, context, count)]
 
     @on("session_compact", detach=True)
     def _compact(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
@@ -264,9 +261,7 @@ class PiTranslator(EventTranslator):
             raise PayloadError("compactionEntry.summary", "is required")
         if not summary.strip():
             return []  # the daemon refuses an empty summary; there is nothing to keep
-        body: dict[str, Any] = {"sessionKey": s.id, "summary": summary}
-        put(body, "project", s.cwd)
-        return [LifecycleCall("compaction_complete", body)]
+        return [self.compaction_call(s.id, summary, s.cwd)]
 
     @on("session_before_switch")
     def _before_switch(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:

@@ -183,8 +183,7 @@ class QwenCodeTranslator(CommandHookTranslator):
         trigger = string(p, "trigger") or "auto"
         instructions = string(p, "custom_instructions")
         context = self.compaction_context("Qwen Code", trigger, instructions)
-        body: dict[str, Any] = {"sessionKey": session, "sessionContext": context}
-        return [LifecycleCall("pre_compaction", body)]
+        return [self.pre_compaction_call(session, context)]
 
     @on("PostCompact")
     def _post_compact(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
@@ -192,9 +191,7 @@ class QwenCodeTranslator(CommandHookTranslator):
         assert summary is not None
         if self.claim is not None and not self.claim(session, summary):
             return []  # another hook process reports this summary
-        body: dict[str, Any] = {"sessionKey": session, "summary": summary}
-        put(body, "project", string(p, "cwd"))
-        return [LifecycleCall("compaction_complete", body)]
+        return [self.compaction_call(session, summary, string(p, "cwd"))]
 
     @on("SubagentStart", "session_start")
     def _subagent_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
@@ -210,15 +207,12 @@ class QwenCodeTranslator(CommandHookTranslator):
     @on("SessionEnd", detach=True)
     def _session_end(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         reason = string(p, "reason") or "other"
-        body: dict[str, Any] = {"sessionKey": session, "sessionId": session}
-        put(body, "cwd", string(p, "cwd"))
-        body["reason"] = reason
-        if reason != "clear":
-            put(body, "transcriptPath", string(p, "transcript_path"))
+        cwd = string(p, "cwd")
+        transcript = None if reason == "clear" else string(p, "transcript_path")
         notes = self.notes()
         if notes is not None:
             notes.drop(session)
-        return [LifecycleCall("session_end", body)]
+        return [self.session_end_call(session, cwd, reason, transcript)]
 
     def render(
         self, event: str, payload: Mapping[str, Any], results: Sequence[Any]
