@@ -16,6 +16,8 @@ import pytest
 
 from signet_sdk.testing.fake_anthropic import FakeAnthropic
 
+from . import wire_support
+
 KEY = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
 TOOLS = [{"name": "memory_search", "description": "Search.", "input_schema": {"type": "object"}}]
 USER = [{"role": "user", "content": "how do we deploy?"}]
@@ -31,34 +33,8 @@ def body(**extra: Any) -> dict[str, Any]:
     return {"model": "claude-test", "max_tokens": 64, "messages": USER, **extra}
 
 
-class Answer:
-    """One answer as it came off the socket: status, headers, and the body's chunks."""
-
-    def __init__(self, raw: bytes) -> None:
-        head, _, rest = raw.partition(b"\r\n\r\n")
-        lines = head.decode().split("\r\n")
-        self.status = int(lines[0].split()[1])
-        self.headers = {k.lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:])}
-        self.chunks: list[bytes] = []
-        #: Whether a chunked body ended with its final empty chunk.
-        self.complete = False
-        if self.headers.get("transfer-encoding") == "chunked":
-            while rest:
-                size_line, _, rest = rest.partition(b"\r\n")
-                size = int(size_line, 16)
-                if size == 0:
-                    self.complete = rest == b"\r\n"
-                    break
-                self.chunks.append(rest[:size])
-                assert rest[size : size + 2] == b"\r\n"
-                rest = rest[size + 2 :]
-            self.body = b"".join(self.chunks)
-        else:
-            assert len(rest) == int(self.headers["content-length"])
-            self.body = rest
-
-    def json(self) -> Any:
-        return json.loads(self.body)
+class Answer(wire_support.Answer):
+    """An answer from the fake Anthropic server, whose stream names each event."""
 
     def events(self) -> list[dict[str, Any]]:
         """The stream's events, each named as its data's ``type`` says (checked)."""
@@ -79,15 +55,8 @@ def exchange(
     method: str = "POST",
 ) -> Answer:
     """One request on its own connection, read to the server's close."""
-    data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-    lines = [f"{method} {path} HTTP/1.1", "host: 127.0.0.1", "connection: close"]
-    lines += [f"{k}: {v}" for k, v in (KEY if headers is None else headers).items()]
-    lines += ["content-type: application/json", f"content-length: {len(data)}"]
-    with socket.create_connection(("127.0.0.1", fake.port), timeout=10) as sock:
-        sock.sendall("\r\n".join(lines).encode() + b"\r\n\r\n" + data)
-        raw = b""
-        while part := sock.recv(65536):
-            raw += part
+    sent = KEY if headers is None else headers
+    raw = wire_support.exchange_raw(fake.port, method, path, sent, payload)
     return Answer(raw)
 
 

@@ -17,6 +17,8 @@ import pytest
 
 from signet_sdk.testing.fake_openai import FakeOpenAI
 
+from . import wire_support
+
 TOOLS = [{"type": "function", "function": {"name": "memory_search", "parameters": {}}}]
 USER = [{"role": "user", "content": "how do we deploy?"}]
 USAGE = {"prompt_tokens": 12, "completion_tokens": 5, "total_tokens": 17}
@@ -27,33 +29,8 @@ def body(**extra: Any) -> dict[str, Any]:
     return {"model": "m", "messages": USER, **extra}
 
 
-class Answer:
-    """One answer as it came off the socket: status, headers, and the body (chunks if chunked)."""
-
-    def __init__(self, raw: bytes) -> None:
-        head, _, rest = raw.partition(b"\r\n\r\n")
-        lines = head.decode().split("\r\n")
-        self.status = int(lines[0].split()[1])
-        self.headers = {k.lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:])}
-        self.chunks: list[bytes] = []
-        #: Whether a chunked body ended with its final empty chunk.
-        self.complete = False
-        if self.headers.get("transfer-encoding") == "chunked":
-            while rest:
-                size_line, _, rest = rest.partition(b"\r\n")
-                size = int(size_line, 16)
-                if size == 0:
-                    self.complete = rest == b"\r\n"
-                    break
-                self.chunks.append(rest[:size])
-                rest = rest[size + 2 :]
-            self.body = b"".join(self.chunks)
-        else:
-            assert len(rest) == int(self.headers["content-length"])
-            self.body = rest
-
-    def json(self) -> Any:
-        return json.loads(self.body)
+class Answer(wire_support.Answer):
+    """An answer from the fake OpenAI server, whose stream is data lines ending in ``[DONE]``."""
 
     def data(self) -> list[Any]:
         """Each event's data, parsed (``[DONE]`` kept as the string)."""
@@ -65,16 +42,8 @@ class Answer:
 
 
 def exchange(fake: FakeOpenAI, payload: dict[str, Any]) -> Answer:
-    data = json.dumps(payload).encode()
-    head = (
-        "POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n"
-        f"content-type: application/json\r\ncontent-length: {len(data)}\r\n\r\n"
-    )
-    with socket.create_connection(("127.0.0.1", fake.port), timeout=10) as sock:
-        sock.sendall(head.encode() + data)
-        raw = b""
-        while part := sock.recv(65536):
-            raw += part
+    """One request to the chat completions route on its own connection."""
+    raw = wire_support.exchange_raw(fake.port, "POST", "/v1/chat/completions", {}, payload)
     return Answer(raw)
 
 
