@@ -259,16 +259,21 @@ def _stored_once(daemon: MockDaemon, action: str, key: str) -> int:
     return took
 
 
-def _replay(env: dict[str, str], daemon_url: str) -> None:
-    """Deliver whatever is queued, to the daemon itself, as the next session's sender would."""
+def _run_replay(env: dict[str, str], daemon_url: str) -> subprocess.CompletedProcess[str]:
+    """Run ``signet-sdk outbox replay`` against the daemon itself, settling nothing first."""
     replay = {**env, "SIGNET_DAEMON_URL": daemon_url, "SIGNET_OUTBOX_SETTLE_SECONDS": "0"}
-    done = subprocess.run(
+    return subprocess.run(
         [SDK, "outbox", "replay", "--seconds", "20"],
         env=replay,
         capture_output=True,
         text=True,
         timeout=120,
     )
+
+
+def _replay(env: dict[str, str], daemon_url: str) -> None:
+    """Deliver whatever is queued, to the daemon itself, as the next session's sender would."""
+    done = _run_replay(env, daemon_url)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -487,14 +492,7 @@ def _replay_when_idle(env: dict[str, str], daemon_url: str, outbox: Path) -> Non
     """:func:`_replay` once no detached sender (one a hook started) is at work any more."""
     end = time.monotonic() + 30
     while True:
-        replay = {**env, "SIGNET_DAEMON_URL": daemon_url, "SIGNET_OUTBOX_SETTLE_SECONDS": "0"}
-        done = subprocess.run(
-            [SDK, "outbox", "replay", "--seconds", "20"],
-            env=replay,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        done = _run_replay(env, daemon_url)
         if "another sender is at work" not in done.stdout or time.monotonic() > end:
             break
         time.sleep(0.2)
