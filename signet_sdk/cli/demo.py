@@ -17,7 +17,7 @@ import sys
 import tempfile
 import textwrap
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +51,26 @@ class StoryContext:
     prompt: str = ""
     summary: str = ""
     transcript: str = ""
+
+    def turns(self) -> list[tuple[str, str]]:
+        """The transcript's ``user: ...`` and ``assistant: ...`` lines as (role, text)."""
+        out = []
+        for line in self.transcript.splitlines():
+            role, _, text = line.partition(": ")
+            if role in ("user", "assistant"):
+                out.append((role, text))
+        return out
+
+    def write_jsonl(self, folder: str, name: str, records: Iterable[Any]) -> str:
+        """Write ``records`` as JSON lines to ``<workdir>/<folder>/<name>``; the file's path.
+
+        The harness's own transcript or session file, laid out as the
+        harness writes it, so the story's events can name a real file.
+        """
+        path = self.workdir / folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+        return str(path)
 
 
 def _readable(output: NativeOutput) -> str:

@@ -8,24 +8,14 @@ the turn checkpoints carry a real file.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 __all__ = ["story_event"]
 
 
 def _transcript_file(ctx: Any) -> str:
-    folder = Path(ctx.workdir) / "claude-projects" / "demo"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{ctx.session_key}.jsonl"
-    lines = []
-    for line in str(ctx.transcript or "").splitlines():
-        role, _, text = line.partition(": ")
-        if role in ("user", "assistant"):
-            lines.append(json.dumps({"type": role, "message": {"role": role, "content": text}}))
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return str(path)
+    records = [{"type": r, "message": {"role": r, "content": t}} for r, t in ctx.turns()]
+    return str(ctx.write_jsonl("claude-projects/demo", f"{ctx.session_key}.jsonl", records))
 
 
 def story_event(step: str, ctx: Any) -> tuple[str, dict[str, Any]] | None:

@@ -8,28 +8,20 @@ line PostCompact reads its summary from.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 __all__ = ["story_event"]
 
 
 def _rollout(ctx: Any, *, compacted: bool = False) -> str:
-    folder = Path(ctx.workdir) / "codex-sessions"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"rollout-demo-{ctx.session_key}.jsonl"
     lines = [{"type": "session_meta", "payload": {"id": ctx.session_key, "cwd": ctx.project}}]
-    for line in str(ctx.transcript or "").splitlines():
-        role, _, text = line.partition(": ")
-        if role in ("user", "assistant"):
-            kind = "input_text" if role == "user" else "output_text"
-            item = {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
-            lines.append({"type": "response_item", "payload": item})
+    for role, text in ctx.turns():
+        kind = "input_text" if role == "user" else "output_text"
+        item = {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
+        lines.append({"type": "response_item", "payload": item})
     if compacted and ctx.summary:
         lines.append({"type": "compacted", "payload": {"message": ctx.summary}})
-    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
-    return str(path)
+    return str(ctx.write_jsonl("codex-sessions", f"rollout-demo-{ctx.session_key}.jsonl", lines))
 
 
 def story_event(step: str, ctx: Any) -> tuple[str, dict[str, Any]] | None:

@@ -10,25 +10,18 @@ told.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 __all__ = ["story_event"]
 
 
 def _transcript_file(ctx: Any) -> str:
-    folder = Path(ctx.workdir) / "cursor-projects" / "demo" / "agent-transcripts"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{ctx.session_key}.jsonl"
-    lines = []
-    for line in str(ctx.transcript or "").splitlines():
-        role, _, text = line.partition(": ")
-        if role in ("user", "assistant"):
-            message = {"content": [{"type": "text", "text": text}]}
-            lines.append(json.dumps({"role": role, "message": message}))
-    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    return str(path)
+    records = [
+        {"role": role, "message": {"content": [{"type": "text", "text": text}]}}
+        for role, text in ctx.turns()
+    ]
+    where = "cursor-projects/demo/agent-transcripts"
+    return str(ctx.write_jsonl(where, f"{ctx.session_key}.jsonl", records))
 
 
 def story_event(step: str, ctx: Any) -> tuple[str, dict[str, Any]] | None:

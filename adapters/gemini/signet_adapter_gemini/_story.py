@@ -10,8 +10,6 @@ which the turn's AfterAgent reads the summary from.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 from ._chat import ACK
@@ -31,15 +29,10 @@ def _message(n: int, kind: str, text: str, second: int) -> dict[str, Any]:
 
 
 def _chat(ctx: Any, *, compressed: bool = False) -> str:
-    folder = Path(ctx.workdir) / "gemini-chats"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"session-demo-{ctx.session_key}.jsonl"
     lines: list[dict[str, Any]] = [{"sessionId": ctx.session_key, "projectHash": "demo"}]
-    turns = [line.partition(": ") for line in str(ctx.transcript or "").splitlines()]
-    for n, (role, _, text) in enumerate(turns):
-        if role in ("user", "assistant"):
-            kind = "user" if role == "user" else "gemini"
-            lines.append(_message(n, kind, text, 10 + n))
+    for n, (role, text) in enumerate(ctx.turns()):
+        kind = "user" if role == "user" else "gemini"
+        lines.append(_message(n, kind, text, 10 + n))
     if compressed and ctx.summary:
         kept = [
             _message(1, "user", "How should billing deploy?", 10),
@@ -60,8 +53,7 @@ def _chat(ctx: Any, *, compressed: bool = False) -> str:
             _message(5, "user", ctx.prompt or "Write the pipeline config next.", 21),
             _message(6, "gemini", "Here is the pipeline config.", 22),
         ]
-    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
-    return str(path)
+    return str(ctx.write_jsonl("gemini-chats", f"session-demo-{ctx.session_key}.jsonl", lines))
 
 
 def story_event(step: str, ctx: Any) -> tuple[str, dict[str, Any]] | None:

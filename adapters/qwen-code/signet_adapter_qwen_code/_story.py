@@ -9,26 +9,22 @@ demo writes one the same way, under the demo's own folder (which it lists in
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 __all__ = ["story_event"]
 
 
 def _record_file(ctx: Any) -> str:
-    folder = Path(ctx.workdir) / "qwen-projects" / "-srv-signet-demo" / "chats"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{ctx.session_key}.jsonl"
-    lines = []
-    for line in str(ctx.transcript or "").splitlines():
-        role, _, text = line.partition(": ")
-        if role in ("user", "assistant"):
-            message = {"role": "user" if role == "user" else "model", "parts": [{"text": text}]}
-            record = {"sessionId": ctx.session_key, "type": role, "message": message}
-            lines.append(json.dumps(record))
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return str(path)
+    records = [
+        {
+            "sessionId": ctx.session_key,
+            "type": role,
+            "message": {"role": "user" if role == "user" else "model", "parts": [{"text": text}]},
+        }
+        for role, text in ctx.turns()
+    ]
+    where = "qwen-projects/-srv-signet-demo/chats"
+    return str(ctx.write_jsonl(where, f"{ctx.session_key}.jsonl", records))
 
 
 def story_event(step: str, ctx: Any) -> tuple[str, dict[str, Any]] | None:
