@@ -68,6 +68,24 @@ def chat(client: openai.OpenAI, **extra: Any) -> Any:
     return client.chat.completions.create(model="fake-model", messages=USER, **extra)
 
 
+def fault(
+    fake: FakeAnthropic | FakeOpenAI, status: int, error_class: type[Exception], call: Any
+) -> Any:
+    """What ``call`` raises once the fake fails its next answer with ``status`` ("boom").
+
+    It must be exactly ``error_class`` (not a parent), with the status, and with the
+    Retry-After header only where the fake sent one (a 429's seven seconds).
+    """
+    fake.fail_next(status, "boom", retry_after=7 if status == 429 else None)
+    with pytest.raises(error_class) as caught:
+        call()
+    error: Any = caught.value
+    assert type(error) is error_class
+    assert error.status_code == status
+    assert error.response.headers.get("retry-after") == ("7" if status == 429 else None)
+    return error
+
+
 # -- Anthropic ---------------------------------------------------------------------
 
 
@@ -206,18 +224,12 @@ def test_anthropic_faults_raise_the_clients_own_errors(
     stream: bool,
 ) -> None:
     fake, client = claude
-    fake.fail_next(status, "boom", retry_after=7 if status == 429 else None)
-    with pytest.raises(error_class) as caught:
-        ask(client, stream=stream)
-    error = caught.value
-    assert type(error) is error_class
-    assert error.status_code == status
+    error = fault(fake, status, error_class, lambda: ask(client, stream=stream))
     assert error.body == {
         "type": "error",
         "error": {"type": kind, "message": "boom"},
         "request_id": "req_fake",
     }
-    assert error.response.headers.get("retry-after") == ("7" if status == 429 else None)
     if status >= 500:
         assert isinstance(error, anthropic.InternalServerError)
     assert ask(client).stop_reason == "end_turn"
@@ -417,14 +429,8 @@ def test_openai_faults_raise_the_clients_own_errors(
     stream: bool,
 ) -> None:
     fake, client = gpt
-    fake.fail_next(status, "boom", retry_after=7 if status == 429 else None)
-    with pytest.raises(error_class) as caught:
-        chat(client, stream=stream)
-    error = caught.value
-    assert type(error) is error_class
-    assert error.status_code == status
+    error = fault(fake, status, error_class, lambda: chat(client, stream=stream))
     assert isinstance(error.body, dict) and error.body["message"] == "boom"
-    assert error.response.headers.get("retry-after") == ("7" if status == 429 else None)
     assert chat(client).choices[0].finish_reason == "stop"
 
 
