@@ -39,16 +39,6 @@ def _safe(text: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)[:96]
 
 
-def _fit(session: str) -> bool:
-    """Whether ``session`` can name a file as it is: no separator, no NUL, nothing hidden."""
-    return bool(session) and not (
-        os.sep in session
-        or (os.altsep is not None and os.altsep in session)
-        or "\x00" in session
-        or session.startswith(".")
-    )
-
-
 class StateFolder:
     """``<state dir>/<names...>``: where one harness's hooks keep claims and files.
 
@@ -70,6 +60,21 @@ class StateFolder:
         for name in self._names:
             folder = private_dir(os.path.join(folder, name))
         return folder
+
+    @staticmethod
+    def fits(session: str) -> bool:
+        """Whether ``session`` can name a file or folder as it is: no separator, no NUL,
+        nothing hidden (so no ``..``).
+
+        A harness's own session folders are named by its ids; one that does
+        not fit is never joined to a path.
+        """
+        return bool(session) and not (
+            os.sep in session
+            or (os.altsep is not None and os.altsep in session)
+            or "\x00" in session
+            or session.startswith(".")
+        )
 
     @staticmethod
     def name(*parts: str) -> str:
@@ -150,7 +155,7 @@ class StateFolder:
         swept when the file is new. A session id that cannot name a file
         as it is gets None.
         """
-        if not data or not _fit(session):
+        if not data or not self.fits(session):
             return None
         name = f"{session}{suffix}"
         path = os.path.join(self.path, name)

@@ -72,3 +72,9 @@ def test_what_is_older_than_the_folder_keeps_is_swept_when_a_new_file_comes(
     assert folder.claim("new", "k")
     assert not os.path.exists(old) and folder.claimed("new", "k")
     assert folder.read("missing") is None
+
+
+def test_an_id_fits_as_a_name_only_without_separators_or_a_leading_dot() -> None:
+    assert StateFolder.fits("5f0c-session")
+    for bad in ("", "a/b", "..", ".hidden", "a\x00b"):
+        assert not StateFolder.fits(bad), bad

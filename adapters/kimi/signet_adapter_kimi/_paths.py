@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 
-from signet_sdk.plugin import state_dir
+from signet_sdk.plugin import StateFolder, state_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -53,14 +53,8 @@ def kimi_home(env: Mapping[str, str]) -> str:
     return os.path.join(home, ".kimi-code")
 
 
-def safe_name(session: str) -> bool:
-    """Whether ``session`` can name a folder: no separator, no ``..``, nothing hidden."""
-    return bool(session) and not (
-        os.sep in session
-        or (os.altsep is not None and os.altsep in session)
-        or "\x00" in session
-        or session.startswith(".")
-    )
+#: Whether ``session`` can name a folder: no separator, no ``..``, nothing hidden.
+safe_name = StateFolder.fits
 
 
 def session_dir(env: Mapping[str, str], session: str, cwd: str | None) -> str | None:
