@@ -51,6 +51,11 @@ __all__ = [
 _KEY = r"^[^\s/?#]+$"
 
 
+def _key_field(description: str) -> Any:
+    """An optional session key field: a key names the session in every later route's path."""
+    return Field(None, min_length=1, max_length=256, pattern=_KEY, description=description)
+
+
 class OpenSession(BaseModel):
     """The body of ``POST /v1/agent/sessions`` (every field optional; ``{}`` opens a new one)."""
 
@@ -59,19 +64,9 @@ class OpenSession(BaseModel):
     project: str | None = Field(
         None, min_length=1, description="the project (a path) the session's memories belong to"
     )
-    key: str | None = Field(
-        None,
-        min_length=1,
-        max_length=256,
-        pattern=_KEY,
-        description="the new session's key (default: a fresh `agent-<hex>`)",
-    )
-    resume: str | None = Field(
-        None,
-        min_length=1,
-        max_length=256,
-        pattern=_KEY,
-        description="continue an earlier session by its key; its earlier turns come back",
+    key: str | None = _key_field("the new session's key (default: a fresh `agent-<hex>`)")
+    resume: str | None = _key_field(
+        "continue an earlier session by its key; its earlier turns come back"
     )
 
 
