@@ -83,6 +83,31 @@ def _prepare(
     return tool.plan(parse_arguments(tool, arguments), context or ToolContext())
 
 
+class _Driver:
+    """Steps a tool's plan: it yields the client calls to make and returns the tool's result.
+
+    Each call's outcome goes back into the plan: its answer, or the ``SignetError``
+    it raised, thrown in so the plan can turn it into a result (a not-found, say).
+    The sync and async runners differ only in how they make the call.
+    """
+
+    def __init__(self, plan: Plan) -> None:
+        self._plan = plan
+        #: The last call's answer, or the SignetError it raised (None before the first).
+        self.outcome: Any = None
+        self.result: dict[str, Any] = {}
+
+    def next_call(self) -> tuple[str, tuple[Any, ...]] | None:
+        """The next (client method, arguments), or None once the plan has its result."""
+        try:
+            if isinstance(self.outcome, SignetError):
+                return self._plan.throw(self.outcome)
+            return self._plan.send(self.outcome)
+        except StopIteration as done:
+            self.result = done.value
+            return None
+
+
 def call_tool(
     client: AdapterClient,
     name: str,
@@ -92,20 +117,13 @@ def call_tool(
     allow_commands: bool = False,
 ) -> dict[str, Any]:
     """Run one tool call on ``client``; raises ToolError, PayloadError or the client's error."""
-    plan = _prepare(name, arguments, context, allow_commands)
-    answer: Any = None
-    error: SignetError | None = None
-    while True:
+    driver = _Driver(_prepare(name, arguments, context, allow_commands))
+    while (call := driver.next_call()) is not None:
         try:
-            method, args = plan.throw(error) if error is not None else plan.send(answer)
-        except StopIteration as done:
-            result: dict[str, Any] = done.value
-            return result
-        error = None
-        try:
-            answer = getattr(client, method)(*args)
+            driver.outcome = getattr(client, call[0])(*call[1])
         except SignetError as exc:
-            error = exc
+            driver.outcome = exc
+    return driver.result
 
 
 async def call_tool_async(
@@ -122,16 +140,15 @@ async def call_tool_async(
 
 async def drive_async(client: AsyncAdapterClient, plan: Plan) -> dict[str, Any]:
     """Run a tool's plan on an async client (arguments already validated)."""
-    answer: Any = None
-    error: SignetError | None = None
-    while True:
-        try:
-            method, args = plan.throw(error) if error is not None else plan.send(answer)
-        except StopIteration as done:
-            result: dict[str, Any] = done.value
-            return result
-        error = None
-        try:
-            answer = await getattr(client, method)(*args)
-        except SignetError as exc:
-            error = exc
+    driver = _Driver(plan)
+    while (call := driver.next_call()) is not None:
+        driver.outcome = await _outcome_async(getattr(client, call[0]), call[1])
+    return driver.result
+
+
+async def _outcome_async(method: Any, args: tuple[Any, ...]) -> Any:
+    """What an async client call answered, or the ``SignetError`` it raised."""
+    try:
+        return await method(*args)
+    except SignetError as exc:
+        return exc
