@@ -36,6 +36,7 @@ __all__ = [
     "SSEFramer",
     "StreamDecoder",
     "answer_failure",
+    "codec_headers",
     "encode_json",
     "parse_arguments",
     "plain",
@@ -73,6 +74,28 @@ class IncompleteStreamError(APIConnectionError):
     def __init__(self, message: str, *, method: str, url: str, progress: str) -> None:
         super().__init__(message, method=method, url=url)
         self.progress = progress
+
+
+def codec_headers(
+    common: Mapping[str, str], headers: Mapping[str, str] | None
+) -> tuple[dict[bool, dict[str, str]], dict[str, str]]:
+    """A codec's request headers: per ``stream`` flag for completions, and for the model list.
+
+    ``common`` (the vendor's version and key headers) then the caller's
+    ``headers`` (lower-cased, so they replace rather than repeat ours). One
+    dict per kind of call, made once: the I/O objects cache per dict.
+    """
+    extra = {k.lower(): v for k, v in (headers or {}).items()}
+    by_stream = {
+        stream: {
+            "accept": "text/event-stream" if stream else "application/json",
+            "content-type": "application/json",
+            **common,
+            **extra,
+        }
+        for stream in (False, True)
+    }
+    return by_stream, {"accept": "application/json", **common, **extra}
 
 
 def encode_json(value: Any) -> bytes:

@@ -30,6 +30,7 @@ from signet_sdk.agent.providers._wire import (
     USER_AGENT,
     ModelRequest,
     StreamDecoder,
+    codec_headers,
     encode_json,
     parse_arguments,
     plain,
@@ -224,18 +225,7 @@ class AnthropicCodec:
         self.url = f"{self.base_url}/v1/messages"
         auth = {"x-api-key": api_key} if api_key else {}
         common = {"anthropic-version": API_VERSION, "user-agent": USER_AGENT, **auth}
-        extra = {k.lower(): v for k, v in (headers or {}).items()}
-        # One dict per kind of call, made once: the I/O objects cache per dict.
-        self._headers = {
-            stream: {
-                "accept": "text/event-stream" if stream else "application/json",
-                "content-type": "application/json",
-                **common,
-                **extra,
-            }
-            for stream in (False, True)
-        }
-        self._models = {"accept": "application/json", **common, **extra}
+        self._headers, self._models = codec_headers(common, headers)
 
     def body(
         self, model: str, messages: Sequence[Message], options: CompletionOptions, stream: bool

@@ -37,6 +37,7 @@ from signet_sdk.agent.providers._wire import (
     USER_AGENT,
     ModelRequest,
     StreamDecoder,
+    codec_headers,
     encode_json,
     parse_arguments,
     plain,
@@ -233,18 +234,7 @@ class OpenAICodec:
         self.limit_field = "max_completion_tokens" if _is_openai(self.base_url) else "max_tokens"
         auth = {"authorization": f"Bearer {api_key}"} if api_key else {}
         common = {"user-agent": USER_AGENT, **auth}
-        extra = {k.lower(): v for k, v in (headers or {}).items()}
-        # One dict per kind of call, made once: the I/O objects cache per dict.
-        self._headers = {
-            stream: {
-                "accept": "text/event-stream" if stream else "application/json",
-                "content-type": "application/json",
-                **common,
-                **extra,
-            }
-            for stream in (False, True)
-        }
-        self._models = {"accept": "application/json", **common, **extra}
+        self._headers, self._models = codec_headers(common, headers)
 
     def body(
         self, model: str, messages: Sequence[Message], options: CompletionOptions, stream: bool
