@@ -56,8 +56,7 @@ def exchange(
 ) -> Answer:
     """One request on its own connection, read to the server's close."""
     sent = KEY if headers is None else headers
-    raw = wire_support.exchange_raw(fake.port, method, path, sent, payload)
-    return Answer(raw)
+    return Answer(wire_support.exchange_raw(fake.port, method, path, sent, payload))
 
 
 @pytest.fixture

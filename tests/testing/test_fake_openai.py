@@ -43,8 +43,7 @@ class Answer(wire_support.Answer):
 
 def exchange(fake: FakeOpenAI, payload: dict[str, Any]) -> Answer:
     """One request to the chat completions route on its own connection."""
-    raw = wire_support.exchange_raw(fake.port, "POST", "/v1/chat/completions", {}, payload)
-    return Answer(raw)
+    return Answer(wire_support.exchange_raw(fake.port, "POST", "/v1/chat/completions", {}, payload))
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
@@ -24,18 +23,6 @@ from signet_sdk.testing.mock_daemon import MockDaemon
 from signet_sdk.tools import TOOLS
 
 MEMORY = sorted(n for n, t in TOOLS.items() if not t.runs_commands)
-
-
-@pytest.fixture
-def client(stored_daemon: tuple[MockDaemon, str]) -> Iterator[AdapterClient]:
-    with AdapterClient("agent-tools-test", stored_daemon[1]) as c:
-        yield c
-
-
-@pytest.fixture
-async def async_client(stored_daemon: tuple[MockDaemon, str]) -> AsyncIterator[AsyncAdapterClient]:
-    async with AsyncAdapterClient("agent-tools-test", stored_daemon[1]) as c:
-        yield c
 
 
 def _context(**clients: Any) -> CallContext:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
@@ -19,23 +18,11 @@ PATIENCE = 10.0
 
 
 @pytest.fixture
-def served(stored_daemon: tuple[MockDaemon, str]) -> tuple[MockDaemon, str]:
+def stored_daemon(stored_daemon: tuple[MockDaemon, str]) -> tuple[MockDaemon, str]:
     """The daemon with one memory for the research tools to find."""
     with AdapterClient("seed", stored_daemon[1]) as seed:
         seed.remember(RememberParams(content="Billing deploys blue-green on Tuesdays"))
     return stored_daemon
-
-
-@pytest.fixture
-def client(served: tuple[MockDaemon, str]) -> Iterator[AdapterClient]:
-    with AdapterClient("research-test", served[1]) as c:
-        yield c
-
-
-@pytest.fixture
-async def async_client(served: tuple[MockDaemon, str]) -> AsyncIterator[AsyncAdapterClient]:
-    async with AsyncAdapterClient("research-test", served[1]) as c:
-        yield c
 
 
 def test_research_is_off_by_default_and_memory_search_can_be_named() -> None:
@@ -57,7 +44,7 @@ def test_research_is_off_by_default_and_memory_search_can_be_named() -> None:
 
 
 def test_memory_search_runs_before_generation_on_the_turn(
-    client: AdapterClient, served: tuple[MockDaemon, str]
+    client: AdapterClient, stored_daemon: tuple[MockDaemon, str]
 ) -> None:
     registry = ToolRegistry(research=["memory_search"])
     context = CallContext("s-1", "/srv/atlas", "default", client=client)
@@ -71,7 +58,7 @@ def test_memory_search_runs_before_generation_on_the_turn(
         "Billing deploys blue-green on Tuesdays"
     )
     assert results.skipped == ()
-    recall = served[0].requests_to("/api/memory/recall")[0]
+    recall = stored_daemon[0].requests_to("/api/memory/recall")[0]
     assert recall.json == {"query": "billing deploys", "limit": 10, "agentId": "default"}
 
 
