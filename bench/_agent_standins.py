@@ -31,6 +31,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from _http_stub import KeepAliveResponder, head_record, http_response
+
 __all__ = [
     "PROMPT_INJECT",
     "REPLY",
@@ -73,13 +75,8 @@ def _pieces(text: str, count: int) -> list[str]:
     return [text[i : i + step] for i in range(0, len(text), step)]
 
 
-def _response(body: bytes, content_type: str, status: str = "200 OK") -> bytes:
-    head = f"HTTP/1.1 {status}\r\ncontent-type: {content_type}\r\ncontent-length: {len(body)}\r\n"
-    return head.encode() + b"\r\n" + body
-
-
 def _json_answer(value: Any) -> bytes:
-    return _response(_compact(value).encode(), "application/json")
+    return http_response(_compact(value).encode(), "application/json")
 
 
 def _anthropic_json() -> bytes:
@@ -143,7 +140,7 @@ def _anthropic_sse() -> bytes:
         ("message_stop", {"type": "message_stop"}),
     ]
     text = "".join(f"event: {name}\ndata: {_compact(data)}\n\n" for name, data in events)
-    return _response(text.encode(), "text/event-stream")
+    return http_response(text.encode(), "text/event-stream")
 
 
 def _openai_chunk(choices: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
@@ -193,7 +190,7 @@ def _openai_sse() -> bytes:
         )
     )
     text = "".join(f"data: {_compact(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
-    return _response(text.encode(), "text/event-stream")
+    return http_response(text.encode(), "text/event-stream")
 
 
 DAEMON_ANSWERS = {
@@ -215,8 +212,8 @@ MODEL_ANSWERS = {
     (b"/v1/chat/completions", False): _openai_json(),
     (b"/v1/chat/completions", True): _openai_sse(),
 }
-_NOT_FOUND = _response(b"not found", "text/plain", "404 Not Found")
-_CHUNKED = _response(b"send a Content-Length", "text/plain", "411 Length Required")
+_NOT_FOUND = http_response(b"not found", "text/plain", "404 Not Found")
+_CHUNKED = http_response(b"send a Content-Length", "text/plain", "411 Length Required")
 
 
 class _State:
@@ -229,15 +226,11 @@ class _State:
         self.log: list[dict[str, Any]] = []
 
     def record(self, side: str, head: bytes, body: bytes) -> None:
-        lines = head.decode("latin-1").split("\r\n")
-        headers = sorted(
-            [name.strip().lower(), value.strip()]
-            for name, _, value in (line.partition(":") for line in lines[1:])
-        )
+        line, headers = head_record(head)
         self.log.append(
             {
                 "side": side,
-                "line": lines[0],
+                "line": line,
                 "headers": headers,
                 "body": body.decode("utf-8", "replace"),
             }
@@ -253,62 +246,31 @@ class _State:
         ).encode()
 
 
-class _Responder(asyncio.Protocol):
-    """HTTP/1.1 keep-alive with Content-Length bodies: all a turn's clients send."""
+class _Responder(KeepAliveResponder):
+    """The daemon's or the model's side: all a turn's clients send (``_http_stub``)."""
 
     def __init__(self, side: str, state: _State) -> None:
+        super().__init__()
         self.side = side
         self.state = state
-        self.buffer = bytearray()
-        self.transport: asyncio.Transport | None = None
 
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+    def opened(self) -> None:
         self.state.connections[self.side] += 1
 
-    def data_received(self, data: bytes) -> None:
-        self.buffer += data
-        while self.transport is not None:
-            end = self.buffer.find(b"\r\n\r\n")
-            if end < 0:
-                return
-            head = bytes(self.buffer[:end])
-            length, close, chunked = 0, False, False
-            for line in head.split(b"\r\n")[1:]:
-                name, _, value = line.partition(b":")
-                name = name.strip().lower()
-                if name == b"content-length":
-                    length = int(value)
-                elif name == b"connection":
-                    close = value.strip().lower() == b"close"
-                elif name == b"transfer-encoding":
-                    chunked = True
-            if chunked:
-                self.transport.write(_CHUNKED)
-                self.transport.close()
-                self.transport = None
-                return
-            if len(self.buffer) < end + 4 + length:
-                return
-            body = bytes(self.buffer[end + 4 : end + 4 + length])
-            del self.buffer[: end + 4 + length]
-            self.transport.write(self._answer(head, body))
-            if close:
-                self.transport.close()
-                self.transport = None
+    def chunked(self) -> bytes:
+        return _CHUNKED
 
-    def _answer(self, head: bytes, body: bytes) -> bytes:
+    def answer(self, head: bytes, body: bytes) -> bytes:
         method, target, _ = head.split(b" ", 2)
         path = target.partition(b"?")[0]
         state = self.state
         if self.side == "daemon":
             if path == CONTROL_STATS.encode():
-                return _response(state.stats(), "application/json")
+                return http_response(state.stats(), "application/json")
             if path == CONTROL_LOG.encode():
                 log, state.log = state.log, []
                 state.recording = body.strip() == b"on"
-                return _response(_compact(log).encode(), "application/json")
+                return http_response(_compact(log).encode(), "application/json")
             answer = DAEMON_ANSWERS.get((method, path), _NOT_FOUND)
         else:
             answer = MODEL_ANSWERS.get((path, b'"stream":true' in body[:300]), _NOT_FOUND)
@@ -316,9 +278,6 @@ class _Responder(asyncio.Protocol):
         if state.recording:
             state.record(self.side, head, body)
         return answer
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.transport = None
 
 
 def _listener() -> socket.socket:

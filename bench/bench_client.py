@@ -36,6 +36,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from _http_stub import KeepAliveResponder, head_record, http_response
+
 #: A realistic user-prompt-submit answer: ~300 characters of injected context.
 INJECT = (
     "[signet memory] Relevant context for this prompt:\n"
@@ -70,18 +72,14 @@ class _Counters:
         self.last_body: bytes = b""
 
     def stats(self) -> bytes:
-        lines = self.last_head.decode("latin-1").split("\r\n")
-        headers = sorted(
-            (name.strip().lower(), value.strip())
-            for name, _, value in (line.partition(":") for line in lines[1:])
-        )
+        line, headers = head_record(self.last_head)
         return json.dumps(
             {
                 "cpu": time.process_time(),
                 "requests": self.requests,
                 "connections": self.connections,
                 "last": {
-                    "line": lines[0],
+                    "line": line,
                     "headers": headers,
                     "body": self.last_body.decode("utf-8", "replace"),
                 },
@@ -89,74 +87,29 @@ class _Counters:
         ).encode()
 
 
-def _http_response(status: str, body: bytes, content_type: str) -> bytes:
-    head = (
-        f"HTTP/1.1 {status}\r\ncontent-type: {content_type}\r\ncontent-length: {len(body)}\r\n\r\n"
-    )
-    return head.encode() + body
+class _DaemonProtocol(KeepAliveResponder):
+    """The stand-in daemon: one route answered, one reporting what it cost (``_http_stub``)."""
 
-
-class _DaemonProtocol(asyncio.Protocol):
-    """A minimal HTTP/1.1 keep-alive responder: Content-Length bodies only.
-
-    It parses just enough (request line, Content-Length, Connection) to answer
-    correctly, which keeps one request at a few microseconds of server CPU.
-    """
-
-    ANSWER = _http_response("200 OK", ANSWER_BYTES, "application/json")
-    NOT_FOUND = _http_response("404 Not Found", b"404 Not Found", "text/plain")
+    ANSWER = http_response(ANSWER_BYTES, "application/json")
+    NOT_FOUND = http_response(b"404 Not Found", "text/plain", "404 Not Found")
 
     def __init__(self, counters: _Counters) -> None:
+        super().__init__()
         self.counters = counters
-        self.buffer = bytearray()
-        self.transport: asyncio.Transport | None = None
 
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+    def opened(self) -> None:
         assert self.counters.connections is not None
         self.counters.connections += 1
 
-    def data_received(self, data: bytes) -> None:
-        self.buffer += data
-        while self.transport is not None:
-            end = self.buffer.find(b"\r\n\r\n")
-            if end < 0:
-                return
-            head = bytes(self.buffer[:end])
-            length, close = 0, False
-            for line in head.split(b"\r\n")[1:]:
-                name, _, value = line.partition(b":")
-                name = name.strip().lower()
-                if name == b"content-length":
-                    length = int(value)
-                elif name == b"connection":
-                    close = value.strip().lower() == b"close"
-            if len(self.buffer) < end + 4 + length:
-                return
-            body = bytes(self.buffer[end + 4 : end + 4 + length])
-            del self.buffer[: end + 4 + length]
-            self._answer(head, body)
-            if close:
-                self.transport.close()
-                self.transport = None
-
-    def _answer(self, head: bytes, body: bytes) -> None:
-        assert self.transport is not None
+    def answer(self, head: bytes, body: bytes) -> bytes:
         target = head.split(b" ", 2)[1]
         if target == PROMPT_PATH.encode():
             self.counters.requests += 1
             self.counters.last_head, self.counters.last_body = head, body
-            self.transport.write(self.ANSWER)
-        elif target == STATS_PATH.encode():
-            self.transport.write(
-                _http_response("200 OK", self.counters.stats(), "application/json")
-            )
-        else:
-            self.transport.write(self.NOT_FOUND)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.transport = None
+            return self.ANSWER
+        if target == STATS_PATH.encode():
+            return http_response(self.counters.stats(), "application/json")
+        return self.NOT_FOUND
 
 
 async def _serve_asyncio(sock: socket.socket) -> None:
