@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import subprocess
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -64,15 +66,32 @@ def proxy_to(url: str, mode: str, **options: Any) -> FaultProxy:
     return FaultProxy((host, int(port)), mode=mode, **options)
 
 
+@contextmanager
+def failed_first_send(
+    folder: Path, url: str, action: str, fault: tuple[str, float, float], settle: float
+) -> Iterator[tuple[Outbox, str]]:
+    """An outbox holding ``action``'s write, whose first send failed by its deadline.
+
+    ``fault`` is (proxy mode, its delay, the send's timeout): the proxy delays the
+    request or its answer longer than the send waits, so whether the daemon stored
+    the write is in doubt; the proxy stays up (the late one may still be on its
+    way) until the block ends.
+    """
+    mode, delay, timeout = fault
+    with proxy_to(url, mode, delay=delay) as proxy:
+        outbox = Outbox(folder, settle=settle)
+        entry_id = put(outbox, action)
+        assert outbox.deliver(entry_id, sender_to(proxy.url, timeout=timeout)) == "failed"
+        yield outbox, entry_id
+
+
 @pytest.mark.parametrize("action", list(WRITES))
 def test_late_answer_then_resend_is_stored_once(
     tmp_path: Path, mock_daemon: tuple[MockDaemon, str], action: str
 ) -> None:
     daemon, url = mock_daemon
-    with proxy_to(url, "slow", delay=1.5) as proxy:
-        outbox = Outbox(tmp_path / "outbox", settle=0.0)
-        entry_id = put(outbox, action)
-        assert outbox.deliver(entry_id, sender_to(proxy.url, timeout=0.4)) == "failed"
+    held = failed_first_send(tmp_path / "outbox", url, action, ("slow", 1.5, 0.4), settle=0.0)
+    with held as (outbox, entry_id):
         assert outbox.in_doubt_for(entry_id) is not None
         # The detached sender takes over at once, while the late answer is still on its way.
         counts = outbox.flush(sender_to(url), deadline=time.monotonic() + 10)
@@ -92,10 +111,10 @@ def test_request_held_back_then_resent_after_settling_is_stored_once(
 ) -> None:
     """The first send reaches the daemon only after the hook gave up on it."""
     daemon, url = mock_daemon
-    with proxy_to(url, "slow_before", delay=1.0) as proxy:
-        outbox = Outbox(tmp_path / "outbox", settle=2.0)
-        entry_id = put(outbox, action)
-        assert outbox.deliver(entry_id, sender_to(proxy.url, timeout=0.3)) == "failed"
+    held = failed_first_send(
+        tmp_path / "outbox", url, action, ("slow_before", 1.0, 0.3), settle=2.0
+    )
+    with held as (outbox, entry_id):
         assert outbox.deliver(entry_id, sender_to(url)) == "settling"
         counts = outbox.flush(sender_to(url), deadline=time.monotonic() + 15)
     assert counts.get("sent") == 1 and outbox.pending() == []
