@@ -132,6 +132,13 @@ class State:
             [*self.prefix, *argv], input=stdin, capture_output=True, env=env, timeout=60
         )
 
+    def hook(self, action: str, daemon_url: str, body: dict[str, Any]) -> tuple[Any, float]:
+        """Run the generic harness's hook for ``action`` on ``body``: (the process, its seconds)."""
+        started = time.monotonic()
+        argv = [SIGNET_SDK, "hook", "fault-matrix", LIFECYCLE[action].slug]
+        done = self.run(argv, self.env(daemon_url), json.dumps(body).encode())
+        return done, time.monotonic() - started
+
     def log_lines(self) -> list[str]:
         log = self.root / "hooks.log"
         return log.read_text().splitlines() if log.is_file() else []
@@ -197,13 +204,7 @@ def test_a_hook_sends_its_write_directly_when_the_outbox_cannot_hold_it(
 ) -> None:
     mock, url = daemon
     tag = f"sd-{state.fault}-{action}"
-    started = time.monotonic()
-    done = state.run(
-        [SIGNET_SDK, "hook", "fault-matrix", LIFECYCLE[action].slug],
-        state.env(url),
-        json.dumps(_body(action, tag)).encode(),
-    )
-    took = time.monotonic() - started
+    done, took = state.hook(action, url, _body(action, tag))
     assert (done.returncode, done.stderr) == (0, b"")
     if action == "remember":  # the generic harness prints a tool's answer
         assert json.loads(done.stdout)["id"]
@@ -470,13 +471,8 @@ def test_a_hook_read_is_answered_in_time_whatever_the_state_directory(
     mock, url = daemon
     tag = f"sd-read-{state.fault}-{action}"
     body, printed = READS[action]
-    started = time.monotonic()
-    done = state.run(
-        [SIGNET_SDK, "hook", "fault-matrix", LIFECYCLE[action].slug],
-        state.env(url),
-        json.dumps({**body, "sessionKey": tag}).encode(),
-    )
-    assert time.monotonic() - started < DEADLINE_MS / 1000 + SLACK
+    done, took = state.hook(action, url, {**body, "sessionKey": tag})
+    assert took < DEADLINE_MS / 1000 + SLACK
     assert (done.returncode, done.stderr) == (0, b"")
     assert printed(done.stdout), done.stdout
     path = f"/api/hooks/{LIFECYCLE[action].slug}"
