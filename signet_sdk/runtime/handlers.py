@@ -224,13 +224,22 @@ class EventTranslator:
 
     @staticmethod
     def session_end_call(
-        session: str, cwd: str | None, reason: str, transcript_path: str | None
+        session: str,
+        cwd: str | None,
+        reason: str,
+        transcript_path: str | None,
+        transcript: str | None = None,
     ) -> LifecycleCall:
-        """The ``session_end`` of ``session`` (its own id), with the transcript's path if any."""
+        """The ``session_end`` of ``session`` (its own id), with its transcript if there is one.
+
+        The transcript goes by path when the harness keeps it in a file,
+        else inline (``transcript``, JSONL) when the event carried it.
+        """
         body: dict[str, Any] = {"sessionKey": session, "sessionId": session}
         put(body, "cwd", cwd)
         body["reason"] = reason
         put(body, "transcriptPath", transcript_path)
+        put(body, "transcript", transcript)
         return LifecycleCall("session_end", body)
 
     @staticmethod

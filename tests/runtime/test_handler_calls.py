@@ -71,3 +71,14 @@ def test_compaction_and_session_end_calls() -> None:
     )
     with_path = EventTranslator.session_end_call("s1", None, "other", "/t/s1.jsonl")
     assert with_path.body["transcriptPath"] == "/t/s1.jsonl" and "cwd" not in with_path.body
+
+
+def test_a_session_end_may_carry_its_transcript_inline() -> None:
+    end = EventTranslator.session_end_call("s1", None, "quit", None, '{"role": "user"}\n')
+    assert end.body == {
+        "sessionKey": "s1",
+        "sessionId": "s1",
+        "reason": "quit",
+        "transcript": '{"role": "user"}\n',
+    }
+    assert end.durable

@@ -354,11 +354,8 @@ def _compacting(p: Mapping[str, Any], messages: Sequence[Mapping[str, Any]]) -> 
 
 
 def _session_end(s: _Session, messages: Sequence[Mapping[str, Any]], reason: str) -> LifecycleCall:
-    body: dict[str, Any] = {"sessionKey": s.id, "sessionId": s.id}
-    put(body, "cwd", s.project)
-    body["reason"] = reason
-    put(body, "transcript", transcript_of(messages))
-    return LifecycleCall("session_end", body)
+    transcript = transcript_of(messages)
+    return EventTranslator.session_end_call(s.id, s.project, reason, None, transcript)
 
 
 #: Native events this adapter understands, in lifecycle order.

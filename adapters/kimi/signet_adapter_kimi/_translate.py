@@ -152,14 +152,6 @@ class KimiTranslator(CommandHookTranslator):
             calls.append(LifecycleCall("compaction_complete", body))
         return calls
 
-    @staticmethod
-    def _end(session: str, cwd: str | None, reason: str, transcript: str | None) -> LifecycleCall:
-        body: dict[str, Any] = {"sessionKey": session, "sessionId": session}
-        put(body, "cwd", cwd)
-        body["reason"] = reason
-        put(body, "transcriptPath", transcript)
-        return LifecycleCall("session_end", body)
-
     def _looked(
         self,
         session: str,
@@ -186,7 +178,9 @@ class KimiTranslator(CommandHookTranslator):
         for ending in self.files.begin(session, cwd) if self.files is not None else ():
             calls += self._summaries(ending.session, ending.cwd or None, ending.summaries)
             calls.append(
-                self._end(ending.session, ending.cwd or None, LATE_END_REASON, ending.transcript)
+                self.session_end_call(
+                    ending.session, ending.cwd or None, LATE_END_REASON, ending.transcript
+                )
             )
         body: dict[str, Any] = {"sessionKey": session}
         put(body, "project", cwd)
@@ -229,7 +223,7 @@ class KimiTranslator(CommandHookTranslator):
         compactions, transcript = self._looked(session, cwd, conversation=True)
         if self.files is not None:
             self.files.end(session)
-        return [*compactions, self._end(session, cwd, reason, transcript)]
+        return [*compactions, self.session_end_call(session, cwd, reason, transcript)]
 
     # -- answers -----------------------------------------------------------------
 

@@ -307,14 +307,10 @@ class PiTranslator(EventTranslator):
 
 
 def _session_end(s: _Session, reason: str) -> LifecycleCall:
-    body: dict[str, Any] = {"sessionKey": s.id, "sessionId": s.id}
-    put(body, "cwd", s.cwd)
-    body["reason"] = reason
     if s.on_disk and s.file:
-        body["transcriptPath"] = s.file
-    elif s.entries:
-        body["transcript"] = _entries_jsonl(s.header, s.entries)
-    return LifecycleCall("session_end", body)
+        return EventTranslator.session_end_call(s.id, s.cwd, reason, s.file)
+    inline = _entries_jsonl(s.header, s.entries) if s.entries else None
+    return EventTranslator.session_end_call(s.id, s.cwd, reason, None, inline)
 
 
 def _compaction_key(s: _Session) -> str:

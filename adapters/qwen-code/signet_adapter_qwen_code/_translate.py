@@ -227,12 +227,10 @@ class QwenCodeTranslator(CommandHookTranslator):
 def _unseen_end(note: Mapping[str, Any]) -> LifecycleCall:
     """The session-end of a noted session whose Qwen Code process is gone."""
     session = str(note["session"])
-    body: dict[str, Any] = {"sessionKey": session, "sessionId": session}
     project, transcript = note.get("project"), note.get("transcript")
-    put(body, "cwd", project if isinstance(project, str) and project else None)
-    body["reason"] = ENDED_UNSEEN
-    put(body, "transcriptPath", transcript if isinstance(transcript, str) and transcript else None)
-    return LifecycleCall("session_end", body)
+    cwd = project if isinstance(project, str) and project else None
+    path = transcript if isinstance(transcript, str) and transcript else None
+    return QwenCodeTranslator.session_end_call(session, cwd, ENDED_UNSEEN, path)
 
 
 #: Native events this adapter understands, in lifecycle order.
