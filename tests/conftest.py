@@ -44,6 +44,20 @@ def agent_env(tmp_path: Path) -> dict[str, str]:
 
 
 @pytest.fixture
+def home(tmp_path: Path) -> dict[str, str]:
+    """The whole environment of a ``signet-sdk`` process: PATH, and its HOME and XDG folders.
+
+    The folders are under ``tmp_path``, so a command's state and config are the test's own.
+    """
+    return {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp_path),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+    }
+
+
+@pytest.fixture
 def mock_daemon() -> Iterator[tuple[MockDaemon, str]]:
     """The mock daemon (0.145's answers) on a free 127.0.0.1 port: (daemon, url).
 

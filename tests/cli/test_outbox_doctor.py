@@ -18,14 +18,9 @@ SIGNET_SDK = str(Path(sys.executable).parent / "signet-sdk")
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> dict[str, str]:
-    return {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(tmp_path),
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-        "SIGNET_DAEMON_URL": "http://127.0.0.1:9",
-    }
+def home(home: dict[str, str]) -> dict[str, str]:
+    """No daemon unless a test names one: port 9 refuses every connection."""
+    return {**home, "SIGNET_DAEMON_URL": "http://127.0.0.1:9"}
 
 
 @pytest.fixture

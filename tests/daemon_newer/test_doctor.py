@@ -12,29 +12,16 @@ reasons, not an error: the exit code stays 0.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from signet_sdk.testing import ScriptedDaemon
 
 from .test_answers import ANSWERS
 
 SIGNET_SDK = str(Path(sys.executable).parent / "signet-sdk")
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> dict[str, str]:
-    return {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(tmp_path),
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-    }
 
 
 def doctor(
