@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -35,32 +34,32 @@ def _story(agent: Agent) -> None:
         chat.send("Thanks.")
 
 
-def _anthropic(env: dict[str, str], url: str) -> list[dict[str, Any]]:
-    fake = FakeAnthropic()
+def _bodies(vendor: str, env: dict[str, str]) -> list[dict[str, Any]]:
+    """The model requests of one session (``_story``) with ``vendor``'s provider and fake server.
+
+    The mock daemon is 0.109's, which answers every prompt with recalled context.
+    """
+    fake: FakeAnthropic | FakeOpenAI
+    if vendor == "anthropic":
+        fake = FakeAnthropic()
+        provider: Any = AnthropicProvider("claude-test", api_key="k", base_url=fake.base_url)
+    else:
+        fake = FakeOpenAI()
+        provider = OpenAIProvider("gpt-test", api_key="k", base_url=fake.base_url)
     fake.tool_script.append(("memory_store", {"content": "Billing deploys blue-green."}))
-    provider = AnthropicProvider("claude-test", api_key="k", base_url=fake.base_url)
-    with fake:
-        _story(Agent(provider, daemon_url=url, env=env, instructions="Be terse."))
-        return fake.message_bodies()
-
-
-def _openai(env: dict[str, str], url: str) -> list[dict[str, Any]]:
-    fake = FakeOpenAI()
-    fake.tool_script.append(("memory_store", {"content": "Billing deploys blue-green."}))
-    provider = OpenAIProvider("gpt-test", api_key="k", base_url=fake.base_url)
-    with fake:
-        _story(Agent(provider, daemon_url=url, env=env, instructions="Be terse."))
-        return fake.chat_bodies()
-
-
-@pytest.mark.parametrize("run", [_anthropic, _openai], ids=["anthropic", "openai"])
-def test_each_request_begins_with_the_bytes_of_the_one_before(
-    run: Callable[..., Any], agent_env: dict[str, str]
-) -> None:
-    daemon = MockDaemon(version="0.109")  # answers every prompt with recalled context
-    with daemon.serve() as handle:
-        bodies = run(agent_env, handle.url)
+    daemon = MockDaemon(version="0.109")
+    with daemon.serve() as handle, fake:
+        _story(Agent(provider, daemon_url=handle.url, env=env, instructions="Be terse."))
+        found = fake.message_bodies() if isinstance(fake, FakeAnthropic) else fake.chat_bodies()
     daemon.close()
+    return found
+
+
+@pytest.mark.parametrize("vendor", ["anthropic", "openai"])
+def test_each_request_begins_with_the_bytes_of_the_one_before(
+    vendor: str, agent_env: dict[str, str]
+) -> None:
+    bodies = _bodies(vendor, agent_env)
     assert len(bodies) == 4  # three turns, one of them with a tool call
     for before, after in itertools.pairwise(bodies):
         assert _bytes(after.get("system")) == _bytes(before.get("system"))
@@ -73,10 +72,7 @@ def test_each_request_begins_with_the_bytes_of_the_one_before(
 
 
 def test_anthropic_cache_breakpoints_sit_on_the_stable_part(agent_env: dict[str, str]) -> None:
-    daemon = MockDaemon(version="0.109")
-    with daemon.serve() as handle:
-        bodies = _anthropic(agent_env, handle.url)
-    daemon.close()
+    bodies = _bodies("anthropic", agent_env)
     for body in bodies:
         assert body["system"][-1]["cache_control"] == {"type": "ephemeral"}
         assert body["tools"][-1]["cache_control"] == {"type": "ephemeral"}
@@ -88,9 +84,6 @@ def test_anthropic_cache_breakpoints_sit_on_the_stable_part(agent_env: dict[str,
 
 
 def test_openai_requests_share_one_prompt_cache_key(agent_env: dict[str, str]) -> None:
-    daemon = MockDaemon(version="0.109")
-    with daemon.serve() as handle:
-        bodies = _openai(agent_env, handle.url)
-    daemon.close()
+    bodies = _bodies("openai", agent_env)
     keys = {b.get("prompt_cache_key") for b in bodies}
     assert len(keys) == 1 and None not in keys
