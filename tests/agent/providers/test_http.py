@@ -175,55 +175,36 @@ ANTHROPIC_MESSAGE = {
     "stop_sequence": None,
     "usage": {"input_tokens": 9, "output_tokens": 3},
 }
+
+
+def _event(kind: str, **fields: Any) -> tuple[str, dict[str, Any]]:
+    """One Anthropic stream event: its ``event:`` name is its data's ``type``."""
+    return kind, {"type": kind, **fields}
+
+
 ANTHROPIC_EVENTS: list[tuple[str | None, Any]] = [
-    ("message_start", {"type": "message_start", "message": {**ANTHROPIC_MESSAGE, "content": []}}),
-    (
+    _event("message_start", message={**ANTHROPIC_MESSAGE, "content": []}),
+    _event("content_block_start", index=0, content_block={"type": "text", "text": ""}),
+    _event("content_block_delta", index=0, delta={"type": "text_delta", "text": "Blue-green."}),
+    _event("content_block_stop", index=0),
+    _event(
         "content_block_start",
-        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        index=1,
+        content_block={"type": "tool_use", "id": "t1", "name": "memory_store", "input": {}},
     ),
-    (
+    _event(
         "content_block_delta",
-        {
-            "type": "content_block_delta",
-            "index": 0,
-            "delta": {"type": "text_delta", "text": "Blue-green."},
-        },
+        index=1,
+        delta={"type": "input_json_delta", "partial_json": '{"content": "blue'},
     ),
-    ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-    (
-        "content_block_start",
-        {
-            "type": "content_block_start",
-            "index": 1,
-            "content_block": {"type": "tool_use", "id": "t1", "name": "memory_store", "input": {}},
-        },
-    ),
-    (
+    _event(
         "content_block_delta",
-        {
-            "type": "content_block_delta",
-            "index": 1,
-            "delta": {"type": "input_json_delta", "partial_json": '{"content": "blue'},
-        },
+        index=1,
+        delta={"type": "input_json_delta", "partial_json": '-green"}'},
     ),
-    (
-        "content_block_delta",
-        {
-            "type": "content_block_delta",
-            "index": 1,
-            "delta": {"type": "input_json_delta", "partial_json": '-green"}'},
-        },
-    ),
-    ("content_block_stop", {"type": "content_block_stop", "index": 1}),
-    (
-        "message_delta",
-        {
-            "type": "message_delta",
-            "delta": {"stop_reason": "tool_use"},
-            "usage": {"output_tokens": 7},
-        },
-    ),
-    ("message_stop", {"type": "message_stop"}),
+    _event("content_block_stop", index=1),
+    _event("message_delta", delta={"stop_reason": "tool_use"}, usage={"output_tokens": 7}),
+    _event("message_stop"),
 ]
 ANTHROPIC_STREAM = sse_answer(ANTHROPIC_EVENTS)
 OPENAI_COMPLETION = {
