@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
     Handler = Callable[[Any, Mapping[str, Any], Any], list[LifecycleCall]]
     H = TypeVar("H", bound=Callable[..., list[LifecycleCall]])
+    T = TypeVar("T")
 
 __all__ = ["CommandHookTranslator", "EventTranslator", "on"]
 
@@ -161,6 +162,17 @@ class EventTranslator:
         return self.neutral(event)
 
     # -- the calls most harnesses' events come down to ---------------------------
+
+    @staticmethod
+    def required(value: T | None, field: str) -> T:
+        """``value``, a field the event must carry: missing, it is a :class:`PayloadError`.
+
+        For the readers without a ``required`` of their own
+        (``required(array(p, "messages"), "messages")``).
+        """
+        if value is None:
+            raise PayloadError(field, "is required")
+        return value
 
     @staticmethod
     def required_prompt(payload: Mapping[str, Any], field: str = "prompt") -> str:

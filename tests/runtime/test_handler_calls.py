@@ -82,3 +82,11 @@ def test_a_session_end_may_carry_its_transcript_inline() -> None:
         "transcript": '{"role": "user"}\n',
     }
     assert end.durable
+
+
+def test_required_names_the_missing_field_and_keeps_falsy_values() -> None:
+    assert EventTranslator.required([], "messages") == []
+    assert EventTranslator.required("", "text") == ""
+    with pytest.raises(PayloadError) as missing:
+        EventTranslator.required(None, "compactionEntry.summary")
+    assert missing.value.field == "compactionEntry.summary"

@@ -116,9 +116,7 @@ class _Session:
     __slots__ = ("agent_context", "id", "platform", "project")
 
     def __init__(self, payload: Mapping[str, Any]) -> None:
-        s = mapping(payload, "session")
-        if s is None:
-            raise PayloadError("session", "is required")
+        s = EventTranslator.required(mapping(payload, "session"), "session")
         sid = string(s, "id", "session.", required=True)
         assert sid is not None
         self.id = sid

@@ -79,7 +79,6 @@ from signet_sdk.plugin import (
     EventTranslator,
     LifecycleCall,
     NativeOutput,
-    PayloadError,
     array,
     context_text,
     integer,
@@ -130,9 +129,7 @@ class _Turn:
         current = string(p, "currentUserMessage")
         ident = string(p, "currentUserMessageId")
         count = integer(p, "messageCount")
-        text = current if current is not None else prompt
-        if text is None:
-            raise PayloadError("prompt", "is required")
+        text = EventTranslator.required(current if current is not None else prompt, "prompt")
         self.signature = ident or f"{count if count is not None else '-'}:{len(text)}:{text[:64]}"
         quiet = s.trigger in _QUIET_TRIGGERS
         seen = s.carried("turn") == self.signature
@@ -192,9 +189,7 @@ class OpenClawTranslator(EventTranslator):
 
     @on("agent_end", detach=True)
     def _agent_end(self, p: Mapping[str, Any], s: _Scope) -> list[LifecycleCall]:
-        messages = array(p, "messages")
-        if messages is None:
-            raise PayloadError("messages", "is required")
+        messages = self.required(array(p, "messages"), "messages")
         transcript = _messages_jsonl(messages)
         if not transcript:
             return []

@@ -66,7 +66,6 @@ from signet_sdk.plugin import (
     EventTranslator,
     LifecycleCall,
     NativeOutput,
-    PayloadError,
     array,
     carried,
     context_text,
@@ -195,9 +194,7 @@ class OpenCodeTranslator(EventTranslator):
 
     @on("chat.message", "prompt_submit", replay=True)
     def _chat_message(self, p: Mapping[str, Any], sid: str) -> list[LifecycleCall]:
-        parts = array(p, "parts")
-        if parts is None:
-            raise PayloadError("parts", "is required")
+        parts = self.required(array(p, "parts"), "parts")
         text = _text_of(parts, "parts")
         _model(p)
         calls: list[LifecycleCall] = []

@@ -75,7 +75,6 @@ from signet_sdk.plugin import (
     EventTranslator,
     LifecycleCall,
     NativeOutput,
-    PayloadError,
     array,
     carried,
     context_text,
@@ -207,9 +206,7 @@ class PiTranslator(EventTranslator):
 
     @on("input", "prompt_submit")
     def _input(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
-        text = string(p, "text")
-        if text is None:
-            raise PayloadError("text", "is required")
+        text = self.required(string(p, "text"), "text")
         if not text.strip():
             return []  # the daemon refuses a blank prompt; there is nothing to recall for
         body: dict[str, Any] = {"sessionKey": s.id, "userMessage": text, "userPrompt": text}
@@ -223,9 +220,7 @@ class PiTranslator(EventTranslator):
 
     @on("agent_end", detach=True)
     def _agent_end(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
-        messages = array(p, "messages")
-        if messages is None:
-            raise PayloadError("messages", "is required")
+        messages = self.required(array(p, "messages"), "messages")
         transcript = _messages_jsonl(messages)
         if not transcript:
             return []
@@ -253,12 +248,10 @@ class PiTranslator(EventTranslator):
 
     @on("session_compact", detach=True)
     def _compact(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
-        entry = mapping(p, "compactionEntry")
-        if entry is None:
-            raise PayloadError("compactionEntry", "is required")
-        summary = string(entry, "summary", "compactionEntry.")
-        if summary is None:
-            raise PayloadError("compactionEntry.summary", "is required")
+        entry = self.required(mapping(p, "compactionEntry"), "compactionEntry")
+        summary = self.required(
+            string(entry, "summary", "compactionEntry."), "compactionEntry.summary"
+        )
         if not summary.strip():
             return []  # the daemon refuses an empty summary; there is nothing to keep
         return [self.compaction_call(s.id, summary, s.cwd)]
