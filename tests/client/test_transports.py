@@ -19,6 +19,7 @@ import pytest
 import signet_sdk as s
 from signet_sdk.wire import errors
 
+from ..wire.test_errors import STATUS_CLASSES
 from .client_support import (
     EXACT_DEADLINE,
     TRANSPORTS,
@@ -137,18 +138,11 @@ def test_a_dropped_connection_is_a_connection_error(driver: Driver, daemon: Daem
 # -- errors ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("status", "error"),
-    [
-        (400, errors.BadRequestError),
-        (401, errors.AuthenticationError),
-        (403, errors.PermissionDeniedError),
-        (404, errors.NotFoundError),
-        (413, errors.PayloadTooLargeError),
-        (422, errors.UnprocessableEntityError),
-        (500, errors.InternalServerError),
-    ],
-)
+#: The statuses checked through each transport; the whole map is tests/wire/test_errors.py's.
+RAISED = (400, 401, 403, 404, 413, 422, 500)
+
+
+@pytest.mark.parametrize(("status", "error"), [(code, STATUS_CLASSES[code]) for code in RAISED])
 def test_each_status_is_its_error_class(
     driver: Driver, daemon: Daemon, status: int, error: type[Exception]
 ) -> None:

@@ -10,25 +10,26 @@ from signet_sdk.wire.errors import decode_body, status_error
 KW = {"method": "POST", "url": "http://127.0.0.1:3850/api/hooks/session-start"}
 
 
-@pytest.mark.parametrize(
-    ("status", "cls"),
-    [
-        (400, ex.BadRequestError),
-        (401, ex.AuthenticationError),
-        (403, ex.PermissionDeniedError),
-        (404, ex.NotFoundError),
-        (409, ex.ConflictError),
-        (410, ex.GoneError),
-        (413, ex.PayloadTooLargeError),
-        (415, ex.UnprocessableEntityError),
-        (422, ex.UnprocessableEntityError),
-        (429, ex.RateLimitError),
-        (500, ex.InternalServerError),
-        (502, ex.InternalServerError),
-        (503, ex.ServiceUnavailableError),
-        (418, ex.APIStatusError),
-    ],
-)
+#: Each status and the error class it raises; a status with no class of its own is the base.
+STATUS_CLASSES: dict[int, type[ex.APIStatusError]] = {
+    400: ex.BadRequestError,
+    401: ex.AuthenticationError,
+    403: ex.PermissionDeniedError,
+    404: ex.NotFoundError,
+    409: ex.ConflictError,
+    410: ex.GoneError,
+    413: ex.PayloadTooLargeError,
+    415: ex.UnprocessableEntityError,
+    422: ex.UnprocessableEntityError,
+    429: ex.RateLimitError,
+    500: ex.InternalServerError,
+    502: ex.InternalServerError,
+    503: ex.ServiceUnavailableError,
+    418: ex.APIStatusError,
+}
+
+
+@pytest.mark.parametrize(("status", "cls"), list(STATUS_CLASSES.items()))
 def test_status_maps_to_its_class(status: int, cls: type[ex.APIStatusError]) -> None:
     e = status_error(status_code=status, body={"error": "boom"}, headers={}, **KW)
     assert type(e) is cls
