@@ -120,6 +120,18 @@ def _send_all(env: dict[str, str], bodies: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def _start_node(script: str, env: dict[str, str], *args: str) -> subprocess.Popen[str]:
+    """Start ``script`` under Node with the transport's URL, ``args`` and the event deadline."""
+    argv = [TRANSPORT.as_uri(), *args, str(EVENT_DEADLINE_MS)]
+    return subprocess.Popen(
+        [str(NODE), "--input-type=module", "-e", script, "--", *argv],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
 def _outbox(state: Path) -> tuple[list[str], list[str]]:
     """The actions of the pending and the dead entries of a state directory's outbox."""
     root = state / "signet-sdk" / "outbox"
@@ -305,14 +317,7 @@ def test_server_killed_mid_event(daemon: MockDaemon, tmp_path: Path, event: str)
         env = _env(tmp_path, hanging.url)
         server = ServeProcess(env)
         try:
-            args = [TRANSPORT.as_uri(), event, json.dumps(body), str(EVENT_DEADLINE_MS)]
-            node = subprocess.Popen(
-                [str(NODE), "--input-type=module", "-e", SEND_ONE, "--", *args],
-                env=env,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
+            node = _start_node(SEND_ONE, env, event, json.dumps(body))
             deadline = time.monotonic() + 10
             while not hanging.requests_to_prefix("/api/hooks/") and time.monotonic() < deadline:
                 time.sleep(0.01)
@@ -524,15 +529,7 @@ def test_server_killed_at_each_point_of_a_write_stores_it_once(
                         "SIGNET_ADAPTER_URL": front.url,
                         "SIGNET_ADAPTER_TOKEN": server.token or "",
                     }
-                sent = [spec.harness, spec.event, json.dumps(payload), str(EVENT_DEADLINE_MS)]
-                args = [TRANSPORT.as_uri(), *sent]
-                node = subprocess.Popen(
-                    [str(NODE), "--input-type=module", "-e", SEND_NATIVE, "--", *args],
-                    env=env,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    text=True,
-                )
+                node = _start_node(SEND_NATIVE, env, spec.harness, spec.event, json.dumps(payload))
                 if kill != "answered":
                     assert _wait(lambda: held.requests_to(route)), "the server never sent it"
                     server.proc.kill()  # at this point of its write
