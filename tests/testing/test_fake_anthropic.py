@@ -8,7 +8,6 @@ cut stream without its last chunk).
 from __future__ import annotations
 
 import json
-import socket
 from collections.abc import Iterator
 from typing import Any
 
@@ -355,14 +354,8 @@ def test_a_cut_stream_after_a_given_number_of_events_or_with_an_error_event(
 
 def test_a_delay_holds_the_answer_back(fake: FakeAnthropic) -> None:
     fake.delay = 30
-    data = json.dumps(body()).encode()
-    with socket.create_connection(("127.0.0.1", fake.port), timeout=0.2) as sock:
-        sock.sendall(
-            b"POST /v1/messages HTTP/1.1\r\nhost: x\r\nx-api-key: k\r\n"
-            b"anthropic-version: 1\r\ncontent-length: %d\r\n\r\n%s" % (len(data), data)
-        )
-        with pytest.raises(TimeoutError):
-            sock.recv(1)
+    headers = {"x-api-key": "k", "anthropic-version": "1"}
+    wire_support.assert_no_answer_yet(fake.port, "/v1/messages", headers, body())
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,6 @@ raw socket, so the framing is seen as a client sees it.
 from __future__ import annotations
 
 import json
-import socket
 from collections.abc import Iterator
 from typing import Any
 
@@ -321,14 +320,7 @@ def test_a_stream_can_end_with_an_error_event(fake: FakeOpenAI) -> None:
 
 def test_a_delay_holds_the_answer_back(fake: FakeOpenAI) -> None:
     fake.delay = 30
-    data = json.dumps(body()).encode()
-    with socket.create_connection(("127.0.0.1", fake.port), timeout=0.2) as sock:
-        sock.sendall(
-            b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-length: %d\r\n\r\n%s"
-            % (len(data), data)
-        )
-        with pytest.raises(TimeoutError):
-            sock.recv(1)
+    wire_support.assert_no_answer_yet(fake.port, "/v1/chat/completions", {}, body())
 
 
 def test_script_reply_takes_only_openais_stop_reasons(fake: FakeOpenAI) -> None:

@@ -12,6 +12,8 @@ import json
 import socket
 from typing import Any
 
+import pytest
+
 
 class Answer:
     """One answer as it came off the socket: status, headers, and the body (chunks if chunked)."""
@@ -58,3 +60,14 @@ def exchange_raw(port: int, method: str, path: str, headers: dict[str, str], pay
         while part := sock.recv(65536):
             raw += part
     return raw
+
+
+def assert_no_answer_yet(port: int, path: str, headers: dict[str, str], payload: Any) -> None:
+    """Send one request and see no byte of the answer within 0.2 s (a fake's ``delay``)."""
+    data = json.dumps(payload).encode()
+    lines = [f"POST {path} HTTP/1.1", "host: x", *(f"{k}: {v}" for k, v in headers.items())]
+    lines.append(f"content-length: {len(data)}")
+    with socket.create_connection(("127.0.0.1", port), timeout=0.2) as sock:
+        sock.sendall("\r\n".join(lines).encode() + b"\r\n\r\n" + data)
+        with pytest.raises(TimeoutError):
+            sock.recv(1)
