@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 from typing import Any
 
@@ -22,6 +21,8 @@ from signet_sdk.agent.types import (
 )
 from signet_sdk.tools import anthropic_tools, enabled_tools
 from signet_sdk.wire import errors
+
+from . import codec_support
 
 CODEC = AnthropicCodec("https://api.anthropic.com", "sk-ant-test")
 URL = "https://api.anthropic.com/v1/messages"
@@ -181,9 +182,7 @@ def test_tool_use_and_tool_results_ok_and_error() -> None:
 
 def test_each_request_extends_the_last_byte_for_byte() -> None:
     """The cached prefix holds: request N, less its closing ``]}``, begins request N+1."""
-    bodies = [body_bytes(CONVERSATION[: n + 1]) for n in range(len(CONVERSATION))]
-    for before, after in itertools.pairwise(bodies):
-        assert after.startswith(before[:-2] + b",")
+    bodies = codec_support.bodies_each_extending_the_last(body_bytes, CONVERSATION)
     assert bodies == [body_bytes(CONVERSATION[: n + 1]) for n in range(len(CONVERSATION))]
 
 
@@ -351,27 +350,17 @@ PARALLEL = sse(
 
 
 def decode(lines: list[str]) -> list[Chunk]:
-    decoder = CODEC.decoder()
-    chunks = [chunk for line in lines for chunk in decoder.feed(line)]
-    return chunks + decoder.end()
+    return codec_support.decode(CODEC, lines)
 
 
 def test_a_stream_with_parallel_tool_calls() -> None:
-    chunks = decode(PARALLEL)
-    assert chunks[:-1] == [Chunk("text", "Storing "), Chunk("text", "two ✓")]
-    assert chunks[-1] == Chunk(
-        "done",
-        result=CompletionResult(
-            content="Storing two ✓",
-            tool_calls=(
-                ToolCall("toolu_a", "memory_store", {"content": "a"}),
-                ToolCall("toolu_b", "memory_search", {"query": "b"}),
-            ),
-            stop_reason="tool_use",
-            usage=Usage(input=12, output=30, cache_read=40, cache_write=0),
-            raw_stop_reason="tool_use",
-            model="claude-sonnet-4-6",
-        ),
+    calls = (
+        ToolCall("toolu_a", "memory_store", {"content": "a"}),
+        ToolCall("toolu_b", "memory_search", {"query": "b"}),
+    )
+    usage = Usage(input=12, output=30, cache_read=40, cache_write=0)
+    codec_support.assert_storing_two(
+        decode(PARALLEL), calls, usage, raw_stop="tool_use", model="claude-sonnet-4-6"
     )
 
 
@@ -435,15 +424,12 @@ def after(text: str) -> int:
     ],
 )
 def test_how_far_a_cut_stream_got(upto: int, progress: str) -> None:
-    with pytest.raises(IncompleteStreamError) as caught:
-        decode(PARALLEL[:upto])
-    assert caught.value.progress == progress
+    assert codec_support.cut_progress(CODEC, PARALLEL[:upto]) == progress
 
 
 def test_a_data_line_cut_mid_way_counts_as_missing() -> None:
-    with pytest.raises(IncompleteStreamError) as caught:
-        decode([PARALLEL[0], PARALLEL[1][:30]])
-    assert caught.value.progress == "before the answer began"
+    cut = [PARALLEL[0], PARALLEL[1][:30]]
+    assert codec_support.cut_progress(CODEC, cut) == "before the answer began"
 
 
 def test_the_last_event_without_its_blank_line_still_counts() -> None:

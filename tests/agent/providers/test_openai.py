@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 from typing import Any
 
@@ -13,7 +12,6 @@ from signet_sdk.agent.providers.openai import OpenAICodec
 from signet_sdk.agent.types import (
     Chunk,
     CompletionOptions,
-    CompletionResult,
     Message,
     ToolCall,
     ToolResult,
@@ -22,6 +20,8 @@ from signet_sdk.agent.types import (
 )
 from signet_sdk.tools import enabled_tools, openai_tools
 from signet_sdk.wire import errors
+
+from . import codec_support
 
 CODEC = OpenAICodec("https://api.openai.com/v1", "sk-test")
 LOCAL = OpenAICodec("http://127.0.0.1:11434/v1")
@@ -169,9 +169,7 @@ def test_tool_calls_then_tool_messages_before_the_users_text() -> None:
 
 
 def test_each_request_extends_the_last_byte_for_byte() -> None:
-    bodies = [body_bytes(CONVERSATION[: n + 1]) for n in range(len(CONVERSATION))]
-    for before, after in itertools.pairwise(bodies):
-        assert after.startswith(before[:-2] + b",")
+    codec_support.bodies_each_extending_the_last(body_bytes, CONVERSATION)
 
 
 def test_tools_render_as_the_memory_tools_do() -> None:
@@ -322,27 +320,17 @@ PARALLEL = [
 
 
 def decode(lines: list[str], codec: OpenAICodec = CODEC) -> list[Chunk]:
-    decoder = codec.decoder()
-    chunks = [c for line in lines for c in decoder.feed(line)]
-    return chunks + decoder.end()
+    return codec_support.decode(codec, lines)
 
 
 def test_a_stream_with_parallel_tool_calls() -> None:
-    chunks = decode(PARALLEL)
-    assert chunks[:-1] == [Chunk("text", "Storing "), Chunk("text", "two ✓")]
-    assert chunks[-1] == Chunk(
-        "done",
-        result=CompletionResult(
-            content="Storing two ✓",
-            tool_calls=(
-                ToolCall("call_a", "memory_store", {"content": "a"}, '{"content": "a"}'),
-                ToolCall("call_b", "memory_search", {"query": "b"}, '{"query": "b"}'),
-            ),
-            stop_reason="tool_use",
-            usage=Usage(input=42, output=20, cache_read=8),
-            raw_stop_reason="tool_calls",
-            model="gpt-5.4-mini",
-        ),
+    calls = (
+        ToolCall("call_a", "memory_store", {"content": "a"}, '{"content": "a"}'),
+        ToolCall("call_b", "memory_search", {"query": "b"}, '{"query": "b"}'),
+    )
+    usage = Usage(input=42, output=20, cache_read=8)
+    codec_support.assert_storing_two(
+        decode(PARALLEL), calls, usage, raw_stop="tool_calls", model="gpt-5.4-mini"
     )
 
 
@@ -393,9 +381,7 @@ def test_a_stream_cut_during_a_tool_call() -> None:
     ],
 )
 def test_how_far_a_cut_stream_got(upto: int, progress: str) -> None:
-    with pytest.raises(IncompleteStreamError) as caught:
-        decode(PARALLEL[:upto])
-    assert caught.value.progress == progress
+    assert codec_support.cut_progress(CODEC, PARALLEL[:upto]) == progress
 
 
 def test_done_without_its_blank_line_still_counts() -> None:
