@@ -204,6 +204,22 @@ class EventTranslator:
         return [LifecycleCall("user_prompt_submit", body)]
 
     @staticmethod
+    def session_start_call(
+        session: str, project: str | None, source: str | None = None, **more: str | None
+    ) -> LifecycleCall:
+        """The ``session_start`` of ``session``; ``source`` says how it began (startup, resume...).
+
+        ``more`` are further body fields (``parentSessionKey``,
+        ``harnessAgentId``), put only when they have a value.
+        """
+        body: dict[str, Any] = {"sessionKey": session}
+        put(body, "project", project)
+        put(body, "source", source)
+        for key, value in more.items():
+            put(body, key, value)
+        return LifecycleCall("session_start", body)
+
+    @staticmethod
     def checkpoint_call(
         session: str, project: str | None, transcript: str, *, inline: bool = False
     ) -> LifecycleCall:

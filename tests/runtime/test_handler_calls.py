@@ -90,3 +90,13 @@ def test_required_names_the_missing_field_and_keeps_falsy_values() -> None:
     with pytest.raises(PayloadError) as missing:
         EventTranslator.required(None, "compactionEntry.summary")
     assert missing.value.field == "compactionEntry.summary"
+
+
+def test_a_session_start_puts_only_what_has_a_value() -> None:
+    start = EventTranslator.session_start_call("s1", "/w", "resume", parentSessionKey="s0")
+    assert start == LifecycleCall(
+        "session_start",
+        {"sessionKey": "s1", "project": "/w", "source": "resume", "parentSessionKey": "s0"},
+    )
+    bare = EventTranslator.session_start_call("s1", None, None, harnessAgentId=None)
+    assert bare.body == {"sessionKey": "s1"} and not bare.durable

@@ -40,7 +40,7 @@ Choices that the daemon contract leaves open, and why:
 
 from __future__ import annotations
 
-from signet_sdk.plugin import CommandHookTranslator, LifecycleCall, on, put, string
+from signet_sdk.plugin import CommandHookTranslator, LifecycleCall, on, string
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -83,13 +83,13 @@ class ClaudeCodeTranslator(CommandHookTranslator):
 
     @on("SessionStart", "session_start", replay=True)
     def _session_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        body: dict[str, Any] = {"sessionKey": session}
-        put(body, "project", self._project(p))
-        put(body, "source", string(p, "source"))
-        put(body, "harnessAgentId", string(p, "agent_id"))
+        project, source = self._project(p), string(p, "source")
+        agent = string(p, "agent_id")
         parent = string(p, "parent_session_id") or string(p, "parent_session_key")
-        put(body, "parentSessionKey", parent)
-        return [LifecycleCall("session_start", body)]
+        call = self.session_start_call(
+            session, project, source, harnessAgentId=agent, parentSessionKey=parent
+        )
+        return [call]
 
     @on("UserPromptSubmit", "prompt_submit")
     def _prompt(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:

@@ -40,7 +40,7 @@ Choices, and why:
 
 from __future__ import annotations
 
-from signet_sdk.plugin import CommandHookTranslator, LifecycleCall, on, put, string
+from signet_sdk.plugin import CommandHookTranslator, LifecycleCall, on, string
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -74,10 +74,7 @@ class CodexTranslator(CommandHookTranslator):
 
     @on("SessionStart", "session_start", replay=True)
     def _session_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        body: dict[str, Any] = {"sessionKey": session}
-        put(body, "project", string(p, "cwd"))
-        put(body, "source", string(p, "source"))
-        return [LifecycleCall("session_start", body)]
+        return [self.session_start_call(session, string(p, "cwd"), string(p, "source"))]
 
     @on("UserPromptSubmit", "prompt_submit")
     def _prompt(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:

@@ -155,11 +155,11 @@ class CopilotTranslator(EventTranslator):
             return []
         source = string(p, "source")
         string(p, "initialPrompt")  # validated for a clear error, otherwise unused
-        body: dict[str, Any] = {"sessionKey": session}
-        put(body, "project", string(p, "cwd"))
-        put(body, "source", _SOURCES.get(source or "", source))
+        start = self.session_start_call(
+            session, string(p, "cwd"), _SOURCES.get(source or "", source)
+        )
         compactions, _ = self._looked(p, session, "sessionStart")
-        return [LifecycleCall("session_start", body), *compactions]
+        return [start, *compactions]
 
     @on("userPromptSubmitted", "prompt_submit", detach=True)
     def _prompt(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:

@@ -61,7 +61,6 @@ from signet_sdk.plugin import (
     array,
     integer,
     on,
-    put,
     string,
 )
 
@@ -142,9 +141,7 @@ class CursorTranslator(CommandHookTranslator):
 
     @on("sessionStart", "session_start", replay=True)
     def _session_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        body: dict[str, Any] = {"sessionKey": session}
-        put(body, "project", self._project(p))
-        return [LifecycleCall("session_start", body)]
+        return [self.session_start_call(session, self._project(p))]
 
     @on("beforeSubmitPrompt", "prompt_submit")
     def _prompt(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:

@@ -113,10 +113,7 @@ class GeminiTranslator(CommandHookTranslator):
 
     @on("SessionStart", "session_start", replay=True)
     def _session_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        body: dict[str, Any] = {"sessionKey": session}
-        put(body, "project", string(p, "cwd"))
-        put(body, "source", string(p, "source"))
-        return [LifecycleCall("session_start", body)]
+        return [self.session_start_call(session, string(p, "cwd"), string(p, "source"))]
 
     @on("BeforeAgent", "prompt_submit")
     def _prompt(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:

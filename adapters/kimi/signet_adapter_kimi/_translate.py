@@ -182,10 +182,7 @@ class KimiTranslator(CommandHookTranslator):
                     ending.session, ending.cwd or None, LATE_END_REASON, ending.transcript
                 )
             )
-        body: dict[str, Any] = {"sessionKey": session}
-        put(body, "project", cwd)
-        put(body, "source", source)
-        calls.append(LifecycleCall("session_start", body))  # last: its answer is rendered
+        calls.append(self.session_start_call(session, cwd, source))  # last: its answer is rendered
         return calls
 
     @on("UserPromptSubmit", "prompt_submit")

@@ -197,12 +197,10 @@ class PiTranslator(EventTranslator):
     @on("session_start", "session_start", replay=True)
     def _session_start(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
         reason = string(p, "reason")
-        body: dict[str, Any] = {"sessionKey": s.id}
-        put(body, "project", s.cwd)
-        put(body, "source", reason)
+        parent = None
         if reason == "fork":
-            put(body, "parentSessionKey", _session_id_of_file(string(p, "previousSessionFile")))
-        return [LifecycleCall("session_start", body)]
+            parent = _session_id_of_file(string(p, "previousSessionFile"))
+        return [self.session_start_call(s.id, s.cwd, reason, parentSessionKey=parent)]
 
     @on("input", "prompt_submit")
     def _input(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:

@@ -50,7 +50,7 @@ Choices, and why:
 
 from __future__ import annotations
 
-from signet_sdk.plugin import CommandHookTranslator, LifecycleCall, PayloadError, on, put, string
+from signet_sdk.plugin import CommandHookTranslator, LifecycleCall, PayloadError, on, string
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -145,10 +145,7 @@ class QwenCodeTranslator(CommandHookTranslator):
     def _session_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         project = string(p, "cwd")
         transcript = string(p, "transcript_path")
-        body: dict[str, Any] = {"sessionKey": session}
-        put(body, "project", project)
-        put(body, "source", string(p, "source"))
-        calls = [LifecycleCall("session_start", body)]
+        calls = [self.session_start_call(session, project, string(p, "source"))]
         notes = self.notes()
         if notes is not None:
             calls += [_unseen_end(note) for note in notes.ended(session)]
