@@ -238,11 +238,8 @@ class OpenCodeTranslator(EventTranslator):
     @on("session.end", detach=True)
     def _end(self, p: Mapping[str, Any], sid: str) -> list[LifecycleCall]:
         transcript = string(p, "transcript")
-        body: dict[str, Any] = {"sessionKey": sid, "sessionId": sid}
-        put(body, "cwd", _project(p))
-        body["reason"] = string(p, "reason") or "exit"
-        put(body, "transcript", transcript)
-        return [LifecycleCall("session_end", body)]
+        cwd, reason = _project(p), string(p, "reason") or "exit"
+        return [self.session_end_call(sid, cwd, reason, None, transcript)]
 
     # -- render ----------------------------------------------------------
 
