@@ -137,90 +137,96 @@ OUTBOX_STDLIB = {"fcntl"}  # the entry and sender locks
 #: Added by writes, which may carry Claude Code's transcript.
 TRANSCRIPT = {"signet_adapter_claude_code._paths"}
 
-#: Per event: (our modules, standard-library modules imported by name).
-EXPECTED: dict[str, tuple[set[str], set[str]]] = {
-    # checks for queued writes to replay
-    "SessionStart": (CORE | SEND | OUTBOX, CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB),
-    "UserPromptSubmit": (CORE | SEND, CORE_STDLIB | SEND_STDLIB),
-    "Stop": (CORE | SEND | OUTBOX | TRANSCRIPT, CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB),
-    "PreCompact": (CORE | SEND, CORE_STDLIB | SEND_STDLIB),
-    "PostCompact": (CORE | SEND | OUTBOX | TRANSCRIPT, CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB),
-    "SubagentStart": (CORE | SEND, CORE_STDLIB | SEND_STDLIB),
-    "SubagentStop": (CORE, CORE_STDLIB),  # no daemon call at all
-    # hands off to a detached sender (posix_spawnp), sends nothing itself
-    "SessionEnd": (CORE | OUTBOX | TRANSCRIPT, CORE_STDLIB | OUTBOX_STDLIB),
-}
+Loads = tuple[set[str], set[str]]
 
+
+def loads(
+    core: set[str],
+    *extra: set[str],
+    send: bool = False,
+    outbox: bool = False,
+    stdlib: frozenset[str] = frozenset(),
+) -> Loads:
+    """What one event imports: (our modules, standard-library modules imported by name).
+
+    ``core`` and ``extra`` are the harness's own; ``send`` adds what calling the
+    daemon loads, ``outbox`` what opening the outbox loads; ``stdlib`` names
+    the event's own further standard-library modules.
+    """
+    ours, std = core.union(*extra), CORE_STDLIB | stdlib
+    if send:
+        ours, std = ours | SEND, std | SEND_STDLIB
+    if outbox:
+        ours, std = ours | OUTBOX, std | OUTBOX_STDLIB
+    return ours, std
+
+
+def adapter_core(package: str, *more: str) -> set[str]:
+    """The core with ``package``'s translator (and ``more`` of its modules) for Claude Code's."""
+    shared = {m for m in CORE if not m.startswith("signet_adapter")}
+    return shared | {package, f"{package}._translate", *more}
+
+
+def claude_events(core: set[str], transcript: set[str], compact: set[str]) -> dict[str, Loads]:
+    """Claude Code's eight events, which Codex has too; ``compact`` is PostCompact's own.
+
+    Writes carry the transcript (``transcript``); SessionStart checks for queued
+    writes to replay; SubagentStop calls no daemon at all; SessionEnd hands off
+    to a detached sender (posix_spawnp) and sends nothing itself.
+    """
+    return {
+        "SessionStart": loads(core, send=True, outbox=True),
+        "UserPromptSubmit": loads(core, send=True),
+        "Stop": loads(core, transcript, send=True, outbox=True),
+        "PreCompact": loads(core, send=True),
+        "PostCompact": loads(core, transcript, compact, send=True, outbox=True),
+        "SubagentStart": loads(core, send=True),
+        "SubagentStop": loads(core),
+        "SessionEnd": loads(core, transcript, outbox=True),
+    }
+
+
+#: Per event: (our modules, standard-library modules imported by name).
+EXPECTED = claude_events(CORE, TRANSCRIPT, set())
 #: Codex: the same core, its own translator; PostCompact also reads the rollout's
 #: summary (``_compact``) before its write.
-CODEX_CORE = {m for m in CORE if not m.startswith("signet_adapter")} | {
-    "signet_adapter_codex",
-    "signet_adapter_codex._translate",
-}
-CODEX_TRANSCRIPT = {"signet_adapter_codex._paths"}
-CODEX_EXPECTED: dict[str, tuple[set[str], set[str]]] = {
-    "SessionStart": (CODEX_CORE | SEND | OUTBOX, CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB),
-    "UserPromptSubmit": (CODEX_CORE | SEND, CORE_STDLIB | SEND_STDLIB),
-    "Stop": (
-        CODEX_CORE | SEND | OUTBOX | CODEX_TRANSCRIPT,
-        CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB,
-    ),
-    "PreCompact": (CODEX_CORE | SEND, CORE_STDLIB | SEND_STDLIB),
-    "PostCompact": (
-        CODEX_CORE | SEND | OUTBOX | CODEX_TRANSCRIPT | {"signet_adapter_codex._compact"},
-        CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB,
-    ),
-    "SubagentStart": (CODEX_CORE | SEND, CORE_STDLIB | SEND_STDLIB),
-    "SubagentStop": (CODEX_CORE, CORE_STDLIB),
-    "SessionEnd": (CODEX_CORE | OUTBOX | CODEX_TRANSCRIPT, CORE_STDLIB | OUTBOX_STDLIB),
-}
+CODEX_EXPECTED = claude_events(
+    adapter_core("signet_adapter_codex"),
+    {"signet_adapter_codex._paths"},
+    {"signet_adapter_codex._compact"},
+)
 #: Gemini CLI: the same core, its translator; AfterAgent, PreCompress (``auto``, before every model
 #: request) and SessionEnd read the chat file for a compression (``_chat``).
-GEMINI_CORE = {m for m in CORE if not m.startswith("signet_adapter")} | {
-    "signet_adapter_gemini",
-    "signet_adapter_gemini._translate",
-}
+GEMINI_CORE = adapter_core("signet_adapter_gemini")
 GEMINI_CHAT = {
     "signet_adapter_gemini._chat",
     "signet_adapter_gemini._paths",
     "signet_sdk.runtime.files",
     "signet_sdk.runtime.transcripts",
 }
-GEMINI_EXPECTED: dict[str, tuple[set[str], set[str]]] = {
-    "SessionStart": (GEMINI_CORE | SEND | OUTBOX, CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB),
-    "BeforeAgent": (GEMINI_CORE | SEND, CORE_STDLIB | SEND_STDLIB),
-    "AfterAgent": (
-        GEMINI_CORE | SEND | OUTBOX | GEMINI_CHAT,
-        CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB,
-    ),
+GEMINI_EXPECTED = {
+    "SessionStart": loads(GEMINI_CORE, send=True, outbox=True),
+    "BeforeAgent": loads(GEMINI_CORE, send=True),
+    "AfterAgent": loads(GEMINI_CORE, GEMINI_CHAT, send=True, outbox=True),
     # nothing due in the chat file: no daemon call at all
-    "PreCompress": (GEMINI_CORE | GEMINI_CHAT, CORE_STDLIB),
-    "SessionEnd": (GEMINI_CORE | OUTBOX | GEMINI_CHAT, CORE_STDLIB | OUTBOX_STDLIB),
+    "PreCompress": loads(GEMINI_CORE, GEMINI_CHAT),
+    "SessionEnd": loads(GEMINI_CORE, GEMINI_CHAT, outbox=True),
 }
 #: Cursor: the same core, its translator; its writes read the transcript under ~/.cursor
 #: (``_paths``, which stop and sessionEnd also search when the payload names no transcript).
-CURSOR_CORE = {m for m in CORE if not m.startswith("signet_adapter")} | {
-    "signet_adapter_cursor",
-    "signet_adapter_cursor._translate",
-}
+CURSOR_CORE = adapter_core("signet_adapter_cursor")
 CURSOR_PATHS = {"signet_adapter_cursor._paths"}
-CURSOR_EXPECTED: dict[str, tuple[set[str], set[str]]] = {
-    "sessionStart": (CURSOR_CORE | SEND | OUTBOX, CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB),
-    "beforeSubmitPrompt": (CURSOR_CORE | SEND, CORE_STDLIB | SEND_STDLIB),
-    "stop": (
-        CURSOR_CORE | SEND | OUTBOX | CURSOR_PATHS,
-        CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB,
-    ),
-    "preCompact": (CURSOR_CORE | SEND, CORE_STDLIB | SEND_STDLIB),
-    "sessionEnd": (CURSOR_CORE | OUTBOX | CURSOR_PATHS, CORE_STDLIB | OUTBOX_STDLIB),
+CURSOR_EXPECTED = {
+    "sessionStart": loads(CURSOR_CORE, send=True, outbox=True),
+    "beforeSubmitPrompt": loads(CURSOR_CORE, send=True),
+    "stop": loads(CURSOR_CORE, CURSOR_PATHS, send=True, outbox=True),
+    "preCompact": loads(CURSOR_CORE, send=True),
+    "sessionEnd": loads(CURSOR_CORE, CURSOR_PATHS, outbox=True),
 }
 #: Copilot CLI: the same core, its translator; the main agent's hooks look at the session's
 #: events.jsonl (``_session`` and what it reads and keeps) for a compaction's summary, and
 #: agentStop and sessionEnd for the conversation too. Nothing to report here.
-COPILOT_CORE = {m for m in CORE if not m.startswith("signet_adapter")} | {
-    "signet_adapter_copilot",
-    "signet_adapter_copilot._translate",
-}
+COPILOT_CORE = adapter_core("signet_adapter_copilot")
 COPILOT_LOOK = {
     "signet_adapter_copilot._events",
     "signet_adapter_copilot._paths",
@@ -229,87 +235,56 @@ COPILOT_LOOK = {
     "signet_sdk.runtime.files",
     "signet_sdk.runtime.state_folder",
 }
-COPILOT_EXPECTED: dict[str, tuple[set[str], set[str]]] = {
-    "sessionStart": (
-        COPILOT_CORE | SEND | OUTBOX | COPILOT_LOOK,
-        CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB,
-    ),
-    "userPromptSubmitted": (COPILOT_CORE | SEND | COPILOT_LOOK, CORE_STDLIB | SEND_STDLIB),
-    "agentStop": (
-        COPILOT_CORE | SEND | OUTBOX | COPILOT_LOOK,
-        CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB,
-    ),
-    "preCompact": (COPILOT_CORE | SEND | COPILOT_LOOK, CORE_STDLIB | SEND_STDLIB),
-    "subagentStart": (COPILOT_CORE | SEND, CORE_STDLIB | SEND_STDLIB),
-    "subagentStop": (COPILOT_CORE, CORE_STDLIB),  # no daemon call at all
-    "sessionEnd": (COPILOT_CORE | OUTBOX | COPILOT_LOOK, CORE_STDLIB | OUTBOX_STDLIB),
+COPILOT_EXPECTED = {
+    "sessionStart": loads(COPILOT_CORE, COPILOT_LOOK, send=True, outbox=True),
+    "userPromptSubmitted": loads(COPILOT_CORE, COPILOT_LOOK, send=True),
+    "agentStop": loads(COPILOT_CORE, COPILOT_LOOK, send=True, outbox=True),
+    "preCompact": loads(COPILOT_CORE, COPILOT_LOOK, send=True),
+    "subagentStart": loads(COPILOT_CORE, send=True),
+    "subagentStop": loads(COPILOT_CORE),  # no daemon call at all
+    "sessionEnd": loads(COPILOT_CORE, COPILOT_LOOK, outbox=True),
 }
 #: Qwen Code: the same core, its translator; SessionStart, Stop and SessionEnd keep the
 #: notes (``_sessions``) by which a later start ends a session no SessionEnd closed, and
 #: PostCompact claims its summary (``_once``, by a digest) before its write.
-QWEN_CORE = {m for m in CORE if not m.startswith("signet_adapter")} | {
-    "signet_adapter_qwen_code",
-    "signet_adapter_qwen_code._translate",
-}
+QWEN_CORE = adapter_core("signet_adapter_qwen_code")
 QWEN_NOTES = {"signet_adapter_qwen_code._sessions", "signet_sdk.runtime.files"}
 QWEN_TRANSCRIPT = {"signet_adapter_qwen_code._paths"}
-QWEN_EXPECTED: dict[str, tuple[set[str], set[str]]] = {
-    "SessionStart": (
-        QWEN_CORE | SEND | OUTBOX | QWEN_NOTES,
-        CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB | {"time"},
+QWEN_ONCE = {"signet_adapter_qwen_code._once", "signet_sdk.runtime.state_folder"}
+TIME = frozenset({"time"})
+QWEN_EXPECTED = {
+    "SessionStart": loads(QWEN_CORE, QWEN_NOTES, send=True, outbox=True, stdlib=TIME),
+    "UserPromptSubmit": loads(QWEN_CORE, send=True),
+    "Stop": loads(QWEN_CORE, QWEN_NOTES, QWEN_TRANSCRIPT, send=True, outbox=True, stdlib=TIME),
+    "PreCompact": loads(QWEN_CORE, send=True),
+    "PostCompact": loads(
+        QWEN_CORE, QWEN_TRANSCRIPT, QWEN_ONCE, send=True, outbox=True, stdlib=TIME | {"hashlib"}
     ),
-    "UserPromptSubmit": (QWEN_CORE | SEND, CORE_STDLIB | SEND_STDLIB),
-    "Stop": (
-        QWEN_CORE | SEND | OUTBOX | QWEN_NOTES | QWEN_TRANSCRIPT,
-        CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB | {"time"},
-    ),
-    "PreCompact": (QWEN_CORE | SEND, CORE_STDLIB | SEND_STDLIB),
-    "PostCompact": (
-        QWEN_CORE
-        | SEND
-        | OUTBOX
-        | QWEN_TRANSCRIPT
-        | {"signet_adapter_qwen_code._once", "signet_sdk.runtime.state_folder"},
-        CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB | {"hashlib", "time"},
-    ),
-    "SubagentStart": (QWEN_CORE | SEND, CORE_STDLIB | SEND_STDLIB),
-    "SubagentStop": (QWEN_CORE, CORE_STDLIB),  # no daemon call at all
-    "SessionEnd": (
-        QWEN_CORE | OUTBOX | QWEN_NOTES | QWEN_TRANSCRIPT,
-        CORE_STDLIB | OUTBOX_STDLIB | {"time"},
-    ),
+    "SubagentStart": loads(QWEN_CORE, send=True),
+    "SubagentStop": loads(QWEN_CORE),  # no daemon call at all
+    "SessionEnd": loads(QWEN_CORE, QWEN_NOTES, QWEN_TRANSCRIPT, outbox=True, stdlib=TIME),
 }
 #: Kimi Code: the same core, its translator and the file work behind it (``_session`` and
 #: what it reads and keeps: the held start context, the process records, the claims);
 #: Stop, PostCompact and SessionEnd read the session's wire.jsonl (``_wire``).
-KIMI_CORE = {m for m in CORE if not m.startswith("signet_adapter")} | {
+KIMI_CORE = adapter_core(
     "signet_adapter_kimi",
     "signet_adapter_kimi._paths",
     "signet_adapter_kimi._process",
     "signet_adapter_kimi._session",
     "signet_adapter_kimi._state",
-    "signet_adapter_kimi._translate",
     "signet_sdk.runtime.files",
     "signet_sdk.runtime.state_folder",
-}
+)
 KIMI_WIRE = {"signet_adapter_kimi._wire"}
-KIMI_EXPECTED: dict[str, tuple[set[str], set[str]]] = {
-    "SessionStart": (
-        KIMI_CORE | SEND | OUTBOX,
-        CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB | {"time"},
-    ),
-    "UserPromptSubmit": (KIMI_CORE | SEND, CORE_STDLIB | SEND_STDLIB | {"time"}),
-    "Stop": (
-        KIMI_CORE | SEND | OUTBOX | KIMI_WIRE,
-        CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB | {"time"},
-    ),
-    "PreCompact": (KIMI_CORE | SEND, CORE_STDLIB | SEND_STDLIB | {"time"}),
-    "PostCompact": (
-        KIMI_CORE | SEND | OUTBOX | KIMI_WIRE,
-        CORE_STDLIB | SEND_STDLIB | OUTBOX_STDLIB | {"time"},
-    ),
+KIMI_EXPECTED = {
+    "SessionStart": loads(KIMI_CORE, send=True, outbox=True, stdlib=TIME),
+    "UserPromptSubmit": loads(KIMI_CORE, send=True, stdlib=TIME),
+    "Stop": loads(KIMI_CORE, KIMI_WIRE, send=True, outbox=True, stdlib=TIME),
+    "PreCompact": loads(KIMI_CORE, send=True, stdlib=TIME),
+    "PostCompact": loads(KIMI_CORE, KIMI_WIRE, send=True, outbox=True, stdlib=TIME),
     # hands off to a detached sender (posix_spawnp), sends nothing itself
-    "SessionEnd": (KIMI_CORE | OUTBOX | KIMI_WIRE, CORE_STDLIB | OUTBOX_STDLIB | {"time"}),
+    "SessionEnd": loads(KIMI_CORE, KIMI_WIRE, outbox=True, stdlib=TIME),
 }
 EXPECTED_BY_HARNESS = {
     "claude-code": EXPECTED,
