@@ -68,6 +68,12 @@ def model(request: pytest.FixtureRequest) -> Iterator[Model]:
         yield Model(request.param, fake, make)
 
 
+@pytest.fixture
+def agent(model: Model, mock_daemon: tuple[MockDaemon, str], agent_env: dict[str, str]) -> Agent:
+    """The agent under test: the model's provider, the mock daemon, the test's own HOME."""
+    return Agent(model.make(), daemon_url=mock_daemon[1], env=agent_env)
+
+
 def _ends(daemon: MockDaemon) -> list[str]:
     return [r.json["sessionKey"] for r in daemon.requests_to("/api/hooks/session-end")]
 
@@ -78,6 +84,14 @@ def _user_lines(agent_env: dict[str, str], key: str) -> list[str]:
 
     files = SessionFiles(key, agent_env)
     return [t["content"] for t in files.read_transcript() if t["role"] == "user"]
+
+
+def _assert_ended_once(
+    daemon: MockDaemon, agent_env: dict[str, str], key: str, user_lines: list[str]
+) -> None:
+    """Session ``key`` ended once at the daemon, its transcript holding the user's turns."""
+    assert _ends(daemon) == [key]
+    assert _user_lines(agent_env, key) == user_lines
 
 
 # -- provider faults ---------------------------------------------------------------
@@ -96,41 +110,38 @@ def test_provider_401_says_why_and_the_session_goes_on(
         assert f"{model.name}:" in str(info.value) and "invalid key" in str(info.value)
         assert chat.send("second").content == "Hello from the fake model."
         key = chat.key
-    assert _ends(mock) == [key]
-    assert _user_lines(agent_env, key) == ["first", "second"]
+    _assert_ended_once(mock, agent_env, key, ["first", "second"])
 
 
 def test_provider_429_is_retried_after_its_retry_after(
-    model: Model, mock_daemon: tuple[MockDaemon, str], agent_env: dict[str, str]
+    model: Model, mock_daemon: tuple[MockDaemon, str], agent: Agent
 ) -> None:
-    mock, url = mock_daemon
     model.fake.fail_next(429, "slow down", retry_after=0.05)
-    with Agent(model.make(), daemon_url=url, env=agent_env).session() as chat:
+    with agent.session() as chat:
         assert chat.send("hi").content == "Hello from the fake model."
     calls = [r for r in model.fake.requests() if r["method"] == "POST"]
     assert len(calls) == 2  # the refused one, then the one that answered
-    assert len(_ends(mock)) == 1
+    assert len(_ends(mock_daemon[0])) == 1
 
 
 def test_provider_500_past_its_retries_fails_the_turn_only(
-    model: Model, mock_daemon: tuple[MockDaemon, str], agent_env: dict[str, str]
+    model: Model, mock_daemon: tuple[MockDaemon, str], agent: Agent
 ) -> None:
-    mock, url = mock_daemon
     model.fake.fail_next(500, "boom", times=3)
-    with Agent(model.make(), daemon_url=url, env=agent_env).session() as chat:
+    with agent.session() as chat:
         with pytest.raises(InternalServerError):
             chat.send("first")
         assert chat.send("second").content == "Hello from the fake model."
-    assert len(_ends(mock)) == 1
+    assert len(_ends(mock_daemon[0])) == 1
 
 
 def test_a_stream_cut_mid_tool_call_fails_the_turn_and_is_not_retried(
-    model: Model, mock_daemon: tuple[MockDaemon, str], agent_env: dict[str, str]
+    model: Model, mock_daemon: tuple[MockDaemon, str], agent: Agent
 ) -> None:
-    mock, url = mock_daemon
+    mock = mock_daemon[0]
     model.fake.tool_script.append(("memory_store", {"content": "half a fact"}))
     model.fake.cut_next_stream()
-    with Agent(model.make(), daemon_url=url, env=agent_env).session() as chat:
+    with agent.session() as chat:
         with pytest.raises(IncompleteStreamError):
             chat.send("store something")
         out = chat.send("try again")
@@ -232,8 +243,7 @@ def test_ctrl_c_mid_stream_cancels_the_turn_and_keeps_the_session(
     assert out.content == "Hello from the fake model."
     last = model.fake.requests()[-1]["body"]["messages"]
     assert "a long answer please" not in json.dumps(last)  # the cancelled turn is gone
-    assert _ends(mock) == [key]
-    assert _user_lines(agent_env, key) == ["a long answer please", "shorter then"]
+    _assert_ended_once(mock, agent_env, key, ["a long answer please", "shorter then"])
 
 
 def test_ctrl_c_mid_tool_cancels_the_turn_and_ends_the_session_once(
