@@ -238,11 +238,20 @@ def collect(chunks: Iterator[Chunk]) -> list[Chunk]:
     return list(chunks)
 
 
-async def collect_async(provider: Any, stream: bool) -> Any:
+async def collect_async(provider: Any, stream: bool, options: Any = OPTIONS) -> Any:
     async with provider:
         if stream:
-            return [chunk async for chunk in provider.stream(MESSAGES, OPTIONS)]
-        return await provider.complete(MESSAGES, OPTIONS)
+            return [chunk async for chunk in provider.stream(MESSAGES, options)]
+        return await provider.complete(MESSAGES, options)
+
+
+def call(provider: Any, stream: bool, use_async: bool = False, options: Any = OPTIONS) -> Any:
+    """One call of ``provider`` (or of its async twin): streamed and read to its end, or whole."""
+    if use_async:
+        return asyncio.run(collect_async(provider.as_async(), stream, options))
+    if stream:
+        return collect(provider.stream(MESSAGES, options))
+    return provider.complete(MESSAGES, options)
 
 
 # -- the same request from every transport ----------------------------------------
@@ -316,10 +325,7 @@ def test_401_names_the_provider_and_the_vendors_message(
     server = serve(reply(overloaded(401, "invalid x-api-key")))
     provider = anthropic(server.url)
     with pytest.raises(errors.AuthenticationError) as caught:
-        if stream:
-            collect(provider.stream(MESSAGES, OPTIONS))
-        else:
-            provider.complete(MESSAGES, OPTIONS)
+        call(provider, stream)
     assert str(caught.value) == (
         f"anthropic: POST {server.url}/v1/messages -> 401: invalid x-api-key"
     )
@@ -469,12 +475,7 @@ def test_a_refused_connection_names_the_provider_not_the_daemon(
     url = f"http://127.0.0.1:{free_port()}"
     provider = anthropic(url)
     with pytest.raises(errors.NotSentError) as caught:
-        if use_async:
-            asyncio.run(collect_async(provider.as_async(), stream))
-        elif stream:
-            collect(provider.stream(MESSAGES, OPTIONS))
-        else:
-            provider.complete(MESSAGES, OPTIONS)
+        call(provider, stream, use_async)
     text = str(caught.value)
     assert text.startswith(f"anthropic: cannot connect: POST {url}/v1/messages: ")
     assert "Signet" not in text and "daemon" not in text
@@ -490,20 +491,7 @@ def test_the_deadline_ends_a_call_that_gets_no_answer(
     provider = openai(server.url)
     options = CompletionOptions(timeout=0.3)
     with pytest.raises(errors.APITimeoutError) as caught:
-        if use_async:
-
-            async def call() -> None:
-                async with provider.as_async() as twin:
-                    if stream:
-                        [c async for c in twin.stream(MESSAGES, options)]
-                    else:
-                        await twin.complete(MESSAGES, options)
-
-            asyncio.run(call())
-        elif stream:
-            collect(provider.stream(MESSAGES, options))
-        else:
-            provider.complete(MESSAGES, options)
+        call(provider, stream, use_async, options)
     assert str(caught.value) == (
         f"openai: no answer within the deadline: POST {server.url}/v1/chat/completions"
     )
