@@ -39,6 +39,8 @@ from signet_sdk.testing.real_daemon import SUPPORTED_VERSIONS, DaemonKit, free_p
 from signet_sdk.wire.endpoints import ENDPOINTS
 from signet_sdk.wire.versions import parse_version
 
+from ..daemon_support import wait_for_health
+
 State = dict[str, Any]
 
 
@@ -950,12 +952,7 @@ def dev_daemon(version: str, workdir: Path) -> Iterator[str]:
         banner = proc.stdout.readline()
         assert f"as Signet {version}" in banner, banner
         url = f"http://127.0.0.1:{port}"
-        for _ in range(200):
-            try:
-                httpx.get(f"{url}/health", timeout=2)
-                break
-            except httpx.TransportError:
-                time.sleep(0.02)
+        wait_for_health(url)
         yield url
     finally:
         os.kill(proc.pid, signal.SIGTERM)

@@ -8,7 +8,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -17,6 +16,8 @@ import pytest
 from signet_sdk.cli import main as cli_main
 from signet_sdk.testing.mock_daemon import MockDaemon
 from signet_sdk.testing.mock_daemon._serve import default_db_path
+
+from ...daemon_support import wait_for_health
 
 
 def test_serve_on_a_free_port_and_always_stop() -> None:
@@ -130,12 +131,7 @@ def test_cli_serves_until_interrupted(tmp_path: Path) -> None:
         assert match, banner
         assert match.group(2) == str(db)
         url = match.group(1)
-        for _ in range(100):
-            try:
-                httpx.get(f"{url}/health", timeout=2)
-                break
-            except httpx.ConnectError:
-                time.sleep(0.02)
+        wait_for_health(url, attempts=100)
         r = httpx.post(f"{url}/api/memory/remember", json={"content": "cli fact"}, timeout=5)
         assert r.status_code == 200
     finally:
