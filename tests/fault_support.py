@@ -29,7 +29,8 @@ threads of this process and is stopped by ``close()``.
 For the tests that run a real hook process: ``hook_env`` (its whole
 environment, state under a temporary home), ``run_hook`` (one
 ``signet-sdk hook`` process) and ``sender_idle`` (no detached outbox sender
-is running).
+is running). For the tests that send through a JavaScript shim's transport:
+``SEND_NATIVE``, the Node script that sends one native event.
 """
 
 from __future__ import annotations
@@ -49,6 +50,16 @@ from pathlib import Path
 from typing import Any
 
 SIGNET_SDK = str(Path(sys.executable).parent / "signet-sdk")
+#: Node: send one native event through the transport module argv[1] (harness, event,
+#: JSON payload, deadline in ms); writes ``{"data", "ms"}`` to stderr.
+SEND_NATIVE = """
+const t = await import(process.argv[1]);
+const started = performance.now();
+const data = await t.send(process.argv[2], process.argv[3], JSON.parse(process.argv[4]), {
+  timeoutMs: Number(process.argv[5]),
+});
+process.stderr.write(JSON.stringify({ data: data ?? null, ms: performance.now() - started }));
+"""
 #: A Claude Code prompt, the event most fault tests send through a hook process.
 PROMPT = b'{"hook_event_name": "UserPromptSubmit", "session_id": "s", "prompt": "hi"}'
 

@@ -38,7 +38,7 @@ from signet_sdk.testing.mock_daemon import MockDaemon
 from signet_sdk.testing.serve_process import ServeProcess
 from signet_sdk.wire.lifecycle import LIFECYCLE
 
-from ..fault_support import SIGNET_SDK, break_disk
+from ..fault_support import SEND_NATIVE, SIGNET_SDK, break_disk
 
 NODE = shutil.which("node")
 TRANSPORT = Path(__file__).resolve().parents[2] / "signet_sdk" / "shims" / "transport.mjs"
@@ -256,14 +256,6 @@ def test_an_event_with_two_writes_says_it_once(
 
 # -- a shim's transport ----------------------------------------------------------------
 
-SEND = """
-const t = await import(process.argv[1]);
-const started = performance.now();
-const data = await t.send(process.argv[2], process.argv[3], JSON.parse(process.argv[4]), {
-  timeoutMs: Number(process.argv[5]),
-});
-process.stderr.write(JSON.stringify({ data: data ?? null, ms: performance.now() - started }));
-"""
 #: A write event of each kind a JavaScript harness sends, and its neutral output.
 SHIM_WRITES = {
     "compaction_complete": ("openclaw", "after_compaction"),
@@ -300,7 +292,7 @@ def test_a_shim_gets_its_neutral_output_in_time_and_the_write_is_sent(
     timeout = str(DEADLINE_MS * 3)
     args = [TRANSPORT.as_uri(), harness, event, json.dumps(_shim_payload(action, tag)), timeout]
     try:
-        done = state.run([str(NODE), "--input-type=module", "-e", SEND, "--", *args], env)
+        done = state.run([str(NODE), "--input-type=module", "-e", SEND_NATIVE, "--", *args], env)
     finally:
         if server is not None:
             server.stop()

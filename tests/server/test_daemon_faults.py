@@ -39,7 +39,7 @@ from signet_sdk.testing.mock_daemon import MockDaemon
 from signet_sdk.testing.serve_process import ServeProcess
 from signet_sdk.wire.lifecycle import LIFECYCLE
 
-from ..fault_support import FaultProxy
+from ..fault_support import SEND_NATIVE, FaultProxy
 
 NODE = shutil.which("node")
 SDK = str(Path(sys.executable).parent / "signet-sdk")
@@ -453,15 +453,6 @@ WRITE_EVENTS = {
 assert {w.action for w in WRITE_EVENTS.values()} == {
     a for a, row in LIFECYCLE.items() if row.durable
 }  # every durable action has its row
-
-SEND_NATIVE = """
-const t = await import(process.argv[1]);
-const started = performance.now();
-const data = await t.send(process.argv[2], process.argv[3], JSON.parse(process.argv[4]), {
-  timeoutMs: Number(process.argv[5]),
-});
-process.stderr.write(JSON.stringify({ data: data ?? null, ms: performance.now() - started }));
-"""
 
 
 def _transcript(home: Path, payload: dict[str, Any]) -> None:
