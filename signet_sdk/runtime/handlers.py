@@ -307,6 +307,16 @@ class CommandHookTranslator(EventTranslator):
         assert session is not None
         return session
 
+    def pre_compact_calls(
+        self, payload: Mapping[str, Any], session: str, harness: str, trigger: str = "unknown"
+    ) -> list[LifecycleCall]:
+        """A ``PreCompact`` hook's ``pre_compaction``: its ``trigger`` (else ``trigger``) and
+        the user's ``custom_instructions``, as this hook family sends them."""
+        how = string(payload, "trigger") or trigger
+        instructions = string(payload, "custom_instructions")
+        context = self.compaction_context(harness, how, instructions)
+        return [self.pre_compaction_call(session, context)]
+
     def context_output(self, event: str, text: str) -> NativeOutput:
         """The hook-output envelope the harness reads context from."""
         return NativeOutput(

@@ -100,3 +100,23 @@ def test_a_session_start_puts_only_what_has_a_value() -> None:
     )
     bare = EventTranslator.session_start_call("s1", None, None, harnessAgentId=None)
     assert bare.body == {"sessionKey": "s1"} and not bare.durable
+
+
+def test_a_command_hook_pre_compact_reads_its_trigger_and_instructions() -> None:
+    from signet_sdk.plugin import CommandHookTranslator
+
+    class Hooks(CommandHookTranslator):
+        harness = "x"
+
+    hooks = Hooks()
+    (call,) = hooks.pre_compact_calls(
+        {"trigger": "manual", "custom_instructions": " keep the plan "}, "s1", "X"
+    )
+    assert call.body == {
+        "sessionKey": "s1",
+        "sessionContext": "X compaction (manual); user instructions: keep the plan",
+    }
+    (auto,) = hooks.pre_compact_calls({}, "s1", "X", "auto")
+    assert auto.body["sessionContext"] == "X compaction (auto)"
+    with pytest.raises(PayloadError):
+        hooks.pre_compact_calls({"custom_instructions": 5}, "s1", "X")

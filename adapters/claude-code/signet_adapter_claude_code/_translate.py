@@ -105,10 +105,7 @@ class ClaudeCodeTranslator(CommandHookTranslator):
 
     @on("PreCompact")
     def _pre_compact(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        trigger = string(p, "trigger") or "unknown"
-        instructions = string(p, "custom_instructions")
-        context = self.compaction_context("Claude Code", trigger, instructions)
-        return [self.pre_compaction_call(session, context)]
+        return self.pre_compact_calls(p, session, "Claude Code")
 
     @on("PostCompact")
     def _post_compact(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:

@@ -177,10 +177,7 @@ class QwenCodeTranslator(CommandHookTranslator):
 
     @on("PreCompact")
     def _pre_compact(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        trigger = string(p, "trigger") or "auto"
-        instructions = string(p, "custom_instructions")
-        context = self.compaction_context("Qwen Code", trigger, instructions)
-        return [self.pre_compaction_call(session, context)]
+        return self.pre_compact_calls(p, session, "Qwen Code", "auto")
 
     @on("PostCompact")
     def _post_compact(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
