@@ -17,6 +17,8 @@ from signet_sdk.testing.mock_daemon import MockDaemon
 from signet_sdk.tools import TOOLS
 from signet_sdk.tools.mcp import MCP_HINT
 
+from ...daemon_support import only_memory_stored
+
 SERVER = [sys.executable, "-m", "signet_sdk", "mcp"]
 MEMORY = sorted(n for n, t in TOOLS.items() if not t.runs_commands)
 
@@ -68,13 +70,8 @@ def test_tools_listed_called_and_the_server_stopped(stored_daemon: tuple[MockDae
         registry = ToolRegistry(mcp.tools, memory=False)
         call = ToolCall("c1", "memory_store", {"content": "The staging database is pg-staging-2"})
         result = registry.run(call, CallContext())
-        (remember,) = mock.requests_to("/api/memory/remember")
-        assert remember.json == {
-            "content": "The staging database is pg-staging-2",
-            "project": "/srv/atlas",
-            "agentId": "ops",
-        }
-        memory_id = remember.response_json["id"]
+        body = {"content": call.arguments["content"], "project": "/srv/atlas", "agentId": "ops"}
+        memory_id = only_memory_stored(mock, body)
         assert not result.is_error
         assert json.loads(result.content) == {
             "status": "saved",

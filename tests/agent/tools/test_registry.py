@@ -22,6 +22,8 @@ from signet_sdk.agent.types import ToolCall, ToolResult, ToolSpec
 from signet_sdk.testing.mock_daemon import MockDaemon
 from signet_sdk.tools import TOOLS
 
+from ...daemon_support import only_memory_stored
+
 MEMORY = sorted(n for n, t in TOOLS.items() if not t.runs_commands)
 
 
@@ -133,13 +135,8 @@ def test_memory_store_result_is_the_daemon_answer_as_compact_json(
     registry = ToolRegistry()
     call = ToolCall("c1", "memory_store", {"content": "Café staging runs on pg-staging-2"})
     result = registry.run(call, _context(client=client))
-    (remember,) = mock.requests_to("/api/memory/remember")
-    assert remember.json == {
-        "content": "Café staging runs on pg-staging-2",
-        "project": "/srv/atlas",
-        "agentId": "default",
-    }
-    memory_id = remember.response_json["id"]
+    body = {"content": call.arguments["content"], "project": "/srv/atlas", "agentId": "default"}
+    memory_id = only_memory_stored(mock, body)
     assert result == ToolResult(
         "c1", "memory_store", f'{{"status":"saved","id":"{memory_id}","dedup_outcome":"new"}}'
     )
