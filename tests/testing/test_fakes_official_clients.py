@@ -482,77 +482,71 @@ def message_view(message: Any) -> Any:
     return blocks, message.stop_reason, message.usage.model_dump()
 
 
-@settings(max_examples=30, deadline=None)
-@given(
-    text=_TEXT,
-    calls=_CALLS,
-    stop=st.none() | st.sampled_from(sorted(FakeAnthropic.stop_reasons)),
-    refusal=st.none() | _TEXT,
-    usage=st.fixed_dictionaries(
+def answers(
+    fake: type[FakeAnthropic | FakeOpenAI], refusal: Any, usage: Any
+) -> st.SearchStrategy[dict[str, Any]]:
+    """Arguments for ``script_reply``: text, tool calls, one of the fake's stop reasons or
+    none, a refusal (drawn from ``refusal``) or none, and usage (drawn from ``usage``)."""
+    return st.fixed_dictionaries(
         {
-            "input_tokens": _COUNT,
-            "cache_creation_input_tokens": _COUNT,
-            "cache_read_input_tokens": _COUNT,
-            "output_tokens": _COUNT,
+            "text": _TEXT,
+            "tool_calls": _CALLS,
+            "stop_reason": st.none() | st.sampled_from(sorted(fake.stop_reasons)),
+            "refusal": st.none() | refusal,
+            "usage": usage,
         }
-    ),
+    )
+
+
+_ANTHROPIC_USAGE = st.fixed_dictionaries(
+    {
+        "input_tokens": _COUNT,
+        "cache_creation_input_tokens": _COUNT,
+        "cache_read_input_tokens": _COUNT,
+        "output_tokens": _COUNT,
+    }
 )
-def test_anthropic_streamed_and_plain_answers_agree(
-    text: str,
-    calls: list[tuple[str, dict[str, Any]]],
-    stop: str | None,
-    refusal: str | None,
-    usage: dict[str, int],
-) -> None:
+_OPENAI_USAGE = st.fixed_dictionaries(
+    {"prompt_tokens": _COUNT, "completion_tokens": _COUNT, "total_tokens": _COUNT},
+    optional={"prompt_tokens_details": st.fixed_dictionaries({"cached_tokens": _COUNT})},
+)
+
+
+@settings(max_examples=30, deadline=None)
+@given(answer=answers(FakeAnthropic, _TEXT, _ANTHROPIC_USAGE))
+def test_anthropic_streamed_and_plain_answers_agree(answer: dict[str, Any]) -> None:
     # A server of its own per example: a failed one leaves nothing queued for the next.
     with (
         FakeAnthropic() as fake,
         anthropic.Anthropic(base_url=fake.base_url, api_key="k", max_retries=0) as client,
     ):
-        for _ in range(2):
-            fake.script_reply(
-                text, tool_calls=calls, stop_reason=stop, refusal=refusal, usage=usage
-            )
+        fake.script_reply(**answer)
+        fake.script_reply(**answer)
         plain = message_view(ask(client))
         with client.messages.stream(model="claude-test", max_tokens=64, messages=USER) as stream:
             streamed = message_view(stream.get_final_message())
     assert streamed == plain
     blocks, got_stop, got_usage = plain
-    said = text if refusal is None else refusal
+    calls, refusal = answer["tool_calls"], answer["refusal"]
+    said = answer["text"] if refusal is None else refusal
     assert blocks == [("text", said)] * bool(said) + [("tool_use", *call) for call in calls]
     fitting = "tool_use" if calls else "end_turn" if refusal is None else "refusal"
-    assert got_stop == (stop or fitting)
-    assert got_usage == {**got_usage, **usage}
+    assert got_stop == (answer["stop_reason"] or fitting)
+    assert got_usage == {**got_usage, **answer["usage"]}
 
 
 @settings(max_examples=30, deadline=None)
-@given(
-    text=_TEXT,
-    calls=_CALLS,
-    stop=st.none() | st.sampled_from(sorted(FakeOpenAI.stop_reasons)),
-    refusal=st.none() | _TEXT.filter(bool),
-    usage=st.fixed_dictionaries(
-        {"prompt_tokens": _COUNT, "completion_tokens": _COUNT, "total_tokens": _COUNT},
-        optional={"prompt_tokens_details": st.fixed_dictionaries({"cached_tokens": _COUNT})},
-    ),
-)
-def test_openai_streamed_and_plain_answers_agree(
-    text: str,
-    calls: list[tuple[str, dict[str, Any]]],
-    stop: str | None,
-    refusal: str | None,
-    usage: dict[str, Any],
-) -> None:
+@given(answer=answers(FakeOpenAI, _TEXT.filter(bool), _OPENAI_USAGE))
+def test_openai_streamed_and_plain_answers_agree(answer: dict[str, Any]) -> None:
+    stop, calls = answer["stop_reason"], answer["tool_calls"]
+    # The client's stream helper refuses to sum a length or content-filter stop.
+    helped = stop not in ("length", "content_filter")
     with (
         FakeOpenAI() as fake,
         openai.OpenAI(base_url=fake.base_url, api_key="k", max_retries=0) as client,
     ):
-        # The client's stream helper refuses to sum a length or content-filter stop.
-        helped = stop not in ("length", "content_filter")
         for _ in range(3 if helped else 2):
-            fake.script_reply(
-                text, tool_calls=calls, stop_reason=stop, refusal=refusal, usage=usage
-            )
+            fake.script_reply(**answer)
         plain = completion_view(chat(client))
         with_usage: Any = {"include_usage": True}
         streamed = assemble(list(chat(client, stream=True, stream_options=with_usage)))
@@ -563,7 +557,7 @@ def test_openai_streamed_and_plain_answers_agree(
                 assert completion_view(stream.get_final_completion()) == plain
     assert streamed == plain
     content, got_refusal, got_calls, finish, got_usage = plain
-    assert (got_refusal, got_calls) == (refusal, calls)
-    assert (content or "") == text
+    assert (got_refusal, got_calls) == (answer["refusal"], calls)
+    assert (content or "") == answer["text"]
     assert finish == (stop or ("tool_calls" if calls else "stop"))
-    assert got_usage.model_dump(exclude_none=True) == usage
+    assert got_usage.model_dump(exclude_none=True) == answer["usage"]
