@@ -727,7 +727,7 @@ def run_load(
     for ``down`` seconds and started again on its port and data: whatever is
     in flight then is cut, or, with ``quiet_kill``, the lanes first wait
     between two events until the outbox is empty, so no send is cut. ``say``
-    hears progress lines. Writes still queued after ``stall`` seconds without
+    hears progress lines. Writes still pending after ``stall`` seconds without
     progress are replayed by a new session, as the user's next one would.
     """
     env = load_env(base, daemon, flush_seconds, **(extra_env or {}))

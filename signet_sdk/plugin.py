@@ -16,7 +16,7 @@ The plugin (:class:`HarnessPlugin`, :class:`EventSpec`)
     ``timeout_class`` (``session_start``, ``prompt_submit`` or ``default``)
     picks its deadline; ``detach=True`` marks an event the harness kills
     early (its writes go only to the durable outbox and a detached sender);
-    ``replay=True`` sends older queued writes again when it runs (a session
+    ``flushes=True`` flushes older pending writes when it runs (a session
     start after an outage). ``not_applicable`` maps a dependency-map row or
     native event the adapter does not cover to the reason, which the parity
     suite prints instead of MISSING. ``tools`` (``"mcp"`` or ``"native"``)
@@ -46,7 +46,7 @@ Reading payloads
 
 Declaring events once (:class:`EventTranslator`, :func:`on`)
     Subclass ``EventTranslator`` and mark each handler method with
-    ``@on(event, timeout_class, detach=, replay=)`` (the ``EventSpec``
+    ``@on(event, timeout_class, detach=, flushes=)`` (the ``EventSpec``
     fields). The class then has ``events`` (pass it to ``HarnessPlugin``)
     and ``event_names``, and a ``translate`` that checks the payload is an
     object, that its ``event_field`` (if set) names the same event, and that

@@ -27,7 +27,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from signet_sdk.hooks.delivery import STILL_QUEUED, Delivery
+from signet_sdk.hooks.delivery import STILL_PENDING, Delivery
 from signet_sdk.hooks.writer import OrderedWriter
 from signet_sdk.runtime.files import private_dir, state_dir, write_durably
 from signet_sdk.wire.config import ClientConfig
@@ -202,7 +202,7 @@ class SessionWriter:
             # this machine starts (a throwaway run, such as the parity session).
             self.delivery.spawn_sender = lambda: None  # type: ignore[method-assign]
         self.files = files
-        self.queued = False
+        self.pending = False
         self._lock = threading.Lock()
         self._deferred: list[LifecycleCall] = []
         self._writer = OrderedWriter(self._deliver, name="signet-agent-outbox")
@@ -257,16 +257,16 @@ class SessionWriter:
                 if self._deferred:
                     self._put(self._deferred.pop(0))
             return
-        if self.delivery.deliver(entry_id) in STILL_QUEUED:
-            self.queued = True
+        if self.delivery.deliver(entry_id) in STILL_PENDING:
+            self.pending = True
 
     def finish(self, seconds: float) -> bool:
-        """Wait up to ``seconds`` for queued writes; what is left goes to the detached sender.
+        """Wait up to ``seconds`` for pending writes; what is left goes to the detached sender.
 
         True when every write reached the daemon.
         """
         done = self._writer.wait(seconds)
-        if not done or self.queued:
+        if not done or self.pending:
             self.delivery.spawn_sender()
             return False
         return True

@@ -254,7 +254,7 @@ def _outbox() -> list[Finding]:
                 "outbox",
                 False,
                 f"{len(pending)} writes not yet taken by the daemon (oldest {oldest:.0f}s)",
-                "once the daemon is up: signet-sdk outbox replay",
+                "once the daemon is up: signet-sdk outbox flush",
             )
         )
     else:
@@ -266,7 +266,7 @@ def _outbox() -> list[Finding]:
                 "outbox",
                 False,
                 f"{len(dead)} dead letters ({', '.join(reasons)})",
-                "see 'signet-sdk outbox status'; then 'outbox replay --dead' or 'outbox purge'",
+                "see 'signet-sdk outbox status'; then 'outbox flush --dead' or 'outbox purge'",
             )
         )
     return found

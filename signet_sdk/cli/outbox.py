@@ -1,8 +1,8 @@
-"""``signet-sdk outbox status|replay|purge``: see and act on writes the daemon has not taken.
+"""``signet-sdk outbox status|flush|purge``: see and act on writes the daemon has not taken.
 
 The outbox is the hook path's (``${XDG_STATE_HOME:-~/.local/state}/signet-sdk/outbox``).
 ``status`` lists pending entries and dead letters with their reasons;
-``replay`` sends what is pending now (``--dead`` first puts dead letters
+``flushes`` sends what is pending now (``--dead`` first puts dead letters
 back); ``purge`` deletes dead letters (``--pending`` also pending entries,
 which are then lost: it asks for ``--yes``).
 """
@@ -88,11 +88,11 @@ def _status(ns: argparse.Namespace) -> int:
     for d in report["dead"]:
         out(f"  {d['id']}  {d['action']}: {d['reason']}\n")
     if report["pending"]:
-        out("to send them now: signet-sdk outbox replay\n")
+        out("to send them now: signet-sdk outbox flush\n")
     if report["dead"]:
         out(
             "dead letters are never resent on their own: fix the cause, then "
-            "'signet-sdk outbox replay --dead', or drop them with 'signet-sdk outbox purge'\n"
+            "'signet-sdk outbox flush --dead', or drop them with 'signet-sdk outbox purge'\n"
         )
     return 0
 
@@ -114,7 +114,7 @@ def _revive(root: str) -> int:
     return revived
 
 
-def _replay(ns: argparse.Namespace) -> int:
+def _flush(ns: argparse.Namespace) -> int:
     from signet_sdk.hooks.outbox import Outbox
     from signet_sdk.hooks.sender import flush
 
@@ -124,7 +124,7 @@ def _replay(ns: argparse.Namespace) -> int:
             sys.stdout.write(f"revived {_revive(root)} dead letters\n")
         counts = flush(ns.seconds)
     except OSError as exc:  # a state directory that cannot be written, or is not a folder
-        sys.stderr.write(f"signet-sdk outbox replay: the outbox cannot be used: {exc}\n")
+        sys.stderr.write(f"signet-sdk outbox flush: the outbox cannot be used: {exc}\n")
         sys.stderr.write("see 'signet-sdk doctor' for what to do\n")
         return 1
     left = Outbox(root).pending()
@@ -164,17 +164,17 @@ def _purge(ns: argparse.Namespace) -> int:
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "outbox",
-        help="pending writes and dead letters: status, replay, purge",
+        help="pending writes and dead letters: status, flush, purge",
         description=__doc__.split("\n\n")[1] if __doc__ else None,
     )
     verbs = p.add_subparsers(dest="verb", metavar="<verb>", required=True)
     s = verbs.add_parser("status", help="list pending entries and dead letters")
     s.add_argument("--json", action="store_true", help="print the report as JSON")
     s.set_defaults(handler=_status)
-    r = verbs.add_parser("replay", help="send pending entries now")
+    r = verbs.add_parser("flush", help="send pending entries now")
     r.add_argument("--seconds", type=float, default=10.0, help="retry for this long (default 10)")
     r.add_argument("--dead", action="store_true", help="put dead letters back first")
-    r.set_defaults(handler=_replay)
+    r.set_defaults(handler=_flush)
     g = verbs.add_parser("purge", help="delete dead letters")
     g.add_argument("--pending", action="store_true", help="also delete pending entries")
     g.add_argument("--yes", action="store_true", help="confirm --pending")

@@ -284,7 +284,7 @@ def translator_source(name: str, kind: str) -> str:
     for n, (event, (action, deadline)) in enumerate(_EVENTS[kind].items()):
         values[f"E{n}"] = event
         args = [f'"{event}"'] + ([f'"{deadline}"'] if deadline != "default" else [])
-        args += ["replay=True"] if action == "session_start" else []
+        args += ["flushes=True"] if action == "session_start" else []
         args += ["detach=True"] if action == "session_end" and kind == "command-hook" else []
         values[f"ON{n}"] = ", ".join(args)
     return _fill(_TRANSLATOR, values)

@@ -47,10 +47,10 @@ if TYPE_CHECKING:
 
     T = TypeVar("T")
 
-__all__ = ["STILL_QUEUED", "Delivery"]
+__all__ = ["STILL_PENDING", "Delivery"]
 
-#: Outcomes of ``Outbox.deliver`` that leave the entry queued for a later sender.
-STILL_QUEUED = ("kept", "failed", "busy", "settling", "waiting")
+#: Outcomes of ``Outbox.deliver`` that leave the entry pending for a later sender.
+STILL_PENDING = ("kept", "failed", "busy", "settling", "waiting")
 
 
 class Delivery:
@@ -196,7 +196,7 @@ class Delivery:
 
         The daemon's answer is appended to ``answers`` and a failed send's
         error to ``problems``; the outcome is ``Outbox.deliver``'s (``sent``,
-        ``dead``, or one of :data:`STILL_QUEUED`).
+        ``dead``, or one of :data:`STILL_PENDING`).
         """
         send = outbox_sender(self.config)
 
@@ -212,7 +212,7 @@ class Delivery:
             return result
 
         outcome = self.outbox().deliver(entry_id, send_now)
-        if outcome in STILL_QUEUED:
+        if outcome in STILL_PENDING:
             self.spawn_sender()
         return outcome
 
@@ -272,18 +272,18 @@ class Delivery:
     # -- the detached sender -----------------------------------------------
 
     def spawn_sender(self) -> None:
-        """Start the detached outbox sender (one at a time); a failure leaves entries queued."""
+        """Start the detached outbox sender (one at a time); a failure leaves entries pending."""
         try:
             spawn_flusher(self.env)
         except Exception as exc:
-            self.log(f"could not start the outbox sender (entries stay queued): {exc}")
+            self.log(f"could not start the outbox sender (entries stay pending): {exc}")
 
-    def replay_if_pending(self) -> bool:
-        """Start the sender when older writes are still queued; True when some were."""
+    def flush_if_pending(self) -> bool:
+        """Start the sender when older writes are still pending; True when some were."""
         try:
             pending = bool(self.outbox().pending())
         except OSError as exc:
-            self.log(f"could not read the outbox (entries stay queued): {exc}")
+            self.log(f"could not read the outbox (entries stay pending): {exc}")
             return False
         if pending:
             self.spawn_sender()

@@ -31,7 +31,7 @@ first written here, then sent:
    A refused connection, a 429 and a 503 do not count as attempts: the
    daemon never saw the call, or turned it away before any handler ran.
 5. A session's writes reach the daemon in the order they were put: an entry
-   waits while an older entry of the same session is still queued (in doubt,
+   waits while an older entry of the same session is still pending (in doubt,
    failed, or being sent by another process). A checkpoint or summary cut by
    a crash is never resent after its session's end, where the daemon would
    apply it to a session that has moved on.
@@ -246,7 +246,7 @@ class Outbox:
         return self._sessions[entry_id]
 
     def queued_before(self, entry: Entry) -> str | None:
-        """The oldest entry of ``entry``'s session queued before it, or None.
+        """The oldest entry of ``entry``'s session pending before it, or None.
 
         Ids begin with the time they were made, so the older entries are the
         ones whose ids sort before this one's.
@@ -277,7 +277,7 @@ class Outbox:
         (already delivered), ``"kept"`` (the daemon was unreachable or busy:
         not an attempt), ``"settling"`` (an earlier send is in doubt and not
         ``settle`` seconds old: not sent now), ``"waiting"`` (an older entry of
-        the same session is still queued: this one goes after it),
+        the same session is still pending: this one goes after it),
         ``"failed"`` (an attempt the daemon may have seen, counted and kept)
         or ``"dead"``.
         """

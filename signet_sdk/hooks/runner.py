@@ -106,7 +106,7 @@ def run_hook(
     ``event`` may be None, in which case the payload's ``hook_event_name``
     names it. The event's :class:`EventSpec` picks the deadline (its timeout
     class), whether its writes only go to the outbox and a detached sender
-    (``detach``) and whether queued writes are replayed (``replay``).
+    (``detach``) and whether pending writes are flushed (``flushes``).
     ``event_id`` is the event's id from a transport whose adapter server went
     away mid-event; one that is not an event id is logged and left out.
     """
@@ -203,8 +203,8 @@ def _run(
         event=writes,
     )
     detached = bool(spec and spec.detach)
-    if spec is not None and spec.replay:
-        delivery.replay_if_pending()
+    if spec is not None and spec.flushes:
+        delivery.flush_if_pending()
     run = dispatch(translator, event, payload, lambda call: delivery.send(call, detached=detached))
     if run.error is not None and not isinstance(run.error, BreakerOpenError):
         # (A call the open breaker skipped is not logged: its opening was, once.)

@@ -45,7 +45,7 @@ def spawn_flusher(env: Mapping[str, str] | None = None, seconds: float | None = 
         except ValueError:
             seconds = FLUSH_SECONDS
     if _flusher_busy(env):
-        return 0  # one sender at a time: the running one also takes what was just queued
+        return 0  # one sender at a time: the running one also takes what was just put
     argv = [sys.executable, "-m", "signet_sdk.hooks.runner", "flush", "--seconds", str(seconds)]
     return spawn_detached(argv, env)
 
@@ -191,18 +191,18 @@ def flush(seconds: float = FLUSH_SECONDS, env: Mapping[str, str] | None = None) 
                 outbox.sweep()
                 first = False
             seen.update(outbox.pending())
-            # Entries queued after a pass's deadline still get one attempt.
+            # Entries put after a pass's deadline still get one attempt.
             until = max(deadline, time.monotonic() + 1.0)
             for outcome, n in outbox.flush(lambda e, b: send(e, b), deadline=until).items():
                 counts[outcome] = counts.get(outcome, 0) + n
         finally:
             if lock >= 0:
                 os.close(lock)
-        # A hook that queued a write while the lock was held started no sender of
+        # A hook that put a write while the lock was held started no sender of
         # its own (one at a time), trusting this one: look again now it is free.
         if not any(entry_id not in seen for entry_id in outbox.pending()):
             break
     left = len(outbox.pending())
     if left:
-        log(f"{left} outbox entries still queued ({counts}); the next hook replays them")
+        log(f"{left} outbox entries still pending ({counts}); the next hook flushes them")
     return counts

@@ -69,7 +69,7 @@ class OrderedWriter:
                 self._busy = True
             try:
                 self._deliver(entry_id)
-            except Exception as exc:  # the entry stays queued for the detached sender
+            except Exception as exc:  # the entry stays pending for the detached sender
                 self._on_error(entry_id, exc)
 
     def wait(self, seconds: float) -> bool:

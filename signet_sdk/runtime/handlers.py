@@ -35,17 +35,17 @@ _MARK = "__signet_events__"
 
 
 def on(
-    event: str, timeout_class: str = "default", *, detach: bool = False, replay: bool = False
+    event: str, timeout_class: str = "default", *, detach: bool = False, flushes: bool = False
 ) -> Callable[[H], H]:
     """Mark a translator method as the handler of the native ``event``.
 
     The arguments are :class:`EventSpec`'s: ``timeout_class`` picks the
-    deadline, ``detach`` marks an event the harness kills early, ``replay``
-    resends queued writes. Stack several ``@on`` for a method that handles
+    deadline, ``detach`` marks an event the harness kills early, ``flushes``
+    flushes pending writes. Stack several ``@on`` for a method that handles
     more than one event. The method is called as ``handler(self, payload,
     scope)`` with what :meth:`EventTranslator.scope` returns.
     """
-    spec = EventSpec(event, timeout_class, detach=detach, replay=replay)
+    spec = EventSpec(event, timeout_class, detach=detach, flushes=flushes)
 
     def mark(handler: H) -> H:
         earlier: tuple[EventSpec, ...] = getattr(handler, _MARK, ())

@@ -33,15 +33,15 @@ class EventSpec(Record):
     ``timeout_class`` picks the budget (``SIGNET_SESSION_START_TIMEOUT``,
     ``SIGNET_PROMPT_SUBMIT_TIMEOUT`` or ``SIGNET_FETCH_TIMEOUT``).
     ``detach``: the harness kills this hook early, so its writes only go to
-    the outbox and a detached sender. ``replay``: older queued writes are
+    the outbox and a detached sender. ``flushes``: older pending writes are
     sent again when this event runs (a session start after a daemon outage).
     """
 
-    __slots__ = ("detach", "name", "replay", "timeout_class")
+    __slots__ = ("detach", "name", "flushes", "timeout_class")
     name: str
     timeout_class: str
     detach: bool
-    replay: bool
+    flushes: bool
 
     def __init__(
         self,
@@ -49,11 +49,11 @@ class EventSpec(Record):
         timeout_class: str = "default",
         *,
         detach: bool = False,
-        replay: bool = False,
+        flushes: bool = False,
     ) -> None:
         if timeout_class not in TIMEOUT_CLASSES:
             raise ValueError(f"timeout_class must be one of {', '.join(TIMEOUT_CLASSES)}")
-        self._init(name=name, timeout_class=timeout_class, detach=detach, replay=replay)
+        self._init(name=name, timeout_class=timeout_class, detach=detach, flushes=flushes)
 
 
 def _load_ref(ref: str) -> Any:

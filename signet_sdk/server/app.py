@@ -77,7 +77,7 @@ class EventAnswer(BaseModel):
     stdout: str = Field(description="what a command hook would print")
     exit_code: int = Field(alias="exitCode", description="what a command hook would exit with")
     degraded: str | None = Field(description="why the output is the neutral one, or null")
-    queued: list[str] = Field(description="writes safe in the outbox, not yet taken")
+    pending: list[str] = Field(description="writes safe in the outbox, not yet taken")
 
 
 class _Bounded(OrderedDict[str, Any]):
@@ -309,7 +309,7 @@ class RuntimeAdapterServer:
             The answer is the harness's structured output: ``data`` (what a
             plugin applies), ``stdout`` and ``exitCode`` (what a command hook
             would print and exit with), ``degraded`` (why the output is the
-            neutral one, or null) and ``queued`` (writes safe in the outbox
+            neutral one, or null) and ``pending`` (writes safe in the outbox
             that the daemon has not taken yet).
             """
             return await self.event_answer(harness, event, payload, event_id)
@@ -358,8 +358,8 @@ class RuntimeAdapterServer:
         if event_id is not None and not valid_event_id(event_id):
             message = "must be <unix time in ns, 20 digits>-<8 to 64 letters or digits>"
             return error(422, f"{EVENT_ID_HEADER}: {message}", field=EVENT_ID_HEADER)
-        run, queued = await self.runner(plugin).run(event, payload, event_id)
-        return JSONResponse(output_wire(run, queued))
+        run, pending = await self.runner(plugin).run(event, payload, event_id)
+        return JSONResponse(output_wire(run, pending))
 
     async def _daemon_state(self) -> dict[str, Any]:
         daemon: dict[str, Any] = {"reachable": False, "version": None, "degraded": None}

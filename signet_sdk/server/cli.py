@@ -9,7 +9,7 @@ such a background server also stops within seconds once its state file is
 gone (its directory deleted) or names another server. SIGTERM and
 SIGINT stop it gracefully: uvicorn lets in-flight requests finish, then the
 app ends its open agent sessions, finishes its background deliveries and
-hands queued writes to the outbox sender. ``--agent --provider NAME`` also
+hands pending writes to the outbox sender. ``--agent --provider NAME`` also
 serves the reference runtime's sessions (``/v1/agent/sessions``).
 """
 

@@ -6,10 +6,10 @@ Reads go straight to the daemon through the shared ``AsyncAdapterClient``.
 Writes (session-end, checkpoints, compaction summaries, remember) follow the
 one delivery policy the hook runner uses (``signet_sdk.hooks.delivery``:
 outbox first, then delivered, the shared circuit breaker, what the daemon
-cannot take now left queued for a detached sender), on a worker thread. An
+cannot take now left pending for a detached sender), on a worker thread. An
 event marked ``detach`` answers once its write is on disk and the server
-delivers it in the background; an event marked ``replay`` starts a
-sender when older writes are still queued. The whole event runs inside its
+delivers it in the background; an event marked ``flushes`` starts a
+sender when older writes are still pending. The whole event runs inside its
 deadline: past it the harness gets the neutral output and the reason.
 
 An event sent with an id (a shim's transport makes one per native event)
@@ -30,7 +30,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from signet_sdk.hooks.delivery import STILL_QUEUED
+from signet_sdk.hooks.delivery import STILL_PENDING
 from signet_sdk.hooks.entry import EventWrites
 from signet_sdk.runtime.dispatch import Dispatched, dispatch_async, fail_open_output
 from signet_sdk.runtime.events import async_client_sender
@@ -48,9 +48,9 @@ __all__ = ["EventRunner", "Handoff", "output_wire"]
 
 #: Seconds kept back from the deadline for a write's own send, as the hook does.
 _SEND_MARGIN = 0.05
-#: How often an event marked ``replay`` looks for writes left queued (a prompt
+#: How often an event marked ``flushes`` looks for writes left pending (a prompt
 #: per second need not list the outbox each time).
-_REPLAY_CHECK_SECONDS = 10.0
+_FLUSH_CHECK_SECONDS = 10.0
 #: How many event ids a runner remembers, to know an event sent again.
 _SEEN_EVENTS = 4096
 
@@ -60,7 +60,7 @@ class Handoff:
 
     ``spawn`` starts the hook runner's detached outbox sender (one at a time;
     it retries an unreachable daemon). ``drain`` runs on shutdown: it waits
-    for deliveries still under way, then hands anything still queued to a
+    for deliveries still under way, then hands anything still pending to a
     sender, so stopping the server never strands a write.
     """
 
@@ -85,7 +85,7 @@ class Handoff:
         try:
             spawn_flusher(dict(self.env))
         except Exception as exc:
-            log.warning("could not start the outbox sender (entries stay queued): %s", exc)
+            log.warning("could not start the outbox sender (entries stay pending): %s", exc)
 
     async def drain(self, timeout: float = 5.0) -> None:
         if self.tasks:
@@ -113,7 +113,7 @@ class EventRunner:
         self.env = env
         self.translator = plugin.make_translator(env)
         self._read = async_client_sender(client, plugin)
-        self._next_replay_check = 0.0
+        self._next_flush_check = 0.0
         self._seen: OrderedDict[str, None] = OrderedDict()
 
     def deadline(self, event: str) -> float:
@@ -124,7 +124,7 @@ class EventRunner:
     async def run(
         self, event: str, payload: Mapping[str, Any], event_id: str | None = None
     ) -> tuple[Dispatched, list[str]]:
-        """The event's outcome, and the ids of writes left queued in the outbox.
+        """The event's outcome, and the ids of writes left pending in the outbox.
 
         ``event_id`` (already checked by ``valid_event_id``) names the event's writes.
         """
@@ -139,11 +139,11 @@ class EventRunner:
         loop = asyncio.get_running_loop()
         end = loop.time() + seconds
         spec = self.plugin.events.get(event)
-        if spec is not None and spec.replay and loop.time() >= self._next_replay_check:
+        if spec is not None and spec.flushes and loop.time() >= self._next_flush_check:
             # Beside the event, not before it: the answer never waits on the disk.
-            self._next_replay_check = loop.time() + _REPLAY_CHECK_SECONDS
+            self._next_flush_check = loop.time() + _FLUSH_CHECK_SECONDS
             self.handoff.track(self._replay_if_pending())
-        queued: list[str] = []
+        pending: list[str] = []
         problems: list[Exception] = []
         detached = bool(spec and spec.detach)
 
@@ -152,7 +152,7 @@ class EventRunner:
         async def send(call: LifecycleCall) -> Any:
             nonlocal reads
             if call.durable:
-                return await self._durable(call, end, detached, queued, problems, writes)
+                return await self._durable(call, end, detached, pending, problems, writes)
             reads += 1
             if reads == 1:  # it starts with the event: the event's deadline is its own
                 return await self._read(call)
@@ -180,13 +180,13 @@ class EventRunner:
         if run.error is None and problems:
             # The write is safe in the outbox, but the daemon has not taken it.
             run = Dispatched(run.output, run.calls, run.results, problems[0])
-        return run, list(queued)
+        return run, list(pending)
 
     async def _replay_if_pending(self) -> None:
         try:
             pending = await asyncio.to_thread(self.outbox.pending)
         except OSError as exc:
-            log.warning("could not read the outbox (entries stay queued): %s", exc)
+            log.warning("could not read the outbox (entries stay pending): %s", exc)
             return
         if pending:
             self.handoff.used = True
@@ -223,7 +223,7 @@ class EventRunner:
         call: LifecycleCall,
         end: float,
         detached: bool,
-        queued: list[str],
+        pending: list[str],
         problems: list[Exception],
         writes: EventWrites | None = None,
     ) -> Any:
@@ -240,14 +240,14 @@ class EventRunner:
             direct = self._delivery(end, writes)
             return await asyncio.to_thread(direct.direct, call, entry_id=entry_id)
         self.handoff.used = True
-        queued.append(entry.id)
+        pending.append(entry.id)
         if detached:
             self.handoff.track(self._deliver(delivery, entry, [], []))
             return None
         answers: list[Any] = []
         outcome = await self._deliver(delivery, entry, answers, problems)
-        if outcome not in STILL_QUEUED:
-            queued.remove(entry.id)
+        if outcome not in STILL_PENDING:
+            pending.remove(entry.id)
         return answers[0] if answers else None
 
     async def _deliver(
@@ -256,10 +256,10 @@ class EventRunner:
         return await asyncio.to_thread(delivery.deliver, entry.id, answers, problems)
 
 
-def output_wire(run: Dispatched, queued: list[str]) -> dict[str, Any]:
-    """The answer of an event route: the structured output, why it is degraded, what is queued.
+def output_wire(run: Dispatched, pending: list[str]) -> dict[str, Any]:
+    """The answer of an event route: the structured output, why it is degraded, what is pending.
 
-    ``queued`` lists the writes the daemon has not taken yet: they are safe in
+    ``pending`` lists the writes the daemon has not taken yet: they are safe in
     the outbox and a sender delivers them.
     """
-    return {**run.output.to_wire(), "degraded": run.degraded, "queued": queued}
+    return {**run.output.to_wire(), "degraded": run.degraded, "pending": pending}

@@ -1,4 +1,4 @@
-"""``signet-sdk outbox status|replay|purge`` and ``signet-sdk doctor``, run as a user would."""
+"""``signet-sdk outbox status|flush|purge`` and ``signet-sdk doctor``, run as a user would."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def test_status_lists_pending_and_dead_with_reasons(home: dict[str, str]) -> Non
         {"id": dead, "action": "remember", "reason": "gave up after 1 attempts: no"}
     ]
     text = cli(home, "outbox", "status").stdout
-    assert f"{pending}  remember" in text and "signet-sdk outbox replay" in text
+    assert f"{pending}  remember" in text and "signet-sdk outbox flush" in text
     assert "gave up after 1 attempts: no" in text and "outbox purge" in text
 
 
@@ -70,10 +70,10 @@ def test_replay_sends_pending_and_optionally_the_dead(
     mock, url = daemon
     seed(home)
     env = {**home, "SIGNET_DAEMON_URL": url}
-    done = cli(env, "outbox", "replay", "--seconds", "5")
+    done = cli(env, "outbox", "flush", "--seconds", "5")
     assert (done.returncode, done.stdout) == (0, "1 sent; 0 still pending\n")
     assert mock.memory_count() == 1
-    done = cli(env, "outbox", "replay", "--dead", "--seconds", "5")
+    done = cli(env, "outbox", "flush", "--dead", "--seconds", "5")
     assert done.stdout == "revived 1 dead letters\n1 sent; 0 still pending\n"
     assert mock.memory_count() == 2
     assert outbox_of(env).pending() == []
@@ -81,7 +81,7 @@ def test_replay_sends_pending_and_optionally_the_dead(
 
 def test_replay_with_the_daemon_down_keeps_everything(home: dict[str, str]) -> None:
     pending, _ = seed(home)
-    done = cli(home, "outbox", "replay", "--seconds", "0.5")
+    done = cli(home, "outbox", "flush", "--seconds", "0.5")
     assert done.returncode == 1 and done.stdout.endswith("1 still pending\n")
     assert outbox_of(home).pending() == [pending]
 

@@ -427,11 +427,11 @@ def test_doctor_says_nothing_of_a_writable_state_directory(tmp_path: Path) -> No
 @pytest.mark.parametrize("state", ["outbox-file", "state-file"], indirect=True)
 def test_replay_and_the_breaker_report_name_it_too(state: State) -> None:
     env = state.env("http://127.0.0.1:9", SIGNET_BREAKER_FAILURES="3")
-    done = state.run([SIGNET_SDK, "outbox", "replay", "--seconds", "0.5"], env)
+    done = state.run([SIGNET_SDK, "outbox", "flush", "--seconds", "0.5"], env)
     assert done.returncode == 1 and done.stdout == b""
     folder = state.root / "outbox" if state.fault == "outbox-file" else state.root
     assert done.stderr.decode() == (
-        f"signet-sdk outbox replay: the outbox cannot be used: {folder} is not a directory "
+        f"signet-sdk outbox flush: the outbox cannot be used: {folder} is not a directory "
         "(a symlink or a file is in the way)\nsee 'signet-sdk doctor' for what to do\n"
     )
     report = subprocess.run(

@@ -77,7 +77,7 @@ function slowSdk(home) {
 
 test("explicit server: posts the payload with the token and returns the data", async () => {
   const server = await fakeServer((req, res) =>
-    answer(res, 200, { data: { context: "CTX" }, stdout: "", exitCode: 0, degraded: null, queued: [] }),
+    answer(res, 200, { data: { context: "CTX" }, stdout: "", exitCode: 0, degraded: null, pending: [] }),
   );
   try {
     const env = isolatedEnv({ SIGNET_ADAPTER_URL: server.url + "/", SIGNET_ADAPTER_TOKEN: "tok" });

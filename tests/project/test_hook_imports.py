@@ -46,7 +46,7 @@ from ..fault_support import hook_env, sender_idle
 EVENTS = tuple(PLUGIN.events)  # every event the installer registers
 
 #: Never on the hook path, whatever the event. ``subprocess`` included: the
-#: detached sender (SessionEnd, a queued write, a replay) is started with
+#: detached sender (SessionEnd, a pending write, a replay) is started with
 #: ``os.posix_spawnp``; ``subprocess`` is imported only where that is missing.
 FORBIDDEN = {
     "pydantic",
@@ -720,9 +720,9 @@ def test_queued_write_and_replay_start_a_sender_without_subprocess(tmp_path: Pat
     log = state / "signet-sdk" / "hooks.log"
 
     def queued_lines() -> int:
-        return log.read_text().count("still queued") if log.exists() else 0
+        return log.read_text().count("still pending") if log.exists() else 0
 
-    # A sender given 0 s tries nothing, logs what is still queued and exits.
+    # A sender given 0 s tries nothing, logs what is still pending and exits.
     for event, count in (("Stop", 1), ("SessionStart", 2)):
         modules = imported(event, url, tmp_path, SIGNET_OUTBOX_FLUSH_SECONDS="0")
         assert _forbidden(modules) == [], f"{event} imports {_forbidden(modules)}"

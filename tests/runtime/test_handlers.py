@@ -30,7 +30,7 @@ class Shim(EventTranslator):
     def scope(self, payload: Mapping[str, Any]) -> str:
         return string(payload, "sid", required=True) or ""
 
-    @on("start", "session_start", replay=True)
+    @on("start", "session_start", flushes=True)
     def _start(self, p: Mapping[str, Any], sid: str) -> list[LifecycleCall]:
         return [LifecycleCall("session_start", {"sessionKey": sid})]
 
@@ -48,7 +48,7 @@ class Shim(EventTranslator):
 def test_events_come_from_the_marks_in_source_order() -> None:
     assert Shim.event_names == ("start", "prompt", "prompt.again", "end")
     assert Shim.events == (
-        EventSpec("start", "session_start", replay=True),
+        EventSpec("start", "session_start", flushes=True),
         EventSpec("prompt", "prompt_submit"),
         EventSpec("prompt.again", "prompt_submit"),
         EventSpec("end", detach=True),

@@ -232,7 +232,7 @@ def test_native_events(name: str, data: st.DataObject, client: httpx.Client) -> 
     if answer.status_code != 200:
         assert answer.status_code == 422 and body["field"] == "body", body
         return
-    assert set(body) == {"data", "stdout", "exitCode", "degraded", "queued"}, body
+    assert set(body) == {"data", "stdout", "exitCode", "degraded", "pending"}, body
     assert body["exitCode"] == 0
     neutral = plugin.make_translator().neutral(seed.event).to_wire()
     if isinstance(body["degraded"], str) and body["degraded"].startswith("PayloadError"):

@@ -272,10 +272,10 @@ def _stored_once(daemon: MockDaemon, action: str, key: str) -> int:
 
 
 def _run_replay(env: dict[str, str], daemon_url: str) -> subprocess.CompletedProcess[str]:
-    """Run ``signet-sdk outbox replay`` against the daemon itself, settling nothing first."""
+    """Run ``signet-sdk outbox flush`` against the daemon itself, settling nothing first."""
     replay = {**env, "SIGNET_DAEMON_URL": daemon_url, "SIGNET_OUTBOX_SETTLE_SECONDS": "0"}
     return subprocess.run(
-        [SDK, "outbox", "replay", "--seconds", "20"],
+        [SDK, "outbox", "flush", "--seconds", "20"],
         env=replay,
         capture_output=True,
         text=True,
@@ -283,7 +283,7 @@ def _run_replay(env: dict[str, str], daemon_url: str) -> subprocess.CompletedPro
     )
 
 
-def _replay(env: dict[str, str], daemon_url: str) -> None:
+def _flush(env: dict[str, str], daemon_url: str) -> None:
     """Deliver whatever is queued, to the daemon itself, as the next session's sender would."""
     done = _run_replay(env, daemon_url)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -59,7 +59,7 @@ async def test_an_events_writes_are_stored_under_its_id(private_state: Path, way
         answer = await client.post(ROUTE, json=COMPACTED, headers={"X-Signet-Event-Id": EVENT_ID})
     await server.aclose()
     assert answer.status_code == 200
-    assert answer.json()["queued"] == [f"{EVENT_ID}-compaction_complete"]
+    assert answer.json()["pending"] == [f"{EVENT_ID}-compaction_complete"]
     outbox = private_state / "signet-sdk" / "outbox"
     assert [p.name for p in outbox.glob("*.json")] == [f"{EVENT_ID}-compaction_complete.json"]
 

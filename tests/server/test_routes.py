@@ -106,7 +106,7 @@ async def test_native_event_gives_the_structured_output(
     answer = await served.post("/v1/claude-code/events/UserPromptSubmit", json=payload)
     assert answer.status_code == 200
     body = answer.json()
-    assert body["degraded"] is None and body["exitCode"] == 0 and body["queued"] == []
+    assert body["degraded"] is None and body["exitCode"] == 0 and body["pending"] == []
     context = body["data"]["hookSpecificOutput"]["additionalContext"]
     assert "the deploy day is Tuesday" in context
     assert body["stdout"] == json.dumps(body["data"], separators=(",", ":"), ensure_ascii=False)
@@ -152,10 +152,10 @@ async def test_events_fail_open_when_the_daemon_is_down(private_state: Path) -> 
     assert read.status_code == 200
     assert read.json()["data"] is None and read.json()["degraded"].startswith("NotSentError")
     assert write.status_code == 200 and write.json()["data"] is None
-    assert write.json()["degraded"].startswith("NotSentError")  # why the write is queued
+    assert write.json()["degraded"].startswith("NotSentError")  # why the write is pending
     outbox = private_state / "signet-sdk" / "outbox"
     (entry,) = [json.loads(p.read_text()) for p in outbox.glob("*.json")]
-    assert write.json()["queued"] == [entry["id"]]  # safe on disk, sent later
+    assert write.json()["pending"] == [entry["id"]]  # safe on disk, sent later
     assert entry["action"] == "compaction_complete"
     assert entry["body"] == {"sessionKey": "s", "summary": "we chose make ship", "project": "/w"}
 
@@ -221,7 +221,7 @@ async def test_events_fail_open_when_the_daemon_answers_500(private_state: Path)
     assert write.status_code == 200 and write.json()["degraded"].startswith("InternalServerError")
     outbox = private_state / "signet-sdk" / "outbox"
     (entry,) = [json.loads(p.read_text()) for p in outbox.glob("*.json")]
-    assert write.json()["queued"] == [entry["id"]]
+    assert write.json()["pending"] == [entry["id"]]
     assert entry["body"]["summary"] == "kept for later"
     # A lifecycle call has no neutral answer: the daemon's failure is a 502 naming its status.
     assert lifecycle.status_code == 502 and lifecycle.json()["daemonStatus"] == 500
@@ -238,7 +238,7 @@ async def test_a_detached_write_answers_at_once_and_is_delivered_before_shutdown
                 "/v1/claude-code/events/SessionEnd",
                 {"session_id": "s-end", "cwd": "/w", "reason": "exit"},
             )
-        assert answer.status_code == 200 and len(answer.json()["queued"]) == 1
+        assert answer.status_code == 200 and len(answer.json()["pending"]) == 1
         assert took < 0.5  # on disk, not yet sent
         await server.aclose()  # what shutdown does: finish background deliveries
         assert daemon.paths == ["/api/hooks/session-end"]
@@ -257,7 +257,7 @@ async def test_a_daemon_that_answers_too_late_costs_the_deadline_and_keeps_the_w
         await server.aclose()
     assert read.status_code == 200 and read.json()["degraded"]
     assert read_took < 1.5 and write_took < 1.7
-    assert write.status_code == 200 and write.json()["degraded"] and write.json()["queued"]
+    assert write.status_code == 200 and write.json()["degraded"] and write.json()["pending"]
     outbox = private_state / "signet-sdk" / "outbox"
     (entry,) = [json.loads(p.read_text()) for p in outbox.glob("*.json")]
     assert entry["body"]["summary"] == "late but kept"
@@ -295,7 +295,7 @@ async def test_mounted_fastapi_app_answers_events_as_the_server_does(
         body = answer.json()
         context = body["data"]["hookSpecificOutput"]["additionalContext"]
         # The inject names the current minute: compare what does not move.
-        shape = (body["degraded"], body["exitCode"], body["queued"], "# Memory Check" in context)
+        shape = (body["degraded"], body["exitCode"], body["pending"], "# Memory Check" in context)
         answers.append((answer.status_code, shape, missing.status_code, missing.json()))
     assert answers[0] == answers[1]
     assert answers[0][0] == 200 and answers[0][2] == 404

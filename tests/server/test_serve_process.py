@@ -130,7 +130,7 @@ def test_sigterm_finishes_background_deliveries(tmp_path: Path) -> None:
     end = {"session_id": "bye-1", "cwd": "/srv/atlas", "reason": "exit"}
     with stand_in_daemon(delay=1.0) as daemon, serve_process(daemon.url, tmp_path) as (proc, url):
         answer = httpx.post(f"{url}/v1/claude-code/events/SessionEnd", json=end, timeout=20)
-        assert answer.status_code == 200 and len(answer.json()["queued"]) == 1
+        assert answer.status_code == 200 and len(answer.json()["pending"]) == 1
         proc.send_signal(signal.SIGTERM)  # while the write is still on its way
         assert proc.wait(timeout=20) == 0
         assert daemon.paths == ["/api/hooks/session-end"] and daemon.answered == 1

@@ -83,7 +83,7 @@ async def test_every_write_is_sent_directly_and_said_once(
     monkeypatch.undo()
     for answer in answers:
         assert answer.status_code == 200, answer.text
-        assert answer.json()["degraded"] is None and answer.json()["queued"] == []
+        assert answer.json()["degraded"] is None and answer.json()["pending"] == []
     assert answers[0].json()["data"] is None
     compactions = mock.requests_to("/api/hooks/compaction-complete")
     assert [r.status for r in compactions] == [200, 200]  # each write once

@@ -12,7 +12,7 @@ hook runner does the rest through this package's translator. Per event:
   Claude Code kills SessionEnd hooks after 1.5 s (before 2.1.74) or after
   ``CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS``, and the daemon's session-end
   can take longer than that.
-* SessionStart replays earlier writes still queued (a daemon that was down
+* SessionStart flushes earlier writes still pending (a daemon that was down
   last session).
 
 Importing this package costs almost nothing: a hook process imports it on

@@ -81,7 +81,7 @@ class ClaudeCodeTranslator(CommandHookTranslator):
         cwd = string(payload, "cwd")
         return self.project_dir or cwd or None
 
-    @on("SessionStart", "session_start", replay=True)
+    @on("SessionStart", "session_start", flushes=True)
     def _session_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         project, source = self._project(p), string(p, "source")
         agent = string(p, "agent_id")

@@ -138,7 +138,7 @@ def test_plugin_events_and_deadlines() -> None:
     assert classes["SessionStart"] == classes["SubagentStart"] == "session_start"
     assert classes["UserPromptSubmit"] == "prompt_submit" and classes["Stop"] == "default"
     assert [n for n, spec in PLUGIN.events.items() if spec.detach] == ["SessionEnd"]
-    assert [n for n, spec in PLUGIN.events.items() if spec.replay] == ["SessionStart"]
+    assert [n for n, spec in PLUGIN.events.items() if spec.flushes] == ["SessionStart"]
     assert len(PLUGIN.vector_files()) == 24
 
 

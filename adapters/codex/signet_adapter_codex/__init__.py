@@ -10,7 +10,7 @@ through this package's translator. Per event:
   the prompt budget, the rest ``SIGNET_FETCH_TIMEOUT``.
 * SessionEnd only hands its call to the outbox and a detached sender: Codex
   clamps SessionEnd hooks to 3 s.
-* SessionStart replays earlier writes still queued (a daemon that was down
+* SessionStart flushes earlier writes still pending (a daemon that was down
   last session).
 
 Importing this package costs almost nothing: a hook process imports it on

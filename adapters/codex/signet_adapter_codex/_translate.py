@@ -72,7 +72,7 @@ class CodexTranslator(CommandHookTranslator):
     def __init__(self, read_summary: Callable[[str], str | None] | None = None) -> None:
         self.read_summary = read_summary
 
-    @on("SessionStart", "session_start", replay=True)
+    @on("SessionStart", "session_start", flushes=True)
     def _session_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         return [self.session_start_call(session, string(p, "cwd"), string(p, "source"))]
 

@@ -141,7 +141,7 @@ def test_a_session_end_the_daemon_missed_is_sent_by_the_next_session_start(
     run = run_hook("codex", "SessionEnd", end, daemon_url="http://127.0.0.1:9", env=quick)
     assert (run.returncode, run.stdout) == (0, b"")
     assert run.seconds < 3.0
-    time.sleep(1.5)  # the detached sender gave up; the call stays queued
+    time.sleep(1.5)  # the detached sender gave up; the call stays pending
     assert outbox_left(timeout=0.1) != []
 
     start = {"session_id": "next-1", "transcript_path": None, "cwd": "/srv/atlas",

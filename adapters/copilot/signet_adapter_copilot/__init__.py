@@ -13,7 +13,7 @@ through this package's translator. Per event:
   compaction summary found in ``events.jsonl``; the session end) to the
   outbox and a detached sender, so context is never held up by a write and
   an exit right after a ``/compact`` loses nothing.
-* sessionStart replays earlier writes still queued (a daemon that was down
+* sessionStart flushes earlier writes still pending (a daemon that was down
   last session).
 
 Importing this package costs almost nothing: a hook process imports it on

@@ -149,7 +149,7 @@ class CopilotTranslator(EventTranslator):
 
     # -- events ----------------------------------------------------------------
 
-    @on("sessionStart", "session_start", detach=True, replay=True)
+    @on("sessionStart", "session_start", detach=True, flushes=True)
     def _session_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         if self._in_subagent(p, session):
             return []

@@ -119,7 +119,7 @@ def test_with_the_daemon_down_the_summary_waits_in_the_outbox_until_the_next_ses
 
     assert _run("sessionEnd", END, down, SIGNET_OUTBOX_FLUSH_SECONDS="0") == b""
 
-    _wait(lambda: any("still queued" in line for line in hook_log_lines()))
+    _wait(lambda: any("still pending" in line for line in hook_log_lines()))
     queued = outbox_entries()  # the sender, given 0 s, tried nothing and left them
     assert [e["action"] for e in queued] == ["compaction_complete", "session_end"]
     assert queued[0]["body"]["summary"] == SUMMARY

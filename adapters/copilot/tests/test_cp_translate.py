@@ -57,7 +57,7 @@ def test_the_plugin_registers_the_events_in_lifecycle_order() -> None:
     assert timeouts["userPromptSubmitted"] == "prompt_submit"
     detached = {name for name, spec in PLUGIN.events.items() if spec.detach}
     assert detached == {"sessionStart", "userPromptSubmitted", "sessionEnd"}
-    assert [n for n, spec in PLUGIN.events.items() if spec.replay] == ["sessionStart"]
+    assert [n for n, spec in PLUGIN.events.items() if spec.flushes] == ["sessionStart"]
     assert PLUGIN.tools == "mcp" and PLUGIN.runtime_path == "legacy"
 
 

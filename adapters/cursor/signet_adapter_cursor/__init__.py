@@ -7,8 +7,8 @@ below and the memory tools' MCP server in ``mcp.json``, and the core's hook
 runner does the rest through this package's translator. Per event:
 
 * ``sessionStart`` uses the session-start budget and puts the daemon's
-  context into Cursor's ``additional_context``; it also replays earlier
-  writes still queued (a daemon that was down last session).
+  context into Cursor's ``additional_context``; it also flushes earlier
+  writes still pending (a daemon that was down last session).
 * ``beforeSubmitPrompt`` uses the prompt budget; Cursor takes no context
   there, so it only records the prompt and lets it go.
 * ``stop`` and ``preCompact`` use ``SIGNET_FETCH_TIMEOUT``.

@@ -139,7 +139,7 @@ class CursorTranslator(CommandHookTranslator):
             return None
         return self.find_transcript(project, session)
 
-    @on("sessionStart", "session_start", replay=True)
+    @on("sessionStart", "session_start", flushes=True)
     def _session_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         return [self.session_start_call(session, self._project(p))]
 

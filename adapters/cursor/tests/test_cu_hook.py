@@ -275,7 +275,7 @@ def test_a_session_end_the_daemon_missed_is_sent_by_the_next_session_start(
     run = run_hook("cursor", "sessionEnd", EVENTS["sessionEnd"], daemon_url=url, env=quick)
     assert (run.returncode, run.stdout, run.stderr) == (0, b"{}", b"")
     assert run.seconds < 3.0
-    time.sleep(1.5)  # the detached sender gave up; the call stays queued
+    time.sleep(1.5)  # the detached sender gave up; the call stays pending
     assert outbox_left(timeout=0.1) != []
 
     start = payload("sessionStart", "2e7f9a31-4c5d-4e6f-8a9b-c0d1e2f3a4b5", session_id="x")

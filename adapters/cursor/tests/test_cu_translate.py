@@ -46,7 +46,7 @@ def test_the_plugin_registers_cursors_five_lifecycle_events() -> None:
         "sessionEnd": "default",
     }
     assert [n for n, s in PLUGIN.events.items() if s.detach] == ["sessionEnd"]
-    assert [n for n, s in PLUGIN.events.items() if s.replay] == ["sessionStart"]
+    assert [n for n, s in PLUGIN.events.items() if s.flushes] == ["sessionStart"]
     assert (PLUGIN.runtime_path, PLUGIN.tools) == ("legacy", "mcp")
 
 

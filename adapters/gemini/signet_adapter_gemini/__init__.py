@@ -10,7 +10,7 @@ Per event:
   budget, the rest ``SIGNET_FETCH_TIMEOUT``.
 * SessionEnd only hands its calls to the outbox and a detached sender:
   Gemini does not wait for SessionEnd hooks.
-* SessionStart replays earlier writes still queued (a daemon that was down
+* SessionStart flushes earlier writes still pending (a daemon that was down
   last session).
 
 Importing this package costs almost nothing: a hook process imports it on

@@ -111,7 +111,7 @@ class GeminiTranslator(CommandHookTranslator):
             return None
         return self.read_chat(path)
 
-    @on("SessionStart", "session_start", replay=True)
+    @on("SessionStart", "session_start", flushes=True)
     def _session_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         return [self.session_start_call(session, string(p, "cwd"), string(p, "source"))]
 

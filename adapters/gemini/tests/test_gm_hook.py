@@ -102,7 +102,7 @@ def test_a_session_end_the_daemon_missed_is_sent_by_the_next_session_start(
     run = _hook("SessionEnd", "http://127.0.0.1:9", quick, reason="exit", transcript_path=str(path))
     assert (run.returncode, run.stdout, run.stderr) == (0, b"{}", b"")
     assert run.seconds < 3.0
-    time.sleep(1.5)  # the detached sender gave up; the call stays queued
+    time.sleep(1.5)  # the detached sender gave up; the call stays pending
     assert outbox_left(timeout=0.1) != []
 
     run = _hook("SessionStart", scripted_daemon.url, source="startup", session_id="next-1")

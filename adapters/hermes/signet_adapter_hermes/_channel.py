@@ -25,7 +25,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from signet_sdk.hooks.delivery import STILL_QUEUED, Delivery
+from signet_sdk.hooks.delivery import STILL_PENDING, Delivery
 from signet_sdk.hooks.writer import OrderedWriter
 from signet_sdk.plugin import LifecycleCall, dispatch
 
@@ -37,7 +37,7 @@ log = logging.getLogger("signet_adapter_hermes")
 
 HARNESS = "hermes-agent"
 #: How long the shared breaker stays open by default, and the least time
-#: between two starts of the detached sender for writes left queued.
+#: between two starts of the detached sender for writes left pending.
 BREAKER_SECONDS = 30.0
 
 
@@ -54,7 +54,7 @@ class Channel:
         self._client: Any = None
         self._delivery: Delivery | None = None
         self._writer = OrderedWriter(self._deliver, on_error=_delivery_failed)
-        self._queued = False
+        self._pending = False
         self._spawned = 0.0
 
     # -- the pieces, made on first use --------------------------------------
@@ -146,12 +146,12 @@ class Channel:
         self._writer.submit(entry.id)
 
     def _deliver(self, entry_id: str) -> None:
-        if self.delivery.deliver(entry_id) in STILL_QUEUED:
-            self._queued = True  # the delivery started the sender for it
+        if self.delivery.deliver(entry_id) in STILL_PENDING:
+            self._pending = True  # the delivery started the sender for it
 
-    def replay_if_pending(self) -> None:
+    def flush_if_pending(self) -> None:
         """Writes left from an earlier run (a daemon that was down): start the sender."""
-        self.delivery.replay_if_pending()
+        self.delivery.flush_if_pending()
 
     def spawn_sender(self) -> None:
         """Start the detached sender, at most once per ``BREAKER_SECONDS`` from here."""
@@ -183,12 +183,12 @@ class Channel:
         return {"result": result}
 
     def flush(self, seconds: float) -> bool:
-        """Wait up to ``seconds`` for every queued write to be attempted."""
+        """Wait up to ``seconds`` for every pending write to be attempted."""
         return self._writer.wait(seconds)
 
     def close(self, seconds: float) -> None:
-        """Wait a moment for queued writes, hand what is left to the sender, close the client."""
-        if not self.flush(seconds) or self._queued:
+        """Wait a moment for pending writes, hand what is left to the sender, close the client."""
+        if not self.flush(seconds) or self._pending:
             self.delivery.spawn_sender()
         with self._lock:
             client, self._client = self._client, None

@@ -150,7 +150,7 @@ class HermesTranslator(EventTranslator):
 
     # -- the hooks -------------------------------------------------------
 
-    @on("initialize", "session_start", replay=True)
+    @on("initialize", "session_start", flushes=True)
     def _initialize(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
         body: dict[str, Any] = {"sessionKey": s.id}
         put(body, "project", s.project)

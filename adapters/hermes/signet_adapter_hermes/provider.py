@@ -49,7 +49,7 @@ PROVIDER_NAME = "signet"
 #: ``_EXTERNAL_PREFETCH_TIMEOUT_S``) and skips the provider while that thread
 #: lives, so a prefetch never waits longer than this.
 PREFETCH_CAP = 7.5
-#: How long ``shutdown`` waits for queued writes before leaving them to the sender.
+#: How long ``shutdown`` waits for pending writes before leaving them to the sender.
 SHUTDOWN_WAIT = 5.0
 
 
@@ -122,7 +122,7 @@ class SignetMemoryProvider:
             parent = _text(kwargs.get("parent_session_id"))
             self._run("initialize", self._payload(parentSessionId=parent))
             if not _bypassed(self._env):
-                self._channel.replay_if_pending()
+                self._channel.flush_if_pending()
         except Exception as exc:
             log.warning("signet: initialize failed open: %s", exc)
 
@@ -312,14 +312,14 @@ class SignetMemoryProvider:
         return []
 
     def shutdown(self) -> None:
-        """Wait a moment for queued writes; leave the rest to the detached outbox sender."""
+        """Wait a moment for pending writes; leave the rest to the detached outbox sender."""
         try:
             self._channel.close(SHUTDOWN_WAIT)
         except Exception as exc:
             log.warning("signet: shutdown: %s", exc)
 
     def flush(self, seconds: float = SHUTDOWN_WAIT) -> bool:
-        """Wait up to ``seconds`` for queued writes to be attempted (for tests and shutdown)."""
+        """Wait up to ``seconds`` for pending writes to be attempted (for tests and shutdown)."""
         return self._channel.flush(seconds)
 
 

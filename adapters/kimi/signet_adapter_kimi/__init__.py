@@ -12,7 +12,7 @@ package's translator. Per event:
 * SessionEnd only hands its calls to the outbox and a detached sender: it
   should not hold up the exit. (PostCompact sends its summary itself, the
   outbox first: Kimi does not wait for that hook anyway.)
-* SessionStart replays earlier writes still queued (a daemon that was down
+* SessionStart flushes earlier writes still pending (a daemon that was down
   last session), and sends the late ends of sessions whose Kimi process has
   gone (``kimi -p`` fires no SessionEnd).
 

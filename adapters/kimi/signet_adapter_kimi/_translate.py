@@ -170,7 +170,7 @@ class KimiTranslator(CommandHookTranslator):
 
     # -- events ------------------------------------------------------------------
 
-    @on("SessionStart", "session_start", replay=True)
+    @on("SessionStart", "session_start", flushes=True)
     def _session_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         cwd = string(p, "cwd")
         source = string(p, "source")

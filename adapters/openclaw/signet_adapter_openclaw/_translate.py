@@ -156,7 +156,7 @@ class OpenClawTranslator(EventTranslator):
         """The session and agent the hook fired for, with what the plugin carried."""
         return _Scope(payload)
 
-    @on("session_start", "session_start", replay=True)
+    @on("session_start", "session_start", flushes=True)
     def _session_start(self, p: Mapping[str, Any], s: _Scope) -> list[LifecycleCall]:
         if s.carried("started"):
             return []

@@ -192,7 +192,7 @@ class OpenCodeTranslator(EventTranslator):
         string(info, "parentID", "info.")
         return []  # the first chat.message starts the session; this only carries lineage
 
-    @on("chat.message", "prompt_submit", replay=True)
+    @on("chat.message", "prompt_submit", flushes=True)
     def _chat_message(self, p: Mapping[str, Any], sid: str) -> list[LifecycleCall]:
         parts = self.required(array(p, "parts"), "parts")
         text = _text_of(parts, "parts")

@@ -8,7 +8,7 @@ applies the structured output this package's translator renders; every
 decision is made here, in Python. Per event:
 
 * ``session_start`` uses the session-start budget
-  (``SIGNET_SESSION_START_TIMEOUT``, 15 s) and replays writes still queued
+  (``SIGNET_SESSION_START_TIMEOUT``, 15 s) and flushes writes still pending
   from a session whose daemon was down; ``input`` the prompt budget
   (``SIGNET_PROMPT_SUBMIT_TIMEOUT``, 5 s); the rest ``SIGNET_FETCH_TIMEOUT``.
 * ``agent_end``, ``session_compact``, ``session_before_fork`` and

@@ -194,7 +194,7 @@ class PiTranslator(EventTranslator):
         """The pi session the event describes (the shim's ``session`` block)."""
         return _Session(payload)
 
-    @on("session_start", "session_start", replay=True)
+    @on("session_start", "session_start", flushes=True)
     def _session_start(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
         reason = string(p, "reason")
         parent = None

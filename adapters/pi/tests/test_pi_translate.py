@@ -73,7 +73,7 @@ def test_event_deadlines_and_detached_writes() -> None:
     assert classes["input"] == "prompt_submit"
     detached = {name for name, spec in PLUGIN.events.items() if spec.detach}
     assert detached == {"agent_end", "session_compact", "session_before_fork", "session_shutdown"}
-    assert [n for n, s in PLUGIN.events.items() if s.replay] == ["session_start"]
+    assert [n for n, s in PLUGIN.events.items() if s.flushes] == ["session_start"]
 
 
 @pytest.mark.parametrize(

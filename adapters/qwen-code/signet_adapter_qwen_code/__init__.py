@@ -10,7 +10,7 @@ does the rest through this package's translator. Per event:
   (``SIGNET_SESSION_START_TIMEOUT``, 15 s), UserPromptSubmit the prompt
   budget (``SIGNET_PROMPT_SUBMIT_TIMEOUT``, 5 s), the rest
   ``SIGNET_FETCH_TIMEOUT`` (10 s).
-* SessionStart replays earlier writes still queued (a daemon that was down),
+* SessionStart flushes earlier writes still pending (a daemon that was down),
   and hands the session-ends it finds owed (sessions whose Qwen Code process
   ended without a SessionEnd, as every headless run does) to the outbox and
   a detached sender.

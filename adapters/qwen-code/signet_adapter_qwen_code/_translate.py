@@ -141,7 +141,7 @@ class QwenCodeTranslator(CommandHookTranslator):
             self._notes_factory = None
         return self._notes
 
-    @on("SessionStart", "session_start", replay=True, detach=True)
+    @on("SessionStart", "session_start", flushes=True, detach=True)
     def _session_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         project = string(p, "cwd")
         transcript = string(p, "transcript_path")

@@ -94,7 +94,7 @@ def flushed_in_vain(timeout: float = 15.0) -> None:
     import os
 
     end = time.monotonic() + timeout
-    while not any("outbox flush" in line and "still queued" in line for line in hook_log_lines()):
+    while not any("outbox flush" in line and "still pending" in line for line in hook_log_lines()):
         assert time.monotonic() < end, hook_log_lines()
         time.sleep(0.05)
     fd = os.open(sdk_state_dir() / "outbox" / ".sender.lock", os.O_RDWR)
