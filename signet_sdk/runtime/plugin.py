@@ -37,7 +37,7 @@ class EventSpec(Record):
     sent again when this event runs (a session start after a daemon outage).
     """
 
-    __slots__ = ("detach", "name", "flushes", "timeout_class")
+    __slots__ = ("detach", "flushes", "name", "timeout_class")
     name: str
     timeout_class: str
     detach: bool

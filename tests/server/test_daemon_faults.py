@@ -271,12 +271,12 @@ def _stored_once(daemon: MockDaemon, action: str, key: str) -> int:
     return took
 
 
-def _run_replay(env: dict[str, str], daemon_url: str) -> subprocess.CompletedProcess[str]:
+def _run_flush(env: dict[str, str], daemon_url: str) -> subprocess.CompletedProcess[str]:
     """Run ``signet-sdk outbox flush`` against the daemon itself, settling nothing first."""
-    replay = {**env, "SIGNET_DAEMON_URL": daemon_url, "SIGNET_OUTBOX_SETTLE_SECONDS": "0"}
+    flush = {**env, "SIGNET_DAEMON_URL": daemon_url, "SIGNET_OUTBOX_SETTLE_SECONDS": "0"}
     return subprocess.run(
         [SDK, "outbox", "flush", "--seconds", "20"],
-        env=replay,
+        env=flush,
         capture_output=True,
         text=True,
         timeout=120,
@@ -285,7 +285,7 @@ def _run_replay(env: dict[str, str], daemon_url: str) -> subprocess.CompletedPro
 
 def _flush(env: dict[str, str], daemon_url: str) -> None:
     """Deliver whatever is queued, to the daemon itself, as the next session's sender would."""
-    done = _run_replay(env, daemon_url)
+    done = _run_flush(env, daemon_url)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -333,7 +333,7 @@ def test_server_killed_mid_event(daemon: MockDaemon, tmp_path: Path, event: str)
     assert got["ms"] < EVENT_DEADLINE_MS + SLACK * 1000
     writes = [c["action"] for c in VECTORS[event]["calls"] if LIFECYCLE[c["action"]].durable]
     if writes:
-        _replay(env, f"http://{address[0]}:{address[1]}")
+        _flush(env, f"http://{address[0]}:{address[1]}")
     for action in writes:
         assert _stored_once(daemon, action, key) == 1, [
             (r.path, r.status, r.response_json)
@@ -349,7 +349,7 @@ def test_server_killed_mid_event(daemon: MockDaemon, tmp_path: Path, event: str)
 # hook process with ``--event-id`` (the same id), whose writes then find what the
 # server stored, or are sent as repeats the daemon recognises. Each cell sends one
 # write event through the transport to ``signet-sdk serve`` and kills the server at
-# one point of that write; then the next session's sender replays whatever is queued,
+# one point of that write; then the next session's sender flushes whatever is pending,
 # and the daemon must have stored the write exactly once, a compaction summary (which
 # the daemon itself never de-duplicates) included.
 
@@ -484,11 +484,11 @@ def _wait(condition: Any, seconds: float = 15.0) -> bool:
     return True
 
 
-def _replay_when_idle(env: dict[str, str], daemon_url: str, outbox: Path) -> None:
-    """:func:`_replay` once no detached sender (one a hook started) is at work any more."""
+def _flush_when_idle(env: dict[str, str], daemon_url: str, outbox: Path) -> None:
+    """:func:`_flush` once no detached sender (one a hook started) is at work any more."""
     end = time.monotonic() + 30
     while True:
-        done = _run_replay(env, daemon_url)
+        done = _run_flush(env, daemon_url)
         if "another sender is at work" not in done.stdout or time.monotonic() > end:
             break
         time.sleep(0.2)
@@ -537,7 +537,7 @@ def test_server_killed_at_each_point_of_a_write_stores_it_once(
             if kill == "while":  # the held send reaches the daemon after the server died
                 assert _wait(lambda: held.forwarded)
         outbox = tmp_path / "signet-sdk" / "outbox"
-        _replay_when_idle(env, handle.url, outbox)
+        _flush_when_idle(env, handle.url, outbox)
         stored = _stored(daemon, spec.action)
         sends = [(r.status, r.response_json) for r in daemon.requests_to(route)]
     daemon.close()
