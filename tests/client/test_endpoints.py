@@ -18,6 +18,7 @@ import pytest
 import respx
 
 import signet_sdk as s
+import signet_sdk.models as models
 from signet_sdk import AdapterClient, AsyncAdapterClient
 
 BASE = "http://127.0.0.1:3999"
@@ -140,7 +141,7 @@ ROWS = [
             "maxTokens": 2000,
             "idleGapMinutes": 5,
         },
-        s.SynthesisConfig,
+        models.SynthesisConfig,
     ),
     Row(
         "request_synthesis",
@@ -149,16 +150,16 @@ ROWS = [
         "/api/hooks/synthesis",
         {"agentId": "alice"},
         {"harness": "daemon", "model": "projection", "prompt": "# M", "fileCount": 1},
-        s.SynthesisResult,
+        models.SynthesisResult,
     ),
     Row(
         "complete_synthesis",
-        lambda: (s.SynthesisCompleteRequest(content="# MEMORY"),),
+        lambda: (models.SynthesisCompleteRequest(content="# MEMORY"),),
         "POST",
         "/api/hooks/synthesis/complete",
         {"content": "# MEMORY", "agentId": "alice"},
         {"success": True},
-        s.SynthesisCompleteResult,
+        models.SynthesisCompleteResult,
     ),
     Row(
         "list_sessions",
@@ -167,7 +168,7 @@ ROWS = [
         "/api/sessions",
         None,
         {"sessions": [], "count": 0},
-        s.SessionList,
+        models.SessionList,
     ),
     Row(
         "get_session",
@@ -182,7 +183,7 @@ ROWS = [
             "expiresAt": None,
             "bypassed": False,
         },
-        s.SessionInfo,
+        models.SessionInfo,
     ),
     Row(
         "get_session_transcript",
@@ -191,16 +192,16 @@ ROWS = [
         "/api/sessions/s1/transcript",
         None,
         {"sessionKey": "s1", "agentId": "alice", "content": "x"},
-        s.SessionTranscript,
+        models.SessionTranscript,
     ),
     Row(
         "search_sessions",
-        lambda: (s.SessionSearchRequest(query="deploy"),),
+        lambda: (models.SessionSearchRequest(query="deploy"),),
         "POST",
         "/api/sessions/search",
         {"query": "deploy"},
         {"query": "deploy", "hits": [], "count": 0},
-        s.SessionSearchResult,
+        models.SessionSearchResult,
     ),
     Row(
         "list_session_summaries",
@@ -209,16 +210,16 @@ ROWS = [
         "/api/sessions/summaries",
         None,
         {"summaries": [], "total": 0},
-        s.SessionSummaryList,
+        models.SessionSummaryList,
     ),
     Row(
         "expand_session_summary",
-        lambda: (s.SummaryExpandRequest(id="n1"),),
+        lambda: (models.SummaryExpandRequest(id="n1"),),
         "POST",
         "/api/sessions/summaries/expand",
         {"id": "n1"},
         {"node": {"id": "n1"}, "parents": [], "children": [], "linkedMemories": []},
-        s.SummaryExpandResult,
+        models.SummaryExpandResult,
     ),
     Row(
         "set_session_bypass",
@@ -227,7 +228,7 @@ ROWS = [
         "/api/sessions/s1/bypass",
         {"enabled": True},
         {"key": "s1", "bypassed": True},
-        s.SessionBypassResult,
+        models.SessionBypassResult,
     ),
     Row(
         "renew_session",
@@ -236,20 +237,20 @@ ROWS = [
         "/api/sessions/s1/renew",
         {},
         {"key": "s1", "renewed": True},
-        s.SessionRenewResult,
+        models.SessionRenewResult,
     ),
     Row(
         "memory_recall",
-        lambda: (s.MemoryRecallRequest(query="q", importance_min=0.5),),
+        lambda: (models.MemoryRecallRequest(query="q", importance_min=0.5),),
         "POST",
         "/api/memory/recall",
         {"query": "q", "importance_min": 0.5},
         {"results": [], "query": "q", "method": "keyword"},
-        s.MemoryRecallResult,
+        models.MemoryRecallResult,
     ),
     Row(
         "memory_remember",
-        lambda: (s.MemoryRememberRequest(content="c", source_type="manual"),),
+        lambda: (models.MemoryRememberRequest(content="c", source_type="manual"),),
         "POST",
         "/api/memory/remember",
         {"content": "c", "sourceType": "manual"},
@@ -263,38 +264,42 @@ ROWS = [
         "/api/memory/m1",
         None,
         {"id": "m1", "content": "c", "pinned": 0, "is_deleted": 0},
-        s.MemoryRecord,
+        models.MemoryRecord,
     ),
     Row(
         "modify_memory",
-        lambda: ("m1", s.ModifyMemoryRequest(reason="fix", content="new", if_version=2)),
+        lambda: ("m1", models.ModifyMemoryRequest(reason="fix", content="new", if_version=2)),
         "PATCH",
         "/api/memory/m1",
         {"reason": "fix", "content": "new", "if_version": 2},
         {"id": "m1", "status": "updated", "currentVersion": 2, "newVersion": 3},
-        s.ModifyMemoryResult,
+        models.ModifyMemoryResult,
     ),
     Row(
         "modify_memories",
-        lambda: (s.BatchModifyRequest(patches=[s.MemoryPatch(id="m1", pinned=True)], reason="r"),),
+        lambda: (
+            models.BatchModifyRequest(
+                patches=[models.MemoryPatch(id="m1", pinned=True)], reason="r"
+            ),
+        ),
         "POST",
         "/api/memory/modify",
         {"patches": [{"id": "m1", "pinned": True}], "reason": "r"},
         {"total": 1, "updated": 1, "results": []},
-        s.BatchModifyResult,
+        models.BatchModifyResult,
     ),
     Row(
         "forget_memory",
-        lambda: ("m1", s.ForgetMemoryRequest(reason="wrong", force=True)),
+        lambda: ("m1", models.ForgetMemoryRequest(reason="wrong", force=True)),
         "DELETE",
         "/api/memory/m1",
         {"reason": "wrong", "force": True},
         {"id": "m1", "status": "deleted", "currentVersion": 1, "newVersion": 2},
-        s.ForgetMemoryResult,
+        models.ForgetMemoryResult,
     ),
     Row(
         "forget_memories",
-        lambda: (s.BatchForgetRequest(mode="preview", query="old"),),
+        lambda: (models.BatchForgetRequest(mode="preview", query="old"),),
         "POST",
         "/api/memory/forget",
         {"mode": "preview", "query": "old"},
@@ -305,16 +310,16 @@ ROWS = [
             "confirmToken": "x",
             "candidates": [],
         },
-        s.BatchForgetResult,
+        models.BatchForgetResult,
     ),
     Row(
         "secrets_exec",
-        lambda: (s.SecretsExecRequest(command="env", secrets={"K": "k"}),),
+        lambda: (models.SecretsExecRequest(command="env", secrets={"K": "k"}),),
         "POST",
         "/api/secrets/exec",
         {"command": "env", "secrets": {"K": "k"}},
         {"stdout": "", "stderr": "", "code": 0},
-        s.SecretsExecResult,
+        models.SecretsExecResult,
     ),
     Row(
         "secrets_exec_status",
@@ -328,7 +333,7 @@ ROWS = [
             "timeoutMs": 1000,
             "result": {"stdout": "ok", "stderr": "", "code": 0},
         },
-        s.SecretsExecJob,
+        models.SecretsExecJob,
         check=lambda r: r.finished and r.result.stdout == "ok",
     ),
     Row(
@@ -338,9 +343,9 @@ ROWS = [
         "/health",
         None,
         {"status": "healthy", "uptime": 3},
-        s.HealthStatus,
+        models.HealthStatus,
     ),
-    Row("logs", lambda: (), "GET", "/api/logs", None, {"logs": [], "count": 0}, s.LogList),
+    Row("logs", lambda: (), "GET", "/api/logs", None, {"logs": [], "count": 0}, models.LogList),
 ]
 ROWS[11].query = {"agent_id": "bob"}
 ROWS[11].args = lambda: ()

@@ -14,11 +14,11 @@ from signet_sdk import (
     AdapterClient,
     AsyncAdapterClient,
     ConfigError,
-    LifecycleCall,
     PayloadError,
     SignetError,
     create_adapter,
 )
+from signet_sdk.plugin import LifecycleCall
 from signet_sdk.runtime.dispatch import MAX_CONTEXT_CHARS, cap_context
 from signet_sdk.testing.mock_daemon import MockDaemon
 from signet_sdk.wire.errors import APITimeoutError

@@ -23,6 +23,7 @@ import pytest
 import respx
 
 import signet_sdk as s
+import signet_sdk.models as models
 from signet_sdk import AdapterClient, AsyncAdapterClient
 from signet_sdk.models import (
     HookNotifications,
@@ -163,7 +164,7 @@ ROWS = [
     ),
     Row(
         "request_synthesis",
-        lambda: (s.SynthesisRequest(trigger="manual"),),
+        lambda: (models.SynthesisRequest(trigger="manual"),),
         "POST",
         "/api/hooks/synthesis",
         "synthesis_request",
@@ -172,7 +173,7 @@ ROWS = [
     ),
     Row(
         "complete_synthesis",
-        lambda: (s.SynthesisCompleteRequest(content="# MEMORY"),),
+        lambda: (models.SynthesisCompleteRequest(content="# MEMORY"),),
         "POST",
         "/api/hooks/synthesis/complete",
         "synthesis_complete",
@@ -205,7 +206,7 @@ ROWS = [
     ),
     Row(
         "search_sessions",
-        lambda: (s.SessionSearchRequest(query="atlas"),),
+        lambda: (models.SessionSearchRequest(query="atlas"),),
         "POST",
         "/api/sessions/search",
         "search_sessions",
@@ -222,7 +223,7 @@ ROWS = [
     ),
     Row(
         "expand_session_summary",
-        lambda: (s.SummaryExpandRequest(id="session-7:compaction:1795645920000"),),
+        lambda: (models.SummaryExpandRequest(id="session-7:compaction:1795645920000"),),
         "POST",
         "/api/sessions/summaries/expand",
         "expand_session_summary",
@@ -249,7 +250,7 @@ ROWS = [
     ),
     Row(
         "memory_recall",
-        lambda: (s.MemoryRecallRequest(query="atlas deploy", min_score=0.5),),
+        lambda: (models.MemoryRecallRequest(query="atlas deploy", min_score=0.5),),
         "POST",
         "/api/memory/recall",
         "memory_recall",
@@ -259,7 +260,7 @@ ROWS = [
     Row(
         "memory_remember",
         lambda: (
-            s.MemoryRememberRequest(
+            models.MemoryRememberRequest(
                 content="Atlas deploys go through `make ship`.",
                 supersedes="0b7e4c1a-2f3d-4e5f-8a9b-1c2d3e4f5a6b",
                 reason="the target moved",
@@ -289,7 +290,7 @@ ROWS = [
         "modify_memory",
         lambda: (
             "0b7e4c1a-2f3d-4e5f-8a9b-1c2d3e4f5a6b",
-            s.ModifyMemoryRequest(reason="r", tags="x"),
+            models.ModifyMemoryRequest(reason="r", tags="x"),
         ),
         "PATCH",
         "/api/memory/0b7e4c1a-2f3d-4e5f-8a9b-1c2d3e4f5a6b",
@@ -300,8 +301,10 @@ ROWS = [
     Row(
         "modify_memories",
         lambda: (
-            s.BatchModifyRequest(
-                patches=[s.MemoryPatch(id="0b7e4c1a-2f3d-4e5f-8a9b-1c2d3e4f5a6b", content="new")],
+            models.BatchModifyRequest(
+                patches=[
+                    models.MemoryPatch(id="0b7e4c1a-2f3d-4e5f-8a9b-1c2d3e4f5a6b", content="new")
+                ],
                 reason="r",
             ),
         ),
@@ -316,7 +319,7 @@ ROWS = [
     ),
     Row(
         "forget_memory",
-        lambda: ("0b7e4c1a-2f3d-4e5f-8a9b-1c2d3e4f5a6b", s.ForgetMemoryRequest(reason="r")),
+        lambda: ("0b7e4c1a-2f3d-4e5f-8a9b-1c2d3e4f5a6b", models.ForgetMemoryRequest(reason="r")),
         "DELETE",
         "/api/memory/0b7e4c1a-2f3d-4e5f-8a9b-1c2d3e4f5a6b",
         "forget_memory",
@@ -325,7 +328,7 @@ ROWS = [
     ),
     Row(
         "forget_memories",
-        lambda: (s.BatchForgetRequest(query="atlas"),),
+        lambda: (models.BatchForgetRequest(query="atlas"),),
         "POST",
         "/api/memory/forget",
         "forget_memories",
@@ -334,7 +337,7 @@ ROWS = [
     ),
     Row(
         "secrets_exec_start",
-        lambda: (s.SecretsExecRequest(command="gh auth status", secrets={"GH_TOKEN": "gh"}),),
+        lambda: (models.SecretsExecRequest(command="gh auth status", secrets={"GH_TOKEN": "gh"}),),
         "POST",
         "/api/secrets/exec",
         "secrets_exec_start",
@@ -422,7 +425,7 @@ def test_secrets_exec_polls_a_newer_daemons_job_to_its_result() -> None:
         )
         with AdapterClient("claude-code", BASE) as client:
             client._sleep = lambda seconds: None  # type: ignore[method-assign,assignment]
-            done = client.secrets_exec(s.SecretsExecRequest(command="env", secrets={"K": "k"}))
+            done = client.secrets_exec(models.SecretsExecRequest(command="env", secrets={"K": "k"}))
     assert (start.call_count, poll.call_count) == (1, 1)
     assert (done.stdout, done.code, done.timed_out) == ("ok\n", 0, False)
 
@@ -483,7 +486,7 @@ def test_patching_remembered_content_raises_conflict_naming_the_code() -> None:
     with respx.mock(base_url=BASE) as mock:
         route = _immutable(mock)
         with AdapterClient("claude-code", BASE) as client, pytest.raises(s.ConflictError) as info:
-            client.modify_memory("m1", s.ModifyMemoryRequest(reason="fix", content="new text"))
+            client.modify_memory("m1", models.ModifyMemoryRequest(reason="fix", content="new text"))
     err = info.value
     assert route.call_count == 1  # never repeated: the answer would be the same
     assert err.code == "episodic_content_immutable" and err.immutable_content
@@ -502,7 +505,9 @@ async def test_patching_remembered_content_raises_conflict_naming_the_code_async
             AsyncAdapterClient("claude-code", BASE, http_client=http) as client,
         ):
             with pytest.raises(s.ConflictError) as info:
-                await client.modify_memory("m1", s.ModifyMemoryRequest(reason="fix", type="rule"))
+                await client.modify_memory(
+                    "m1", models.ModifyMemoryRequest(reason="fix", type="rule")
+                )
     assert route.call_count == 1 and info.value.code == "episodic_content_immutable"
 
 
@@ -541,7 +546,7 @@ def _shed_args(method: str) -> tuple[Any, ...]:
         return (s.UserPromptSubmitParams(user_message="deploy?"),)
     if method == "remember":
         return (s.RememberParams(content="keep me"),)
-    return (s.MemoryRememberRequest(content="keep me"),)
+    return (models.MemoryRememberRequest(content="keep me"),)
 
 
 @pytest.mark.parametrize(("method", "path", "answer"), SHED, ids=[m for m, _, _ in SHED])

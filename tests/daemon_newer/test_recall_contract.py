@@ -26,7 +26,8 @@ import pytest
 import respx
 from pydantic import ValidationError
 
-from signet_sdk import AdapterClient, AsyncAdapterClient, MemoryRecallRequest
+from signet_sdk import AdapterClient, AsyncAdapterClient
+from signet_sdk.models import MemoryRecallRequest
 
 BASE = "http://127.0.0.1:3997"
 CONTRACT = "Signet-AI/signetai platform/core/contracts/recall-request-v1.json@84ef5770"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from signet_sdk import GenericTranslator, HarnessPlugin, LifecycleCall
+from signet_sdk.plugin import GenericTranslator, HarnessPlugin, LifecycleCall
 from signet_sdk.runtime.generic import GENERIC_NOT_APPLICABLE, generic_plugin
 from signet_sdk.testing.parity import (
     MISSING,
@@ -144,7 +144,7 @@ def test_parity_refuses_an_unknown_harness() -> None:
     done = run("parity", "no-such-harness")
     assert done.returncode == 2 and done.stdout == ""
     assert "no plugin installed for 'no-such-harness'" in done.stderr
-    from signet_sdk import installed_adapters
+    from signet_sdk.plugin import installed_adapters
 
     assert f"installed: {', '.join(['generic', *installed_adapters()])}" in done.stderr
 
