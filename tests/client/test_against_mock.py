@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 import signet_sdk as s
+import signet_sdk.models as models
 from signet_sdk.testing.mock_daemon import MockDaemon
 
 LONG = "user: we ship the billing fix on Tuesday after review.\nassistant: noted.\n" * 10
@@ -83,33 +84,38 @@ def test_conflict_from_the_other_runtime_path(served: tuple[MockDaemon, str]) ->
 
 
 def test_recall_and_memory_tools(client: s.AdapterClient) -> None:
-    made = client.memory_remember(s.MemoryRememberRequest(content="the rollback key is in vault 7"))
+    made = client.memory_remember(
+        models.MemoryRememberRequest(content="the rollback key is in vault 7")
+    )
     assert made.id
     hook_hits = client.recall(s.RecallParams(query="rollback vault"))
     assert any(h.id == made.id for h in hook_hits.results) and hook_hits.count
-    hits = client.memory_recall(s.MemoryRecallRequest(query="rollback vault", limit=5))
+    hits = client.memory_recall(models.MemoryRecallRequest(query="rollback vault", limit=5))
     assert any(h.id == made.id for h in hits.results)
     record = client.get_memory(made.id)
     assert record.content == "the rollback key is in vault 7"
     changed = client.modify_memory(
-        made.id, s.ModifyMemoryRequest(reason="moved", content="the rollback key is in vault 8")
+        made.id,
+        models.ModifyMemoryRequest(reason="moved", content="the rollback key is in vault 8"),
     )
     assert changed.status == "updated"
     batch = client.modify_memories(
-        s.BatchModifyRequest(patches=[s.MemoryPatch(id=made.id, pinned=True)], reason="pin")
+        models.BatchModifyRequest(
+            patches=[models.MemoryPatch(id=made.id, pinned=True)], reason="pin"
+        )
     )
     assert batch.updated == 1
     with pytest.raises(s.ConflictError):  # pinned memories need force
-        client.forget_memory(made.id, s.ForgetMemoryRequest(reason="cleanup"))
-    gone = client.forget_memory(made.id, s.ForgetMemoryRequest(reason="cleanup", force=True))
+        client.forget_memory(made.id, models.ForgetMemoryRequest(reason="cleanup"))
+    gone = client.forget_memory(made.id, models.ForgetMemoryRequest(reason="cleanup", force=True))
     assert gone.status == "deleted"
     with pytest.raises(s.NotFoundError):
         client.get_memory(made.id)
-    other = client.memory_remember(s.MemoryRememberRequest(content="obsolete staging note"))
-    preview = client.forget_memories(s.BatchForgetRequest(mode="preview", ids=[str(other.id)]))
+    other = client.memory_remember(models.MemoryRememberRequest(content="obsolete staging note"))
+    preview = client.forget_memories(models.BatchForgetRequest(mode="preview", ids=[str(other.id)]))
     assert preview.count == 1 and preview.confirm_token
     executed = client.forget_memories(
-        s.BatchForgetRequest(mode="execute", ids=[str(other.id)], reason="obsolete")
+        models.BatchForgetRequest(mode="execute", ids=[str(other.id)], reason="obsolete")
     )
     assert executed.deleted == 1
 
@@ -128,16 +134,16 @@ def test_sessions_summaries_and_synthesis(client: s.AdapterClient) -> None:
     assert client.set_session_bypass(key, False).bypassed is False
     assert client.renew_session(key).renewed is True
     assert "billing fix" in client.get_session_transcript(key).content
-    found = client.search_sessions(s.SessionSearchRequest(query="billing fix"))
+    found = client.search_sessions(models.SessionSearchRequest(query="billing fix"))
     assert any(hit.session_key == key for hit in found.hits)
     client.on_compaction_complete(s.CompactionCompleteParams(session_key=key, summary="S1 summary"))
     summaries = client.list_session_summaries()
     assert summaries.total >= 1
-    node = client.expand_session_summary(s.SummaryExpandRequest(id=summaries.summaries[0].id))
+    node = client.expand_session_summary(models.SummaryExpandRequest(id=summaries.summaries[0].id))
     assert node.node.id == summaries.summaries[0].id
     assert client.synthesis_config().provider
     assert client.request_synthesis().prompt
-    assert client.complete_synthesis(s.SynthesisCompleteRequest(content="# MEMORY\n")).success
+    assert client.complete_synthesis(models.SynthesisCompleteRequest(content="# MEMORY\n")).success
 
 
 def test_what_0_109_does_not_serve(tmp_path: Path) -> None:
@@ -147,14 +153,14 @@ def test_what_0_109_does_not_serve(tmp_path: Path) -> None:
         with pytest.raises(s.NotFoundError):
             client.get_session_transcript("k")
         with pytest.raises(s.ServiceUnavailableError):
-            client.complete_synthesis(s.SynthesisCompleteRequest(content="# MEMORY\n"))
+            client.complete_synthesis(models.SynthesisCompleteRequest(content="# MEMORY\n"))
         completes = [r for r in mock.requests if r.path == "/api/hooks/synthesis/complete"]
         assert len(completes) == 1  # "not running" is permanent: never retried
 
 
 def test_secrets_health_and_logs(client: s.AdapterClient, served: tuple[MockDaemon, str]) -> None:
     ran = client.secrets_exec(
-        s.SecretsExecRequest(command="printenv KEY", secrets={"KEY": "API_KEY"})
+        models.SecretsExecRequest(command="printenv KEY", secrets={"KEY": "API_KEY"})
     )
     assert ran.code == 0 and ran.stdout.strip() == "[REDACTED]"
     assert client.health().status == "healthy"
@@ -179,7 +185,7 @@ async def test_async_client_in_process_over_asgi(tmp_path: Path) -> None:
         await c.remember(s.RememberParams(content="async memory about kites"))
         start = await c.on_session_start(s.SessionStartParams(session_key="mock-async-1"))
         assert "kites" in start.inject
-        hits = await c.memory_recall(s.MemoryRecallRequest(query="kites"))
+        hits = await c.memory_recall(models.MemoryRecallRequest(query="kites"))
         assert hits.results and (await c.health()).status == "healthy"
     await http.aclose()
     assert [r.path for r in mock.requests][:2] == [

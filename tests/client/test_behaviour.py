@@ -9,6 +9,7 @@ import pytest
 import respx
 
 import signet_sdk as s
+import signet_sdk.models as models
 from signet_sdk import AdapterClient, AsyncAdapterClient
 
 BASE = "http://127.0.0.1:3998"
@@ -89,7 +90,9 @@ def test_version_conflict_is_an_error_not_retried(client: AdapterClient) -> None
     body = {"id": "m1", "status": "version_conflict", "error": "Version conflict"}
     route = respx.patch(f"{BASE}/api/memory/m1").respond(409, json=body)
     with pytest.raises(s.ConflictError) as info:
-        client.modify_memory("m1", s.ModifyMemoryRequest(reason="r", content="c", if_version=1))
+        client.modify_memory(
+            "m1", models.ModifyMemoryRequest(reason="r", content="c", if_version=1)
+        )
     assert info.value.body == body and info.value.claimed_by is None and route.call_count == 1
 
 

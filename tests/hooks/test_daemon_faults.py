@@ -33,7 +33,8 @@ from typing import Any
 
 import pytest
 
-from signet_sdk import AdapterClient, AsyncAdapterClient, LifecycleCall, SignetError
+from signet_sdk import AdapterClient, AsyncAdapterClient, SignetError
+from signet_sdk.plugin import LifecycleCall
 from signet_sdk.testing.mock_daemon import MockDaemon
 from signet_sdk.wire.lifecycle import LIFECYCLE
 

@@ -20,6 +20,8 @@ from typing import Any
 import pytest
 
 import signet_sdk as s
+import signet_sdk.models as models
+import signet_sdk.plugin as plugin_api
 from signet_sdk.testing.real_daemon import RealDaemon
 
 Step = tuple[str, tuple[Any, ...], dict[str, Any]]
@@ -58,7 +60,7 @@ def scenario(daemon: RealDaemon, called: set[str]) -> Scenario:
     assert health.status == "healthy" and health.version == daemon.version
 
     notes = yield step(
-        "hook_notifications", s.NotificationsParams(hook="PreToolUse", session_key=key)
+        "hook_notifications", models.NotificationsParams(hook="PreToolUse", session_key=key)
     )
     # Served only after 0.145.8: both tested daemons answer 404, typed as too old.
     assert isinstance(notes, Error) and isinstance(notes.exc, s.UnsupportedByDaemonError)
@@ -83,7 +85,7 @@ def scenario(daemon: RealDaemon, called: set[str]) -> Scenario:
 
     remembered = yield step(
         "memory_remember",
-        s.MemoryRememberRequest(
+        models.MemoryRememberRequest(
             content=f"deploys {marker} go through argo",
             occurred_at="2026-06-01T10:00:00Z",
             idempotency_key=f"key-{marker}",
@@ -92,12 +94,12 @@ def scenario(daemon: RealDaemon, called: set[str]) -> Scenario:
     mid = remembered.id
     again = yield step(
         "memory_remember",
-        s.MemoryRememberRequest(
+        models.MemoryRememberRequest(
             content=f"deploys {marker} go through argo", idempotency_key=f"key-{marker}"
         ),
     )
     assert again.id == mid and again.deduped is True  # same content: stored once either way
-    hits = yield step("memory_recall", s.MemoryRecallRequest(query=f"argo {marker}"))
+    hits = yield step("memory_recall", models.MemoryRecallRequest(query=f"argo {marker}"))
     assert mid in [hit.id for hit in hits.results]
     if newer:
         assert hits.meta is not None and hits.meta.timings is not None
@@ -107,21 +109,25 @@ def scenario(daemon: RealDaemon, called: set[str]) -> Scenario:
     changed = yield step(
         "modify_memory",
         mid,
-        s.ModifyMemoryRequest(content=f"deploys {marker} go through argo cd", reason="fix"),
+        models.ModifyMemoryRequest(content=f"deploys {marker} go through argo cd", reason="fix"),
     )
     assert changed.status == "updated"
     row = yield step("get_memory", mid)
     assert row.content == f"deploys {marker} go through argo cd"
     batch = yield step(
         "modify_memories",
-        s.BatchModifyRequest(patches=[s.MemoryPatch(id=mid, importance=0.9, reason="bump")]),
+        models.BatchModifyRequest(
+            patches=[models.MemoryPatch(id=mid, importance=0.9, reason="bump")]
+        ),
     )
     assert batch.results and batch.results[0].id == mid
-    gone = yield step("forget_memory", mid, s.ForgetMemoryRequest(reason="obsolete"))
+    gone = yield step("forget_memory", mid, models.ForgetMemoryRequest(reason="obsolete"))
     assert gone.status == "deleted"
     missing = yield step("get_memory", mid)
     assert isinstance(missing, Error) and isinstance(missing.exc, s.NotFoundError)
-    preview = yield step("forget_memories", s.BatchForgetRequest(ids=[stored.id], mode="preview"))
+    preview = yield step(
+        "forget_memories", models.BatchForgetRequest(ids=[stored.id], mode="preview")
+    )
     assert preview.mode == "preview"
 
     checkpoint = yield step(
@@ -148,11 +154,11 @@ def scenario(daemon: RealDaemon, called: set[str]) -> Scenario:
     summaries = yield step("list_session_summaries", project=f"/repo/{marker}")
     assert [row.content for row in summaries.summaries] == [f"we talked about {marker}"]
     expanded = yield step(
-        "expand_session_summary", s.SummaryExpandRequest(id=summaries.summaries[0].id)
+        "expand_session_summary", models.SummaryExpandRequest(id=summaries.summaries[0].id)
     )
     assert expanded is not None
     transcript = yield step("get_session_transcript", key)
-    searched = yield step("search_sessions", s.SessionSearchRequest(query=marker))
+    searched = yield step("search_sessions", models.SessionSearchRequest(query=marker))
     if newer:
         # No transcript was stored under this key yet: a plain "not found", not "unsupported".
         assert isinstance(transcript, Error)
@@ -167,9 +173,11 @@ def scenario(daemon: RealDaemon, called: set[str]) -> Scenario:
 
     config = yield step("synthesis_config")
     assert config.provider == "none"
-    synthesis = yield step("request_synthesis", s.SynthesisRequest(trigger="manual"))
+    synthesis = yield step("request_synthesis", models.SynthesisRequest(trigger="manual"))
     assert f"we talked about {marker}" in (synthesis.prompt or "")
-    completed = yield step("complete_synthesis", s.SynthesisCompleteRequest(content="# Summary"))
+    completed = yield step(
+        "complete_synthesis", models.SynthesisCompleteRequest(content="# Summary")
+    )
     assert completed is not None
 
     renewed = yield step("renew_session", key)
@@ -178,7 +186,7 @@ def scenario(daemon: RealDaemon, called: set[str]) -> Scenario:
     assert bypass.bypassed is True
     skipped = yield step(
         "call_lifecycle",
-        s.LifecycleCall("user_prompt_submit", {"sessionKey": key, "userMessage": "x"}),
+        plugin_api.LifecycleCall("user_prompt_submit", {"sessionKey": key, "userMessage": "x"}),
     )
     assert isinstance(skipped, s.UserPromptSubmitResult) and skipped.did_nothing
     ended = yield step(
@@ -186,7 +194,7 @@ def scenario(daemon: RealDaemon, called: set[str]) -> Scenario:
     )
     assert ended.bypassed is True
 
-    run = s.SecretsExecRequest(
+    run = models.SecretsExecRequest(
         command="printenv REAL_TOKEN", secrets={"REAL_TOKEN": "REAL_DAEMON_SECRET"}
     )
     result = yield step("secrets_exec", run)
@@ -201,7 +209,7 @@ def scenario(daemon: RealDaemon, called: set[str]) -> Scenario:
         status = yield step("secrets_exec_status", "no-such-job")
         assert isinstance(status, Error)
         assert isinstance(status.exc, s.UnsupportedByDaemonError)
-    failing = s.SecretsExecRequest(command="/no/such/cmd", secrets={"X": "REAL_DAEMON_SECRET"})
+    failing = models.SecretsExecRequest(command="/no/such/cmd", secrets={"X": "REAL_DAEMON_SECRET"})
     failed = yield step("secrets_exec", failing)
     if newer:
         assert isinstance(failed, Error) and isinstance(failed.exc, s.JobFailedError)
@@ -262,7 +270,7 @@ def test_every_async_client_method(daemon: RealDaemon) -> None:
 
 def test_stream_logs_yields_what_the_daemon_logs(daemon: RealDaemon) -> None:
     marker = uuid.uuid4().hex[:8]
-    seen: list[s.LogEntry] = []
+    seen: list[models.LogEntry] = []
 
     async def watch() -> None:
         async with s.AsyncAdapterClient("real-logs", daemon.url) as client:

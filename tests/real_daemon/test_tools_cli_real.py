@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 import signet_sdk as s
+import signet_sdk.plugin as plugin_api
 from signet_sdk.testing.real_daemon import RealDaemon
 from signet_sdk.tools.runner import call_tool, call_tool_async, enabled_tools
 
@@ -122,7 +123,7 @@ def test_parity_against_the_real_daemon_for_every_installed_adapter(daemon: Real
     proc = _cli("parity", "--daemon-url", daemon.url, "--json")
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     report = json.loads(proc.stdout)
-    installed = {name for name in s.installed_adapters() if name != "generic"}
+    installed = {name for name in plugin_api.installed_adapters() if name != "generic"}
     assert installed <= set(report["harnesses"])
     for name, column in report["harnesses"].items():
         statuses = {row: cell["status"] for row, cell in column["rows"].items()}

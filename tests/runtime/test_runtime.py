@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import signet_sdk as s
+import signet_sdk.plugin as plugin_api
 from signet_sdk.testing.mock_daemon import MockDaemon
 
 
@@ -39,7 +40,7 @@ def test_generic_event_returns_the_inject_text(served: tuple[MockDaemon, str]) -
 def test_run_event_fails_open_when_the_daemon_is_down() -> None:
     with s.create_adapter("my-cli", "http://127.0.0.1:9", max_retries=0, timeout=1) as adapter:
         run = s.run_event(adapter, "session-start", {"sessionKey": "k"})
-        assert run.output == s.NativeOutput() and isinstance(run.error, s.NotSentError)
+        assert run.output == plugin_api.NativeOutput() and isinstance(run.error, s.NotSentError)
         assert run.degraded is not None and run.degraded.startswith("NotSentError: ")
         with pytest.raises(s.NotSentError):
             s.run_event(adapter, "session-start", {"sessionKey": "k"}, fail_open=False)
@@ -49,7 +50,7 @@ def test_run_event_fails_open_on_a_bad_payload(served: tuple[MockDaemon, str]) -
     _, url = served
     with s.create_adapter("my-cli", url) as adapter:
         run = s.run_event(adapter, "no-such-event", {})
-        assert run.output == s.NativeOutput() and run.calls == []
+        assert run.output == plugin_api.NativeOutput() and run.calls == []
         assert isinstance(run.error, s.PayloadError) and run.error.field == "event"
         with pytest.raises(s.PayloadError) as info:
             s.run_event(adapter, "user-prompt-submit", {"userMessage": 5}, fail_open=False)
@@ -77,7 +78,7 @@ def test_claude_code_library_path_stages_the_transcript(
     }
     run = s.run_event(adapter, "SessionEnd", payload)
     adapter.close()
-    assert run.output == s.NativeOutput() and run.results[0]["queued"] is True
+    assert run.output == plugin_api.NativeOutput() and run.results[0]["queued"] is True
     sent = mock.requests_to("/api/hooks/session-end")[-1].json
     assert sent is not None
     staged = sent["transcriptPath"]
@@ -103,31 +104,31 @@ def test_claude_code_library_path_refuses_transcripts_outside_its_roots(
 class _Recorder:
     """A translator that records what it was asked and answers with fixed data."""
 
-    def __init__(self, calls: list[s.LifecycleCall]) -> None:
+    def __init__(self, calls: list[plugin_api.LifecycleCall]) -> None:
         self.calls = calls
 
-    def translate(self, event: str, payload: Mapping[str, Any]) -> list[s.LifecycleCall]:
+    def translate(self, event: str, payload: Mapping[str, Any]) -> list[plugin_api.LifecycleCall]:
         return self.calls
 
     def render(
         self, event: str, payload: Mapping[str, Any], results: Sequence[Any]
-    ) -> s.NativeOutput:
-        return s.NativeOutput({"results": list(results)})
+    ) -> plugin_api.NativeOutput:
+        return plugin_api.NativeOutput({"results": list(results)})
 
-    def neutral(self, event: str) -> s.NativeOutput:
-        return s.NativeOutput({"neutral": event}, stdout="")
+    def neutral(self, event: str) -> plugin_api.NativeOutput:
+        return plugin_api.NativeOutput({"neutral": event}, stdout="")
 
 
 def test_dispatch_attempts_every_call_then_fails_open_with_the_first_error() -> None:
     calls = [
-        s.LifecycleCall("session_start", {"sessionKey": "a"}),
-        s.LifecycleCall("session_end", {"sessionKey": "a"}),
-        s.LifecycleCall("recall", {"query": "x"}),
+        plugin_api.LifecycleCall("session_start", {"sessionKey": "a"}),
+        plugin_api.LifecycleCall("session_end", {"sessionKey": "a"}),
+        plugin_api.LifecycleCall("recall", {"query": "x"}),
     ]
     sent: list[str] = []
     first = s.NotSentError("down", method="POST", url="x")
 
-    def send(call: s.LifecycleCall) -> Any:
+    def send(call: plugin_api.LifecycleCall) -> Any:
         sent.append(call.action)
         if call.action == "session_start":
             raise first
@@ -135,12 +136,14 @@ def test_dispatch_attempts_every_call_then_fails_open_with_the_first_error() -> 
             raise s.APITimeoutError("slow", method="POST", url="x")
         return {"ok": True}
 
-    run = s.dispatch(_Recorder(calls), "ev", {}, send)
+    run = plugin_api.dispatch(_Recorder(calls), "ev", {}, send)
     assert sent == ["session_start", "session_end", "recall"]  # the write was still sent
     assert run.results == [None, {"ok": True}, None]
-    assert run.error is first and run.output == s.NativeOutput({"neutral": "ev"}, stdout="")
+    assert run.error is first and run.output == plugin_api.NativeOutput(
+        {"neutral": "ev"}, stdout=""
+    )
     with pytest.raises(s.NotSentError):
-        s.dispatch(_Recorder(calls), "ev", {}, send, fail_open=False)
+        plugin_api.dispatch(_Recorder(calls), "ev", {}, send, fail_open=False)
 
 
 def test_run_event_uses_the_given_plugin_and_renders_wire_dicts(
@@ -148,15 +151,15 @@ def test_run_event_uses_the_given_plugin_and_renders_wire_dicts(
 ) -> None:
     mock, url = served
     calls = [
-        s.LifecycleCall("session_start", {"sessionKey": "fake-1"}),
-        s.LifecycleCall("recall", {"query": "anything"}),
+        plugin_api.LifecycleCall("session_start", {"sessionKey": "fake-1"}),
+        plugin_api.LifecycleCall("recall", {"query": "anything"}),
     ]
-    fake = s.HarnessPlugin("fake", translator=_Recorder(calls), events=["ev"])
+    fake = plugin_api.HarnessPlugin("fake", translator=_Recorder(calls), events=["ev"])
     with s.create_adapter("my-cli", url) as adapter:
         run = s.run_event(adapter, "ev", {}, plugin=fake)
     assert run.error is None and run.calls == calls
     assert all(isinstance(r, dict) for r in run.results)  # wire dicts, not models
-    assert run.output == s.NativeOutput({"results": run.results})
+    assert run.output == plugin_api.NativeOutput({"results": run.results})
     assert mock.requests_to("/api/hooks/session-start")[-1].json == {
         "sessionKey": "fake-1",
         "harness": "my-cli",
@@ -165,13 +168,13 @@ def test_run_event_uses_the_given_plugin_and_renders_wire_dicts(
 
 def test_run_event_with_a_fake_plugin_fails_open_after_every_call() -> None:
     calls = [
-        s.LifecycleCall("session_start", {"sessionKey": "a"}),
-        s.LifecycleCall("recall", {"query": "x"}),
+        plugin_api.LifecycleCall("session_start", {"sessionKey": "a"}),
+        plugin_api.LifecycleCall("recall", {"query": "x"}),
     ]
-    fake = s.HarnessPlugin("fake", translator=_Recorder(calls), events=["ev"])
+    fake = plugin_api.HarnessPlugin("fake", translator=_Recorder(calls), events=["ev"])
     with s.create_adapter("my-cli", "http://127.0.0.1:9", max_retries=0, timeout=1) as adapter:
         run = s.run_event(adapter, "ev", {}, plugin=fake)
-        assert run.output == s.NativeOutput({"neutral": "ev"}, stdout="")
+        assert run.output == plugin_api.NativeOutput({"neutral": "ev"}, stdout="")
         assert run.results == [None, None] and isinstance(run.error, s.NotSentError)
         with pytest.raises(s.NotSentError):
             s.run_event(adapter, "ev", {}, plugin=fake, fail_open=False)
@@ -183,45 +186,48 @@ async def test_run_event_async_fails_open_and_answers(served: tuple[MockDaemon, 
     down = s.create_async_adapter("my-cli", "http://127.0.0.1:9", max_retries=0, timeout=1)
     async with down:
         run = await s.run_event_async(down, "session-start", {"sessionKey": "k"})
-    assert run.output == s.NativeOutput() and isinstance(run.error, s.NotSentError)
+    assert run.output == plugin_api.NativeOutput() and isinstance(run.error, s.NotSentError)
     async with s.create_async_adapter("my-cli", url) as adapter:
         await adapter.remember(s.RememberParams(content="async runs reach the daemon too"))
         run = await s.run_event_async(adapter, "session-start", {"sessionKey": "k-async"})
         assert run.error is None and "async runs reach the daemon too" in run.output.text
         bad = await s.run_event_async(adapter, "no-such-event", {})
-        assert isinstance(bad.error, s.PayloadError) and bad.output == s.NativeOutput()
+        assert isinstance(bad.error, s.PayloadError) and bad.output == plugin_api.NativeOutput()
 
 
 def test_dispatch_renders_every_answer() -> None:
-    calls = [s.LifecycleCall("recall", {"query": "x"}), s.LifecycleCall("recall", {"query": "y"})]
-    run = s.dispatch(_Recorder(calls), "ev", {}, lambda call: call.body["query"])
+    calls = [
+        plugin_api.LifecycleCall("recall", {"query": "x"}),
+        plugin_api.LifecycleCall("recall", {"query": "y"}),
+    ]
+    run = plugin_api.dispatch(_Recorder(calls), "ev", {}, lambda call: call.body["query"])
     assert run.error is None and run.degraded is None
     assert run.output.data == {"results": ["x", "y"]}
 
 
 @pytest.mark.anyio
 async def test_dispatch_async_is_the_same_path() -> None:
-    async def send(call: s.LifecycleCall) -> Any:
+    async def send(call: plugin_api.LifecycleCall) -> Any:
         if call.body["query"] == "bad":
             raise s.NotSentError("down", method="POST", url="x")
         return call.body["query"]
 
-    good = await s.dispatch_async(
-        _Recorder([s.LifecycleCall("recall", {"query": "x"})]), "e", {}, send
+    good = await plugin_api.dispatch_async(
+        _Recorder([plugin_api.LifecycleCall("recall", {"query": "x"})]), "e", {}, send
     )
     assert good.output.data == {"results": ["x"]}
-    bad = await s.dispatch_async(
-        _Recorder([s.LifecycleCall("recall", {"query": "bad"})]), "e", {}, send
+    bad = await plugin_api.dispatch_async(
+        _Recorder([plugin_api.LifecycleCall("recall", {"query": "bad"})]), "e", {}, send
     )
     assert bad.output.data == {"neutral": "e"} and isinstance(bad.error, s.NotSentError)
 
 
 def test_native_output_text_rules() -> None:
-    assert s.NativeOutput().text == ""
-    assert s.NativeOutput({"a": "é"}).text == '{"a":"é"}'
-    assert s.NativeOutput({"a": 1}, stdout="plain").text == "plain"
-    assert s.NativeOutput({"a": 1}, stdout="").text == ""
-    assert s.NativeOutput({"a": 1}, exit_code=2).to_wire() == {
+    assert plugin_api.NativeOutput().text == ""
+    assert plugin_api.NativeOutput({"a": "é"}).text == '{"a":"é"}'
+    assert plugin_api.NativeOutput({"a": 1}, stdout="plain").text == "plain"
+    assert plugin_api.NativeOutput({"a": 1}, stdout="").text == ""
+    assert plugin_api.NativeOutput({"a": 1}, exit_code=2).to_wire() == {
         "data": {"a": 1},
         "stdout": '{"a":1}',
         "exitCode": 2,
@@ -230,13 +236,13 @@ def test_native_output_text_rules() -> None:
 
 def test_plugin_spec_validation() -> None:
     with pytest.raises(ValueError, match="timeout_class"):
-        s.EventSpec("x", "eventually")
+        plugin_api.EventSpec("x", "eventually")
     with pytest.raises(ValueError, match="runtime_path"):
-        s.HarnessPlugin("x", translator=_Recorder([]), events=[], runtime_path="sideways")
-    plugin = s.HarnessPlugin(
-        "x", translator=_Recorder([]), events=["a", s.EventSpec("b", detach=True)]
+        plugin_api.HarnessPlugin("x", translator=_Recorder([]), events=[], runtime_path="sideways")
+    plugin = plugin_api.HarnessPlugin(
+        "x", translator=_Recorder([]), events=["a", plugin_api.EventSpec("b", detach=True)]
     )
-    assert plugin.events["a"] == s.EventSpec("a") and plugin.events["b"].detach
+    assert plugin.events["a"] == plugin_api.EventSpec("a") and plugin.events["b"].detach
     assert plugin.vector_files() == [] and plugin.transcript_roots() is None
     assert plugin.load_installer() is None and plugin.story_event("start", None) is None
 
@@ -248,35 +254,35 @@ def test_generic_plugin_and_registry() -> None:
     assert plugin.name == "anything" and "session-start" in plugin.events
     assert plugin.events["user-prompt-submit"].timeout_class == "prompt_submit"
     assert len(plugin.vector_files()) >= 10
-    assert s.find_plugin("no-such-harness") is None
-    claude = s.find_plugin("claude-code")
+    assert plugin_api.find_plugin("no-such-harness") is None
+    claude = plugin_api.find_plugin("claude-code")
     assert claude is not None and claude.distribution == "signetai-adapter-claude-code"
-    assert "claude-code" in s.installed_adapters()
-    assert [p.name for p in s.installed_plugins()] == s.installed_adapters()
+    assert "claude-code" in plugin_api.installed_adapters()
+    assert [p.name for p in plugin_api.installed_plugins()] == plugin_api.installed_adapters()
 
 
 class _Buggy(_Recorder):
     """A translator whose own code fails: on translate, or on an answer it did not expect."""
 
     def __init__(self, where: str) -> None:
-        super().__init__([s.LifecycleCall("recall", {"query": "x"})])
+        super().__init__([plugin_api.LifecycleCall("recall", {"query": "x"})])
         self.where = where
 
-    def translate(self, event: str, payload: Mapping[str, Any]) -> list[s.LifecycleCall]:
+    def translate(self, event: str, payload: Mapping[str, Any]) -> list[plugin_api.LifecycleCall]:
         if self.where == "translate":
             raise KeyError("session_id")
         return super().translate(event, payload)
 
     def render(
         self, event: str, payload: Mapping[str, Any], results: Sequence[Any]
-    ) -> s.NativeOutput:
+    ) -> plugin_api.NativeOutput:
         raise KeyError("inject")
 
 
 @pytest.mark.parametrize("where", ["translate", "render"])
 def test_a_translator_bug_fails_open_too(where: str) -> None:
-    run = s.dispatch(_Buggy(where), "ev", {}, lambda call: {"unexpected": True})
-    assert run.output == s.NativeOutput({"neutral": "ev"}, stdout="")
+    run = plugin_api.dispatch(_Buggy(where), "ev", {}, lambda call: {"unexpected": True})
+    assert run.output == plugin_api.NativeOutput({"neutral": "ev"}, stdout="")
     assert isinstance(run.error, KeyError) and run.degraded is not None
     with pytest.raises(KeyError):
-        s.dispatch(_Buggy(where), "ev", {}, lambda call: {}, fail_open=False)
+        plugin_api.dispatch(_Buggy(where), "ev", {}, lambda call: {}, fail_open=False)
