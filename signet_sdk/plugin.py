@@ -65,7 +65,10 @@ Answers and files
     :func:`state_dir` / :func:`private_dir` give the SDK's 0700 state folder;
     a :class:`StateFolder` in it is where a harness's hook processes agree
     without a server (a claim made once, a file replaced whole, old ones
-    swept).
+    swept). :func:`harness_home` is a harness's own folder (``$CODEX_HOME``
+    or ``~/.codex``), :func:`user_home` the ``HOME`` it sits in, and
+    :func:`transcript_roots_with` a ``_paths.transcript_roots`` answer: the
+    harness's folders plus the user's ``SIGNET_TRANSCRIPT_ROOTS``.
 
 Running events in-process (:func:`dispatch`, :func:`client_sender`)
     ``dispatch(translator, event, payload, send, fail_open=True)`` is the one
@@ -103,8 +106,11 @@ if TYPE_CHECKING:  # the public names: one line each, and the only place they ar
     from signet_sdk.runtime.dispatch import dispatch as dispatch
     from signet_sdk.runtime.dispatch import dispatch_async as dispatch_async
     from signet_sdk.runtime.events import client_sender as client_sender
+    from signet_sdk.runtime.files import harness_home as harness_home
     from signet_sdk.runtime.files import private_dir as private_dir
     from signet_sdk.runtime.files import state_dir as state_dir
+    from signet_sdk.runtime.files import transcript_roots_with as transcript_roots_with
+    from signet_sdk.runtime.files import user_home as user_home
     from signet_sdk.runtime.generic import GenericTranslator as GenericTranslator
     from signet_sdk.runtime.handlers import CommandHookTranslator as CommandHookTranslator
     from signet_sdk.runtime.handlers import EventTranslator as EventTranslator

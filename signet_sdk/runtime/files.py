@@ -1,5 +1,10 @@
 """Private files on the hook and library paths: the state directory and durable writes.
 
+Also where a harness keeps its own files (:func:`harness_home`) and which
+folders its transcripts may be read from (:func:`transcript_roots_with`):
+every adapter's ``_paths`` declares its folders with these, so the rules
+for ``HOME`` and ``SIGNET_TRANSCRIPT_ROOTS`` are the same for all of them.
+
 Entries that must survive a killed process are written to a temporary
 name, fsynced, renamed into place and the directory fsynced. Directories
 are created 0700 and files 0600.
@@ -17,7 +22,51 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-__all__ = ["fsync_dir", "outbox_dir", "private_dir", "state_dir", "write_durably"]
+__all__ = [
+    "fsync_dir",
+    "harness_home",
+    "outbox_dir",
+    "private_dir",
+    "state_dir",
+    "transcript_roots_with",
+    "user_home",
+    "write_durably",
+]
+
+#: Where users list further folders a harness's transcripts may be read from.
+TRANSCRIPT_ROOTS_ENV = "SIGNET_TRANSCRIPT_ROOTS"
+
+
+def user_home(env: Mapping[str, str]) -> str:
+    """``HOME`` from ``env`` when set, else the account's home directory.
+
+    ``env`` first, so that a hook run with a harness's environment (and a
+    test with its own) finds the folders that environment names.
+    """
+    return env.get("HOME", "").strip() or os.path.expanduser("~")
+
+
+def harness_home(env: Mapping[str, str], variable: str | None, folder: str) -> str:
+    """A harness's own folder: ``$variable`` when set, else ``folder`` in :func:`user_home`.
+
+    The convention most harnesses follow (``CODEX_HOME`` or ``~/.codex``);
+    ``variable`` None for one whose folder cannot be moved. The variable's
+    value is taken as it is (not expanded), as the harness itself takes it.
+    """
+    configured = env.get(variable, "").strip() if variable else ""
+    return configured or os.path.join(user_home(env), folder)
+
+
+def transcript_roots_with(env: Mapping[str, str], *folders: str) -> list[str]:
+    """``folders``, then each absolute directory listed in ``SIGNET_TRANSCRIPT_ROOTS``.
+
+    The list an adapter's ``transcript_roots(env)`` returns: the harness's
+    own transcript folders, plus what the user allows on top
+    (``os.pathsep`` separated; a relative entry is ignored, since it would
+    depend on the hook's working directory).
+    """
+    extra = (p.strip() for p in env.get(TRANSCRIPT_ROOTS_ENV, "").split(os.pathsep))
+    return [*folders, *(p for p in extra if p and os.path.isabs(p))]
 
 
 def state_dir(env: Mapping[str, str] | None = None) -> str:
@@ -26,8 +75,7 @@ def state_dir(env: Mapping[str, str] | None = None) -> str:
     base = env.get("XDG_STATE_HOME", "").strip()
     if base and os.path.isabs(base):
         return os.path.join(base, "signet-sdk")
-    home = env.get("HOME", "").strip() or os.path.expanduser("~")
-    return os.path.join(home, ".local", "state", "signet-sdk")
+    return os.path.join(user_home(env), ".local", "state", "signet-sdk")
 
 
 def _make_private_dirs(path: str) -> None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 
+from signet_sdk.plugin import harness_home, transcript_roots_with
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -20,11 +22,5 @@ __all__ = ["transcript_roots"]
 
 def transcript_roots(env: Mapping[str, str]) -> list[str]:
     """Directories a Claude Code ``transcript_path`` may resolve into."""
-    config_dir = env.get("CLAUDE_CONFIG_DIR", "").strip()
-    if not config_dir:
-        home = env.get("HOME", "").strip() or os.path.expanduser("~")
-        config_dir = os.path.join(home, ".claude")
-    roots = [os.path.join(config_dir, "projects")]
-    extra = env.get("SIGNET_TRANSCRIPT_ROOTS", "")
-    roots += [p.strip() for p in extra.split(os.pathsep) if p.strip() and os.path.isabs(p.strip())]
-    return roots
+    config_dir = harness_home(env, "CLAUDE_CONFIG_DIR", ".claude")
+    return transcript_roots_with(env, os.path.join(config_dir, "projects"))

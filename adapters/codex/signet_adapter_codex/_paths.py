@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 
+from signet_sdk.plugin import harness_home, transcript_roots_with
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -20,16 +22,9 @@ __all__ = ["codex_home", "transcript_roots"]
 
 def codex_home(env: Mapping[str, str]) -> str:
     """``$CODEX_HOME``, else ``~/.codex`` (``HOME`` from ``env`` when set)."""
-    home_dir = env.get("CODEX_HOME", "").strip()
-    if home_dir:
-        return home_dir
-    home = env.get("HOME", "").strip() or os.path.expanduser("~")
-    return os.path.join(home, ".codex")
+    return harness_home(env, "CODEX_HOME", ".codex")
 
 
 def transcript_roots(env: Mapping[str, str]) -> list[str]:
     """Directories a Codex ``transcript_path`` may resolve into."""
-    roots = [os.path.join(codex_home(env), "sessions")]
-    extra = env.get("SIGNET_TRANSCRIPT_ROOTS", "")
-    roots += [p.strip() for p in extra.split(os.pathsep) if p.strip() and os.path.isabs(p.strip())]
-    return roots
+    return transcript_roots_with(env, os.path.join(codex_home(env), "sessions"))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 
-from signet_sdk.plugin import StateFolder, state_dir
+from signet_sdk.plugin import StateFolder, harness_home, state_dir, transcript_roots_with
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,11 +38,7 @@ CONVERSATIONS = "copilot-transcripts"
 
 def copilot_home(env: Mapping[str, str]) -> str:
     """``$COPILOT_HOME``, else ``~/.copilot`` (``HOME`` from ``env`` when set)."""
-    configured = env.get("COPILOT_HOME", "").strip()
-    if configured:
-        return configured
-    home = env.get("HOME", "").strip() or os.path.expanduser("~")
-    return os.path.join(home, ".copilot")
+    return harness_home(env, "COPILOT_HOME", ".copilot")
 
 
 #: Whether ``session`` can name a folder: no separator, no ``..``, nothing hidden.
@@ -63,7 +59,5 @@ def conversations_dir(env: Mapping[str, str]) -> str:
 
 def transcript_roots(env: Mapping[str, str]) -> list[str]:
     """Directories a transcript path may resolve into."""
-    roots = [os.path.join(copilot_home(env), "session-state"), conversations_dir(env)]
-    extra = env.get("SIGNET_TRANSCRIPT_ROOTS", "")
-    roots += [p.strip() for p in extra.split(os.pathsep) if p.strip() and os.path.isabs(p.strip())]
-    return roots
+    own = os.path.join(copilot_home(env), "session-state")
+    return transcript_roots_with(env, own, conversations_dir(env))

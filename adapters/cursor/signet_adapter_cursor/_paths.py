@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import os
 
+from signet_sdk.plugin import harness_home, transcript_roots_with
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -27,16 +29,12 @@ __all__ = ["cursor_dir", "find_transcript", "project_slugs", "transcript_roots"]
 
 def cursor_dir(env: Mapping[str, str]) -> str:
     """``~/.cursor`` (``HOME`` from ``env`` when set)."""
-    home = env.get("HOME", "").strip() or os.path.expanduser("~")
-    return os.path.join(home, ".cursor")
+    return harness_home(env, None, ".cursor")
 
 
 def transcript_roots(env: Mapping[str, str]) -> list[str]:
     """Directories a Cursor transcript path may resolve into."""
-    roots = [os.path.join(cursor_dir(env), "projects")]
-    extra = env.get("SIGNET_TRANSCRIPT_ROOTS", "")
-    roots += [p.strip() for p in extra.split(os.pathsep) if p.strip() and os.path.isabs(p.strip())]
-    return roots
+    return transcript_roots_with(env, os.path.join(cursor_dir(env), "projects"))
 
 
 def project_slugs(workspace: str) -> list[str]:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import os
 
+from signet_sdk.plugin import transcript_roots_with, user_home
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -24,11 +26,7 @@ __all__ = ["gemini_dir", "gemini_home", "transcript_roots"]
 
 def gemini_home(env: Mapping[str, str]) -> str:
     """``$GEMINI_CLI_HOME``, else ``$HOME`` (else the account's home directory)."""
-    for name in ("GEMINI_CLI_HOME", "HOME"):
-        value = env.get(name, "").strip()
-        if value:
-            return value
-    return os.path.expanduser("~")
+    return env.get("GEMINI_CLI_HOME", "").strip() or user_home(env)
 
 
 def gemini_dir(env: Mapping[str, str]) -> str:
@@ -39,7 +37,5 @@ def gemini_dir(env: Mapping[str, str]) -> str:
 def transcript_roots(env: Mapping[str, str]) -> list[str]:
     """Directories a Gemini ``transcript_path`` may resolve into."""
     home = gemini_home(env)
-    roots = [os.path.join(home, ".gemini", "tmp"), os.path.join(home, ".cache", ".gemini", "tmp")]
-    extra = env.get("SIGNET_TRANSCRIPT_ROOTS", "")
-    roots += [p.strip() for p in extra.split(os.pathsep) if p.strip() and os.path.isabs(p.strip())]
-    return roots
+    own = os.path.join(home, ".gemini", "tmp"), os.path.join(home, ".cache", ".gemini", "tmp")
+    return transcript_roots_with(env, *own)

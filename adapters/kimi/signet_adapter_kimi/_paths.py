@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 
-from signet_sdk.plugin import StateFolder, state_dir
+from signet_sdk.plugin import StateFolder, harness_home, state_dir, transcript_roots_with
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,11 +46,7 @@ KIMI_STATE = "kimi"
 
 def kimi_home(env: Mapping[str, str]) -> str:
     """``$KIMI_CODE_HOME``, else ``~/.kimi-code`` (``HOME`` from ``env`` when set)."""
-    configured = env.get("KIMI_CODE_HOME", "").strip()
-    if configured:
-        return configured
-    home = env.get("HOME", "").strip() or os.path.expanduser("~")
-    return os.path.join(home, ".kimi-code")
+    return harness_home(env, "KIMI_CODE_HOME", ".kimi-code")
 
 
 #: Whether ``session`` can name a folder: no separator, no ``..``, nothing hidden.
@@ -92,7 +88,5 @@ def transcripts_dir(env: Mapping[str, str]) -> str:
 
 def transcript_roots(env: Mapping[str, str]) -> list[str]:
     """Directories a transcript path may resolve into."""
-    roots = [os.path.join(kimi_home(env), "sessions"), transcripts_dir(env)]
-    extra = env.get("SIGNET_TRANSCRIPT_ROOTS", "")
-    roots += [p.strip() for p in extra.split(os.pathsep) if p.strip() and os.path.isabs(p.strip())]
-    return roots
+    own = os.path.join(kimi_home(env), "sessions")
+    return transcript_roots_with(env, own, transcripts_dir(env))

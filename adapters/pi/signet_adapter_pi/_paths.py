@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import os
 
+from signet_sdk.plugin import transcript_roots_with, user_home
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -21,15 +23,11 @@ if TYPE_CHECKING:
 __all__ = ["agent_dir", "extensions_dir", "transcript_roots"]
 
 
-def _home(env: Mapping[str, str]) -> str:
-    return env.get("HOME", "").strip() or os.path.expanduser("~")
-
-
 def _expand(path: str, env: Mapping[str, str]) -> str:
     if path == "~":
-        return _home(env)
+        return user_home(env)
     if path.startswith("~/"):
-        return os.path.join(_home(env), path[2:])
+        return os.path.join(user_home(env), path[2:])
     return path
 
 
@@ -38,7 +36,7 @@ def agent_dir(env: Mapping[str, str]) -> str:
     explicit = env.get("PI_CODING_AGENT_DIR", "").strip()
     if explicit:
         return os.path.abspath(_expand(explicit, env))
-    return os.path.join(_home(env), ".pi", "agent")
+    return os.path.join(user_home(env), ".pi", "agent")
 
 
 def extensions_dir(env: Mapping[str, str]) -> str:
@@ -73,6 +71,4 @@ def transcript_roots(env: Mapping[str, str]) -> list[str]:
     configured = _settings_session_dir(root, env)
     if configured:
         roots.append(configured)
-    extra = env.get("SIGNET_TRANSCRIPT_ROOTS", "")
-    roots += [p.strip() for p in extra.split(os.pathsep) if p.strip() and os.path.isabs(p.strip())]
-    return roots
+    return transcript_roots_with(env, *roots)

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import os
 
+from signet_sdk.plugin import transcript_roots_with, user_home
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -24,16 +26,12 @@ if TYPE_CHECKING:
 __all__ = ["qwen_dir", "runtime_dir", "transcript_roots"]
 
 
-def _home(env: Mapping[str, str]) -> str:
-    return env.get("HOME", "").strip() or os.path.expanduser("~")
-
-
 def qwen_dir(env: Mapping[str, str]) -> str:
     """The user's Qwen Code folder: ``$QWEN_HOME``, else ``~/.qwen``."""
     explicit = env.get("QWEN_HOME", "").strip()
     if explicit:
         return os.path.expanduser(explicit)
-    return os.path.join(_home(env), ".qwen")
+    return os.path.join(user_home(env), ".qwen")
 
 
 def runtime_dir(env: Mapping[str, str]) -> str:
@@ -44,7 +42,4 @@ def runtime_dir(env: Mapping[str, str]) -> str:
 
 def transcript_roots(env: Mapping[str, str]) -> list[str]:
     """Directories a Qwen Code ``transcript_path`` may resolve into."""
-    roots = [os.path.join(runtime_dir(env), "projects")]
-    extra = env.get("SIGNET_TRANSCRIPT_ROOTS", "")
-    roots += [p.strip() for p in extra.split(os.pathsep) if p.strip() and os.path.isabs(p.strip())]
-    return roots
+    return transcript_roots_with(env, os.path.join(runtime_dir(env), "projects"))
