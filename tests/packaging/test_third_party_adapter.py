@@ -218,7 +218,8 @@ def test_listed_by_harnesses(site: Path) -> None:
 def test_create_adapter_labels_the_client(site: Path) -> None:
     code = textwrap.dedent(
         """
-        from signet_sdk import create_adapter, find_plugin
+        from signet_sdk import create_adapter
+        from signet_sdk.plugin import find_plugin
         client = create_adapter("acme", "http://127.0.0.1:9", strict=True)
         print(type(client).__name__, client.harness, client.config.runtime_path)
         print(find_plugin("acme").distribution)
