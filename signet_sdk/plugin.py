@@ -40,7 +40,9 @@ Reading payloads
     :func:`string`, :func:`mapping`, :func:`array`, :func:`integer` return
     a field or None and raise :class:`PayloadError` naming the field on a
     wrong type; :func:`put` sets a body key only when there is a value;
-    :func:`carried` reads what an earlier output carried. A bad payload
+    :func:`carried` reads what an earlier output carried;
+    :func:`messages_jsonl` writes a ``messages`` array as transcript lines
+    (:func:`without_image_data` each). A bad payload
     raises ``PayloadError(field, message)``: the core logs it and the
     harness gets the neutral output.
 
@@ -120,8 +122,10 @@ if TYPE_CHECKING:  # the public names: one line each, and the only place they ar
     from signet_sdk.runtime.payload import carried as carried
     from signet_sdk.runtime.payload import integer as integer
     from signet_sdk.runtime.payload import mapping as mapping
+    from signet_sdk.runtime.payload import messages_jsonl as messages_jsonl
     from signet_sdk.runtime.payload import put as put
     from signet_sdk.runtime.payload import string as string
+    from signet_sdk.runtime.payload import without_image_data as without_image_data
     from signet_sdk.runtime.plugin import EventSpec as EventSpec
     from signet_sdk.runtime.plugin import HarnessPlugin as HarnessPlugin
     from signet_sdk.runtime.registry import BrokenPlugin as BrokenPlugin

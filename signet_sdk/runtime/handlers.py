@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from signet_sdk.runtime.context import context_text
 from signet_sdk.runtime.native import NativeOutput
-from signet_sdk.runtime.payload import mapping, put, string
+from signet_sdk.runtime.payload import array, mapping, messages_jsonl, put, string
 from signet_sdk.runtime.plugin import EventSpec
 from signet_sdk.wire.errors import PayloadError
 from signet_sdk.wire.lifecycle import LifecycleCall
@@ -233,6 +233,22 @@ class EventTranslator:
         put(body, "project", project)
         body["transcript" if inline else "transcriptPath"] = transcript
         return LifecycleCall("session_checkpoint_extract", body)
+
+    @staticmethod
+    def turn_checkpoint_calls(
+        payload: Mapping[str, Any], session: str, project: str | None
+    ) -> list[LifecycleCall]:
+        """The checkpoint of a turn whose event carries the conversation (``messages``).
+
+        A plugin harness's end of an agent turn hands the messages
+        themselves: they go inline as :func:`messages_jsonl`. Missing
+        ``messages`` is a :class:`PayloadError`; none that is an object, no call.
+        """
+        messages = EventTranslator.required(array(payload, "messages"), "messages")
+        transcript = messages_jsonl(messages)
+        if not transcript:
+            return []
+        return [EventTranslator.checkpoint_call(session, project, transcript, inline=True)]
 
     @staticmethod
     def pre_compaction_call(

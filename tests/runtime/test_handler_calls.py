@@ -120,3 +120,21 @@ def test_a_command_hook_pre_compact_reads_its_trigger_and_instructions() -> None
     assert auto.body["sessionContext"] == "X compaction (auto)"
     with pytest.raises(PayloadError):
         hooks.pre_compact_calls({"custom_instructions": 5}, "s1", "X")
+
+
+def test_a_turn_that_carries_its_messages_is_an_inline_checkpoint() -> None:
+    payload = {"messages": [{"role": "user", "content": "hi"}, 7]}
+    assert EventTranslator.turn_checkpoint_calls(payload, "s1", "/w") == [
+        LifecycleCall(
+            "session_checkpoint_extract",
+            {
+                "sessionKey": "s1",
+                "project": "/w",
+                "transcript": '{"type":"message","message":{"role":"user","content":"hi"}}\n',
+            },
+        )
+    ]
+    assert EventTranslator.turn_checkpoint_calls({"messages": [7]}, "s1", None) == []
+    with pytest.raises(PayloadError) as missing:
+        EventTranslator.turn_checkpoint_calls({}, "s1", None)
+    assert missing.value.field == "messages"

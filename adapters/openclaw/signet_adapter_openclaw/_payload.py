@@ -1,4 +1,4 @@
-"""OpenClaw payload access and inline transcripts, kept apart from the event mapping.
+"""OpenClaw payload access and answer text, kept apart from the event mapping.
 
 Payloads are parsed JSON, so objects are checked as dicts and arrays as
 lists (collections.abc and typing stay off the hook path); a wrong type is
@@ -7,11 +7,11 @@ a :class:`~signet_sdk.PayloadError` naming the field.
 
 from __future__ import annotations
 
-from signet_sdk.plugin import PayloadError, json_dumps, mapping, string
+from signet_sdk.plugin import PayloadError, mapping, string
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Mapping
     from typing import Any
 
 
@@ -58,33 +58,6 @@ def _text_of(content: Any) -> str:
         if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
     ]
     return "\n".join(parts)
-
-
-def _slim(message: Any) -> Any:
-    """A message with image data left out (the rest as OpenClaw holds it)."""
-    if not isinstance(message, dict):
-        return message
-    content = message.get("content")
-    if not isinstance(content, list) or not any(_is_image(b) for b in content):
-        return message
-    blocks = [{k: v for k, v in b.items() if k != "data"} if _is_image(b) else b for b in content]
-    return {**message, "content": blocks}
-
-
-def _is_image(block: Any) -> bool:
-    return isinstance(block, dict) and block.get("type") == "image"
-
-
-def _messages_jsonl(messages: Sequence[Any]) -> str:
-    """Session messages as JSON lines shaped like OpenClaw's session-file message entries."""
-    try:
-        return "".join(
-            json_dumps({"type": "message", "message": _slim(m)}) + "\n"
-            for m in messages
-            if isinstance(m, dict)
-        )
-    except RecursionError:  # deeper than JSON can be written here: name the field
-        raise PayloadError("messages", "is nested too deeply to record") from None
 
 
 # -- answers -----------------------------------------------------------------

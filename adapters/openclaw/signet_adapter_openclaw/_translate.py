@@ -83,12 +83,13 @@ from signet_sdk.plugin import (
     context_text,
     integer,
     mapping,
+    messages_jsonl,
     on,
     put,
     string,
 )
 
-from ._payload import _messages_jsonl, _Scope, _text_of, _wrap
+from ._payload import _Scope, _text_of, _wrap
 from ._shim import SHIM_EVENTS, SHIM_PERSIST, SHIM_SCOPE, SHIM_SHUTDOWN
 
 TYPE_CHECKING = False
@@ -189,11 +190,7 @@ class OpenClawTranslator(EventTranslator):
 
     @on("agent_end", detach=True)
     def _agent_end(self, p: Mapping[str, Any], s: _Scope) -> list[LifecycleCall]:
-        messages = self.required(array(p, "messages"), "messages")
-        transcript = _messages_jsonl(messages)
-        if not transcript:
-            return []
-        return [self.checkpoint_call(s.key, s.project, transcript, inline=True)]
+        return self.turn_checkpoint_calls(p, s.key, s.project)
 
     @on("before_compaction")
     def _before_compaction(self, p: Mapping[str, Any], s: _Scope) -> list[LifecycleCall]:
@@ -229,7 +226,7 @@ class OpenClawTranslator(EventTranslator):
         body["reason"] = reason or "unknown"
         messages = array(s.held, "messages", "held.")
         if messages:
-            put(body, "transcript", _messages_jsonl(messages))
+            put(body, "transcript", messages_jsonl(messages))
         return [LifecycleCall("session_end", body)]
 
     # -- render ----------------------------------------------------------

@@ -7,7 +7,7 @@ a :class:`~signet_sdk.PayloadError` naming the field.
 
 from __future__ import annotations
 
-from signet_sdk.plugin import PayloadError, array, json_dumps, mapping, string
+from signet_sdk.plugin import PayloadError, array, json_dumps, mapping, string, without_image_data
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -45,35 +45,11 @@ class _Session:
 # -- transcripts ------------------------------------------------------------
 
 
-def _slim(message: Any) -> Any:
-    """A pi message with image data left out (the rest as pi wrote it)."""
-    if not isinstance(message, dict):
-        return message
-    content = message.get("content")
-    if not isinstance(content, list) or not any(_is_image(b) for b in content):
-        return message
-    blocks = [{k: v for k, v in b.items() if k != "data"} if _is_image(b) else b for b in content]
-    return {**message, "content": blocks}
-
-
-def _is_image(block: Any) -> bool:
-    return isinstance(block, dict) and block.get("type") == "image"
-
-
 def _line(obj: Any, field: str) -> str:
     try:
         return json_dumps(obj)
     except RecursionError:  # deeper than JSON can be written here: name the field
         raise PayloadError(field, "is nested too deeply to record") from None
-
-
-def _messages_jsonl(messages: Sequence[Any]) -> str:
-    """One prompt's messages as session-file message entries, one JSON line each."""
-    return "".join(
-        _line({"type": "message", "message": _slim(m)}, "messages") + "\n"
-        for m in messages
-        if isinstance(m, dict)
-    )
 
 
 def _entries_jsonl(header: Mapping[str, Any] | None, entries: Sequence[Any]) -> str:
@@ -83,7 +59,7 @@ def _entries_jsonl(header: Mapping[str, Any] | None, entries: Sequence[Any]) -> 
         if not isinstance(entry, dict):
             continue
         if entry.get("type") == "message" and isinstance(entry.get("message"), dict):
-            entry = {**entry, "message": _slim(entry["message"])}
+            entry = {**entry, "message": without_image_data(entry["message"])}
         lines.append(_line(entry, "session.entries"))
     return "".join(line + "\n" for line in lines)
 

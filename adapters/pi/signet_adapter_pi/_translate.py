@@ -75,7 +75,6 @@ from signet_sdk.plugin import (
     EventTranslator,
     LifecycleCall,
     NativeOutput,
-    array,
     carried,
     context_text,
     integer,
@@ -87,7 +86,6 @@ from signet_sdk.plugin import (
 
 from ._payload import (
     _entries_jsonl,
-    _messages_jsonl,
     _Session,
     _session_id_of_file,
 )
@@ -218,11 +216,7 @@ class PiTranslator(EventTranslator):
 
     @on("agent_end", detach=True)
     def _agent_end(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
-        messages = self.required(array(p, "messages"), "messages")
-        transcript = _messages_jsonl(messages)
-        if not transcript:
-            return []
-        return [self.checkpoint_call(s.id, s.cwd, transcript, inline=True)]
+        return self.turn_checkpoint_calls(p, s.id, s.cwd)
 
     @on("session_before_compact")
     def _before_compact(self, p: Mapping[str, Any], s: _Session) -> list[LifecycleCall]:
