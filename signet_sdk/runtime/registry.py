@@ -63,7 +63,7 @@ def _load(ep: InstalledEntryPoint) -> HarnessPlugin:
         ) from exc
     if not isinstance(obj, HarnessPlugin):
         raise InvalidAdapterError(
-            f"adapter {ep.name!r} ({ep.value}) is not a signet_sdk.HarnessPlugin "
+            f"adapter {ep.name!r} ({ep.value}) is not a signet_sdk.plugin.HarnessPlugin "
             f"(got {type(obj).__name__})"
         )
     if obj.name != ep.name:

@@ -64,7 +64,7 @@ def test_harnesses_lists_the_broken_ones_with_their_reason_and_exits_1(env: dict
         in (done.stdout)
     )
     assert (
-        "zeta  BROKEN: adapter 'zeta' (zeta_plugin:plugin) is not a signet_sdk.HarnessPlugin"
+        "zeta  BROKEN: adapter 'zeta' (zeta_plugin:plugin) is not a signet_sdk.plugin.HarnessPlugin"
         in (done.stdout)
     )
     assert "claude-code  signetai-adapter-claude-code" in done.stdout  # the others are listed

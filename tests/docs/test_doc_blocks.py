@@ -250,3 +250,25 @@ def test_the_build_hook_drops_sphinx_roles_and_keeps_the_name() -> None:
     assert hook.on_page_content(html) == (
         "<p>see <code>Tool</code> and <code>on</code>, not a:b:<code>c</code></p>"
     )
+
+
+def test_the_build_hook_lists_a_lazy_namespace_from_its_own_all() -> None:
+    import importlib.util
+
+    import signet_sdk
+    import signet_sdk.plugin
+
+    spec = importlib.util.spec_from_file_location("lazy_members", DOCS / "hooks/lazy_members.py")
+    assert spec and spec.loader
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    for module in (signet_sdk, signet_sdk.plugin):
+        page = f"# x\n\n::: {module.__name__}\n    options:\n      members: lazy\n\nmore\n"
+        expanded = hook.on_page_markdown(page)
+        listed = re.findall(r'^        - "(\w+)"$', expanded, re.M)
+        assert sorted(listed) == sorted(n for n in module.__all__ if not n.startswith("_"))
+        assert expanded.startswith(f"# x\n\n::: {module.__name__}\n    options:\n      members:\n")
+        assert expanded.endswith("\nmore\n") and "lazy" not in expanded
+    # Every reference page of a lazy namespace asks for it.
+    for page in ("reference/signet_sdk.md", "reference/plugin.md"):
+        assert "members: lazy" in (DOCS / page).read_text()

@@ -49,6 +49,7 @@ STDLIB_ONLY_MODULES = {
     "signet_sdk.runtime.payload",
     "signet_sdk.runtime.plugin",
     "signet_sdk.runtime.registry",
+    "signet_sdk.runtime.state_folder",
     "signet_sdk.runtime.transcripts",
     "signet_sdk.runtime.translator",
 }
