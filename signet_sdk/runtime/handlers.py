@@ -333,6 +333,28 @@ class CommandHookTranslator(EventTranslator):
         context = self.compaction_context(harness, how, instructions)
         return [self.pre_compaction_call(session, context)]
 
+    @staticmethod
+    def subagent_id(payload: Mapping[str, Any]) -> str:
+        """A ``SubagentStart`` hook's ``agent_id``: present and not blank.
+
+        The subagent's own session key is made of it
+        (:meth:`~EventTranslator.subagent_start_calls`), so without one there
+        is no call to make: a :class:`PayloadError` names the field.
+        """
+        agent = string(payload, "agent_id", required=True)
+        assert agent is not None
+        return agent
+
+    @staticmethod
+    def subagent_stop_calls(payload: Mapping[str, Any]) -> list[LifecycleCall]:
+        """A ``SubagentStop`` hook's calls: none, its ``agent_id`` checked for a clear error.
+
+        What a subagent did reaches the daemon with its parent's transcript;
+        the stop itself has nothing to report.
+        """
+        string(payload, "agent_id")
+        return []
+
     def context_output(self, event: str, text: str) -> NativeOutput:
         """The hook-output envelope the harness reads context from."""
         return NativeOutput(

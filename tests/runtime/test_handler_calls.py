@@ -138,3 +138,16 @@ def test_a_turn_that_carries_its_messages_is_an_inline_checkpoint() -> None:
     with pytest.raises(PayloadError) as missing:
         EventTranslator.turn_checkpoint_calls({}, "s1", None)
     assert missing.value.field == "messages"
+
+
+def test_a_subagent_hook_names_its_agent_and_its_stop_sends_nothing() -> None:
+    from signet_sdk.plugin import CommandHookTranslator
+
+    assert CommandHookTranslator.subagent_id({"agent_id": "agent-7"}) == "agent-7"
+    for bad in ({}, {"agent_id": " "}, {"agent_id": 7}):
+        with pytest.raises(PayloadError) as raised:
+            CommandHookTranslator.subagent_id(bad)
+        assert raised.value.field == "agent_id"
+    assert CommandHookTranslator.subagent_stop_calls({}) == []
+    with pytest.raises(PayloadError):
+        CommandHookTranslator.subagent_stop_calls({"agent_id": 7})

@@ -115,14 +115,12 @@ class ClaudeCodeTranslator(CommandHookTranslator):
 
     @on("SubagentStart", "session_start")
     def _subagent_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        agent = string(p, "agent_id", required=True)
-        assert agent is not None
+        agent = self.subagent_id(p)
         return self.subagent_start_calls(session, agent, self._project(p))
 
     @on("SubagentStop")
     def _subagent_stop(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        string(p, "agent_id")  # validated for a clear error, otherwise unused
-        return []
+        return self.subagent_stop_calls(p)
 
     @on("SessionEnd", detach=True)
     def _session_end(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
