@@ -40,7 +40,7 @@ from signet_sdk.wire import jsonfast
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from typing import Any
+    from typing import Any, Self
 
 __all__ = [
     "EPISODIC_CONTENT_IMMUTABLE",
@@ -74,7 +74,30 @@ __all__ = [
 
 
 class SignetError(Exception):
-    """Root of every exception raised by signet_sdk."""
+    """Root of every exception raised by signet_sdk.
+
+    Each error keeps the arguments it was made with, so that it pickles and
+    unpickles whole (an error raised in a worker process reaches the parent
+    as the same class with the same fields): the default reduction calls the
+    class with ``args`` alone, which most of these constructors refuse.
+    """
+
+    _made_with: tuple[tuple[Any, ...], dict[str, Any]]
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Self:
+        error = super().__new__(cls, *args)
+        error._made_with = (args, kwargs)
+        return error
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        args, kwargs = getattr(self, "_made_with", (self.args, {}))
+        state = {k: v for k, v in self.__dict__.items() if k != "_made_with"}
+        return (_remake, (type(self), args, kwargs), state)
+
+
+def _remake(cls: type[SignetError], args: tuple[Any, ...], kwargs: dict[str, Any]) -> SignetError:
+    """An error made again from its constructor's arguments (for :mod:`pickle`)."""
+    return cls(*args, **kwargs)
 
 
 class ConfigError(SignetError, ValueError):

@@ -91,3 +91,48 @@ def test_permission_denied_names_the_permission_0145_lacks() -> None:
         headers={},
     )
     assert isinstance(other, ex.PermissionDeniedError) and other.permission is None
+
+
+def _made_errors() -> list[ex.SignetError]:
+    """One error of every class, made as the SDK makes them."""
+    made: list[ex.SignetError] = [
+        status_error(status_code=s, body={"error": "boom"}, headers={"retry-after": "2"}, **KW)
+        for s in STATUS_CLASSES
+    ]
+    not_found = status_error(status_code=404, body="Not Found", headers={}, **KW)
+    assert isinstance(not_found, ex.NotFoundError)
+    made += [
+        ex.SignetError("plain"),
+        ex.ConfigError("daemon_url", "is not a URL"),
+        ex.PayloadError("session_id", "is required"),
+        ex.AdapterNotFoundError("acme", ["claude-code"]),
+        ex.InvalidAdapterError("not a plugin"),
+        ex.APIConnectionError("refused", **KW),
+        ex.NotSentError("refused", **KW),
+        ex.BreakerOpenError(12.5, url=KW["url"]),
+        ex.APITimeoutError("no answer", **KW),
+        ex.APIResponseValidationError("bad answer", body={"inject": 3}, **KW),
+        ex.JobFailedError("failed", job_id="j1", reason="exit 1", **KW),
+        ex.UnsupportedByDaemonError(
+            not_found, endpoint="session_transcript", daemon_version="0.109.15", since="0.145.0"
+        ),
+    ]
+    return made
+
+
+@pytest.mark.parametrize("error", _made_errors(), ids=lambda e: type(e).__name__)
+def test_every_error_survives_pickling_whole(error: ex.SignetError) -> None:
+    """An error raised in a worker process reaches its parent as the same error."""
+    import pickle
+
+    back = pickle.loads(pickle.dumps(error))
+    assert type(back) is type(error) and back.args == error.args and str(back) == str(error)
+    assert vars(back).keys() == vars(error).keys()
+    for name, value in vars(error).items():
+        if name == "_made_with":
+            continue
+        other = getattr(back, name)
+        if isinstance(value, ex.SignetError):  # a cause kept on the error
+            assert type(other) is type(value) and str(other) == str(value)
+        else:
+            assert other == value, name
