@@ -688,7 +688,9 @@ _STOP_WORD_TEXT = """a about above after again all also am an and any are as at 
     we were what when where which while who whom why will with would you your yours"""
 STOP_WORDS = frozenset(_STOP_WORD_TEXT.split())
 
-_STRIP = re.compile(r"[\":()^*?]")
+#: FTS5 syntax, and control characters (a NUL inside a quoted term is an FTS5 error,
+#: where the daemon answers no hits).
+_STRIP = re.compile(r"[\":()^*?\x00-\x1f\x7f]")
 _EDGE_PUNCTUATION = string.punctuation + "\u2018\u2019\u201c\u201d…"
 
 

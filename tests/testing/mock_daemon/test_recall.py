@@ -228,3 +228,16 @@ def test_recall_reads_only_matching_rows(daemon: MockDaemon) -> None:
         recall(daemon.store, p)
     per_query_ms = (time.perf_counter() - started) / len(params) * 1000
     assert per_query_ms < 50  # very generous; bench/bench_recall.py measures the 5 ms target
+
+
+@pytest.mark.parametrize("path", ["/api/hooks/recall", "/api/memory/recall"])
+async def test_control_characters_in_a_query_find_nothing_rather_than_fail(
+    client: httpx.AsyncClient, seeded: MockDaemon, path: str
+) -> None:
+    """0.145.8 answers 200 and no hits for ``"a\\u0000"``; the terms around one still match."""
+    body = {"harness": "x", "query": "a\x00", "limit": 3}
+    r = await client.post(path, json=body)
+    assert r.status_code == 200 and r.json()["results"] == []
+    r = await client.post(path, json={**body, "query": "billing\x00 postgres\x1f"})
+    assert r.status_code == 200
+    assert [h["content"] for h in r.json()["results"]] == ["Postgres runs the billing database"]
