@@ -140,7 +140,7 @@ class LoadResult:
     drained_seconds: float
     pending: int
     dead: list[dict[str, Any]]
-    replays: int
+    flushes: int
     problems: list[str]
     hooks_log: dict[str, int]
     wall_seconds: float
@@ -728,7 +728,7 @@ def run_load(
     in flight then is cut, or, with ``quiet_kill``, the lanes first wait
     between two events until the outbox is empty, so no send is cut. ``say``
     hears progress lines. Writes still pending after ``stall`` seconds without
-    progress are replayed by a new session, as the user's next one would.
+    progress are flushed by a new session, as the user's next one would.
     """
     env = load_env(base, daemon, flush_seconds, **(extra_env or {}))
     world = World(base, daemon, think=think, env=env)
@@ -750,7 +750,7 @@ def run_load(
         if world.server is not None:
             world.server.stop()  # it hands what it still holds to a sender
     last_event = time.monotonic()
-    pending, dead, replays = _drain(world, drain_timeout, stall, say)
+    pending, dead, flushes = _drain(world, drain_timeout, stall, say)
     drained = time.monotonic() - last_event
     counts = count_stored(daemon, world.expected)
     return LoadResult(
@@ -762,7 +762,7 @@ def run_load(
         drained_seconds=drained,
         pending=pending,
         dead=dead,
-        replays=replays,
+        flushes=flushes,
         problems=world.problems,
         hooks_log=_hooks_log(base / "state"),
         wall_seconds=time.monotonic() - started,
@@ -831,16 +831,16 @@ def outbox_status(env: dict[str, str]) -> dict[str, Any]:
 def _drain(
     world: World, timeout: float, stall: float, say: Callable[[str], None]
 ) -> tuple[int, list[dict[str, Any]], int]:
-    """Wait until the outbox is empty; pending count, dead letters, later-session replays.
+    """Wait until the outbox is empty; pending count, dead letters, later-session flushes.
 
     A write whose send the crash cut is in doubt: each sender tries it once,
-    after it settled, so one may still be queued when no sender is left.
-    That is what the user's next session replays: after ``stall`` seconds
-    without progress, one Claude Code SessionStart (which replays a
+    after it settled, so one may still be pending when no sender is left.
+    That is what the user's next session flushes: after ``stall`` seconds
+    without progress, one Claude Code SessionStart (which flushes a
     non-empty outbox) stands in for it.
     """
     end = time.monotonic() + timeout
-    replays = 0
+    flushes = 0
     last, still_since = -1, time.monotonic()
     status: dict[str, Any] = {"pending": [], "dead": []}
     while True:
@@ -854,16 +854,16 @@ def _drain(
             continue
         pending = len(status["pending"])
         if pending == 0 or time.monotonic() > end:
-            return pending, list(status["dead"]), replays
+            return pending, list(status["dead"]), flushes
         if pending != last:
             last, still_since = pending, time.monotonic()
             say(f"outbox: {pending} pending")
         elif time.monotonic() - still_since > stall:
-            replays += 1
+            flushes += 1
             key = str(uuid.uuid4())
             payload = {"session_id": key, "cwd": PROJECT, "hook_event_name": "SessionStart"}
             world.hook("claude-code", "SessionStart", {**payload, "source": "startup"})
-            say(f"outbox: no progress for {stall:g} s; a new Claude Code session replays it")
+            say(f"outbox: no progress for {stall:g} s; a new Claude Code session flushes it")
             still_since = time.monotonic()
         time.sleep(1.0)
 

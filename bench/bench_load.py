@@ -114,7 +114,7 @@ def report(
     print(
         f"outbox:  {result.pending} pending and {len(result.dead)} dead letters "
         f"{result.drained_seconds:.1f} s after the last event; "
-        f"{result.replays} replays started by a later session"
+        f"{result.flushes} flushes started by a later session"
     )
     if result.hooks_log:
         print("hooks.log: " + ", ".join(f"{k} {v}" for k, v in result.hooks_log.items()))
