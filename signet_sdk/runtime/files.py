@@ -136,8 +136,12 @@ def fsync_dir(path: str | os.PathLike[str]) -> None:
         os.close(fd)
 
 
-def write_durably(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``path`` so that a reader sees all of it or no file at all."""
+def write_durably(path: str | os.PathLike[str], data: bytes, *, fsync: bool = True) -> None:
+    """Write ``data`` to ``path`` so that a reader sees all of it or no file at all.
+
+    ``fsync=False`` keeps the all-or-nothing rename but not the flush to disk:
+    for state a hook can rebuild, where a prompt should not wait on the disk.
+    """
     path = os.fspath(path)
     folder, name = os.path.split(path)
     tmp = os.path.join(folder, f".tmp-{name}-{os.getpid()}-{os.urandom(3).hex()}")
@@ -148,7 +152,8 @@ def write_durably(path: str | os.PathLike[str], data: bytes) -> None:
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
-            os.fsync(fd)
+            if fsync:
+                os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(tmp, path)

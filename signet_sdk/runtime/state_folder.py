@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import time
 
-from signet_sdk.runtime.files import private_dir, state_dir
+from signet_sdk.runtime.files import private_dir, state_dir, write_durably
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -116,22 +116,7 @@ class StateFolder:
         Raises :class:`OSError`; no temporary file is left behind.
         """
         path = os.path.join(self.make(), name)
-        tmp = os.path.join(self.path, f".{name}.{os.getpid()}-{os.urandom(3).hex()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
-        try:
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
-            finally:
-                os.close(fd)
-            os.replace(tmp, path)
-        except OSError:
-            try:  # noqa: SIM105 (no contextlib on the hook path)
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        write_durably(path, data, fsync=False)  # state a hook rebuilds: no wait on the disk
         return path
 
     def read(self, name: str, limit: int = 1 << 22) -> bytes | None:
