@@ -188,22 +188,27 @@ def _app_routes(server: RuntimeAdapterServer) -> set[tuple[str, str]]:
     return found
 
 
+#: The routes that take no body, each fed garbage by ``test_bodies_on_routes_without_one``.
+NO_BODY = [
+    "/v1/tools",
+    "/v1/agent/sessions",
+    "/health",
+    "/openapi.json",
+    "/docs",
+    "/docs/oauth2-redirect",
+    "/redoc",
+]
+
 #: Every route this file feeds: (method, path template) -> the test that does.
 FED = {
     ("POST", "/v1/{harness}/events/{event}"): "test_native_events",
     ("POST", "/v1/{harness}/lifecycle/{action}"): "test_unknown_lifecycle_actions",
     **{("POST", f"/v1/{{harness}}/lifecycle/{s}"): "test_lifecycle_actions" for s in SLUGS},
-    ("GET", "/v1/tools"): "test_bodies_on_routes_without_one",
     ("POST", "/v1/tools/{name}"): "test_tool_calls",
     ("POST", "/v1/agent/sessions"): "test_opening_agent_sessions",
-    ("GET", "/v1/agent/sessions"): "test_bodies_on_routes_without_one",
     ("POST", "/v1/agent/sessions/{key}/turns"): "test_agent_turns",
     ("DELETE", "/v1/agent/sessions/{key}"): "test_ending_agent_sessions",
-    ("GET", "/health"): "test_bodies_on_routes_without_one",
-    ("GET", "/openapi.json"): "test_bodies_on_routes_without_one",
-    ("GET", "/docs"): "test_bodies_on_routes_without_one",
-    ("GET", "/docs/oauth2-redirect"): "test_bodies_on_routes_without_one",
-    ("GET", "/redoc"): "test_bodies_on_routes_without_one",
+    **{("GET", path): "test_bodies_on_routes_without_one" for path in NO_BODY},
 }
 
 
@@ -361,10 +366,6 @@ def test_ending_agent_sessions(key: str, body: tuple[bytes, str], client: httpx.
 
 
 # -- routes that take no body --------------------------------------------------------------
-
-NO_BODY = [
-    path for (method, path), test in FED.items() if test == "test_bodies_on_routes_without_one"
-]
 
 
 @pytest.mark.parametrize("path", NO_BODY)
