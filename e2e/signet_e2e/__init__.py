@@ -27,9 +27,10 @@ Names load on first use, so a test module that needs one pays only for it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from signet_sdk import _lazy_module
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the public names: one line each, and the only place they are listed
     from signet_e2e.npm import npm_binary as npm_binary
     from signet_e2e.npm import npm_node as npm_node
     from signet_e2e.real_harness import DAEMONS as DAEMONS
@@ -56,47 +57,8 @@ if TYPE_CHECKING:
     from signet_e2e.world import harness_world as harness_world
     from signet_e2e.world import new_project as new_project
 
-_WHERE = {
-    "DAEMONS": "signet_e2e.real_harness",
-    "SHORT_DEADLINES": "signet_e2e.unreachable",
-    "HarnessWorld": "signet_e2e.world",
-    "daemon_of": "signet_e2e.real_harness",
-    "down_daemon_url": "signet_e2e.unreachable",
-    "silent_daemon": "signet_e2e.unreachable",
-    "get_json": "signet_e2e.real_harness",
-    "on_every_daemon": "signet_e2e.real_harness",
-    "base_env": "signet_e2e.world",
-    "harness_world": "signet_e2e.world",
-    "new_project": "signet_e2e.world",
-    "hook_requests": "signet_e2e.real_harness",
-    "in_ci": "signet_e2e.real_harness",
-    "long_prompt": "signet_e2e.real_harness",
-    "node_tests": "signet_e2e.real_harness",
-    "npm_binary": "signet_e2e.npm",
-    "npm_node": "signet_e2e.npm",
-    "Terminal": "signet_e2e.terminal",
-    "summary_or_reply": "signet_e2e.real_harness",
-    "npm_cache": "signet_e2e.real_harness",
-    "project_parent": "signet_e2e.real_harness",
-    "recording_daemon": "signet_e2e.real_harness",
-    "remember": "signet_e2e.real_harness",
-    "unavailable": "signet_e2e.real_harness",
-    "wait_for_hook": "signet_e2e.real_harness",
-}
+    __all__: list[str]
 
-__all__ = sorted(_WHERE)
-
-
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'signet_e2e' has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return list(__all__)
+# Hidden from type checkers, which read the block: an unknown name is an error there.
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = _lazy_module(__name__)

@@ -13,10 +13,10 @@ imports a vendor SDK.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from signet_sdk import _lazy_module
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the public names: one line each, and the only place they are listed
     from signet_sdk.agent.agent import Agent as Agent
     from signet_sdk.agent.async_session import AsyncSession as AsyncSession
     from signet_sdk.agent.durable import recover_sessions as recover_sessions
@@ -49,51 +49,8 @@ if TYPE_CHECKING:
     from signet_sdk.agent.types import ToolSpec as ToolSpec
     from signet_sdk.agent.types import Usage as Usage
 
-_WHERE: dict[str, str] = {
-    "Agent": "signet_sdk.agent.agent",
-    "AgentEvent": "signet_sdk.agent.events",
-    "AgentOutput": "signet_sdk.agent.events",
-    "AnthropicProvider": "signet_sdk.agent.providers",
-    "AsyncAnthropicProvider": "signet_sdk.agent.providers",
-    "AsyncOpenAIProvider": "signet_sdk.agent.providers",
-    "AsyncProvider": "signet_sdk.agent.protocols",
-    "AsyncSession": "signet_sdk.agent.async_session",
-    "CallContext": "signet_sdk.agent.tools",
-    "Channel": "signet_sdk.agent.protocols",
-    "Chunk": "signet_sdk.agent.types",
-    "Compaction": "signet_sdk.agent.events",
-    "CompletionOptions": "signet_sdk.agent.types",
-    "CompletionResult": "signet_sdk.agent.types",
-    "Limits": "signet_sdk.agent.events",
-    "McpTools": "signet_sdk.agent.tools",
-    "Message": "signet_sdk.agent.types",
-    "OpenAIProvider": "signet_sdk.agent.providers",
-    "Provider": "signet_sdk.agent.protocols",
-    "Session": "signet_sdk.agent.session",
-    "StopReason": "signet_sdk.agent.types",
-    "Tool": "signet_sdk.agent.tools",
-    "ToolCall": "signet_sdk.agent.types",
-    "ToolRegistry": "signet_sdk.agent.tools",
-    "ToolResult": "signet_sdk.agent.types",
-    "ToolSpec": "signet_sdk.agent.types",
-    "TurnRunningError": "signet_sdk.agent.runner",
-    "Usage": "signet_sdk.agent.types",
-    "provider_for": "signet_sdk.agent.providers",
-    "recover_sessions": "signet_sdk.agent.durable",
-    "tool": "signet_sdk.agent.tools",
-}
+    __all__: list[str]
 
-__all__ = sorted(_WHERE)
-
-
-def __getattr__(name: str) -> Any:
-    where = _WHERE.get(name)
-    if where is None:
-        raise AttributeError(f"module 'signet_sdk.agent' has no attribute {name!r}")
-    value = getattr(import_module(where), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_WHERE))
+# Hidden from type checkers, which read the block: an unknown name is an error there.
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = _lazy_module(__name__)

@@ -39,9 +39,10 @@ first use, so importing this package costs nothing.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from signet_sdk import _lazy_module
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the public names: one line each, and the only place they are listed
     from signet_sdk.testing.environment import private_home as private_home
     from signet_sdk.testing.environment import write_jsonl as write_jsonl
     from signet_sdk.testing.fake_server import Answer as Answer
@@ -74,81 +75,8 @@ if TYPE_CHECKING:
     from signet_sdk.testing.vectors import load_vectors as load_vectors
     from signet_sdk.testing.vectors import vector_id as vector_id
 
-_WHERE = {
-    "Answer": "signet_sdk.testing.fake_server",
-    "DaemonKit": "signet_sdk.testing.real_daemon",
-    "FakeServer": "signet_sdk.testing.fake_server",
-    "HookRun": "signet_sdk.testing.hook_process",
-    "MockDaemon": "signet_sdk.testing.mock_daemon",
-    "RealDaemon": "signet_sdk.testing.real_daemon",
-    "Recorded": "signet_sdk.testing.scripted",
-    "RecordingProxy": "signet_sdk.testing.recording_proxy",
-    "Reply": "signet_sdk.testing.scripted",
-    "ScriptedDaemon": "signet_sdk.testing.scripted",
-    "ServeProcess": "signet_sdk.testing.serve_process",
-    "assert_parity": "signet_sdk.testing.parity",
-    "assert_received": "signet_sdk.testing.scripted",
-    "check_vector": "signet_sdk.testing.vectors",
-    "check_vector_through_hook": "signet_sdk.testing.vectors",
-    "check_vector_through_server": "signet_sdk.testing.vectors",
-    "free_port": "signet_sdk.testing.real_daemon",
-    "hook_command": "signet_sdk.testing.hook_process",
-    "hook_log_lines": "signet_sdk.testing.hook_process",
-    "json_answer": "signet_sdk.testing.fake_server",
-    "load_vectors": "signet_sdk.testing.vectors",
-    "outbox_entries": "signet_sdk.testing.hook_process",
-    "outbox_left": "signet_sdk.testing.hook_process",
-    "private_home": "signet_sdk.testing.environment",
-    "run_hook": "signet_sdk.testing.hook_process",
-    "sdk_state_dir": "signet_sdk.testing.hook_process",
-    "sse_answer": "signet_sdk.testing.fake_server",
-    "vector_id": "signet_sdk.testing.vectors",
-    "write_jsonl": "signet_sdk.testing.environment",
-}
+    __all__: list[str]
 
-__all__ = [
-    "Answer",
-    "DaemonKit",
-    "FakeServer",
-    "HookRun",
-    "MockDaemon",
-    "RealDaemon",
-    "Recorded",
-    "RecordingProxy",
-    "Reply",
-    "ScriptedDaemon",
-    "ServeProcess",
-    "assert_parity",
-    "assert_received",
-    "check_vector",
-    "check_vector_through_hook",
-    "check_vector_through_server",
-    "free_port",
-    "hook_command",
-    "hook_log_lines",
-    "json_answer",
-    "load_vectors",
-    "outbox_entries",
-    "outbox_left",
-    "private_home",
-    "run_hook",
-    "sdk_state_dir",
-    "sse_answer",
-    "vector_id",
-    "write_jsonl",
-]
-
-
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'signet_sdk.testing' has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return list(__all__)
+# Hidden from type checkers, which read the block: an unknown name is an error there.
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = _lazy_module(__name__)
