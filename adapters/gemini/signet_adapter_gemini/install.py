@@ -51,8 +51,6 @@ from signet_sdk.installing.files import (
     InstallError,
     parse_config,
     read_text,
-    replace_text,
-    text_diff,
 )
 from signet_sdk.installing.group_lists import (
     check_group_lists,
@@ -61,7 +59,7 @@ from signet_sdk.installing.group_lists import (
     remove_groups,
 )
 from signet_sdk.installing.mcp import is_sdk_server, sdk_mcp_entry
-from signet_sdk.installing.undo import RECORD, read_record, uninstall_file, write_record
+from signet_sdk.installing.undo import RECORD, install_file, read_record, uninstall_file
 
 __all__ = [
     "MCP_NAME",
@@ -162,10 +160,6 @@ def _parse(path: Path, text: str) -> j5.Node:
     return root
 
 
-def _blank(text: str | None) -> str:
-    return "{}\n" if text is None or not text.strip() else text
-
-
 def merge(
     path: Path,
     text: str | None,
@@ -240,39 +234,25 @@ def _install(
     path: Path, groups: Mapping[str, dict[str, Any]], entry: dict[str, Any] | None, dry: bool
 ) -> int:
     text = read_text(path)
-    record_path = path.with_name(RECORD)
-    old = read_record(record_path)
     new, change = merge(path, text, groups, entry)
-    if new == _blank(text) and text is not None:
-        sys.stdout.write(f"{path}: already up to date, nothing changed\n")
-        return 0
-    if old is not None and old.get("after") == text:
-        # Our earlier install, untouched since: keep what was there before it.
-        before, existed = old.get("before"), old.get("existed", True)
-        created = [c for c in old.get("created") or [] if c not in change["created"]]
-        change["created"] = created + change["created"]
-        if change["mcp"] is not None and old.get("mcp") and change["mcp"][0] == "replaced":
-            change["mcp"] = old["mcp"]
-    else:
-        before, existed = text, text is not None
-    record = {
-        "managedBy": "signet-sdk install gemini",
-        "file": str(path),
-        "existed": existed,
-        "before": before,
-        "after": new,
-        "created": change["created"],
-        "mcp": change["mcp"],
-        "entry": entry,
-    }
-    if dry:
-        sys.stdout.write(text_diff(path, text, new, "install"))
-        return 0
-    write_record(record_path, record)
-    replace_text(path, new)
-    sys.stdout.write(f"Signet hooks and memory tools installed into {path}\n")
-    sys.stdout.write("Gemini CLI reads settings at start-up: restart running sessions.\n")
-    return 0
+
+    def mcp_fields(earlier: Mapping[str, Any] | None) -> dict[str, Any]:
+        # Our server replaced by itself: the earlier install knows what it replaced.
+        mcp = change["mcp"]
+        if earlier is not None and earlier.get("mcp") and mcp is not None and mcp[0] == "replaced":
+            mcp = earlier["mcp"]
+        return {"mcp": mcp, "entry": entry}
+
+    return install_file(
+        path,
+        text,
+        new,
+        change["created"],
+        managed_by="signet-sdk install gemini",
+        restart_note="Gemini CLI reads settings at start-up: restart running sessions.",
+        dry=dry,
+        more=mcp_fields,
+    )
 
 
 def _uninstall(path: Path, entry: dict[str, Any], dry: bool) -> int:

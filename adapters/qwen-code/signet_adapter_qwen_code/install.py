@@ -53,8 +53,6 @@ from signet_sdk.installing.files import (
     InstallError,
     parse_config,
     read_text,
-    replace_text,
-    text_diff,
 )
 from signet_sdk.installing.group_lists import (
     check_group_lists,
@@ -63,7 +61,7 @@ from signet_sdk.installing.group_lists import (
     remove_groups,
 )
 from signet_sdk.installing.mcp import is_sdk_server, sdk_mcp_entry
-from signet_sdk.installing.undo import RECORD, read_record, uninstall_file, write_record
+from signet_sdk.installing.undo import RECORD, install_file, read_record, uninstall_file
 
 __all__ = [
     "HOOK_NAME",
@@ -230,9 +228,6 @@ def unmerge(path: Path, text: str, created: list[list[str]] | None = None) -> tu
     return current, notes
 
 
-# -- the undo record -----------------------------------------------------------
-
-
 # -- install / uninstall -------------------------------------------------------
 
 
@@ -240,37 +235,17 @@ def _install(
     path: Path, groups: Mapping[str, dict[str, Any]], entry: dict[str, Any] | None, dry: bool
 ) -> int:
     text = read_text(path)
-    record_path = path.with_name(RECORD)
-    old = read_record(record_path, _MANAGED_BY)
     new, created = merge(path, text, groups, entry)
-    if new == text:
-        sys.stdout.write(f"{path}: already up to date, nothing changed\n")
-        return 0
-    if dry:
-        sys.stdout.write(text_diff(path, text, new, "install"))
-        return 0
-    if old is not None and old.get("after") == text:
-        # Our earlier install, untouched since: what was there before it still is.
-        before, existed = old.get("before"), bool(old.get("existed", True))
-        created = [c for c in old.get("created") or [] if c not in created] + created
-    elif text is None or not text.strip():
-        before, existed = text, text is not None
-    else:
-        # Ours from an install whose record is gone (or was edited since) do not count.
-        before, existed = unmerge(path, text)[0], True
-    record = {
-        "managedBy": _MANAGED_BY,
-        "file": str(path),
-        "existed": existed,
-        "before": before,
-        "after": new,
-        "created": created,
-    }
-    write_record(record_path, record)
-    replace_text(path, new)
-    sys.stdout.write(f"Signet hooks and memory tools installed into {path}\n")
-    sys.stdout.write("Qwen Code reads its settings at start-up: restart running sessions.\n")
-    return 0
+    return install_file(
+        path,
+        text,
+        new,
+        created,
+        managed_by=_MANAGED_BY,
+        restart_note="Qwen Code reads its settings at start-up: restart running sessions.",
+        dry=dry,
+        without_ours=lambda found: unmerge(path, found)[0],
+    )
 
 
 def _uninstall(path: Path, dry: bool) -> int:
