@@ -81,7 +81,7 @@ from signet_sdk.wire.errors import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Mapping
+    from collections.abc import Callable, Container, Iterator, Mapping
     from typing import Any
 
     #: A sender: (entry, the body to send) -> the decoded answer; raises SignetError.
@@ -270,7 +270,13 @@ class Outbox:
 
     # -- sending -----------------------------------------------------------
 
-    def deliver(self, entry_id: str, send: Sender) -> str:
+    def deliver(
+        self,
+        entry_id: str,
+        send: Sender,
+        *,
+        open_sessions: Container[tuple[Any, ...]] | None = None,
+    ) -> str:
         """Send one entry if nobody else is sending it.
 
         Returns ``"sent"``, ``"busy"`` (another process holds it), ``"gone"``
@@ -280,6 +286,10 @@ class Outbox:
         the same session is still pending: this one goes after it),
         ``"failed"`` (an attempt the daemon may have seen, counted and kept)
         or ``"dead"``.
+
+        ``open_sessions``, when given, is the sessions known to have an older
+        entry still pending, which spares listing the folder again: :meth:`flush`
+        knows them from its own pass over the folder, oldest first.
         """
         path = os.path.join(self.root, f"{entry_id}.json")
         try:
@@ -298,7 +308,11 @@ class Outbox:
                 entry = entry_of(jsonfast.loads(read_exact(fd, 0, os.fstat(fd).st_size)))
             except (ValueError, KeyError, TypeError) as exc:
                 return self._bury(entry_id, f"unreadable entry: {exc}")
-            if self.queued_before(entry) is not None:
+            if open_sessions is not None:
+                waits = session_of(entry) in open_sessions
+            else:
+                waits = self.queued_before(entry) is not None
+            if waits:
                 return "waiting"  # its session's older write goes first
             since = self.in_doubt_for(entry_id)
             if since is not None and since < self.settle:
@@ -495,6 +509,8 @@ class Outbox:
         delay = 0.25
         while True:
             again = False
+            #: Sessions with an entry of this pass still pending: their later entries wait.
+            open_sessions: set[tuple[Any, ...]] = set()
             for entry_id in self.pending():
                 if entry_id in failed:
                     continue
@@ -504,8 +520,10 @@ class Outbox:
                 if session is not None and session in stuck:
                     counts["waiting"] = counts.get("waiting", 0) + 1
                     continue
-                outcome = self.deliver(entry_id, send)
+                outcome = self.deliver(entry_id, send, open_sessions=open_sessions)
                 counts[outcome] = counts.get(outcome, 0) + 1
+                if session is not None and outcome not in ("sent", "gone", "dead"):
+                    open_sessions.add(session)
                 if outcome == "failed":
                     failed.add(entry_id)
                     if session is not None:

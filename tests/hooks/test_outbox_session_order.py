@@ -11,6 +11,7 @@ sessions, and writes that name no session, keep no order and go at once.
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -150,3 +151,29 @@ def test_sessions_are_told_apart_by_harness_and_agent(tmp_path: Path) -> None:
     again = Outbox(tmp_path / "outbox", settle=60.0)
     assert again.queued_before(same) == held.id
     assert again.deliver(same.id, in_doubt) == "waiting"
+
+
+def test_a_flush_lists_the_folder_once_a_pass_not_once_an_entry(
+    tmp_path: Path, mock_daemon: tuple[MockDaemon, str], monkeypatch: Any
+) -> None:
+    """After a long outage a flush meets thousands of entries: listing the folder
+    again for each one made it quadratic. Its own pass already knows, oldest
+    first, which sessions still have an entry pending."""
+    daemon, url = mock_daemon
+    outbox = Outbox(tmp_path / "outbox")
+    for n in range(40):
+        outbox.put("remember", {"content": f"fact {n}", "sessionKey": f"s{n % 3}"}, harness="h")
+    listings = 0
+    real_listdir = os.listdir
+
+    def counting_listdir(path: Any) -> list[str]:
+        nonlocal listings
+        listings += 1
+        return real_listdir(path)
+
+    monkeypatch.setattr(os, "listdir", counting_listdir)
+    counts = outbox.flush(sender_to(url), deadline=time.monotonic() + 10)
+    assert counts == {"sent": 40} and outbox.pending() == []
+    assert listings <= 2  # the pass, and the empty check after it
+    sent = [r.json["content"] for r in daemon.requests if r.path == "/api/hooks/remember"]
+    assert sent == [f"fact {n}" for n in range(40)]
