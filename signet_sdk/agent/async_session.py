@@ -64,33 +64,19 @@ class AsyncSession(SessionCore):
     async def stream(self, text: str) -> AsyncIterator[AgentEvent]:
         """Run one turn, yielding its events as they happen."""
         self.begin_turn(text)
-        mark = self.state_mark()
         plan = turn_plan(self.state, text)
-        try:
+        with self.turn_in_flight(plan):
             async for event in self._drive(plan, {}):
                 yield event
-        except BaseException as exc:
-            self.turn_failed(mark, exc)
-            raise
-        finally:
-            plan.close()
-            self.running = False
 
     async def compact(self) -> str:
         """Summarise the history now; the summary ("" when there was nothing to do)."""
         self.begin_turn(None)
-        mark = self.state_mark()
         plan = compact_plan(self.state)
         box: dict[str, Any] = {}
-        try:
+        with self.turn_in_flight(plan):
             async for _ in self._drive(plan, box):  # its notices are noted by the driver
                 pass
-        except BaseException as exc:
-            self.turn_failed(mark, exc)
-            raise
-        finally:
-            plan.close()
-            self.running = False
         summary: str = box.get("return", "")
         return summary
 

@@ -9,7 +9,8 @@ killed process leaves behind.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import closing, contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from signet_sdk.agent.durable import SessionFiles, SessionWriter, session_end_call
@@ -20,6 +21,7 @@ from signet_sdk.wire.errors import APIConnectionError
 from signet_sdk.wire.lifecycle import LifecycleCall
 
 if TYPE_CHECKING:
+    from signet_sdk.agent.plan import Plan
     from signet_sdk.agent.tools import CallContext, ToolRegistry
 
 __all__ = ["DEFERRABLE", "SessionCore", "TurnRunningError", "incomplete"]
@@ -108,6 +110,24 @@ class SessionCore:
 
     def state_mark(self) -> tuple[int, int, Usage]:
         return len(self.state.history), len(self.state.turn_starts), self.state.usage
+
+    @contextmanager
+    def turn_in_flight(self, plan: Plan) -> Iterator[None]:
+        """A turn begun (:meth:`begin_turn`) whose ``plan`` runs in the block, either driver's.
+
+        The plan is closed however the block is left; a turn that fails or is
+        cancelled is rolled back (:meth:`turn_failed`), so the model never sees
+        half a turn; and the session is free for the next turn.
+        """
+        mark = self.state_mark()
+        try:
+            with closing(plan):
+                yield
+        except BaseException as exc:
+            self.turn_failed(mark, exc)
+            raise
+        finally:
+            self.running = False
 
     def turn_failed(self, mark: tuple[int, int, Usage], exc: BaseException) -> None:
         """Undo a turn the model did not finish; the transcript says it was cut."""

@@ -66,36 +66,22 @@ class Session(SessionCore):
     def stream(self, text: str) -> Iterator[AgentEvent]:
         """Run one turn, yielding its events: text as it arrives, tools, notices, then ``done``."""
         self.begin_turn(text)
-        mark = self.state_mark()
         plan = turn_plan(self.state, text)
-        try:
-            with closing(plan):
-                yield from self._drive(plan)
-        except BaseException as exc:
-            self.turn_failed(mark, exc)
-            raise
-        finally:
-            self.running = False
+        with self.turn_in_flight(plan):
+            yield from self._drive(plan)
 
     def compact(self) -> str:
         """Summarise the history now (as when it grows past the threshold); the summary."""
         self.begin_turn(None)
-        mark = self.state_mark()
         plan = compact_plan(self.state)
-        try:
-            with closing(plan):
-                gen = self._drive(plan)
-                while True:
-                    try:
-                        next(gen)  # (noted by the driver)
-                    except StopIteration as done:
-                        summary: str = done.value
-                        return summary
-        except BaseException as exc:
-            self.turn_failed(mark, exc)
-            raise
-        finally:
-            self.running = False
+        with self.turn_in_flight(plan):
+            gen = self._drive(plan)
+            while True:
+                try:
+                    next(gen)  # (noted by the driver)
+                except StopIteration as done:
+                    summary: str = done.value
+                    return summary
 
     def remember(self, content: str, *, tags: list[str] | None = None) -> None:
         """Store ``content`` as a memory: into the outbox now, to the daemon in order."""
