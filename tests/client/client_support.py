@@ -5,6 +5,8 @@ arrived (head, headers, body, which connection carried it) and answers from
 a script per route: a status and body, after a delay, a byte at a time, or
 by hanging up. ``Driver`` builds a client over one transport and calls its
 methods synchronously, so one test body runs against every transport.
+``EndpointCall`` is the common part of a table row that calls one client
+method and checks the request it makes (over respx, no socket).
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote
+
+import respx
 
 import signet_sdk as s
 
@@ -213,6 +218,28 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+# -- endpoint tables ----------------------------------------------------------------
+
+
+@dataclass
+class EndpointCall:
+    """One public client method, how to call it, and where its request must go.
+
+    ``args`` builds the positional arguments afresh for each call (models are
+    mutable); ``path`` is as it travels, percent-encoded. Each table adds what
+    its rows answer and check.
+    """
+
+    method: str
+    args: Callable[[], tuple[Any, ...]]
+    http: str
+    path: str
+
+    def route(self, mock: respx.MockRouter) -> respx.Route:
+        """The respx route that catches this call's request (respx matches decoded paths)."""
+        return mock.route(method=self.http, path=unquote(self.path))
 
 
 # -- drivers ----------------------------------------------------------------------

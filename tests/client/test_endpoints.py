@@ -11,7 +11,6 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import unquote
 
 import httpx
 import pytest
@@ -21,16 +20,16 @@ import signet_sdk as s
 import signet_sdk.models as models
 from signet_sdk import AdapterClient, AsyncAdapterClient
 
+from .client_support import EndpointCall
+
 BASE = "http://127.0.0.1:3999"
 HOOK = {"harness": "openclaw", "runtimePath": "plugin", "agentId": "alice"}
 
 
 @dataclass
-class Row:
-    method: str
-    args: Callable[[], tuple[Any, ...]]
-    http: str
-    path: str
+class Row(EndpointCall):
+    """A call, the JSON body it must send, the daemon's answer and the result type it gives."""
+
     body: dict[str, Any] | None
     answer: Any
     result: type
@@ -393,7 +392,7 @@ def call_args(row: Row) -> tuple[tuple[Any, ...], dict[str, Any]]:
 @pytest.mark.parametrize("row", ROWS, ids=lambda r: r.method)
 def test_sync_endpoint(row: Row) -> None:
     with respx.mock(base_url=BASE, assert_all_called=True) as mock:
-        route = mock.route(method=row.http, path=unquote(row.path)).respond(200, json=row.answer)
+        route = row.route(mock).respond(200, json=row.answer)
         with AdapterClient("openclaw", BASE, **client_kwargs()) as client:
             args, kwargs = call_args(row)
             result = getattr(client, row.method)(*args, **kwargs)
@@ -409,7 +408,7 @@ def test_sync_endpoint(row: Row) -> None:
 @pytest.mark.parametrize("row", ROWS, ids=lambda r: r.method)
 async def test_async_endpoint(row: Row) -> None:
     with respx.mock(base_url=BASE, assert_all_called=True) as mock:
-        route = mock.route(method=row.http, path=unquote(row.path)).respond(200, json=row.answer)
+        route = row.route(mock).respond(200, json=row.answer)
         async with (
             httpx.AsyncClient() as http,
             AsyncAdapterClient("openclaw", BASE, http_client=http, **client_kwargs()) as client,

@@ -16,7 +16,6 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import unquote
 
 import httpx
 import pytest
@@ -32,6 +31,7 @@ from signet_sdk.models import (
 )
 from signet_sdk.wire.lifecycle import LifecycleCall
 
+from ..client.client_support import EndpointCall
 from .test_answers import (
     ANSWERS,
     CLOCK,
@@ -48,11 +48,10 @@ HOOK = {"harness": "claude-code", "runtimePath": "legacy", "agentId": "alice"}
 
 
 @dataclass
-class Row:
-    method: str
-    args: Callable[[], tuple[Any, ...]]
-    http: str
-    path: str
+class Row(EndpointCall):
+    """A call, the newer daemon's answer it replays (a key of ``ANSWERS``), what the
+    result must show, and the JSON body it must send."""
+
     answer: str
     check: Callable[[Any], bool]
     body: dict[str, Any] | None = None
@@ -375,9 +374,7 @@ def test_every_public_method_is_replayed() -> None:
 
 def _respond(mock: respx.MockRouter, row: Row) -> respx.Route:
     answer = ANSWERS[row.answer]
-    return mock.route(method=row.http, path=unquote(row.path)).respond(
-        answer.status, json=answer.body
-    )
+    return row.route(mock).respond(answer.status, json=answer.body)
 
 
 def _assert_sent(route: respx.Route, row: Row) -> None:
