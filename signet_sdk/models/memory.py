@@ -447,13 +447,19 @@ class ModifyMemoryRequest(_Change):
     changed_by: str | None = Field(None, alias="changed_by")
 
 
-class ModifyMemoryResult(ResponseModel):
-    """``status`` is ``updated`` or ``no_changes`` on a 200 (other values are errors)."""
+class _RowOutcome(ResponseModel):
+    """What a change did to one memory: its ``status``, the row's version as found
+    (``currentVersion``) and, when the change was written, the version it made."""
 
     id: str
     status: str
     current_version: int | None = None
     new_version: int | None = None
+
+
+class ModifyMemoryResult(_RowOutcome):
+    """``status`` is ``updated`` or ``no_changes`` on a 200 (other values are errors)."""
+
     content_changed: bool | None = None
     embedded: bool | None = None
     duplicate_memory_id: str | None = None
@@ -513,13 +519,8 @@ class ForgetMemoryRequest(RequestModel):
     changed_by: str | None = Field(None, alias="changed_by")
 
 
-class ForgetMemoryResult(ResponseModel):
+class ForgetMemoryResult(_RowOutcome):
     """``status: "deleted"`` on a 200."""
-
-    id: str
-    status: str
-    current_version: int | None = None
-    new_version: int | None = None
 
 
 _FORGET_FILTERS = ("type", "tags", "who", "since", "until", "scope", "source_type")
@@ -576,13 +577,8 @@ class ForgetCandidate(ResponseModel):
     version: int | None = None
 
 
-class ForgetItem(ResponseModel):
+class ForgetItem(_RowOutcome):
     """What an execute did to one row."""
-
-    id: str
-    status: str
-    current_version: int | None = None
-    new_version: int | None = None
 
 
 class BatchForgetResult(ResponseModel):

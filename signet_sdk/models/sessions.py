@@ -3,12 +3,14 @@
 Session listings come from the daemon's in-memory claim tracker, so they
 forget everything on a restart. Summary rows are raw database rows
 (snake_case columns plus a camelCase ``childCount``), while the expand
-route rebuilds its nodes in camelCase: the two shapes are separate models.
+route rebuilds its nodes in camelCase: two models over one list of
+columns, apart only in their wire names.
 """
 
 from __future__ import annotations
 
-from pydantic import Field, StrictBool
+from pydantic import ConfigDict, Field, StrictBool
+from pydantic.alias_generators import to_camel
 
 from ._base import RequestModel, ResponseModel
 from .field_types import NonBlankStr
@@ -92,24 +94,36 @@ class SessionSearchResult(ResponseModel):
     count: int | None = None
 
 
-class SessionSummaryRow(ResponseModel):
-    """A raw ``session_summaries`` row: snake_case columns, camelCase ``childCount``."""
+class _SummaryColumns(ResponseModel):
+    """The columns of a ``session_summaries`` row, which both summary shapes carry."""
 
     id: str
     project: str | None = None
     depth: int | None = None
     kind: str | None = None
     content: str | None = None
-    token_count: int | None = Field(None, alias="token_count")
-    earliest_at: str | None = Field(None, alias="earliest_at")
-    latest_at: str | None = Field(None, alias="latest_at")
-    session_key: str | None = Field(None, alias="session_key")
+    token_count: int | None = None
+    earliest_at: str | None = None
+    latest_at: str | None = None
+    session_key: str | None = None
     harness: str | None = None
-    agent_id: str | None = Field(None, alias="agent_id")
-    source_type: str | None = Field(None, alias="source_type")
-    source_ref: str | None = Field(None, alias="source_ref")
-    meta_json: str | None = Field(None, alias="meta_json")
-    created_at: str | None = Field(None, alias="created_at")
+    agent_id: str | None = None
+    source_type: str | None = None
+    source_ref: str | None = None
+    meta_json: str | None = None
+    created_at: str | None = None
+
+
+def _row_key(field: str) -> str:
+    """A column keeps its own (snake_case) name; a key the route adds is camelCase."""
+    return field if field in _SummaryColumns.model_fields else to_camel(field)
+
+
+class SessionSummaryRow(_SummaryColumns):
+    """A raw ``session_summaries`` row: snake_case columns, camelCase ``childCount``."""
+
+    model_config = ConfigDict(alias_generator=_row_key)
+
     child_count: int | None = None
 
 
@@ -130,24 +144,8 @@ class SummaryExpandRequest(RequestModel):
     session_key: str | None = None
 
 
-class SummaryNode(ResponseModel):
+class SummaryNode(_SummaryColumns):
     """A summary node as the expand route rebuilds it: every key camelCase."""
-
-    id: str
-    project: str | None = None
-    depth: int | None = None
-    kind: str | None = None
-    content: str | None = None
-    token_count: int | None = None
-    earliest_at: str | None = None
-    latest_at: str | None = None
-    session_key: str | None = None
-    harness: str | None = None
-    agent_id: str | None = None
-    source_type: str | None = None
-    source_ref: str | None = None
-    meta_json: str | None = None
-    created_at: str | None = None
 
 
 class LinkedMemory(ResponseModel):
