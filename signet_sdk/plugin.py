@@ -20,7 +20,14 @@ The plugin (:class:`HarnessPlugin`, :class:`EventSpec`)
     start after an outage). ``not_applicable`` maps a dependency-map row or
     native event the adapter does not cover to the reason, which the parity
     suite prints instead of MISSING. ``tools`` (``"mcp"`` or ``"native"``)
-    says how the harness's model reaches the memory tools.
+    says how the harness's model reaches the memory tools. A package whose
+    translator is an ``EventTranslator`` (``harness``, ``not_applicable``
+    and the events on its class) declares the rest in one call:
+    ``HarnessPlugin.command_hooks(Translator, description=)`` for a harness
+    that runs a command per event (runtime path ``legacy``, tools over MCP),
+    ``HarnessPlugin.in_harness(Translator, description=, shims=)`` for one
+    that loads our shim or provider itself (runtime path ``plugin``, native
+    tools); ``tools=`` overrides either default.
 
 What a translator returns
     :class:`LifecycleCall` ``(action, body)``: one daemon call, ``action``

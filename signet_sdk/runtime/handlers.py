@@ -63,6 +63,9 @@ class EventTranslator:
     a ``translate`` that checks the payload, picks the event's handler and
     calls it with the payload and :meth:`scope`. Class settings:
 
+    * ``harness`` and ``not_applicable``: the harness's name, and each
+      parity row or native event the adapter does not cover with the reason
+      (what :meth:`HarnessPlugin.command_hooks` and its siblings read).
     * ``event_field``: a payload field that names the event (Claude Code's
       ``hook_event_name``, pi's ``type``); when present it must agree with the
       event the call is for. Unknown events are reported under this field, or
@@ -76,6 +79,7 @@ class EventTranslator:
     """
 
     harness: ClassVar[str] = ""
+    not_applicable: ClassVar[Mapping[str, str]] = {}
     event_field: ClassVar[str | None] = None
     carries: ClassVar[bool] = False
     context_events: ClassVar[frozenset[str]] = frozenset()

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
     from typing import Any
 
+    from signet_sdk.runtime.handlers import EventTranslator
     from signet_sdk.runtime.translator import HarnessTranslator
 
 __all__ = ["TIMEOUT_CLASSES", "EventSpec", "HarnessPlugin"]
@@ -165,6 +166,61 @@ class HarnessPlugin:
         #: Set by the registry: the distribution this plugin came from.
         self.distribution: str | None = None
         self.version: str | None = None
+
+    @classmethod
+    def command_hooks(
+        cls, translator: type[EventTranslator], *, description: str, tools: str = "mcp"
+    ) -> HarnessPlugin:
+        """The plugin of a harness that runs ``signet-sdk hook <name> <event>`` per event.
+
+        Its runtime path is ``legacy`` and its model reaches the memory tools
+        over MCP unless ``tools`` says otherwise. The rest comes from
+        :meth:`of_translator`.
+        """
+        return cls.of_translator(translator, "legacy", tools, description)
+
+    @classmethod
+    def in_harness(
+        cls,
+        translator: type[EventTranslator],
+        *,
+        description: str,
+        tools: str = "native",
+        shims: str | None = None,
+    ) -> HarnessPlugin:
+        """The plugin of a harness that loads our code (a shim, a memory provider) itself.
+
+        Its runtime path is ``plugin`` and it registers the memory tools
+        through the harness's own plugin API unless ``tools`` says otherwise.
+        The rest comes from :meth:`of_translator`.
+        """
+        return cls.of_translator(translator, "plugin", tools, description, shims)
+
+    @classmethod
+    def of_translator(
+        cls,
+        translator: type[EventTranslator],
+        runtime_path: str,
+        tools: str,
+        description: str,
+        shims: str | None = None,
+    ) -> HarnessPlugin:
+        """The plugin whose translator class is ``translator``, in its package's ``_translate.py``.
+
+        The class says the name (``harness``), the events and the rows it does
+        not cover (``not_applicable``); the package it sits in gives the other
+        parts by convention (``package=``).
+        """
+        return cls(
+            translator.harness,
+            package=translator.__module__.rpartition(".")[0],
+            events=translator.events,
+            runtime_path=runtime_path,
+            not_applicable=translator.not_applicable,
+            shims=shims,
+            tools=tools,
+            description=description,
+        )
 
     def __repr__(self) -> str:
         return f"HarnessPlugin({self.name!r}, events={list(self.events)!r})"

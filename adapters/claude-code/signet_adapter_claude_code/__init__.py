@@ -23,17 +23,11 @@ from __future__ import annotations
 
 from signet_sdk.plugin import HarnessPlugin
 
-from ._translate import EVENTS, NOT_APPLICABLE, TRANSLATOR, ClaudeCodeTranslator
+from ._translate import EVENTS, TRANSLATOR, ClaudeCodeTranslator
 
 __all__ = ["EVENTS", "PLUGIN", "TRANSLATOR", "ClaudeCodeTranslator"]
 
 #: What this package registers in the ``signet_sdk.adapters`` entry-point group.
-PLUGIN = HarnessPlugin(
-    "claude-code",
-    package=__name__,  # translator, paths, installer, vectors, shim, story by convention
-    events=ClaudeCodeTranslator.events,
-    runtime_path="legacy",
-    not_applicable=NOT_APPLICABLE,
-    tools="mcp",
-    description="Claude Code command hooks (settings.json)",
+PLUGIN = HarnessPlugin.command_hooks(
+    ClaudeCodeTranslator, description="Claude Code command hooks (settings.json)"
 )

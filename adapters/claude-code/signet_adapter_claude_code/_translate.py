@@ -71,6 +71,7 @@ class ClaudeCodeTranslator(CommandHookTranslator):
     """
 
     harness = "claude-code"
+    not_applicable = NOT_APPLICABLE
     context_events = frozenset({"SessionStart", "UserPromptSubmit", "SubagentStart"})
     prompt_events = frozenset({"UserPromptSubmit"})
 

@@ -21,17 +21,11 @@ from __future__ import annotations
 
 from signet_sdk.plugin import HarnessPlugin
 
-from ._translate import EVENTS, NOT_APPLICABLE, TRANSLATOR, CodexTranslator
+from ._translate import EVENTS, TRANSLATOR, CodexTranslator
 
 __all__ = ["EVENTS", "PLUGIN", "TRANSLATOR", "CodexTranslator"]
 
 #: What this package registers in the ``signet_sdk.adapters`` entry-point group.
-PLUGIN = HarnessPlugin(
-    "codex",
-    package=__name__,  # translator, paths, installer, vectors, shim, story by convention
-    events=CodexTranslator.events,
-    runtime_path="legacy",
-    not_applicable=NOT_APPLICABLE,
-    tools="mcp",
-    description="Codex CLI command hooks (hooks.json, trusted in config.toml)",
+PLUGIN = HarnessPlugin.command_hooks(
+    CodexTranslator, description="Codex CLI command hooks (hooks.json, trusted in config.toml)"
 )

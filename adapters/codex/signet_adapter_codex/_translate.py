@@ -66,6 +66,7 @@ class CodexTranslator(CommandHookTranslator):
     """
 
     harness = "codex"
+    not_applicable = NOT_APPLICABLE
     context_events = frozenset({"SessionStart", "UserPromptSubmit", "SubagentStart"})
     prompt_events = frozenset({"UserPromptSubmit"})
 

@@ -24,17 +24,11 @@ from __future__ import annotations
 
 from signet_sdk.plugin import HarnessPlugin
 
-from ._translate import EVENTS, NOT_APPLICABLE, TRANSLATOR, CopilotTranslator
+from ._translate import EVENTS, TRANSLATOR, CopilotTranslator
 
 __all__ = ["EVENTS", "PLUGIN", "TRANSLATOR", "CopilotTranslator"]
 
 #: What this package registers in the ``signet_sdk.adapters`` entry-point group.
-PLUGIN = HarnessPlugin(
-    "copilot",
-    package=__name__,  # translator, paths, installer, vectors, story by convention
-    events=CopilotTranslator.events,
-    runtime_path="legacy",
-    not_applicable=NOT_APPLICABLE,
-    tools="mcp",
-    description="GitHub Copilot CLI command hooks (hooks/*.json) and MCP tools",
+PLUGIN = HarnessPlugin.command_hooks(
+    CopilotTranslator, description="GitHub Copilot CLI command hooks (hooks/*.json) and MCP tools"
 )

@@ -105,6 +105,7 @@ class CopilotTranslator(EventTranslator):
     """
 
     harness = "copilot"
+    not_applicable = NOT_APPLICABLE
     context_events = frozenset({"sessionStart", "userPromptSubmitted", "subagentStart"})
     prompt_events = frozenset({"userPromptSubmitted"})
 

@@ -23,17 +23,11 @@ from __future__ import annotations
 
 from signet_sdk.plugin import HarnessPlugin
 
-from ._translate import EVENTS, NOT_APPLICABLE, TRANSLATOR, CursorTranslator
+from ._translate import EVENTS, TRANSLATOR, CursorTranslator
 
 __all__ = ["EVENTS", "PLUGIN", "TRANSLATOR", "CursorTranslator"]
 
 #: What this package registers in the ``signet_sdk.adapters`` entry-point group.
-PLUGIN = HarnessPlugin(
-    "cursor",
-    package=__name__,  # translator, paths, installer, vectors, story by convention
-    events=CursorTranslator.events,
-    runtime_path="legacy",
-    not_applicable=NOT_APPLICABLE,
-    tools="mcp",
-    description="Cursor command hooks (hooks.json) and MCP tools (mcp.json)",
+PLUGIN = HarnessPlugin.command_hooks(
+    CursorTranslator, description="Cursor command hooks (hooks.json) and MCP tools (mcp.json)"
 )

@@ -107,6 +107,7 @@ class CursorTranslator(CommandHookTranslator):
     """
 
     harness = "cursor"
+    not_applicable = NOT_APPLICABLE
     context_events = frozenset({"sessionStart"})
 
     def __init__(

@@ -21,17 +21,12 @@ from __future__ import annotations
 
 from signet_sdk.plugin import HarnessPlugin
 
-from ._translate import EVENTS, NOT_APPLICABLE, TRANSLATOR, GeminiTranslator
+from ._translate import EVENTS, TRANSLATOR, GeminiTranslator
 
 __all__ = ["EVENTS", "PLUGIN", "TRANSLATOR", "GeminiTranslator"]
 
 #: What this package registers in the ``signet_sdk.adapters`` entry-point group.
-PLUGIN = HarnessPlugin(
-    "gemini",
-    package=__name__,  # translator, paths, installer, vectors, shim, story by convention
-    events=GeminiTranslator.events,
-    runtime_path="legacy",
-    not_applicable=NOT_APPLICABLE,
-    tools="mcp",
+PLUGIN = HarnessPlugin.command_hooks(
+    GeminiTranslator,
     description="Gemini CLI command hooks (settings.json) and the memory tools over MCP",
 )

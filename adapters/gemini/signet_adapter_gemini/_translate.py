@@ -98,6 +98,7 @@ class GeminiTranslator(CommandHookTranslator):
     """
 
     harness = "gemini"
+    not_applicable = NOT_APPLICABLE
     context_events = frozenset({"SessionStart", "BeforeAgent"})
     prompt_events = frozenset({"BeforeAgent"})
 

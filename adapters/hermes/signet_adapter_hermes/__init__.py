@@ -21,17 +21,11 @@ from __future__ import annotations
 
 from signet_sdk.plugin import HarnessPlugin
 
-from ._translate import EVENTS, NOT_APPLICABLE, TRANSLATOR, HermesTranslator
+from ._translate import EVENTS, TRANSLATOR, HermesTranslator
 
 __all__ = ["EVENTS", "PLUGIN", "TRANSLATOR", "HermesTranslator"]
 
 #: What this package registers in the ``signet_sdk.adapters`` entry-point group.
-PLUGIN = HarnessPlugin(
-    "hermes-agent",
-    package=__name__,  # translator, paths, installer, vectors, shim, story by convention
-    events=HermesTranslator.events,
-    runtime_path="plugin",
-    tools="native",
-    not_applicable=NOT_APPLICABLE,
-    description="Hermes Agent memory provider ($HERMES_HOME/plugins/signet)",
+PLUGIN = HarnessPlugin.in_harness(
+    HermesTranslator, description="Hermes Agent memory provider ($HERMES_HOME/plugins/signet)"
 )

@@ -136,6 +136,7 @@ class HermesTranslator(EventTranslator):
     """
 
     harness = "hermes-agent"
+    not_applicable = NOT_APPLICABLE
     carries = True
 
     def translate(self, event: str, payload: Mapping[str, Any]) -> list[LifecycleCall]:

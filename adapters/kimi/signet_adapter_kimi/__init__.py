@@ -24,17 +24,12 @@ from __future__ import annotations
 
 from signet_sdk.plugin import HarnessPlugin
 
-from ._translate import EVENTS, NOT_APPLICABLE, TRANSLATOR, KimiTranslator
+from ._translate import EVENTS, TRANSLATOR, KimiTranslator
 
 __all__ = ["EVENTS", "PLUGIN", "TRANSLATOR", "KimiTranslator"]
 
 #: What this package registers in the ``signet_sdk.adapters`` entry-point group.
-PLUGIN = HarnessPlugin(
-    "kimi",
-    package=__name__,  # translator, paths, installer, vectors, story by convention
-    events=KimiTranslator.events,
-    runtime_path="legacy",
-    not_applicable=NOT_APPLICABLE,
-    tools="mcp",
+PLUGIN = HarnessPlugin.command_hooks(
+    KimiTranslator,
     description="Kimi Code command hooks ([[hooks]] in config.toml) and the memory tools over MCP",
 )

@@ -135,6 +135,7 @@ class KimiTranslator(CommandHookTranslator):
     """
 
     harness = "kimi"
+    not_applicable = NOT_APPLICABLE
     context_events = frozenset({"SessionStart", "UserPromptSubmit"})
     prompt_events = frozenset({"UserPromptSubmit"})
 

@@ -23,18 +23,13 @@ from __future__ import annotations
 
 from signet_sdk.plugin import HarnessPlugin
 
-from ._translate import EVENTS, NOT_APPLICABLE, SHIM_EVENTS, TRANSLATOR, OpenClawTranslator
+from ._translate import EVENTS, SHIM_EVENTS, TRANSLATOR, OpenClawTranslator
 
 __all__ = ["EVENTS", "PLUGIN", "SHIM_EVENTS", "TRANSLATOR", "OpenClawTranslator"]
 
 #: What this package registers in the ``signet_sdk.adapters`` entry-point group.
-PLUGIN = HarnessPlugin(
-    "openclaw",
-    package=__name__,  # translator, paths, installer, vectors, shim, story by convention
-    events=OpenClawTranslator.events,
-    runtime_path="plugin",
-    tools="native",
-    not_applicable=NOT_APPLICABLE,
-    shims="signet_adapter_openclaw.plugin",
+PLUGIN = HarnessPlugin.in_harness(
+    OpenClawTranslator,
     description="OpenClaw plugin (state dir extensions/, enabled in openclaw.json)",
+    shims="signet_adapter_openclaw.plugin",
 )

@@ -152,6 +152,7 @@ class OpenClawTranslator(EventTranslator):
     """
 
     harness = "openclaw"
+    not_applicable = NOT_APPLICABLE
 
     def scope(self, payload: Mapping[str, Any]) -> _Scope:
         """The session and agent the hook fired for, with what the plugin carried."""

@@ -25,17 +25,13 @@ from __future__ import annotations
 
 from signet_sdk.plugin import HarnessPlugin
 
-from ._translate import EVENTS, NOT_APPLICABLE, SHIM_EVENTS, TRANSLATOR, OpenCodeTranslator
+from ._translate import EVENTS, SHIM_EVENTS, TRANSLATOR, OpenCodeTranslator
 
 __all__ = ["EVENTS", "PLUGIN", "SHIM_EVENTS", "TRANSLATOR", "OpenCodeTranslator"]
 
 #: What this package registers in the ``signet_sdk.adapters`` entry-point group.
-PLUGIN = HarnessPlugin(
-    "opencode",
-    package=__name__,  # translator, paths, installer, vectors, shim, story by convention
-    events=OpenCodeTranslator.events,
-    runtime_path="plugin",
-    tools="mcp",
-    not_applicable=NOT_APPLICABLE,
+PLUGIN = HarnessPlugin.in_harness(
+    OpenCodeTranslator,
     description="OpenCode plugin (plugins/signet-sdk.js) and MCP server",
+    tools="mcp",
 )

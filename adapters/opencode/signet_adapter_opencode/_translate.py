@@ -178,6 +178,7 @@ class OpenCodeTranslator(EventTranslator):
     """
 
     harness = "opencode"
+    not_applicable = NOT_APPLICABLE
     event_field = "type"
     carries = True
 

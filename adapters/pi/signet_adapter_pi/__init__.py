@@ -21,17 +21,11 @@ from __future__ import annotations
 
 from signet_sdk.plugin import HarnessPlugin
 
-from ._translate import EVENTS, NOT_APPLICABLE, SHIM_EVENTS, TRANSLATOR, PiTranslator
+from ._translate import EVENTS, SHIM_EVENTS, TRANSLATOR, PiTranslator
 
 __all__ = ["EVENTS", "PLUGIN", "SHIM_EVENTS", "TRANSLATOR", "PiTranslator"]
 
 #: What this package registers in the ``signet_sdk.adapters`` entry-point group.
-PLUGIN = HarnessPlugin(
-    "pi",
-    package=__name__,  # translator, paths, installer, vectors, shim, story by convention
-    events=PiTranslator.events,
-    runtime_path="plugin",
-    tools="native",
-    not_applicable=NOT_APPLICABLE,
-    description="pi coding agent extension (agent dir extensions/)",
+PLUGIN = HarnessPlugin.in_harness(
+    PiTranslator, description="pi coding agent extension (agent dir extensions/)"
 )

@@ -185,6 +185,7 @@ class PiTranslator(EventTranslator):
     """
 
     harness = "pi"
+    not_applicable = NOT_APPLICABLE
     event_field = "type"
     carries = True
 

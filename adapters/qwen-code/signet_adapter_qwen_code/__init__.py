@@ -25,17 +25,12 @@ from __future__ import annotations
 
 from signet_sdk.plugin import HarnessPlugin
 
-from ._translate import EVENTS, NOT_APPLICABLE, TRANSLATOR, QwenCodeTranslator
+from ._translate import EVENTS, TRANSLATOR, QwenCodeTranslator
 
 __all__ = ["EVENTS", "PLUGIN", "TRANSLATOR", "QwenCodeTranslator"]
 
 #: What this package registers in the ``signet_sdk.adapters`` entry-point group.
-PLUGIN = HarnessPlugin(
-    "qwen-code",
-    package=__name__,  # translator, paths, installer, vectors, story by convention
-    events=QwenCodeTranslator.events,
-    runtime_path="legacy",
-    not_applicable=NOT_APPLICABLE,
-    tools="mcp",
+PLUGIN = HarnessPlugin.command_hooks(
+    QwenCodeTranslator,
     description="Qwen Code command hooks (settings.json) and the memory tools over MCP",
 )

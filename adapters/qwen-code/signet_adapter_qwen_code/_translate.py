@@ -122,6 +122,7 @@ class QwenCodeTranslator(CommandHookTranslator):
     """
 
     harness = "qwen-code"
+    not_applicable = NOT_APPLICABLE
     context_events = frozenset({"SessionStart", "UserPromptSubmit", "SubagentStart"})
     prompt_events = frozenset({"UserPromptSubmit"})
 
