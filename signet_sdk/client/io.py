@@ -33,6 +33,7 @@ from signet_sdk.client.deadline import DEADLINE
 from signet_sdk.wire.errors import APIConnectionError, APITimeoutError, NotSentError
 
 if TYPE_CHECKING:
+    from contextlib import AbstractAsyncContextManager
     from typing import TypeAlias
 
     import aiohttp
@@ -132,6 +133,17 @@ def httpx_transport() -> httpx.HTTPTransport:
     return deadline_transport(_pool_limits())
 
 
+def _httpx_arguments(request: PreparedRequest, timeout: httpx.Timeout) -> dict[str, Any]:
+    """``request`` as the keyword arguments of httpx's ``request`` and ``stream``, sync or async."""
+    return {
+        "method": request.method,
+        "url": request.url,
+        "headers": request.headers,
+        "content": request.content,
+        "timeout": timeout,
+    }
+
+
 class HttpxIO:
     """The sync client's I/O, on one ``httpx.Client`` (made here unless given).
 
@@ -150,13 +162,7 @@ class HttpxIO:
 
         DEADLINE.at = None if timeout is None else time.monotonic() + timeout
         try:
-            resp = self.client.request(
-                request.method,
-                request.url,
-                headers=request.headers,
-                content=request.content,
-                timeout=httpx.Timeout(timeout),
-            )
+            resp = self.client.request(**_httpx_arguments(request, httpx.Timeout(timeout)))
         except httpx.HTTPError as exc:
             raise _httpx_error(request, exc) from exc
         finally:
@@ -171,13 +177,7 @@ class HttpxIO:
 
         timeout = httpx.Timeout(None, connect=connect_timeout)
         try:
-            with self.client.stream(
-                request.method,
-                request.url,
-                headers=request.headers,
-                content=request.content,
-                timeout=timeout,
-            ) as resp:
+            with self.client.stream(**_httpx_arguments(request, timeout)) as resp:
                 if resp.status_code >= 300:
                     resp.read()
                     on_error(resp.status_code, resp.headers, resp.content)
@@ -215,13 +215,7 @@ class AsyncHttpxIO:
         import httpx
 
         try:
-            resp = await self.client.request(
-                request.method,
-                request.url,
-                headers=request.headers,
-                content=request.content,
-                timeout=httpx.Timeout(timeout),
-            )
+            resp = await self.client.request(**_httpx_arguments(request, httpx.Timeout(timeout)))
         except httpx.HTTPError as exc:
             raise _httpx_error(request, exc) from exc
         return resp.status_code, resp.headers, resp.content
@@ -234,13 +228,7 @@ class AsyncHttpxIO:
 
         timeout = httpx.Timeout(None, connect=connect_timeout)
         try:
-            async with self.client.stream(
-                request.method,
-                request.url,
-                headers=request.headers,
-                content=request.content,
-                timeout=timeout,
-            ) as resp:
+            async with self.client.stream(**_httpx_arguments(request, timeout)) as resp:
                 if resp.status_code >= 300:
                     await resp.aread()
                     on_error(resp.status_code, resp.headers, resp.content)
@@ -326,17 +314,26 @@ class AiohttpIO:
             return timed_out(request)
         return failed(request, exc)
 
+    def _request(
+        self,
+        session: aiohttp.ClientSession,
+        request: PreparedRequest,
+        timeout: aiohttp.ClientTimeout,
+    ) -> AbstractAsyncContextManager[aiohttp.ClientResponse]:
+        """``request`` on ``session``: the SDK's headers only, the body as is, no redirects."""
+        return session.request(
+            request.method,
+            request.url,
+            headers=self._headers(request.headers),
+            data=request.content,
+            allow_redirects=False,
+            timeout=timeout,
+        )
+
     async def send(self, request: PreparedRequest, timeout: float | None) -> Answer:
         session = self._session_here()
         try:
-            async with session.request(
-                request.method,
-                request.url,
-                headers=self._headers(request.headers),
-                data=request.content,
-                allow_redirects=False,
-                timeout=self._timeout(timeout),
-            ) as resp:
+            async with self._request(session, request, self._timeout(timeout)) as resp:
                 content = await resp.read()
                 return resp.status, resp.headers, content
         except (self._aiohttp.ClientError, TimeoutError) as exc:
@@ -350,14 +347,7 @@ class AiohttpIO:
         aiohttp = self._aiohttp
         timeout = aiohttp.ClientTimeout(total=None, connect=connect_timeout)
         try:
-            async with session.request(
-                request.method,
-                request.url,
-                headers=self._headers(request.headers),
-                data=request.content,
-                allow_redirects=False,
-                timeout=timeout,
-            ) as resp:
+            async with self._request(session, request, timeout) as resp:
                 if resp.status >= 300:
                     on_error(resp.status, resp.headers, await resp.read())
                 async for raw in resp.content:

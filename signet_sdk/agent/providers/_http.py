@@ -143,9 +143,18 @@ def _json(provider: str, request: ModelRequest, content: bytes) -> Any:
 
 
 class _Budget:
-    """One call's deadline and tries: what is left of it, and the wait before the next try."""
+    """One call's deadline and tries: what is left of it, and the wait before the next try.
 
-    def __init__(self, policy: RetryPolicy, timeout: float | None) -> None:
+    Both transports drive their tries with it, so what a failed try means
+    (another try, or the error the caller gets) is decided here once.
+    """
+
+    def __init__(
+        self, provider: str, request: ModelRequest, policy: RetryPolicy, timeout: float | None
+    ) -> None:
+        self.provider = provider
+        self.request = request
+        self.prepared = _prepared(request)
         self.policy = policy
         self.timeout = timeout
         self.started = time.monotonic()
@@ -168,6 +177,27 @@ class _Budget:
         left = None if self.timeout is None else self.timeout - (time.monotonic() - self.started)
         return retry_delay(self.policy, self.attempt, error, left)
 
+    def retry_after(self, exc: APIError) -> float:
+        """Seconds to wait after a try that failed with ``exc``; raised when it is the answer.
+
+        A connection error is raised in the model API's words (:func:`_reworded`).
+        """
+        error = (
+            _reworded(self.provider, self.request, exc)
+            if isinstance(exc, APIConnectionError)
+            else exc
+        )
+        delay = self.wait(error)
+        if delay is None:
+            raise error from error.__cause__
+        return delay
+
+    def answer_of(self, status: int, headers: Mapping[str, str], content: bytes) -> APIError | Any:
+        """A whole answer's JSON, or, for a status other than 2xx, the error it stands for."""
+        if 200 <= status < 300:
+            return _json(self.provider, self.request, content)
+        return answer_failure(self.provider, self.request, status, headers, content)
+
 
 class SyncTransport:
     """The sync providers' calls, on one ``httpx.Client`` (made here unless given)."""
@@ -181,31 +211,24 @@ class SyncTransport:
 
     def call(self, request: ModelRequest, timeout: float | None) -> Any:
         """A whole answer's JSON; retried within ``timeout`` while that may help."""
-        prepared = _prepared(request)
-        budget = _Budget(self.retry, timeout)
+        budget = _Budget(self.provider, request, self.retry, timeout)
         while True:
             try:
-                status, headers, content = self.io.send(prepared, budget.next_try())
+                answer = budget.answer_of(*self.io.send(budget.prepared, budget.next_try()))
             except APIConnectionError as exc:
-                error: APIError = _reworded(self.provider, request, exc)
-            else:
-                if 200 <= status < 300:
-                    return _json(self.provider, request, content)
-                error = answer_failure(self.provider, request, status, headers, content)
-            delay = budget.wait(error)
-            if delay is None:
-                raise error
-            _sleep(delay)
+                answer = exc
+            if not isinstance(answer, APIError):
+                return answer
+            _sleep(budget.retry_after(answer))
 
     def lines(self, request: ModelRequest, timeout: float | None) -> Generator[str, None, None]:
         """The lines of a streamed answer; ``timeout`` and retries end with its first line."""
         from signet_sdk.client.deadline import DEADLINE
 
-        prepared = _prepared(request)
-        budget = _Budget(self.retry, timeout)
+        budget = _Budget(self.provider, request, self.retry, timeout)
         while True:
             left = budget.next_try()
-            source = self.io.lines(prepared, left, _failure(self.provider, request))
+            source = self.io.lines(budget.prepared, left, _failure(self.provider, request))
             DEADLINE.at = None if left is None else time.monotonic() + left
             try:
                 first = next(source)
@@ -213,15 +236,7 @@ class SyncTransport:
                 return
             except APIError as exc:
                 _close(source)
-                error = (
-                    _reworded(self.provider, request, exc)
-                    if isinstance(exc, APIConnectionError)
-                    else exc
-                )
-                delay = budget.wait(error)
-                if delay is None:
-                    raise error from error.__cause__
-                _sleep(delay)
+                _sleep(budget.retry_after(exc))
                 continue
             finally:
                 DEADLINE.at = None
@@ -261,31 +276,24 @@ class AsyncTransport:
 
     async def call(self, request: ModelRequest, timeout: float | None) -> Any:
         """A whole answer's JSON; retried within ``timeout`` while that may help."""
-        prepared = _prepared(request)
-        budget = _Budget(self.retry, timeout)
+        budget = _Budget(self.provider, request, self.retry, timeout)
         while True:
             try:
-                status, headers, content = await self.io.send(prepared, budget.next_try())
+                answer = budget.answer_of(*await self.io.send(budget.prepared, budget.next_try()))
             except APIConnectionError as exc:
-                error: APIError = _reworded(self.provider, request, exc)
-            else:
-                if 200 <= status < 300:
-                    return _json(self.provider, request, content)
-                error = answer_failure(self.provider, request, status, headers, content)
-            delay = budget.wait(error)
-            if delay is None:
-                raise error
-            await _asleep(delay)
+                answer = exc
+            if not isinstance(answer, APIError):
+                return answer
+            await _asleep(budget.retry_after(answer))
 
     async def lines(
         self, request: ModelRequest, timeout: float | None
     ) -> AsyncGenerator[str, None]:
         """The lines of a streamed answer; ``timeout`` and retries end with its first line."""
-        prepared = _prepared(request)
-        budget = _Budget(self.retry, timeout)
+        budget = _Budget(self.provider, request, self.retry, timeout)
         while True:
             left = budget.next_try()
-            source = self.io.lines(prepared, left, _failure(self.provider, request))
+            source = self.io.lines(budget.prepared, left, _failure(self.provider, request))
             try:
                 first = await _first_line(source, left)
             except StopAsyncIteration:
@@ -299,15 +307,7 @@ class AsyncTransport:
                 ) from None
             except APIError as exc:
                 await _aclose(source)
-                error = (
-                    _reworded(self.provider, request, exc)
-                    if isinstance(exc, APIConnectionError)
-                    else exc
-                )
-                delay = budget.wait(error)
-                if delay is None:
-                    raise error from error.__cause__
-                await _asleep(delay)
+                await _asleep(budget.retry_after(exc))
                 continue
             break
         try:

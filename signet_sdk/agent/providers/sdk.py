@@ -17,7 +17,8 @@ connection), named as the built-in providers name them.
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncGenerator, Generator, Sequence
+from collections.abc import AsyncGenerator, Generator, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from signet_sdk.agent.providers._wire import ModelRequest, StreamDecoder, answer_failure
@@ -138,6 +139,19 @@ class _Wrapped:
     def _decoder(self) -> StreamDecoder:
         return self.codec.decoder()
 
+    @contextmanager
+    def _stream_failures(self, decoder: StreamDecoder) -> Iterator[None]:
+        """While the events arrive (either twin), a vendor's failure is raised as the SDK's."""
+        try:
+            yield
+        except SignetError:
+            raise
+        except Exception as exc:
+            error = self._stream_error(exc, decoder)
+            if error is None:
+                raise
+            raise error from exc
+
     def _events_ended(self, decoder: StreamDecoder) -> list[Chunk]:
         """The vendor's stream ran out; OpenAI's client swallows ``[DONE]`` on its way."""
         if isinstance(decoder, OpenAIStreamDecoder):
@@ -194,19 +208,13 @@ class SDKProvider(_Wrapped):
         except Exception as exc:
             raise (self._error(exc) or exc) from exc
         try:
-            for event in events:
-                data = _dump(event)
-                yield from decoder.event(_event_name(data), data)
-                if decoder.done:
-                    return
-            yield from self._events_ended(decoder)
-        except SignetError:
-            raise
-        except Exception as exc:
-            error = self._stream_error(exc, decoder)
-            if error is None:
-                raise
-            raise error from exc
+            with self._stream_failures(decoder):
+                for event in events:
+                    data = _dump(event)
+                    yield from decoder.event(_event_name(data), data)
+                    if decoder.done:
+                        return
+                yield from self._events_ended(decoder)
         finally:
             close = getattr(events, "close", None)
             if callable(close):
@@ -243,21 +251,15 @@ class AsyncSDKProvider(_Wrapped):
         except Exception as exc:
             raise (self._error(exc) or exc) from exc
         try:
-            async for event in events:
-                data = _dump(event)
-                for chunk in decoder.event(_event_name(data), data):
+            with self._stream_failures(decoder):
+                async for event in events:
+                    data = _dump(event)
+                    for chunk in decoder.event(_event_name(data), data):
+                        yield chunk
+                    if decoder.done:
+                        return
+                for chunk in self._events_ended(decoder):
                     yield chunk
-                if decoder.done:
-                    return
-            for chunk in self._events_ended(decoder):
-                yield chunk
-        except SignetError:
-            raise
-        except Exception as exc:
-            error = self._stream_error(exc, decoder)
-            if error is None:
-                raise
-            raise error from exc
         finally:
             close = getattr(events, "close", None)
             if callable(close):
