@@ -418,13 +418,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--runs must be at least 1")
     python = sys.executable
     load_before = os.getloadavg()
-    hook = [str(Path(python).parent / "signet-sdk"), "hook", "claude-code"]
-    codex_hook = [str(Path(python).parent / "signet-sdk"), "hook", "codex"]
-    gemini_hook = [str(Path(python).parent / "signet-sdk"), "hook", "gemini"]
-    cursor_hook = [str(Path(python).parent / "signet-sdk"), "hook", "cursor"]
-    copilot_hook = [str(Path(python).parent / "signet-sdk"), "hook", "copilot"]
-    qwen_hook = [str(Path(python).parent / "signet-sdk"), "hook", "qwen-code"]
-    kimi_hook = [str(Path(python).parent / "signet-sdk"), "hook", "kimi"]
+    # Each harness's hook command, as its installer writes it; the event is the last word.
+    commands = {h: [str(Path(python).parent / "signet-sdk"), "hook", h] for h in HARNESSES}
     work = Path(tempfile.mkdtemp(prefix="signet-bench-hooks-"))
     port = _free_port()
     daemon_argv = [
@@ -490,28 +485,21 @@ def main(argv: list[str] | None = None) -> int:
         kimi_session = f"session_{uuid.uuid4()}"
         _write_kimi_session(work / ".kimi-code" / "sessions" / "wd_atlas_bench" / kimi_session)
         kimi_payloads = _kimi_payloads(kimi_session, "/srv/atlas")
-        runs: list[tuple[str, list[str], bytes]] = []
-        if "claude-code" in chosen:
-            runs += [(f"hook claude-code {e}", [*hook, e], json.dumps(p).encode())
-                     for e, p in payloads.items()]  # fmt: skip
-        if "codex" in chosen:
-            runs += [(f"hook codex {e}", [*codex_hook, e], json.dumps(p).encode())
-                     for e, p in codex_payloads.items()]  # fmt: skip
-        if "gemini" in chosen:
-            runs += [(f"hook gemini {e}", [*gemini_hook, e], json.dumps(p).encode())
-                     for e, p in gemini_payloads.items()]  # fmt: skip
-        if "cursor" in chosen:
-            runs += [(f"hook cursor {e}", [*cursor_hook, e], json.dumps(p).encode())
-                     for e, p in cursor_payloads.items()]  # fmt: skip
-        if "copilot" in chosen:
-            runs += [(f"hook copilot {e}", [*copilot_hook, e], json.dumps(p).encode())
-                     for e, p in copilot_payloads.items()]  # fmt: skip
-        if "qwen-code" in chosen:
-            runs += [(f"hook qwen-code {e}", [*qwen_hook, e], json.dumps(p).encode())
-                     for e, p in qwen_payloads.items()]  # fmt: skip
-        if "kimi" in chosen:
-            runs += [(f"hook kimi {e}", [*kimi_hook, e], json.dumps(p).encode())
-                     for e, p in kimi_payloads.items()]  # fmt: skip
+        payloads_by_harness = {
+            "claude-code": payloads,
+            "codex": codex_payloads,
+            "gemini": gemini_payloads,
+            "cursor": cursor_payloads,
+            "copilot": copilot_payloads,
+            "qwen-code": qwen_payloads,
+            "kimi": kimi_payloads,
+        }
+        runs = [
+            (f"hook {h} {e}", [*commands[h], e], json.dumps(p).encode())
+            for h in HARNESSES
+            if h in chosen
+            for e, p in payloads_by_harness[h].items()
+        ]
         for _, argv, data in runs:  # warm the page cache and the daemon once
             _run(argv, data, env)
         _wait_outbox_empty(work / "state")
@@ -532,15 +520,6 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(work, ignore_errors=True)
     load_after = os.getloadavg()
     print(f"command: {shlex.join(['python', *sys.argv])}")
-    commands = {
-        "claude-code": hook,
-        "codex": codex_hook,
-        "gemini": gemini_hook,
-        "cursor": cursor_hook,
-        "copilot": copilot_hook,
-        "qwen-code": qwen_hook,
-        "kimi": kimi_hook,
-    }
     shown = [f"{shlex.join(commands[h])} <Event>" for h in HARNESSES if h in chosen]
     print(f"hooks:   {', '.join(shown)}")
     print("         (the event's JSON payload on stdin)")
