@@ -9,12 +9,11 @@ acceptable to both daemons.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from signet_adapter_claude_code import PLUGIN
+from signet_e2e.fixtures import served_mock_daemon
 
 from signet_sdk.testing import load_vectors, outbox_left, run_hook, write_jsonl
 
@@ -33,13 +32,8 @@ SEQUENCE = [
 ]
 
 
-@pytest.fixture
-def daemon(tmp_path: Path) -> Iterator[Any]:
-    from signet_sdk.testing.mock_daemon import MockDaemon
-
-    mock = MockDaemon(db_path=tmp_path / "daemon.sqlite3", version="0.109")
-    with mock.serve() as handle:
-        yield mock, handle.url
+#: The mock daemon answering as 0.109, and its URL.
+daemon = served_mock_daemon("0.109")
 
 
 def test_a_session_of_vectors_is_accepted_by_the_mock_daemon(

@@ -9,20 +9,10 @@ recording fake daemon.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from signet_sdk.testing import private_home
+from signet_e2e.fixtures import isolated_home
 
 #: The SDK's fixtures (``scripted_daemon``, ``signet_vector``, ``real_daemon``): opt-in.
 pytest_plugins = ["signet_sdk.testing.pytest_plugin"]
 
-
-@pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private HOME with ``.copilot/session-state``; returns COPILOT_HOME."""
-    home = private_home(monkeypatch, tmp_path, "COPILOT_", COPILOT_HOME=".copilot")
-    copilot_home = home / ".copilot"
-    (copilot_home / "session-state").mkdir(parents=True)
-    return copilot_home
+#: Autouse; the fixture returns COPILOT_HOME.
+isolated = isolated_home("COPILOT_", root=".copilot", made="session-state", COPILOT_HOME=".copilot")

@@ -9,20 +9,10 @@ recording fake daemon.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from signet_sdk.testing import private_home
+from signet_e2e.fixtures import isolated_home
 
 #: The SDK's fixtures (``scripted_daemon``, ``signet_vector``, ``real_daemon``): opt-in.
 pytest_plugins = ["signet_sdk.testing.pytest_plugin"]
 
-
-@pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private HOME; returns its ``.cursor`` folder."""
-    home = private_home(monkeypatch, tmp_path, "CURSOR_")
-    cursor = home / ".cursor"
-    (cursor / "projects").mkdir(parents=True)
-    return cursor
+#: Autouse; the fixture returns its ``.cursor`` folder.
+isolated = isolated_home("CURSOR_", root=".cursor", made="projects")

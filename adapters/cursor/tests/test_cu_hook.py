@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from signet_e2e import down_daemon_url, remember
+from signet_e2e.fixtures import served_mock_daemon
 
 from signet_sdk.testing import (
     Reply,
@@ -96,13 +96,8 @@ def cli_transcript(cursor: Path, conversation: str = CID) -> Path:
     return write_jsonl(folder / f"{conversation}.jsonl", turns)
 
 
-@pytest.fixture
-def mock(tmp_path: Path) -> Iterator[tuple[Any, str]]:
-    from signet_sdk.testing import MockDaemon
-
-    daemon = MockDaemon(db_path=tmp_path / "daemon.sqlite3", version="0.109")
-    with daemon.serve() as handle:
-        yield daemon, handle.url
+#: The mock daemon answering as 0.109, and its URL.
+mock = served_mock_daemon("0.109")
 
 
 # -- against the mock daemon ------------------------------------------------------

@@ -6,17 +6,10 @@ SIGNET_* or HERMES_* variables from the developer's shell.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from signet_sdk.testing import private_home
+from signet_e2e.fixtures import isolated_home
 
 #: The SDK's fixtures (``scripted_daemon``, ``signet_vector``, ``real_daemon``): opt-in.
 pytest_plugins = ["signet_sdk.testing.pytest_plugin"]
 
-
-@pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private HOME, XDG state dir and HERMES_HOME; no SIGNET_* or HERMES_* from outside."""
-    return private_home(monkeypatch, tmp_path, "HERMES_", flush=5, HERMES_HOME=".hermes")
+#: Autouse; the fixture returns its HOME.
+isolated = isolated_home("HERMES_", flush=5, HERMES_HOME=".hermes")

@@ -9,19 +9,10 @@ recording fake daemon.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from signet_sdk.testing import private_home
+from signet_e2e.fixtures import isolated_home
 
 #: The SDK's fixtures (``scripted_daemon``, ``signet_vector``, ``real_daemon``): opt-in.
 pytest_plugins = ["signet_sdk.testing.pytest_plugin"]
 
-
-@pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private HOME; no SIGNET_* or QWEN_* from the outer shell; returns ~/.qwen."""
-    qwen = private_home(monkeypatch, tmp_path, "QWEN_") / ".qwen"
-    (qwen / "projects").mkdir(parents=True)
-    return qwen
+#: Autouse; the fixture returns ``~/.qwen``.
+isolated = isolated_home("QWEN_", root=".qwen", made="projects")
