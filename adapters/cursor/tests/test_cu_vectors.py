@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from signet_adapter_cursor import PLUGIN as SIGNET_PLUGIN
+from signet_e2e.vector_set import assert_vector_set
 
 from signet_sdk.testing import (
     assert_parity,
@@ -42,12 +43,7 @@ ALLOWED_KEYS = {
 
 
 def test_vector_set_covers_every_event() -> None:
-    events = {v["event"] for v in VECTORS}
-    assert events == set(SIGNET_PLUGIN.events)
-    for v in VECTORS:
-        assert v["harness"] == "cursor"
-        assert v["output"]["exit_code"] == 0
-        assert all(set(call) == {"action", "method", "path", "body"} for call in v["calls"])
+    assert_vector_set(SIGNET_PLUGIN, VECTORS)
     # Both shapes the sources show: the CLI capture (null transcript_path) and the editor's.
     paths = {v["payload"].get("transcript_path") is None for v in VECTORS}
     assert paths == {True, False}

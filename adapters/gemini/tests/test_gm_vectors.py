@@ -18,6 +18,7 @@ from typing import Any
 from gm_support import chat_file, message
 from signet_adapter_gemini import PLUGIN as SIGNET_PLUGIN
 from signet_adapter_gemini import TRANSLATOR
+from signet_e2e.vector_set import assert_vector_set
 
 from signet_sdk.testing import ScriptedDaemon, check_vector, check_vector_through_hook, load_vectors
 
@@ -28,20 +29,12 @@ GEMINI_TOP_KEYS = {"systemMessage", "suppressOutput", "continue", "stopReason", 
 
 
 def test_vector_set_covers_every_event_source_and_reason() -> None:
-    seen = {(v["event"], v["payload"].get("source") or v["payload"].get("reason")) for v in VECTORS}
-    for event in SIGNET_PLUGIN.events:
-        assert any(e == event for e, _ in seen), event
-    for source in ("startup", "resume", "clear"):
-        assert ("SessionStart", source) in seen
-    for reason in ("exit", "clear", "logout", "prompt_input_exit"):
-        assert ("SessionEnd", reason) in seen
+    sources = ("startup", "resume", "clear")
+    reasons = ("exit", "clear", "logout", "prompt_input_exit")
+    assert_vector_set(SIGNET_PLUGIN, VECTORS, sources=sources, reasons=reasons)
     triggers = {v["payload"].get("trigger") for v in VECTORS if v["event"] == "PreCompress"}
     assert triggers == {"manual", "auto"}
     assert SIGNET_PLUGIN.runtime_path == "legacy"
-    for v in VECTORS:
-        assert v["harness"] == "gemini"
-        assert v["output"]["exit_code"] == 0
-        assert all(set(call) == {"action", "method", "path", "body"} for call in v["calls"])
 
 
 def test_vector_output_is_json_gemini_reads(signet_vector: dict[str, Any]) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from signet_adapter_qwen_code import PLUGIN as SIGNET_PLUGIN
+from signet_e2e.vector_set import assert_vector_set
 
 from signet_sdk.testing import (
     assert_parity,
@@ -28,27 +29,16 @@ if TYPE_CHECKING:
     from signet_sdk.testing import ScriptedDaemon
 
 VECTORS = load_vectors(SIGNET_PLUGIN)
-CALL_KEYS = {"action", "method", "path", "body"}
 
 
 def test_vector_set_covers_every_event_source_and_reason() -> None:
-    seen = {(v["event"], v["payload"].get("source"), v["payload"].get("reason")) for v in VECTORS}
-    for event in SIGNET_PLUGIN.events:
-        assert any(e == event for e, _, _ in seen), event
-    for source in ("startup", "resume", "clear", "compact"):
-        assert ("SessionStart", source, None) in seen
-    reasons = {"clear", "logout", "prompt_input_exit", "bypass_permissions_disabled", "other"}
-    for reason in reasons:
-        assert ("SessionEnd", None, reason) in seen
+    sources = ("startup", "resume", "clear", "compact")
+    reasons = ("clear", "logout", "prompt_input_exit", "bypass_permissions_disabled", "other")
+    assert_vector_set(SIGNET_PLUGIN, VECTORS, sources=sources, reasons=reasons)
     triggers = {v["payload"].get("trigger") for v in VECTORS if v["event"] == "PreCompact"}
     assert triggers == {"manual", "auto"}
     assert SIGNET_PLUGIN.runtime_path == "legacy"
-    for v in VECTORS:
-        assert v["harness"] == "qwen-code"
-        assert v["output"]["exit_code"] == 0
-        for call in v["calls"]:
-            assert set(call) == CALL_KEYS
-            assert "agentId" not in call["body"]
+    assert all("agentId" not in call["body"] for v in VECTORS for call in v["calls"])
 
 
 def test_vector_translate_and_render(signet_vector: dict[str, Any]) -> None:
