@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import shlex
 import sys
@@ -10,7 +11,7 @@ from typing import Any
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Collection, Mapping, Sequence
 
     from signet_sdk.runtime.plugin import EventSpec
     from signet_sdk.wire.config import Timeouts
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
 __all__ = [
     "event_deadlines",
     "hook_timeouts",
+    "millisecond_timeouts",
     "put_ours",
     "runs_sdk",
     "sdk_command",
@@ -124,4 +126,27 @@ def event_deadlines(
     return {
         name: timeouts.for_class(spec.timeout_class) or _DEFAULT_DEADLINE
         for name, spec in events.items()
+    }
+
+
+def millisecond_timeouts(
+    events: Mapping[str, EventSpec],
+    env: Mapping[str, str] | None,
+    *,
+    margin_ms: int,
+    short: Mapping[str, int],
+    floor_ms: int = 0,
+    unregistered: Collection[str] = (),
+) -> dict[str, int]:
+    """A harness's ``timeout`` in milliseconds per event we register.
+
+    The hook's deadline (:func:`event_deadlines`) plus ``margin_ms``, and at
+    least ``floor_ms``; an event in ``short`` gets its fixed value instead
+    (a hook that only hands its work to the outbox). ``unregistered``
+    events are left out.
+    """
+    return {
+        name: short[name] if name in short else max(math.ceil(s * 1000) + margin_ms, floor_ms)
+        for name, s in event_deadlines(events, env).items()
+        if name not in unregistered
     }

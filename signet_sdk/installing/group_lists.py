@@ -20,6 +20,7 @@ from .files import InstallError
 
 __all__ = [
     "check_group_lists",
+    "command_groups",
     "event_lists",
     "merge_groups",
     "mixes_ours",
@@ -29,6 +30,24 @@ __all__ = [
 
 #: Whether a handler entry is one the installer wrote.
 IsOurs = Callable[[Any], bool]
+
+
+def command_groups(
+    command: str, timeouts: Mapping[str, int], *, name: str, name_first: bool = False
+) -> dict[str, dict[str, Any]]:
+    """Event -> the one group we register for it: ``command <Event>``, named, with its timeout.
+
+    ``name_first`` puts ``name`` ahead of ``type`` (Gemini CLI's order);
+    otherwise it follows ``command`` (Qwen Code's), so each file reads as
+    the harness writes its own.
+    """
+
+    def handler(event: str, ms: int) -> dict[str, Any]:
+        run = {"type": "command", "command": f"{command} {event}"}
+        named = {"name": name, **run} if name_first else {**run, "name": name}
+        return {**named, "timeout": ms}
+
+    return {event: {"hooks": [handler(event, ms)]} for event, ms in timeouts.items()}
 
 
 def only_ours(group: Any, is_ours: IsOurs) -> bool:

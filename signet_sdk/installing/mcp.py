@@ -38,14 +38,25 @@ MCP_NAME = "signet"
 _PATH = ["mcpServers", MCP_NAME]
 
 
-def sdk_mcp_entry(harness: str, python: str | None = None) -> dict[str, Any]:
+def sdk_mcp_entry(
+    harness: str, python: str | None = None, *, trust: bool = False
+) -> dict[str, Any]:
     """``signet-sdk mcp`` of ``python``'s environment as a stdio server labelled ``harness``.
 
-    A harness that wants more keys (a ``type``, a ``trust``) adds them
-    around these three, in the order its own files use.
+    ``trust`` adds ``trust: true`` after them (Gemini CLI's and Qwen Code's
+    flag for a server whose tools run without a confirmation). A harness
+    that wants other keys (a ``type``) adds them around these, in the order
+    its own files use.
     """
     words = sdk_command(python)
-    return {"command": words[0], "args": [*words[1:], "mcp"], "env": {"SIGNET_HARNESS": harness}}
+    entry: dict[str, Any] = {
+        "command": words[0],
+        "args": [*words[1:], "mcp"],
+        "env": {"SIGNET_HARNESS": harness},
+    }
+    if trust:
+        entry["trust"] = True
+    return entry
 
 
 def is_sdk_server(entry: Any) -> bool:

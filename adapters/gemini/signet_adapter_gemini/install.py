@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -46,7 +45,7 @@ from typing import Any
 
 from signet_sdk.installing import cli
 from signet_sdk.installing import json5edit as j5
-from signet_sdk.installing.command import event_deadlines, runs_sdk, sdk_shell_command
+from signet_sdk.installing.command import millisecond_timeouts, runs_sdk, sdk_shell_command
 from signet_sdk.installing.files import (
     InstallError,
     parse_config,
@@ -54,6 +53,7 @@ from signet_sdk.installing.files import (
 )
 from signet_sdk.installing.group_lists import (
     check_group_lists,
+    command_groups,
     event_lists,
     merge_groups,
     remove_groups,
@@ -93,13 +93,8 @@ def hook_timeouts(env: Mapping[str, str] | None = None) -> dict[str, int]:
     """
     from . import PLUGIN
 
-    deadlines = event_deadlines(PLUGIN.events, env)
-    return {
-        name: _SESSION_END_MS
-        if PLUGIN.events[name].detach
-        else math.ceil(seconds * 1000) + _MARGIN_MS
-        for name, seconds in deadlines.items()
-    }
+    short = {name: _SESSION_END_MS for name, spec in PLUGIN.events.items() if spec.detach}
+    return millisecond_timeouts(PLUGIN.events, env, margin_ms=_MARGIN_MS, short=short)
 
 
 def hook_command(python: str | None = None) -> str:
@@ -114,19 +109,7 @@ def is_ours(handler: Any) -> bool:
 
 def hook_groups(command: str, timeouts: Mapping[str, int]) -> dict[str, dict[str, Any]]:
     """Event -> the one group we register for it."""
-    return {
-        event: {
-            "hooks": [
-                {
-                    "name": HOOK_NAME,
-                    "type": "command",
-                    "command": f"{command} {event}",
-                    "timeout": ms,
-                }
-            ]
-        }
-        for event, ms in timeouts.items()
-    }
+    return command_groups(command, timeouts, name=HOOK_NAME, name_first=True)
 
 
 def mcp_entry(python: str | None = None, *, trust: bool = False) -> dict[str, Any]:
@@ -136,10 +119,7 @@ def mcp_entry(python: str | None = None, *, trust: bool = False) -> dict[str, An
     server's tools run, which is also what lets a headless ``gemini -p`` in
     the default approval mode offer them to the model at all.
     """
-    entry = sdk_mcp_entry("gemini", python)
-    if trust:
-        entry["trust"] = True
-    return entry
+    return sdk_mcp_entry("gemini", python, trust=trust)
 
 
 def settings_path(project: str | None, env: Mapping[str, str]) -> Path:

@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -48,7 +47,7 @@ from typing import Any
 
 from signet_sdk.installing import cli
 from signet_sdk.installing import json5edit as j5
-from signet_sdk.installing.command import event_deadlines, runs_sdk, sdk_shell_command
+from signet_sdk.installing.command import millisecond_timeouts, runs_sdk, sdk_shell_command
 from signet_sdk.installing.files import (
     InstallError,
     parse_config,
@@ -56,6 +55,7 @@ from signet_sdk.installing.files import (
 )
 from signet_sdk.installing.group_lists import (
     check_group_lists,
+    command_groups,
     event_lists,
     merge_groups,
     remove_groups,
@@ -102,14 +102,14 @@ def hook_timeouts(env: Mapping[str, str] | None = None) -> dict[str, int]:
     """
     from . import PLUGIN
 
-    deadlines = event_deadlines(PLUGIN.events, env)
-    return {
-        name: _SESSION_END_MS
-        if name == "SessionEnd"
-        else max(math.ceil(seconds * 1000) + _MARGIN_MS, 1000)
-        for name, seconds in deadlines.items()
-        if name not in _UNREGISTERED
-    }
+    return millisecond_timeouts(
+        PLUGIN.events,
+        env,
+        margin_ms=_MARGIN_MS,
+        short={"SessionEnd": _SESSION_END_MS},
+        floor_ms=1000,
+        unregistered=_UNREGISTERED,
+    )
 
 
 def hook_command(python: str | None = None) -> str:
@@ -124,19 +124,7 @@ def is_ours(handler: Any) -> bool:
 
 def hook_groups(command: str, timeouts: Mapping[str, int]) -> dict[str, dict[str, Any]]:
     """Event -> the one group we register for it."""
-    return {
-        event: {
-            "hooks": [
-                {
-                    "type": "command",
-                    "command": f"{command} {event}",
-                    "name": HOOK_NAME,
-                    "timeout": ms,
-                }
-            ]
-        }
-        for event, ms in timeouts.items()
-    }
+    return command_groups(command, timeouts, name=HOOK_NAME)
 
 
 def mcp_entry(python: str | None = None, *, trust: bool = False) -> dict[str, Any]:
@@ -145,10 +133,7 @@ def mcp_entry(python: str | None = None, *, trust: bool = False) -> dict[str, An
     ``trust`` sets Qwen's ``trust: true``: no confirmation before the server's
     tools run (in a trusted workspace).
     """
-    entry = sdk_mcp_entry("qwen-code", python)
-    if trust:
-        entry["trust"] = True
-    return entry
+    return sdk_mcp_entry("qwen-code", python, trust=trust)
 
 
 def settings_path(project: str | None, env: Mapping[str, str]) -> Path:
