@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from km_wire import (
@@ -100,19 +101,26 @@ def test_each_compaction_is_reported_once_by_whichever_hook_finds_it(isolated: P
     assert (first, second, third) == (["S1"], [], ["S2"])
 
 
+def _look_while_written(
+    wire: Path, late: list[dict[str, Any]], **flags: bool
+) -> tuple[list[str], str | None]:
+    """``HookFiles.look`` with ``flags`` while Kimi appends ``late`` to ``wire`` 0.3 s in:
+    Kimi writes its log a moment after the events a hook reports."""
+    writer = threading.Timer(0.3, lambda: append(wire, *late))
+    writer.start()
+    try:
+        return HookFiles(dict(os.environ)).look(SESSION, PROJECT, **flags)
+    finally:
+        writer.join()
+
+
 def test_post_compact_waits_for_the_compaction_record(
     isolated: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(_session, "SETTLE_SECONDS", 20.0)
     wire = make_session(isolated, turn_records("q", "a", 0, 10))
-    writer = threading.Timer(0.3, lambda: append(wire, compaction("LATE-SUMMARY", 100)))
-    writer.start()
-    try:
-        found, _ = HookFiles(dict(os.environ)).look(
-            SESSION, PROJECT, conversation=False, settle=True
-        )
-    finally:
-        writer.join()
+    late = [compaction("LATE-SUMMARY", 100)]
+    found, _ = _look_while_written(wire, late, conversation=False, settle=True)
     assert found == ["LATE-SUMMARY"]
 
 
@@ -122,14 +130,8 @@ def test_stop_waits_for_the_log_to_end_with_the_answer(
     """Kimi writes its log a moment after the events: the turn Stop ends may not be there."""
     monkeypatch.setattr(_session, "SETTLE_SECONDS", 20.0)
     wire = make_session(isolated, preamble(1))
-    late = threading.Timer(0.3, lambda: append(wire, *turn_records("first", "one", 0, 10)))
-    late.start()
-    try:
-        _, path = HookFiles(dict(os.environ)).look(
-            SESSION, PROJECT, conversation=True, turn_end=True
-        )
-    finally:
-        late.join()
+    late = turn_records("first", "one", 0, 10)
+    _, path = _look_while_written(wire, late, conversation=True, turn_end=True)
     assert [m["content"] for m in _lines(path)] == ["first", "one"]
 
 
