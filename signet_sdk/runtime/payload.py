@@ -17,7 +17,9 @@ from signet_sdk.wire.jsonfast import dumps
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
-    from typing import Any
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 __all__ = [
     "array",
@@ -47,34 +49,29 @@ def string(
     return value
 
 
-def mapping(obj: Mapping[str, Any], name: str, where: str = "") -> Mapping[str, Any] | None:
-    """An object field, or None when absent."""
+def _typed(obj: Mapping[str, Any], name: str, where: str, kind: type[T], noun: str) -> T | None:
+    """The field ``name`` when it is a ``kind`` (never a boolean), None when absent."""
     value = obj.get(name)
     if value is None:
         return None
-    if not isinstance(value, dict):
-        raise PayloadError(where + name, f"must be an object, got {type(value).__name__}")
+    if isinstance(value, bool) or not isinstance(value, kind):
+        raise PayloadError(where + name, f"must be {noun}, got {type(value).__name__}")
     return value
+
+
+def mapping(obj: Mapping[str, Any], name: str, where: str = "") -> Mapping[str, Any] | None:
+    """An object field, or None when absent."""
+    return _typed(obj, name, where, dict, "an object")
 
 
 def array(obj: Mapping[str, Any], name: str, where: str = "") -> list[Any] | None:
     """An array field, or None when absent."""
-    value = obj.get(name)
-    if value is None:
-        return None
-    if not isinstance(value, list):
-        raise PayloadError(where + name, f"must be an array, got {type(value).__name__}")
-    return value
+    return _typed(obj, name, where, list, "an array")
 
 
 def integer(obj: Mapping[str, Any], name: str, where: str = "") -> int | None:
     """An integer field (not a boolean), or None when absent."""
-    value = obj.get(name)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise PayloadError(where + name, f"must be an integer, got {type(value).__name__}")
-    return value
+    return _typed(obj, name, where, int, "an integer")
 
 
 def put(body: dict[str, Any], key: str, value: Any) -> None:

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequenc
 from dataclasses import dataclass
 from typing import Any
 
+from signet_sdk.agent.threaded import ThreadedProvider
 from signet_sdk.agent.types import (
     Chunk,
     CompletionOptions,
@@ -107,25 +108,21 @@ class ScriptedProvider:
         return AsyncScriptedProvider(self)
 
 
-class AsyncScriptedProvider:
-    """The async twin: the same script, the same ``requests``; replies made on a worker thread."""
+class AsyncScriptedProvider(ThreadedProvider):
+    """The async twin: the same script, the same ``requests``; replies made on a worker thread.
+
+    A worker thread because a reply function may block (a test holding a turn
+    open); a stream's chunks are made there in one go.
+    """
+
+    sync: ScriptedProvider
 
     def __init__(self, sync: ScriptedProvider) -> None:
-        self.sync = sync
-
-    @property
-    def id(self) -> str:
-        return self.sync.id
+        super().__init__(sync)
 
     @property
     def requests(self) -> list[ModelRequest]:
         return self.sync.requests
-
-    async def complete(
-        self, messages: Sequence[Message], options: CompletionOptions
-    ) -> CompletionResult:
-        # On a worker thread: a reply function may block (a test holding a turn open).
-        return await asyncio.to_thread(self.sync.complete, messages, options)
 
     async def stream(
         self, messages: Sequence[Message], options: CompletionOptions
