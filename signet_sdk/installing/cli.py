@@ -33,6 +33,9 @@ from typing import Protocol
 from .files import InstallError, text_diff
 
 __all__ = [
+    "DIFFS",
+    "HOOK_PYTHON",
+    "NO_MCP",
     "VERBS",
     "Change",
     "Main",
@@ -59,6 +62,13 @@ class Option:
     help: str
     metavar: str | None = None
 
+
+#: ``--no-mcp``: an installer that also registers the memory tools' MCP server leaves it out.
+NO_MCP = Option("--no-mcp", "do not register the memory tools' MCP server")
+#: The ``dry_run`` help of an installer that edits several files.
+DIFFS = "print the diffs, write nothing"
+#: The ``python`` help of an installer that registers a hook command.
+HOOK_PYTHON = "interpreter whose hook command to register"
 
 #: Options in ``--help`` order; a tuple of them is a group that excludes one another.
 Options = Sequence["Option | tuple[Option, ...]"]

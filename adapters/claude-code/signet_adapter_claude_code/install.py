@@ -185,9 +185,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 cli.Option("--settings", "use this settings file", "FILE"),
             )
         ],
-        [cli.Option("--no-mcp", "do not register the memory tools' MCP server")],
+        [cli.NO_MCP],
         dry_run="print the diff, write nothing",
-        python="interpreter whose hook command to register",
+        python=cli.HOOK_PYTHON,
     )
     opts = cli.parse(parser, argv)
     if isinstance(opts, int):

@@ -167,8 +167,8 @@ main = cli.command(
     "Register Signet's Codex hooks in hooks.json and trust them in config.toml, or remove them.",
     _run,
     [cli.Option("--project", "use DIR/.codex/hooks.json", "DIR")],
-    dry_run="print the diffs, write nothing",
-    python="interpreter whose hook command to register",
+    dry_run=cli.DIFFS,
+    python=cli.HOOK_PYTHON,
     refused=(ConfigError, InstallError),
 )
 

@@ -203,9 +203,9 @@ main = cli.command(
     "(MCP server 'signet') in ~/.copilot/mcp-config.json, or remove them.",
     _run,
     [cli.Option("--project", f"write DIR/.github/hooks/{HOOK_FILE} instead", "DIR")],
-    [cli.Option("--no-mcp", "do not register the memory tools' MCP server")],
-    dry_run="print the diffs, write nothing",
-    python="interpreter whose hook command to register",
+    [cli.NO_MCP],
+    dry_run=cli.DIFFS,
+    python=cli.HOOK_PYTHON,
 )
 
 

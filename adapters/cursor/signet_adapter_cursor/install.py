@@ -272,9 +272,9 @@ main = cli.command(
     f"'{MCP_NAME}') to Cursor's mcp.json, or remove them.",
     _run,
     [cli.Option("--project", "use DIR/.cursor/hooks.json and DIR/.cursor/mcp.json", "DIR")],
-    [cli.Option("--no-mcp", "do not register the memory tools' MCP server")],
-    dry_run="print the diffs, write nothing",
-    python="interpreter whose hook command to register",
+    [cli.NO_MCP],
+    dry_run=cli.DIFFS,
+    python=cli.HOOK_PYTHON,
 )
 
 

@@ -46,11 +46,7 @@ from typing import Any
 from signet_sdk.installing import cli
 from signet_sdk.installing import json5edit as j5
 from signet_sdk.installing.command import millisecond_timeouts, runs_sdk, sdk_shell_command
-from signet_sdk.installing.files import (
-    InstallError,
-    parse_config,
-    read_text,
-)
+from signet_sdk.installing.files import InstallError, parse_config, read_text
 from signet_sdk.installing.group_lists import (
     check_group_lists,
     command_groups,
@@ -262,7 +258,7 @@ main = cli.command(
     [cli.Option("--project", "use DIR/.gemini/settings.json", "DIR")],
     [
         (
-            cli.Option("--no-mcp", "do not register the memory tools' MCP server"),
+            cli.NO_MCP,
             cli.Option(
                 "--trust-tools",
                 "mark the memory tools' server trusted (no confirmation before its tools run; "

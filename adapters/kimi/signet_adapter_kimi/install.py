@@ -127,9 +127,9 @@ main = cli.command(
     "(MCP server 'signet') in ~/.kimi-code/mcp.json, or remove them.",
     _run,
     [cli.Option("--project", "register the MCP server in DIR/.kimi-code/mcp.json", "DIR")],
-    [cli.Option("--no-mcp", "do not register the memory tools' MCP server")],
-    dry_run="print the diffs, write nothing",
-    python="interpreter whose hook command to register",
+    [cli.NO_MCP],
+    dry_run=cli.DIFFS,
+    python=cli.HOOK_PYTHON,
     refused=(InstallError, ConfigError),
 )
 
