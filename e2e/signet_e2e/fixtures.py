@@ -1,7 +1,9 @@
 """Fixtures the adapters' tests declare from one definition.
 
 :func:`isolated_home` makes each adapter's ``isolated`` fixture;
-:func:`served_mock_daemon` a test's own mock daemon.
+:func:`served_mock_daemon` a test's own mock daemon, :func:`module_scripted_daemon`
+a scripted daemon a module's tests share, and :func:`adapter_server_env` the
+environment of an adapter server those tests share.
 
 Every adapter's tests run with a private HOME and XDG state directory, none
 of the developer's SIGNET_* or harness variables, and the folder the harness
@@ -14,6 +16,7 @@ which folder, and what must exist in it. A ``conftest.py`` states that::
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -21,9 +24,9 @@ from typing import Any
 import pytest
 
 from signet_e2e.real_harness import recording_daemon
-from signet_sdk.testing import private_home
+from signet_sdk.testing import ScriptedDaemon, private_home
 
-__all__ = ["isolated_home", "served_mock_daemon"]
+__all__ = ["adapter_server_env", "isolated_home", "module_scripted_daemon", "served_mock_daemon"]
 
 
 def isolated_home(
@@ -60,3 +63,31 @@ def served_mock_daemon(version: str) -> Callable[[Path], Iterator[tuple[Any, str
             yield got
 
     return mock_daemon
+
+
+def module_scripted_daemon() -> Callable[[], Iterator[ScriptedDaemon]]:
+    """A module-scoped fixture: one :class:`~signet_sdk.testing.ScriptedDaemon` for the
+    module's tests (each scripts its answers), as an adapter server they share needs."""
+
+    @pytest.fixture(scope="module")
+    def scripted() -> Iterator[ScriptedDaemon]:
+        """The module's scripted daemon."""
+        with ScriptedDaemon() as daemon:
+            yield daemon
+
+    return scripted
+
+
+def adapter_server_env(root: Path, daemon_url: str, *prefixes: str, **homes: str) -> dict[str, str]:
+    """The environment of an adapter server that outlives one test's private HOME.
+
+    This process's environment without SIGNET_* or ``prefixes`` variables,
+    with HOME and XDG_STATE_HOME under ``root``, each of ``homes`` set to
+    that folder under the HOME (as ``PI_CODING_AGENT_DIR=".pi/agent"``),
+    ``daemon_url`` as the daemon and a 5 s outbox flush.
+    """
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SIGNET_", *prefixes))}
+    env.update(HOME=str(root / "home"), XDG_STATE_HOME=str(root / "state"))
+    env.update((name, str(root / "home" / folder)) for name, folder in homes.items())
+    env.update(SIGNET_DAEMON_URL=daemon_url, SIGNET_OUTBOX_FLUSH_SECONDS="5")
+    return env

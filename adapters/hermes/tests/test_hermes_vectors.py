@@ -12,12 +12,11 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from signet_adapter_hermes import PLUGIN as SIGNET_PLUGIN
 from signet_adapter_hermes.provider import SignetMemoryProvider
+from signet_e2e.fixtures import module_scripted_daemon
 
 from signet_sdk.testing import (
     Reply,
@@ -63,10 +62,8 @@ def test_parity_column_is_ok() -> None:
     assert set(SIGNET_PLUGIN.not_applicable) == {"health"}
 
 
-@pytest.fixture(scope="module")
-def scripted() -> Iterator[ScriptedDaemon]:
-    with ScriptedDaemon() as daemon:
-        yield daemon
+#: One scripted daemon for the module.
+scripted = module_scripted_daemon()
 
 
 def test_vector_through_the_provider(

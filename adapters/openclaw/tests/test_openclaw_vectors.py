@@ -15,13 +15,13 @@ carry the vector's output.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from signet_adapter_openclaw import PLUGIN as SIGNET_PLUGIN
 from signet_adapter_openclaw import SHIM_EVENTS, TRANSLATOR
+from signet_e2e.fixtures import adapter_server_env, module_scripted_daemon
 
 from signet_sdk.testing import (
     ScriptedDaemon,
@@ -96,10 +96,8 @@ def test_parity_column_is_ok() -> None:
 # -- through the real paths ------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def scripted() -> Iterator[ScriptedDaemon]:
-    with ScriptedDaemon() as daemon:
-        yield daemon
+#: One scripted daemon for the module (the adapter server's, too).
+scripted = module_scripted_daemon()
 
 
 @pytest.fixture(scope="module")
@@ -107,14 +105,7 @@ def server(
     tmp_path_factory: pytest.TempPathFactory, scripted: ScriptedDaemon
 ) -> Iterator[ServeProcess]:
     root = tmp_path_factory.mktemp("openclaw-server")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SIGNET_", "OPENCLAW_"))}
-    env.update(
-        HOME=str(root / "home"),
-        XDG_STATE_HOME=str(root / "state"),
-        SIGNET_DAEMON_URL=scripted.url,
-        SIGNET_OUTBOX_FLUSH_SECONDS="5",
-    )
-    with ServeProcess(env) as running:
+    with ServeProcess(adapter_server_env(root, scripted.url, "OPENCLAW_")) as running:
         yield running
 
 

@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 from pi_support import AdapterServer
 from signet_adapter_pi import PLUGIN as SIGNET_PLUGIN
+from signet_e2e.fixtures import adapter_server_env, module_scripted_daemon
 
 from signet_sdk.testing import (
     Reply,
@@ -90,10 +91,8 @@ def _with_real_file(vector: dict[str, Any], agent: Path) -> tuple[dict[str, Any]
     return payload, data
 
 
-@pytest.fixture(scope="module")
-def scripted() -> Iterator[ScriptedDaemon]:
-    with ScriptedDaemon() as daemon:
-        yield daemon
+#: One scripted daemon for the module (the adapter server's, too).
+scripted = module_scripted_daemon()
 
 
 @pytest.fixture(scope="module")
@@ -101,15 +100,7 @@ def server_env(
     tmp_path_factory: pytest.TempPathFactory, scripted: ScriptedDaemon
 ) -> dict[str, str]:
     root = tmp_path_factory.mktemp("pi-server")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SIGNET_", "PI_"))}
-    env.update(
-        HOME=str(root / "home"),
-        XDG_STATE_HOME=str(root / "state"),
-        PI_CODING_AGENT_DIR=str(root / "home" / ".pi" / "agent"),
-        SIGNET_DAEMON_URL=scripted.url,
-        SIGNET_OUTBOX_FLUSH_SECONDS="5",
-    )
-    return env
+    return adapter_server_env(root, scripted.url, "PI_", PI_CODING_AGENT_DIR=".pi/agent")
 
 
 @pytest.fixture(scope="module")
