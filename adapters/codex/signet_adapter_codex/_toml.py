@@ -25,19 +25,17 @@ class ConfigError(Exception):
 
 
 def _state_table(doc: Any, create: bool) -> Any:
-    hooks = doc.get("hooks")
-    if hooks is None:
-        if not create:
-            return None
-        hooks = tomlkit.table(is_super_table=True)
-        doc["hooks"] = hooks
-    state = hooks.get("state")
-    if state is None:
-        if not create:
-            return None
-        state = tomlkit.table(is_super_table=True)
-        hooks["state"] = state
-    return state
+    """``[hooks.state]``, made (as super-tables) when ``create``; else None when absent."""
+    table = doc
+    for key in ("hooks", "state"):
+        inner = table.get(key)
+        if inner is None:
+            if not create:
+                return None
+            inner = tomlkit.table(is_super_table=True)
+            table[key] = inner
+        table = inner
+    return table
 
 
 def merge_config(text: str, source: str, old: Mapping[str, str], new: Mapping[str, str]) -> str:

@@ -33,15 +33,19 @@ for at most the event's deadline, and follows the rules of the hook runner:
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import threading
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, ParamSpec, TypeVar
 
 from ._channel import BREAKER_SECONDS, Channel, log
 
 __all__ = ["BREAKER_SECONDS", "PROVIDER_NAME", "SignetMemoryProvider", "register"]
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 #: The name Hermes knows the provider by (``memory.provider``) and its plugin folder.
 PROVIDER_NAME = "signet"
@@ -51,6 +55,27 @@ PROVIDER_NAME = "signet"
 PREFETCH_CAP = 7.5
 #: How long ``shutdown`` waits for pending writes before leaving them to the sender.
 SHUTDOWN_WAIT = 5.0
+
+
+def _fails_open(default: _R) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
+    """A Hermes hook that never raises into Hermes: a failure is logged, ``default`` returned.
+
+    Hermes calls the provider inside its own turn loop, where an exception
+    from memory would break the user's session; so every hook fails open.
+    """
+
+    def wrap(hook: Callable[_P, _R]) -> Callable[_P, _R]:
+        @functools.wraps(hook)
+        def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            try:
+                return hook(*args, **kwargs)
+            except Exception as exc:
+                log.warning("signet: %s failed open: %s", hook.__name__, exc)
+                return default
+
+        return run
+
+    return wrap
 
 
 def _bypassed(env: Mapping[str, str]) -> bool:
@@ -107,63 +132,50 @@ class SignetMemoryProvider:
 
     # -- Hermes's hooks --------------------------------------------------
 
+    @_fails_open(None)
     def initialize(self, session_id: str, **kwargs: Any) -> None:
-        try:
-            project = self._env.get("SIGNET_PROJECT") or os.getcwd()
-            with self._lock:
-                self._session = {
-                    "id": session_id or "hermes-default",
-                    "project": project,
-                    "platform": _text(kwargs.get("platform")),
-                    "agentContext": _text(kwargs.get("agent_context")),
-                }
-                self._carry = {}
-                self._messages = []
-            parent = _text(kwargs.get("parent_session_id"))
-            self._run("initialize", self._payload(parentSessionId=parent))
-            if not _bypassed(self._env):
-                self._channel.flush_if_pending()
-        except Exception as exc:
-            log.warning("signet: initialize failed open: %s", exc)
+        project = self._env.get("SIGNET_PROJECT") or os.getcwd()
+        with self._lock:
+            self._session = {
+                "id": session_id or "hermes-default",
+                "project": project,
+                "platform": _text(kwargs.get("platform")),
+                "agentContext": _text(kwargs.get("agent_context")),
+            }
+            self._carry = {}
+            self._messages = []
+        parent = _text(kwargs.get("parent_session_id"))
+        self._run("initialize", self._payload(parentSessionId=parent))
+        if not _bypassed(self._env):
+            self._channel.flush_if_pending()
 
+    @_fails_open("")
     def system_prompt_block(self) -> str:
-        try:
-            data = self._run("system_prompt_block", self._payload())
-            return _out(data, "block")
-        except Exception as exc:
-            log.warning("signet: system_prompt_block failed open: %s", exc)
-            return ""
+        data = self._run("system_prompt_block", self._payload())
+        return _out(data, "block")
 
+    @_fails_open(None)
     def on_turn_start(self, turn_number: int, message: str, **kwargs: Any) -> None:
-        try:
-            text = message if isinstance(message, str) else ""
-            self._run("on_turn_start", self._payload(turnNumber=turn_number, message=text))
-        except Exception as exc:
-            log.warning("signet: on_turn_start failed open: %s", exc)
+        text = message if isinstance(message, str) else ""
+        self._run("on_turn_start", self._payload(turnNumber=turn_number, message=text))
 
+    @_fails_open("")
     def prefetch(self, query: str, *, session_id: str = "") -> str:
         """The recall for this very query, made on a worker and awaited within the deadline.
 
         An answer that comes later is dropped with its worker: it can never be
         shown beside another query.
         """
-        try:
-            if not isinstance(query, str):
-                return ""
-            limit = min(self._channel.deadline("prefetch"), PREFETCH_CAP)
-            return _out(self._run("prefetch", self._payload(query=query), limit), "context")
-        except Exception as exc:
-            log.warning("signet: prefetch failed open: %s", exc)
+        if not isinstance(query, str):
             return ""
+        limit = min(self._channel.deadline("prefetch"), PREFETCH_CAP)
+        return _out(self._run("prefetch", self._payload(query=query), limit), "context")
 
+    @_fails_open(None)
     def queue_prefetch(self, query: str, *, session_id: str = "") -> None:
-        try:
-            self._run(
-                "queue_prefetch", self._payload(query=query if isinstance(query, str) else "")
-            )
-        except Exception as exc:
-            log.warning("signet: queue_prefetch failed open: %s", exc)
+        self._run("queue_prefetch", self._payload(query=query if isinstance(query, str) else ""))
 
+    @_fails_open(None)
     def sync_turn(
         self,
         user_content: str,
@@ -172,25 +184,20 @@ class SignetMemoryProvider:
         session_id: str = "",
         messages: list[dict[str, Any]] | None = None,
     ) -> None:
-        try:
-            plain = _plain(messages)
-            if isinstance(plain, list):
-                with self._lock:
-                    self._messages = plain
-            payload = self._payload(user=user_content, assistant=assistant_content, messages=plain)
-            self._run("sync_turn", payload)
-        except Exception as exc:
-            log.warning("signet: sync_turn failed open: %s", exc)
+        plain = _plain(messages)
+        if isinstance(plain, list):
+            with self._lock:
+                self._messages = plain
+        payload = self._payload(user=user_content, assistant=assistant_content, messages=plain)
+        self._run("sync_turn", payload)
 
+    @_fails_open("")
     def on_pre_compress(self, messages: list[dict[str, Any]]) -> str:
-        try:
-            return _out(
-                self._run("on_pre_compress", self._payload(messages=_plain(messages))), "guidance"
-            )
-        except Exception as exc:
-            log.warning("signet: on_pre_compress failed open: %s", exc)
-            return ""
+        return _out(
+            self._run("on_pre_compress", self._payload(messages=_plain(messages))), "guidance"
+        )
 
+    @_fails_open(None)
     def on_session_switch(
         self,
         new_session_id: str,
@@ -200,30 +207,26 @@ class SignetMemoryProvider:
         rewound: bool = False,
         **kwargs: Any,
     ) -> None:
-        try:
-            payload = self._payload(
-                newSessionId=new_session_id,
-                parentSessionId=parent_session_id or None,
-                reset=bool(reset),
-                rewound=bool(rewound),
-                reason=_text(kwargs.get("reason")),
-                messages=list(self._messages),
-            )
-            self._run("on_session_switch", payload)
-            if isinstance(new_session_id, str) and new_session_id:
-                with self._lock:
-                    if new_session_id != self._session.get("id"):
-                        self._messages = []
-                    self._session["id"] = new_session_id
-        except Exception as exc:
-            log.warning("signet: on_session_switch failed open: %s", exc)
+        payload = self._payload(
+            newSessionId=new_session_id,
+            parentSessionId=parent_session_id or None,
+            reset=bool(reset),
+            rewound=bool(rewound),
+            reason=_text(kwargs.get("reason")),
+            messages=list(self._messages),
+        )
+        self._run("on_session_switch", payload)
+        if isinstance(new_session_id, str) and new_session_id:
+            with self._lock:
+                if new_session_id != self._session.get("id"):
+                    self._messages = []
+                self._session["id"] = new_session_id
 
+    @_fails_open(None)
     def on_session_end(self, messages: list[dict[str, Any]]) -> None:
-        try:
-            self._run("on_session_end", self._payload(messages=_plain(messages) or []))
-        except Exception as exc:
-            log.warning("signet: on_session_end failed open: %s", exc)
+        self._run("on_session_end", self._payload(messages=_plain(messages) or []))
 
+    @_fails_open(None)
     def on_memory_write(
         self,
         action: str,
@@ -231,24 +234,17 @@ class SignetMemoryProvider:
         content: str,
         metadata: dict[str, Any] | None = None,
     ) -> None:
-        try:
-            payload = self._payload(
-                action=action, target=target, content=content, metadata=_plain(metadata)
-            )
-            self._run("on_memory_write", payload)
-        except Exception as exc:
-            log.warning("signet: on_memory_write failed open: %s", exc)
+        payload = self._payload(
+            action=action, target=target, content=content, metadata=_plain(metadata)
+        )
+        self._run("on_memory_write", payload)
 
+    @_fails_open(None)
     def on_delegation(
         self, task: str, result: str, *, child_session_id: str = "", **kwargs: Any
     ) -> None:
-        try:
-            payload = self._payload(
-                task=task, result=result, childSessionId=child_session_id or None
-            )
-            self._run("on_delegation", payload)
-        except Exception as exc:
-            log.warning("signet: on_delegation failed open: %s", exc)
+        payload = self._payload(task=task, result=result, childSessionId=child_session_id or None)
+        self._run("on_delegation", payload)
 
     # -- tools -----------------------------------------------------------
 
