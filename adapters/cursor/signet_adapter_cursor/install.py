@@ -168,28 +168,38 @@ def _edits(
     return out
 
 
-def _plan_install(
-    folder: Path, edits: list[Edit], record: Mapping[str, Any]
+#: One file's planned text from its edit and current text; the record's files updated in place.
+Step = Callable[[Edit, str | None, dict[str, Any]], str | None]
+
+
+def _plan(
+    folder: Path, edits: list[Edit], record: Mapping[str, Any], step: Step
 ) -> tuple[list[cli.Change], dict[str, Any]]:
+    """Each edited file's change (``step`` of its text) and the record's files afterwards."""
     changes: list[cli.Change] = []
     files = dict(record)
-    for name, what, merge, unmerge in edits:
-        path = folder / name
+    for edit in edits:
+        path = folder / edit[0]
         text = read_text(path)
-        new = merge(text)
-        if text is not None and new == text:
-            changes.append(cli.Change(path, text, text, what))
-            continue
-        old = files.get(name)
-        if old is not None and old.get("after") == text:
-            before, existed = old.get("before"), bool(old.get("existed"))
-        else:
-            # Never record our own entries as the user's: an earlier install's are taken out.
-            before = text if text is None or not text.strip() else unmerge(text)
-            existed = text is not None if old is None else bool(old.get("existed"))
-        files[name] = {"existed": existed, "before": before, "after": new}
-        changes.append(cli.Change(path, text, new, what))
+        changes.append(cli.Change(path, text, step(edit, text, files), edit[1]))
     return changes, files
+
+
+def _installed(edit: Edit, text: str | None, files: dict[str, Any]) -> str | None:
+    """The file with ours merged in; its record entry says what it was before."""
+    name, _, merge, unmerge = edit
+    new = merge(text)
+    if text is not None and new == text:
+        return text
+    old = files.get(name)
+    if old is not None and old.get("after") == text:
+        before, existed = old.get("before"), bool(old.get("existed"))
+    else:
+        # Never record our own entries as the user's: an earlier install's are taken out.
+        before = text if text is None or not text.strip() else unmerge(text)
+        existed = text is not None if old is None else bool(old.get("existed"))
+    files[name] = {"existed": existed, "before": before, "after": new}
+    return new
 
 
 def _restored(name: str, text: str, spliced: str, old: Mapping[str, Any] | None) -> str | None:
@@ -205,22 +215,14 @@ def _restored(name: str, text: str, spliced: str, old: Mapping[str, Any] | None)
     return spliced
 
 
-def _plan_uninstall(
-    folder: Path, edits: list[Edit], record: Mapping[str, Any]
-) -> tuple[list[cli.Change], dict[str, Any]]:
-    changes: list[cli.Change] = []
-    files = dict(record)
-    for name, what, _, unmerge in edits:
-        path = folder / name
-        text = read_text(path)
-        old = files.pop(name, None)
-        if text is None or not text.strip():
-            changes.append(cli.Change(path, text, text, what))
-            continue
-        spliced = unmerge(text)
-        after = _restored(name, text, spliced, old) if spliced != text else text
-        changes.append(cli.Change(path, text, after, what))
-    return changes, files
+def _uninstalled(edit: Edit, text: str | None, files: dict[str, Any]) -> str | None:
+    """The file without ours (its recorded original when only our part changed)."""
+    name, _, _, unmerge = edit
+    old = files.pop(name, None)
+    if text is None or not text.strip():
+        return text
+    spliced = unmerge(text)
+    return _restored(name, text, spliced, old) if spliced != text else text
 
 
 # -- the command ----------------------------------------------------------------
@@ -235,8 +237,7 @@ def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
     edits = _edits(folder, definitions, entry)
     record_path = folder / RECORD
     record = _read_record(record_path)
-    plan = _plan_install if install else _plan_uninstall
-    changes, files = plan(folder, edits, record)
+    changes, files = _plan(folder, edits, record, _installed if install else _uninstalled)
     moved = any(c.before != c.after for c in changes)
     if install and moved and not opts.dry_run:
         _write_record(record_path, files)  # first: a file written after it is never unrecorded
