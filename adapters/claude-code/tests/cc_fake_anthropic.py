@@ -110,62 +110,54 @@ class FakeAnthropic(FakeServer):
         }
 
     def events(self, model: str, text: str) -> list[tuple[str, dict[str, Any]]]:
-        start = dict(self.message(model, ""), content=[], stop_reason=None)
-        start["usage"] = {"input_tokens": self.input_tokens, "output_tokens": 1}
-        return [
-            ("message_start", {"type": "message_start", "message": start}),
-            (
-                "content_block_start",
-                {
-                    "type": "content_block_start",
-                    "index": 0,
-                    "content_block": {"type": "text", "text": ""},
-                },
-            ),
-            ("ping", {"type": "ping"}),
-            (
-                "content_block_delta",
-                {
-                    "type": "content_block_delta",
-                    "index": 0,
-                    "delta": {"type": "text_delta", "text": text},
-                },
-            ),
-            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-            (
-                "message_delta",
-                {
-                    "type": "message_delta",
-                    "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-                    "usage": {"output_tokens": 4},
-                },
-            ),
-            ("message_stop", {"type": "message_stop"}),
-        ]
+        """One streamed answer ``text``."""
+        block = {"type": "text", "text": ""}
+        delta = {"type": "text_delta", "text": text}
+        return _stream(self._start(model), block, delta, "end_turn", 4, ping=True)
 
     def tool_events(
         self, model: str, name: str, arguments: dict[str, Any]
     ) -> list[tuple[str, dict[str, Any]]]:
         """One streamed ``tool_use`` of ``name`` with ``arguments``."""
-        start = dict(self.message(model, ""), content=[], stop_reason=None)
-        start["usage"] = {"input_tokens": self.input_tokens, "output_tokens": 1}
+        start = self._start(model)
         block = {"type": "tool_use", "id": f"toolu_fake_{start['id']}", "name": name, "input": {}}
         delta = {"type": "input_json_delta", "partial_json": json.dumps(arguments)}
-        return [
-            ("message_start", {"type": "message_start", "message": start}),
-            (
-                "content_block_start",
-                {"type": "content_block_start", "index": 0, "content_block": block},
-            ),
-            ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
-            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-            (
-                "message_delta",
-                {
-                    "type": "message_delta",
-                    "delta": {"stop_reason": "tool_use", "stop_sequence": None},
-                    "usage": {"output_tokens": 9},
-                },
-            ),
-            ("message_stop", {"type": "message_stop"}),
-        ]
+        return _stream(start, block, delta, "tool_use", 9)
+
+    def _start(self, model: str) -> dict[str, Any]:
+        """The message a stream starts with: no content yet, one output token."""
+        start = dict(self.message(model, ""), content=[], stop_reason=None)
+        start["usage"] = {"input_tokens": self.input_tokens, "output_tokens": 1}
+        return start
+
+
+def _stream(
+    start: dict[str, Any],
+    block: dict[str, Any],
+    delta: dict[str, Any],
+    stop_reason: str,
+    output_tokens: int,
+    *,
+    ping: bool = False,
+) -> list[tuple[str, dict[str, Any]]]:
+    """The events of a message ``start`` with one content ``block`` (then a ``ping`` if asked)
+    filled by one ``delta``, ended with ``stop_reason`` after ``output_tokens``."""
+    return [
+        ("message_start", {"type": "message_start", "message": start}),
+        (
+            "content_block_start",
+            {"type": "content_block_start", "index": 0, "content_block": block},
+        ),
+        *([("ping", {"type": "ping"})] if ping else []),
+        ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
+        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+                "usage": {"output_tokens": output_tokens},
+            },
+        ),
+        ("message_stop", {"type": "message_stop"}),
+    ]
