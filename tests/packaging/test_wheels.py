@@ -17,7 +17,6 @@ import os
 import re
 import shlex
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -26,6 +25,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from ..daemon_support import stop_child
 
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTERS = sorted(p.parent for p in (ROOT / "adapters").glob("*/pyproject.toml"))
@@ -208,12 +209,7 @@ def dev_daemon(venv: Venv) -> Iterator[str]:
         assert f"listening on http://127.0.0.1:{port}" in line, line + proc.stderr.read()
         yield f"http://127.0.0.1:{port}"
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_child(proc)
 
 
 def test_installed_from_site_packages(venv: Venv) -> None:

@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -39,7 +38,7 @@ from signet_sdk.testing.real_daemon import SUPPORTED_VERSIONS, DaemonKit, free_p
 from signet_sdk.wire.endpoints import ENDPOINTS
 from signet_sdk.wire.versions import parse_version
 
-from ..daemon_support import wait_for_health
+from ..daemon_support import stop_child, wait_for_health
 
 State = dict[str, Any]
 
@@ -955,12 +954,7 @@ def dev_daemon(version: str, workdir: Path) -> Iterator[str]:
         wait_for_health(url)
         yield url
     finally:
-        os.kill(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=15)
+        stop_child(proc)
 
 
 def _store_secret(url: str) -> None:
