@@ -154,19 +154,12 @@ class KimiTranslator(CommandHookTranslator):
         return calls
 
     def _looked(
-        self,
-        session: str,
-        cwd: str | None,
-        *,
-        conversation: bool,
-        settle: bool = False,
-        turn_end: bool = False,
+        self, session: str, cwd: str | None, **how: bool
     ) -> tuple[list[LifecycleCall], str | None]:
+        """:meth:`Files.look` with ``how`` (its options), the summaries as calls."""
         if self.files is None:
             return [], None
-        summaries, transcript = self.files.look(
-            session, cwd, conversation=conversation, settle=settle, turn_end=turn_end
-        )
+        summaries, transcript = self.files.look(session, cwd, **how)
         return self._summaries(session, cwd, summaries), transcript
 
     # -- events ------------------------------------------------------------------
