@@ -27,7 +27,7 @@ import itertools
 import json
 import threading
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -185,6 +185,11 @@ class WireHandler(QuietHandler):
             self.close_connection = True
 
 
+def default_reply(body: dict[str, Any]) -> str:
+    """The text a fake answers when nothing is queued: a greeting for a turn, or a summary."""
+    return "Hello from the fake model." if has_tools(body) else "A fake summary."
+
+
 class ModelFake(LoopbackServer):
     """A fake model server's queues, request log and delay; the subclass speaks the wire."""
 
@@ -193,10 +198,23 @@ class ModelFake(LoopbackServer):
     #: Whether a tool call's arguments may be any text (OpenAI sends a string the
     #: model wrote) or must be a JSON object (Anthropic sends parsed input).
     raw_arguments_ok: bool = True
-    #: What every answer reports unless a scripted one says otherwise (the vendor's keys).
-    usage: Mapping[str, Any]
 
-    def __init__(self, handler: type[BaseHTTPRequestHandler], log_path: Path | None) -> None:
+    def __init__(
+        self,
+        handler: type[BaseHTTPRequestHandler],
+        log_path: Path | None,
+        *,
+        reply: Callable[[dict[str, Any]], str],
+        usage: dict[str, Any],
+        base_path: str = "",
+    ) -> None:
+        #: The answer's text when nothing is queued, from the request body.
+        self.reply = reply
+        #: What every answer reports unless a scripted one says otherwise (the vendor's keys).
+        self.usage = usage
+        #: Tool calls to make, in order, one per request that offers the tool and
+        #: may get one (``_next_tool_call`` of the subclass says which): (tool name, arguments).
+        self.tool_script: list[tuple[str, dict[str, Any]]] = []
         self.log_path = log_path
         #: Seconds every model-call answer waits before its first byte (0: none).
         self.delay: float = 0.0
@@ -208,10 +226,25 @@ class ModelFake(LoopbackServer):
         self._cuts: deque[StreamCut] = deque()
         self._ids = itertools.count(1)
         super().__init__(handler)
+        #: Where a client of the API points (``http://127.0.0.1:<port>`` and the API's root).
+        self.base_url = f"http://127.0.0.1:{self.port}{base_path}"
 
     def close(self) -> None:
         self._closing.set()  # a delayed answer gives up at once
         super().close()
+
+    def _take_tool_call(self, offered: set[str]) -> tuple[str, dict[str, Any]] | None:
+        """The first call of ``tool_script`` to one of the ``offered`` tools, taken off it.
+
+        The subclass says which requests may get a call (the last message the
+        user's, say); None when none is scripted.
+        """
+        with self._lock:
+            for n, (name, arguments) in enumerate(self.tool_script):
+                if name in offered:
+                    del self.tool_script[n]
+                    return name, arguments
+        return None
 
     # -- what a test queues -------------------------------------------------
 

@@ -40,6 +40,7 @@ from signet_sdk.testing._fake_wire import (
     ScriptedCall,
     ScriptedReply,
     WireHandler,
+    default_reply,
     fragments,
     has_tools,
 )
@@ -68,10 +69,6 @@ def error_body(
     kind, fallback = _ERRORS.get(status, _ERRORS[400] if status < 500 else _ERRORS[500])
     error = {"type": error_type or kind, "message": fallback if message is None else message}
     return {"type": "error", "error": error, "request_id": "req_fake"}
-
-
-def _default_reply(body: dict[str, Any]) -> str:
-    return "Hello from the fake model." if has_tools(body) else "A fake summary."
 
 
 def request_problem(headers: Message, body: dict[str, Any]) -> tuple[int, str] | None:
@@ -116,23 +113,18 @@ class FakeAnthropic(ModelFake):
 
     def __init__(
         self,
-        reply: Callable[[dict[str, Any]], str] = _default_reply,
+        reply: Callable[[dict[str, Any]], str] = default_reply,
         *,
         log_path: Path | None = None,
         usage: dict[str, Any] | None = None,
     ) -> None:
-        self.reply = reply
-        self.usage: dict[str, Any] = usage or {
+        usage = usage or {
             "input_tokens": 12,
             "cache_creation_input_tokens": 0,
             "cache_read_input_tokens": 0,
             "output_tokens": 5,
         }
-        #: Tool calls to make, in order, one per request that offers the tool and
-        #: whose last message is the user's (a turn or tool results): (name, input).
-        self.tool_script: list[tuple[str, dict[str, Any]]] = []
-        super().__init__(self._handler(), log_path)
-        self.base_url = f"http://127.0.0.1:{self.port}"
+        super().__init__(self._handler(), log_path, reply=reply, usage=usage)
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self
@@ -185,16 +177,13 @@ class FakeAnthropic(ModelFake):
         return Handler
 
     def _next_tool_call(self, body: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        """A request that offers the tool and whose last message is the user's (a turn or
+        tool results) gets the next call of ``tool_script``: (name, input)."""
         messages = [m for m in body["messages"] if isinstance(m, dict)]
         if not has_tools(body) or not messages or messages[-1].get("role") != "user":
             return None
         offered = {str(t.get("name")) for t in body["tools"] if isinstance(t, dict)}
-        with self._lock:
-            for n, (name, arguments) in enumerate(self.tool_script):
-                if name in offered:
-                    del self.tool_script[n]
-                    return name, arguments
-        return None
+        return self._take_tool_call(offered)
 
     def _answer(self, body: dict[str, Any]) -> ScriptedReply:
         """This request's answer: the next scripted one, a scripted tool call, or the reply."""

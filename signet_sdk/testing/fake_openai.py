@@ -39,6 +39,7 @@ from signet_sdk.testing._fake_wire import (
     ModelFake,
     ScriptedReply,
     WireHandler,
+    default_reply,
     fragments,
     has_tools,
 )
@@ -70,10 +71,6 @@ def tool_results(body: Any) -> list[str]:
         for m in body.get("messages") or []
         if isinstance(m, dict) and m.get("role") == "tool"
     ]
-
-
-def _default_reply(body: dict[str, Any]) -> str:
-    return "Hello from the fake model." if has_tools(body) else "A fake summary."
 
 
 #: OpenAI's error ``type`` and ``code`` by status (other 4xx: a bad request, 5xx: server).
@@ -115,24 +112,15 @@ class FakeOpenAI(ModelFake):
 
     def __init__(
         self,
-        reply: Callable[[dict[str, Any]], str] = _default_reply,
+        reply: Callable[[dict[str, Any]], str] = default_reply,
         *,
         log_path: Path | None = None,
         models: Sequence[str] = ("fake-model",),
         usage: dict[str, Any] | None = None,
     ) -> None:
-        self.reply = reply
         self.models = list(models)
-        self.usage: dict[str, Any] = usage or {
-            "prompt_tokens": 12,
-            "completion_tokens": 5,
-            "total_tokens": 17,
-        }
-        #: Tool calls to make, in order, one per request that offers the tool and
-        #: ends with a user message or a tool result: (tool name, arguments).
-        self.tool_script: list[tuple[str, dict[str, Any]]] = []
-        super().__init__(self._handler(), log_path)
-        self.base_url = f"http://127.0.0.1:{self.port}/v1"
+        usage = usage or {"prompt_tokens": 12, "completion_tokens": 5, "total_tokens": 17}
+        super().__init__(self._handler(), log_path, reply=reply, usage=usage, base_path="/v1")
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self
@@ -199,14 +187,8 @@ class FakeOpenAI(ModelFake):
     def _chunk(
         self, model: str, delta: dict[str, Any], finish: str | None, **extra: Any
     ) -> dict[str, Any]:
-        return {
-            "id": "chatcmpl-fake",
-            "object": "chat.completion.chunk",
-            "created": 1700000000,
-            "model": model,
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-            **extra,
-        }
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        return _envelope("chat.completion.chunk", model, choice, **extra)
 
     def _default_chunks(self, model: str, body: dict[str, Any]) -> list[dict[str, Any]]:
         """The answer when nothing is queued: the next ``tool_script`` call, else the reply."""
@@ -223,6 +205,8 @@ class FakeOpenAI(ModelFake):
         ]
 
     def _next_tool_call(self, body: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        """A request that offers the tool and ends with a user message or a tool result
+        gets the next call of ``tool_script``: (tool name, arguments)."""
         messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
         if not has_tools(body) or not messages or messages[-1].get("role") not in ("user", "tool"):
             return None
@@ -231,12 +215,7 @@ class FakeOpenAI(ModelFake):
             for t in body.get("tools") or []
             if isinstance(t, dict)
         }
-        with self._lock:
-            for n, (name, arguments) in enumerate(self.tool_script):
-                if name in offered:
-                    del self.tool_script[n]
-                    return name, arguments
-        return None
+        return self._take_tool_call(offered)
 
     def _tool_chunks(
         self, model: str, name: str, arguments: dict[str, Any]
@@ -298,14 +277,7 @@ class FakeOpenAI(ModelFake):
                 for call in reply.tool_calls
             ]
         choice = {"index": 0, "message": message, "finish_reason": _finish(reply)}
-        return {
-            "id": "chatcmpl-fake",
-            "object": "chat.completion",
-            "created": 1700000000,
-            "model": model,
-            "choices": [choice],
-            "usage": self._usage_of(reply),
-        }
+        return _envelope("chat.completion", model, choice, usage=self._usage_of(reply))
 
     def _completion(self, model: str, chunks: list[dict[str, Any]]) -> dict[str, Any]:
         """The non-streaming form of the same reply."""
@@ -315,18 +287,24 @@ class FakeOpenAI(ModelFake):
         if calls:
             message["tool_calls"] = [{k: v for k, v in c.items() if k != "index"} for c in calls]
         finish = chunks[-1]["choices"][0]["finish_reason"]
-        return {
-            "id": "chatcmpl-fake",
-            "object": "chat.completion",
-            "created": 1700000000,
-            "model": model,
-            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-            "usage": self.usage,
-        }
+        choice = {"index": 0, "message": message, "finish_reason": finish}
+        return _envelope("chat.completion", model, choice, usage=self.usage)
 
     def chat_bodies(self) -> list[dict[str, Any]]:
         """The bodies of the chat-completion requests so far (not of a harness's other probes)."""
         return self._bodies("/v1/chat/completions")
+
+
+def _envelope(kind: str, model: str, choice: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    """An answer (``chat.completion``) or one of its chunks, framed as the API frames it."""
+    return {
+        "id": "chatcmpl-fake",
+        "object": kind,
+        "created": 1700000000,
+        "model": model,
+        "choices": [choice],
+        **extra,
+    }
 
 
 def _content(reply: ScriptedReply, text: str) -> str | None:
