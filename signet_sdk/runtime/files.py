@@ -31,6 +31,7 @@ __all__ = [
     "transcript_roots_with",
     "user_home",
     "write_durably",
+    "write_new_file",
 ]
 
 #: Where users list further folders a harness's transcripts may be read from.
@@ -145,8 +146,23 @@ def write_durably(path: str | os.PathLike[str], data: bytes, *, fsync: bool = Tr
     path = os.fspath(path)
     folder, name = os.path.split(path)
     tmp = os.path.join(folder, f".tmp-{name}-{os.getpid()}-{os.urandom(3).hex()}")
+    write_new_file(tmp, data, fsync=fsync)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        _discard(tmp)
+        raise
+
+
+def write_new_file(path: str, data: bytes, *, fsync: bool = False) -> None:
+    """Write ``data`` as a new 0600 file at ``path``: all of it, or no file left behind.
+
+    ``O_EXCL | O_NOFOLLOW`` means a file or symlink planted under the name
+    makes this fail instead of writing through it. A write that fails (a
+    full disk, a folder turned read-only) removes what it began.
+    """
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(tmp, flags, 0o600)
+    fd = os.open(path, flags, 0o600)
     try:
         try:
             view = memoryview(data)
@@ -156,14 +172,17 @@ def write_durably(path: str | os.PathLike[str], data: bytes, *, fsync: bool = Tr
                 os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(tmp, path)
     except BaseException:
-        # A full disk or a folder turned read-only mid-write: no half file is left.
-        try:  # noqa: SIM105 (no contextlib on the hook path)
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _discard(path)
         raise
+
+
+def _discard(path: str) -> None:
+    """Remove ``path`` if it is there (no contextlib on the hook path)."""
+    try:  # noqa: SIM105
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 # -- transcripts ----------------------------------------------------------

@@ -17,7 +17,7 @@ import os
 import stat
 import time
 
-from signet_sdk.runtime.files import private_dir
+from signet_sdk.runtime.files import private_dir, write_new_file
 from signet_sdk.wire.jsonfast import dumps
 from signet_sdk.wire.record import Record
 
@@ -135,28 +135,15 @@ def read_exact(fd: int, offset: int, length: int) -> bytes:
 def stage_file(data: bytes, tag: str, root: str | os.PathLike[str] = STAGING_ROOT) -> str:
     """Write ``data`` as a new 0600 file under the staging root and return its path.
 
-    ``O_EXCL | O_NOFOLLOW`` means a file or symlink planted under the chosen
-    name makes this fail instead of writing through it.
+    A file or symlink planted under the chosen name makes this fail instead of
+    writing through it (:func:`~signet_sdk.runtime.files.write_new_file`).
     """
     if len(data) > STAGED_MAX_BYTES:
         raise ValueError(f"{len(data)} bytes exceed the staging limit of {STAGED_MAX_BYTES}")
     folder = private_dir(root)
     safe_tag = "".join(c if c.isalnum() or c in "-_" else "_" for c in tag)[:80]
     path = os.path.join(folder, f"{_STAGE_PREFIX}{safe_tag}-{os.urandom(4).hex()}.jsonl")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(path, flags, 0o600)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-    except BaseException:
-        os.close(fd)
-        try:  # noqa: SIM105 (no contextlib on the hook path)
-            os.unlink(path)  # a full disk leaves no half transcript for the daemon to read
-        except OSError:
-            pass
-        raise
-    os.close(fd)
+    write_new_file(path, data)  # a full disk leaves no half transcript for the daemon to read
     return path
 
 
