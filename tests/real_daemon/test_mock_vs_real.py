@@ -27,7 +27,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +92,22 @@ def _save_summary(state: State, answer: Any) -> None:
         state["summary"] = summaries[0]["id"]
 
 
+def _and_repeat(step: Step) -> list[Step]:
+    """``step``, then the same request again as ``<name>-repeat``: how a repeat is answered."""
+    return [step, replace(step, name=f"{step.name}-repeat")]
+
+
+def _exec_and_poll(name: str, body: dict[str, Any], job: str) -> list[Step]:
+    """A secrets exec saving its job as ``job``, then ``<name>.poll`` for that job's end.
+
+    0.109 answers the exec with the result itself (no job): the poll is 0.145's.
+    """
+    return [
+        Step(name, "POST", "/api/secrets/exec", body, capture=_save(job, "id")),
+        Step(f"{name}.poll", "GET", f"/api/secrets/exec/{{{job}}}", since=(0, 145), poll=True),
+    ]
+
+
 KEY = "mvr-session-1"
 PROJECT = "/srv/mvr/billing"
 PLUGIN = {"x-signet-runtime-path": "plugin"}
@@ -114,25 +130,15 @@ LONG = " ".join(
     f"Warehouse robot {n} sorts parcels in aisle {n} and reports its battery level hourly."
     for n in range(1, 21)
 )
+#: The scenario's session as its hooks name it: the harness, the session, its project.
+SESSION = {"harness": "claude-code", "sessionKey": KEY, "project": PROJECT}
 
 SCENARIO: list[Step] = [
     Step("health", "GET", "/health"),
     # -- a session starts ------------------------------------------------
     Step("session-start.no-harness", "POST", "/api/hooks/session-start", {"sessionKey": KEY}),
-    Step(
-        "session-start",
-        "POST",
-        "/api/hooks/session-start",
-        {"harness": "claude-code", "sessionKey": KEY, "project": PROJECT},
-        PLUGIN,
-    ),
-    Step(
-        "session-start.other-path",
-        "POST",
-        "/api/hooks/session-start",
-        {"harness": "claude-code", "sessionKey": KEY, "project": PROJECT},
-        LEGACY,
-    ),
+    Step("session-start", "POST", "/api/hooks/session-start", SESSION, PLUGIN),
+    Step("session-start.other-path", "POST", "/api/hooks/session-start", SESSION, LEGACY),
     # -- memories --------------------------------------------------------
     Step(
         "memory.remember",
@@ -177,17 +183,13 @@ SCENARIO: list[Step] = [
             "validUntil": "2026-04-01T00:00:00.000Z",
         },
     ),
-    Step(
-        "memory.remember.idempotent",
-        "POST",
-        "/api/memory/remember",
-        {"content": "Invoices render with wkhtmltopdf", "idempotencyKey": "mvr-idem-1"},
-    ),
-    Step(
-        "memory.remember.idempotent-repeat",
-        "POST",
-        "/api/memory/remember",
-        {"content": "Invoices render with wkhtmltopdf", "idempotencyKey": "mvr-idem-1"},
+    *_and_repeat(
+        Step(
+            "memory.remember.idempotent",
+            "POST",
+            "/api/memory/remember",
+            {"content": "Invoices render with wkhtmltopdf", "idempotencyKey": "mvr-idem-1"},
+        )
     ),
     Step(
         "memory.remember.idempotent-conflict",
@@ -196,54 +198,29 @@ SCENARIO: list[Step] = [
         {"content": "Invoices render with headless chrome", "idempotencyKey": "mvr-idem-1"},
     ),
     # 0.145 splits content over 800 characters into sentence chunks
-    Step(
-        "memory.remember.chunked",
-        "POST",
-        "/api/memory/remember",
-        {"content": LONG, "idempotencyKey": "mvr-chunks-1"},
-        since=(0, 145),
-    ),
-    Step(
-        "memory.remember.chunked-repeat",
-        "POST",
-        "/api/memory/remember",
-        {"content": LONG, "idempotencyKey": "mvr-chunks-1"},
-        since=(0, 145),
-    ),
-    Step(
-        "memory.remember.chunked-conflict",
-        "POST",
-        "/api/memory/remember",
-        {"content": LONG.replace("robot", "drone"), "idempotencyKey": "mvr-chunks-1"},
-        since=(0, 145),
-    ),
-    Step(
-        "memory.remember.chunk-key-reused",
-        "POST",
-        "/api/memory/remember",
-        {"content": "Robots charge overnight", "idempotencyKey": "mvr-chunks-1"},
-        since=(0, 145),
-    ),
-    Step(
-        "memory.remember.chunked-on-plain-key",
-        "POST",
-        "/api/memory/remember",
-        {"content": LONG.replace("robot", "cart"), "idempotencyKey": "mvr-idem-1"},
-        since=(0, 145),
-    ),
-    Step(
-        "memory.remember.chunked-again",
-        "POST",
-        "/api/memory/remember",
-        {"content": LONG},
-        since=(0, 145),
-    ),
-    Step(
-        "memory.remember.bad-structured",
-        "POST",
-        "/api/memory/remember",
-        {"content": "Robots charge overnight", "structured": []},
-        since=(0, 145),
+    *(
+        Step(name, "POST", "/api/memory/remember", body, since=(0, 145))
+        for name, body in [
+            ("memory.remember.chunked", {"content": LONG, "idempotencyKey": "mvr-chunks-1"}),
+            ("memory.remember.chunked-repeat", {"content": LONG, "idempotencyKey": "mvr-chunks-1"}),
+            (
+                "memory.remember.chunked-conflict",
+                {"content": LONG.replace("robot", "drone"), "idempotencyKey": "mvr-chunks-1"},
+            ),
+            (
+                "memory.remember.chunk-key-reused",
+                {"content": "Robots charge overnight", "idempotencyKey": "mvr-chunks-1"},
+            ),
+            (
+                "memory.remember.chunked-on-plain-key",
+                {"content": LONG.replace("robot", "cart"), "idempotencyKey": "mvr-idem-1"},
+            ),
+            ("memory.remember.chunked-again", {"content": LONG}),
+            (
+                "memory.remember.bad-structured",
+                {"content": "Robots charge overnight", "structured": []},
+            ),
+        ]
     ),
     Step(
         "hooks.remember",
@@ -346,17 +323,13 @@ SCENARIO: list[Step] = [
             "time": {"start": "2026-05-01T00:00:00Z", "end": "2026-04-01T00:00:00Z"},
         },
     ),
-    Step(
-        "memory.recall.session",
-        "POST",
-        "/api/memory/recall",
-        {"query": "billing", "sessionKey": "mvr-session-2"},
-    ),
-    Step(
-        "memory.recall.session-repeat",
-        "POST",
-        "/api/memory/recall",
-        {"query": "billing", "sessionKey": "mvr-session-2"},
+    *_and_repeat(
+        Step(
+            "memory.recall.session",
+            "POST",
+            "/api/memory/recall",
+            {"query": "billing", "sessionKey": "mvr-session-2"},
+        )
     ),
     Step(
         "memory.recall.bad-time",
@@ -466,7 +439,7 @@ SCENARIO: list[Step] = [
         "checkpoint-extract",
         "POST",
         "/api/hooks/session-checkpoint-extract",
-        {"harness": "claude-code", "sessionKey": KEY, "project": PROJECT, "transcript": TRANSCRIPT},
+        {**SESSION, "transcript": TRANSCRIPT},
         PLUGIN,
     ),
     Step(
@@ -480,9 +453,7 @@ SCENARIO: list[Step] = [
         "POST",
         "/api/hooks/compaction-complete",
         {
-            "harness": "claude-code",
-            "sessionKey": KEY,
-            "project": PROJECT,
+            **SESSION,
             "summary": "Discussed staging deploys for billing; the database is pg-staging-2.",
         },
         PLUGIN,
@@ -515,9 +486,7 @@ SCENARIO: list[Step] = [
         "POST",
         "/api/hooks/user-prompt-submit",
         {
-            "harness": "claude-code",
-            "sessionKey": KEY,
-            "project": PROJECT,
+            **SESSION,
             "userMessage": "what did we say about pgbouncer?",
             "transcript": TRANSCRIPT,
         },
@@ -539,27 +508,15 @@ SCENARIO: list[Step] = [
     ),
     Step("sessions.search.no-query", "POST", "/api/sessions/search", {}, since=(0, 145)),
     # -- secrets ---------------------------------------------------------
-    Step(
+    *_exec_and_poll(
         "secrets.exec",
-        "POST",
-        "/api/secrets/exec",
         {"command": "printenv MVR_TOKEN", "secrets": {"MVR_TOKEN": "MVR_SECRET"}},
-        capture=_save("job", "id"),
+        "job",
     ),
-    Step("secrets.exec.poll", "GET", "/api/secrets/exec/{job}", since=(0, 145), poll=True),
-    Step(
+    *_exec_and_poll(
         "secrets.exec.missing-secret",
-        "POST",
-        "/api/secrets/exec",
         {"command": "printenv MVR_TOKEN", "secrets": {"MVR_TOKEN": "MVR_NOT_STORED"}},
-        capture=_save("failed_job", "id"),
-    ),
-    Step(
-        "secrets.exec.missing-secret.poll",
-        "GET",
-        "/api/secrets/exec/{failed_job}",
-        since=(0, 145),
-        poll=True,
+        "failed_job",
     ),
     Step(
         "secrets.exec.no-command",
@@ -574,33 +531,15 @@ SCENARIO: list[Step] = [
         "/api/secrets/exec",
         {"command": "printenv MVR_TOKEN", "secrets": {}},
     ),
-    Step(
+    *_exec_and_poll(
         "secrets.exec.metacharacters",
-        "POST",
-        "/api/secrets/exec",
         {"command": "printenv MVR_TOKEN; ls", "secrets": {"MVR_TOKEN": "MVR_SECRET"}},
-        capture=_save("meta_job", "id"),
+        "meta_job",
     ),
-    Step(
-        "secrets.exec.metacharacters.poll",
-        "GET",
-        "/api/secrets/exec/{meta_job}",
-        since=(0, 145),
-        poll=True,
-    ),
-    Step(
+    *_exec_and_poll(
         "secrets.exec.timeout",
-        "POST",
-        "/api/secrets/exec",
         {"command": "sleep 2", "secrets": {"MVR_TOKEN": "MVR_SECRET"}, "timeoutMs": 1000},
-        capture=_save("slow_job", "id"),
-    ),
-    Step(
-        "secrets.exec.timeout.poll",
-        "GET",
-        "/api/secrets/exec/{slow_job}",
-        since=(0, 145),
-        poll=True,
+        "slow_job",
     ),
     # -- synthesis -------------------------------------------------------
     Step("synthesis.config", "GET", "/api/hooks/synthesis/config"),
@@ -627,27 +566,15 @@ SCENARIO: list[Step] = [
         PLUGIN,
     ),
     Step("session-end.no-harness", "POST", "/api/hooks/session-end", {"sessionKey": KEY}),
-    Step(
-        "session-start.after-end",
-        "POST",
-        "/api/hooks/session-start",
-        {"harness": "claude-code", "sessionKey": KEY, "project": PROJECT},
-        PLUGIN,
-    ),
+    Step("session-start.after-end", "POST", "/api/hooks/session-start", SESSION, PLUGIN),
     Step(
         "session-start.clear",
         "POST",
         "/api/hooks/session-start",
-        {"harness": "claude-code", "sessionKey": KEY, "project": PROJECT, "source": "clear"},
+        {**SESSION, "source": "clear"},
         PLUGIN,
     ),
-    Step(
-        "session-start.repeat",
-        "POST",
-        "/api/hooks/session-start",
-        {"harness": "claude-code", "sessionKey": KEY, "project": PROJECT},
-        PLUGIN,
-    ),
+    Step("session-start.repeat", "POST", "/api/hooks/session-start", SESSION, PLUGIN),
     # -- ops -------------------------------------------------------------
     Step("logs", "GET", "/api/logs?limit=5"),
     Step("logs.stream", "GET", "/api/logs/stream", stream=True),
