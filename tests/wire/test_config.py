@@ -31,15 +31,20 @@ def test_host_and_port_when_no_url() -> None:
     )
 
 
+#: An environment that sets the daemon, the credentials and every per-hook deadline (ms).
+ENV = {
+    "SIGNET_DAEMON_URL": "http://env:1",
+    "SIGNET_TOKEN": "t0k",
+    "SIGNET_AGENT_ID": "alice",
+    "SIGNET_SESSION_START_TIMEOUT": "3000",
+    "SIGNET_PROMPT_SUBMIT_TIMEOUT": "2500",
+    "SIGNET_FETCH_TIMEOUT": "8000",
+}
+
+
 def test_argument_beats_environment_for_every_setting() -> None:
-    env = {
-        "SIGNET_DAEMON_URL": "http://env:1",
-        "SIGNET_TOKEN": "env-token",
-        "SIGNET_AGENT_ID": "env-agent",
-        "SIGNET_SESSION_START_TIMEOUT": "3000",
-    }
     cfg = resolve_config(
-        "http://arg:2/", token="arg-token", agent_id="arg-agent", timeout=7.5, env=env
+        "http://arg:2/", token="arg-token", agent_id="arg-agent", timeout=7.5, env=ENV
     )
     assert cfg.base_url == "http://arg:2"
     assert cfg.token == "arg-token"
@@ -48,14 +53,8 @@ def test_argument_beats_environment_for_every_setting() -> None:
 
 
 def test_environment_beats_defaults() -> None:
-    env = {
-        "SIGNET_TOKEN": "t0k",
-        "SIGNET_AGENT_ID": "alice",
-        "SIGNET_SESSION_START_TIMEOUT": "3000",
-        "SIGNET_PROMPT_SUBMIT_TIMEOUT": "2500",
-        "SIGNET_FETCH_TIMEOUT": "8000",
-    }
-    cfg = resolve_config(env=env)
+    cfg = resolve_config(env=ENV)
+    assert cfg.base_url == "http://env:1"
     assert (cfg.token, cfg.agent_id) == ("t0k", "alice")
     assert cfg.timeouts.session_start == 3.0
     assert cfg.timeouts.prompt_submit == 2.5
