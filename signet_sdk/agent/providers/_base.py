@@ -22,7 +22,8 @@ from signet_sdk.agent.providers._wire import IncompleteStreamError
 from signet_sdk.wire.errors import APIConnectionError, ConfigError
 
 if TYPE_CHECKING:
-    from signet_sdk.agent.providers._wire import Codec, ModelRequest
+    from signet_sdk.agent.providers._codec import Codec
+    from signet_sdk.agent.providers._wire import ModelRequest
     from signet_sdk.agent.types import Chunk, CompletionOptions, CompletionResult, Message
     from signet_sdk.client.io import AsyncHTTPClient, HTTPClient
     from signet_sdk.wire.retry import RetryPolicy

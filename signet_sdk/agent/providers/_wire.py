@@ -14,10 +14,10 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from signet_sdk._version import __version__
-from signet_sdk.agent.types import Chunk, CompletionOptions, CompletionResult, Message
+from signet_sdk.agent.types import Chunk, CompletionResult
 from signet_sdk.wire import jsonfast
 from signet_sdk.wire.errors import (
     APIConnectionError,
@@ -30,13 +30,11 @@ from signet_sdk.wire.errors import (
 
 __all__ = [
     "USER_AGENT",
-    "Codec",
     "IncompleteStreamError",
     "ModelRequest",
     "SSEFramer",
     "StreamDecoder",
     "answer_failure",
-    "codec_headers",
     "encode_json",
     "parse_arguments",
     "plain",
@@ -74,28 +72,6 @@ class IncompleteStreamError(APIConnectionError):
     def __init__(self, message: str, *, method: str, url: str, progress: str) -> None:
         super().__init__(message, method=method, url=url)
         self.progress = progress
-
-
-def codec_headers(
-    common: Mapping[str, str], headers: Mapping[str, str] | None
-) -> tuple[dict[bool, dict[str, str]], dict[str, str]]:
-    """A codec's request headers: per ``stream`` flag for completions, and for the model list.
-
-    ``common`` (the vendor's version and key headers) then the caller's
-    ``headers`` (lower-cased, so they replace rather than repeat ours). One
-    dict per kind of call, made once: the I/O objects cache per dict.
-    """
-    extra = {k.lower(): v for k, v in (headers or {}).items()}
-    by_stream = {
-        stream: {
-            "accept": "text/event-stream" if stream else "application/json",
-            "content-type": "application/json",
-            **common,
-            **extra,
-        }
-        for stream in (False, True)
-    }
-    return by_stream, {"accept": "application/json", **common, **extra}
 
 
 def encode_json(value: Any) -> bytes:
@@ -337,31 +313,6 @@ class StreamDecoder(ABC):
     def finished(self, result: CompletionResult) -> list[Chunk]:
         self.result = result
         return [Chunk("done", result=result)]
-
-
-class Codec(Protocol):
-    """One model API, sans I/O: requests built, answers and streams read.
-
-    ``provider`` names the API in ids and messages; ``vendor_host`` is the
-    vendor's own host, where a key is required and ``available()`` need not
-    ask the server.
-    """
-
-    @property
-    def provider(self) -> str: ...
-
-    @property
-    def base_url(self) -> str: ...
-
-    def request(
-        self, model: str, messages: Sequence[Message], options: CompletionOptions, stream: bool
-    ) -> ModelRequest: ...
-
-    def parse(self, data: Any) -> CompletionResult: ...
-
-    def decoder(self) -> StreamDecoder: ...
-
-    def models_request(self) -> ModelRequest: ...
 
 
 #: Tool lists already rendered, by the identity of the specs tuple they came from.

@@ -26,11 +26,10 @@ from signet_sdk.agent.providers._base import (
     Vendor,
     twin_arguments,
 )
+from signet_sdk.agent.providers._codec import JsonApiCodec
 from signet_sdk.agent.providers._wire import (
     USER_AGENT,
-    ModelRequest,
     StreamDecoder,
-    codec_headers,
     encode_json,
     parse_arguments,
     plain,
@@ -210,10 +209,13 @@ def _call(block_id: object, name: object, arguments: object) -> ToolCall:
     return ToolCall(call_id, tool, parsed)
 
 
-class AnthropicCodec:
+class AnthropicCodec(JsonApiCodec):
     """Requests to and answers from one Messages API server (``base_url``), sans I/O."""
 
     provider = "anthropic"
+    call_path = "/v1/messages"
+    #: Answered only where the key is good.
+    models_path = "/v1/models"
 
     def __init__(
         self,
@@ -221,27 +223,15 @@ class AnthropicCodec:
         api_key: str | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> None:
-        self.base_url = base_url.rstrip("/")
-        self.url = f"{self.base_url}/v1/messages"
         auth = {"x-api-key": api_key} if api_key else {}
         common = {"anthropic-version": API_VERSION, "user-agent": USER_AGENT, **auth}
-        self._headers, self._models = codec_headers(common, headers)
+        super().__init__(base_url, common, headers)
 
     def body(
         self, model: str, messages: Sequence[Message], options: CompletionOptions, stream: bool
     ) -> dict[str, Any]:
         """The request body as a dict (what an official client's ``messages.create`` takes)."""
         return request_body(model, messages, options, stream)
-
-    def request(
-        self, model: str, messages: Sequence[Message], options: CompletionOptions, stream: bool
-    ) -> ModelRequest:
-        content = encode_json(request_body(model, messages, options, stream))
-        return ModelRequest("POST", self.url, self._headers[stream], content, stream)
-
-    def models_request(self) -> ModelRequest:
-        """``GET /v1/models``: free, and answered only where the key is good."""
-        return ModelRequest("GET", f"{self.base_url}/v1/models", self._models, None)
 
     def parse(self, data: Any) -> CompletionResult:
         """A whole Messages API answer (``{"type": "message", "content": [...], ...}``)."""

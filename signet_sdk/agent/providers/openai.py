@@ -33,12 +33,10 @@ from signet_sdk.agent.providers._base import (
     Vendor,
     twin_arguments,
 )
+from signet_sdk.agent.providers._codec import JsonApiCodec
 from signet_sdk.agent.providers._wire import (
     USER_AGENT,
-    ModelRequest,
     StreamDecoder,
-    codec_headers,
-    encode_json,
     parse_arguments,
     plain,
     provider_status_error,
@@ -218,10 +216,13 @@ def _text(content: object) -> str:
     return ""
 
 
-class OpenAICodec:
+class OpenAICodec(JsonApiCodec):
     """Requests to and answers from one chat-completions server (``base_url``), sans I/O."""
 
     provider = "openai"
+    call_path = "/chat/completions"
+    #: Every compatible server lists its models there.
+    models_path = "/models"
 
     def __init__(
         self,
@@ -229,28 +230,15 @@ class OpenAICodec:
         api_key: str | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> None:
-        self.base_url = base_url.rstrip("/")
-        self.url = f"{self.base_url}/chat/completions"
-        self.limit_field = "max_completion_tokens" if _is_openai(self.base_url) else "max_tokens"
         auth = {"authorization": f"Bearer {api_key}"} if api_key else {}
-        common = {"user-agent": USER_AGENT, **auth}
-        self._headers, self._models = codec_headers(common, headers)
+        super().__init__(base_url, {"user-agent": USER_AGENT, **auth}, headers)
+        self.limit_field = "max_completion_tokens" if _is_openai(self.base_url) else "max_tokens"
 
     def body(
         self, model: str, messages: Sequence[Message], options: CompletionOptions, stream: bool
     ) -> dict[str, Any]:
         """The request body as a dict (what an official client's ``create`` takes)."""
         return request_body(model, messages, options, stream, limit_field=self.limit_field)
-
-    def request(
-        self, model: str, messages: Sequence[Message], options: CompletionOptions, stream: bool
-    ) -> ModelRequest:
-        content = encode_json(self.body(model, messages, options, stream))
-        return ModelRequest("POST", self.url, self._headers[stream], content, stream)
-
-    def models_request(self) -> ModelRequest:
-        """``GET {base}/models``: every compatible server lists its models there, for free."""
-        return ModelRequest("GET", f"{self.base_url}/models", self._models, None)
 
     def parse(self, data: Any) -> CompletionResult:
         """A whole chat completion (``{"choices": [{"message": ..., "finish_reason": ...}]}``)."""
