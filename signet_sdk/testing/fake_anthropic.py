@@ -35,15 +35,14 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
-from signet_sdk.testing._fake_wire import (
-    ModelFake,
+from signet_sdk.testing._fake_script import (
     ScriptedCall,
     ScriptedReply,
-    WireHandler,
     default_reply,
     fragments,
     has_tools,
 )
+from signet_sdk.testing._fake_wire import ModelFake, WireHandler
 
 __all__ = ["FakeAnthropic", "error_body"]
 

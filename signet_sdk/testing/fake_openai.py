@@ -35,14 +35,8 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
-from signet_sdk.testing._fake_wire import (
-    ModelFake,
-    ScriptedReply,
-    WireHandler,
-    default_reply,
-    fragments,
-    has_tools,
-)
+from signet_sdk.testing._fake_script import ScriptedReply, default_reply, fragments, has_tools
+from signet_sdk.testing._fake_wire import ModelFake, WireHandler
 
 __all__ = ["FakeOpenAI", "error_body", "has_tools", "system_text", "tool_results"]
 
