@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from signet_adapter_gemini import PLUGIN
 from signet_adapter_gemini.install import hook_timeouts, is_ours, main
+from signet_e2e.installer_checks import assert_round_trip, install_over
 
 SDK = str(Path(sys.executable).parent / "signet-sdk")
 
@@ -86,10 +87,7 @@ def test_user_settings_kept_idempotent_and_restored(
     isolated: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = _settings(isolated)
-    path.write_text(USER_SETTINGS)
-    path.chmod(0o600)
-    assert main(["install"]) == 0
-    text = path.read_text()
+    text = install_over(main, path, USER_SETTINGS)
     assert "// picked in the theme dialog" in text and "/* the team's server */" in text
     data = _strict(text)
     assert data["ui"] == {"theme": "GitHub"}
@@ -100,15 +98,7 @@ def test_user_settings_kept_idempotent_and_restored(
     assert len(_ours(data, "SessionStart")) == 1
     servers = data["mcpServers"]
     assert isinstance(servers, dict) and set(servers) == {"docs", "signet"}
-    assert path.stat().st_mode & 0o777 == 0o600
-    capsys.readouterr()
-
-    assert main(["install"]) == 0
-    assert path.read_text() == text
-    assert "already up to date" in capsys.readouterr().out
-
-    assert main(["uninstall"]) == 0
-    assert path.read_text() == USER_SETTINGS
+    assert_round_trip(main, path, USER_SETTINGS, text, capsys)
 
 
 def test_edited_after_install_uninstall_removes_only_ours(isolated: Path) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from signet_adapter_qwen_code import PLUGIN
 from signet_adapter_qwen_code.install import RECORD, hook_timeouts, is_ours, main
+from signet_e2e.installer_checks import assert_round_trip, install_over
 
 SDK = str(Path(sys.executable).parent / "signet-sdk")
 REGISTERED = [e for e in PLUGIN.events if e != "SubagentStop"]
@@ -102,10 +103,7 @@ def test_user_settings_kept_idempotent_and_restored_byte_for_byte(
     isolated: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = settings(isolated)
-    path.write_text(USER_SETTINGS)
-    path.chmod(0o600)
-    assert main(["install"]) == 0
-    text = path.read_text()
+    text = install_over(main, path, USER_SETTINGS)
     assert "// the model the team pays for" in text and "/* the team's docs */" in text
     data = strict(text)
     assert data["model"] == {"name": "qwen3-coder-plus"}
@@ -114,15 +112,7 @@ def test_user_settings_kept_idempotent_and_restored_byte_for_byte(
     assert data["hooks"]["SessionStart"][0]["hooks"][0]["name"] == "greet"  # yours stays first
     assert len(ours(data, "SessionStart")) == 1 and len(ours(data, "Stop")) == 1
     assert set(data["mcpServers"]) == {"docs", "signet"}
-    assert path.stat().st_mode & 0o777 == 0o600
-    capsys.readouterr()
-
-    assert main(["install"]) == 0
-    assert path.read_text() == text
-    assert capsys.readouterr().out == f"{path}: already up to date, nothing changed\n"
-
-    assert main(["uninstall"]) == 0
-    assert path.read_text() == USER_SETTINGS  # the empty "Stop": [] included
+    assert_round_trip(main, path, USER_SETTINGS, text, capsys)  # the empty "Stop": [] included
     assert not (isolated / RECORD).exists()
 
 
