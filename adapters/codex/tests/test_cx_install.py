@@ -10,6 +10,7 @@ import pytest
 from signet_adapter_codex._trust import event_label, trusted_hash
 from signet_adapter_codex.install import hook_command, hook_timeouts
 from signet_adapter_codex.install import main as installer
+from signet_e2e.installer_checks import assert_refused
 
 USER_TOML = """\
 # my Codex settings
@@ -148,11 +149,7 @@ def test_project_scope_and_dry_run(
 def test_bad_files_are_named_and_left_untouched(
     isolated: Path, capsys: pytest.CaptureFixture[str], name: str, text: str, problem: str
 ) -> None:
-    (isolated / name).write_text(text)
-    assert installer(["install"]) == 1
-    err = capsys.readouterr().err
-    assert str(isolated / name) in err and problem in err and "No file was changed" in err
-    assert (isolated / name).read_text() == text
+    assert_refused(installer, isolated / name, text, problem, capsys)
     assert sorted(p.name for p in isolated.iterdir()) == [name, "sessions"]
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from signet_adapter_copilot.install import HOOK_FILE, hook_command, hook_timeouts, main
+from signet_e2e.installer_checks import assert_refused
 
 from signet_sdk.installing.command import sdk_command
 
@@ -238,11 +239,9 @@ def test_dry_run_shows_the_diff_and_writes_nothing(
 def test_a_config_it_cannot_edit_safely_is_refused_and_nothing_changes(
     isolated: Path, capsys: pytest.CaptureFixture[str], text: str, problem: str
 ) -> None:
-    _mcp(isolated).write_text(text)
-    before = _snapshot(isolated)
-    assert main(["install"]) == 1
-    err = capsys.readouterr().err
-    assert problem in err and str(_mcp(isolated)) in err and "No file was changed." in err
+    before = {**_snapshot(isolated), _mcp(isolated).name: text.encode()}
+    err = assert_refused(main, _mcp(isolated), text, problem, capsys)
+    assert "No file was changed." in err
     assert _snapshot(isolated) == before
 
 

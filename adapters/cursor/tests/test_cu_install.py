@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from signet_adapter_cursor.install import RECORD, hook_command, hook_timeouts
 from signet_adapter_cursor.install import main as installer
+from signet_e2e.installer_checks import assert_refused
 
 from signet_sdk.cli.doctor import diagnose
 
@@ -262,11 +263,8 @@ def test_a_server_named_signet_that_is_not_ours_is_refused(
 def test_bad_files_are_named_and_nothing_is_changed(
     isolated: Path, capsys: pytest.CaptureFixture[str], name: str, text: str, problem: str
 ) -> None:
-    (isolated / name).write_text(text)
     for verb in ("install", "uninstall"):
-        assert installer([verb]) == 1
-        err = capsys.readouterr().err
-        assert str(isolated / name) in err and problem in err and "No file was changed" in err
+        assert_refused(installer, isolated / name, text, problem, capsys, verb)
         assert files(isolated) == {name: text.encode()}
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from signet_adapter_kimi import PLUGIN
 from signet_adapter_kimi.install import hook_command, hook_timeouts, main
+from signet_e2e.installer_checks import assert_refused
 
 from signet_sdk.installing.command import sdk_command
 
@@ -224,15 +225,11 @@ def test_project_puts_the_memory_tools_in_the_project(
 def test_a_file_that_cannot_be_merged_is_refused_and_nothing_changes(
     isolated: Path, capsys: pytest.CaptureFixture[str], name: str, text: str, problem: str
 ) -> None:
-    (isolated / name).write_text(text)
+    err = assert_refused(main, isolated / name, text, problem, capsys)
 
-    assert main(["install"]) == 1
-
-    err = capsys.readouterr().err
-    assert f"signet-sdk install kimi: {isolated / name}" in err and problem in err
+    assert f"signet-sdk install kimi: {isolated / name}" in err
     assert err.endswith("No file was changed.\n")
     assert sorted(p.name for p in isolated.iterdir()) == sorted(["sessions", name])
-    assert (isolated / name).read_text() == text
 
 
 def test_kimi_code_home_is_where_kimi_reads_its_config(

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from signet_adapter_qwen_code import PLUGIN
 from signet_adapter_qwen_code.install import RECORD, hook_timeouts, is_ours, main
-from signet_e2e.installer_checks import assert_round_trip, install_over
+from signet_e2e.installer_checks import assert_refused, assert_round_trip, install_over
 
 SDK = str(Path(sys.executable).parent / "signet-sdk")
 REGISTERED = [e for e in PLUGIN.events if e != "SubagentStop"]
@@ -211,12 +211,8 @@ def test_dry_run_prints_the_diff_and_writes_nothing(
 def test_a_file_we_cannot_merge_safely_is_left_untouched(
     isolated: Path, capsys: pytest.CaptureFixture[str], text: str, problem: str
 ) -> None:
-    path = settings(isolated)
-    path.write_text(text)
-    assert main(["install"]) == 1
-    err = capsys.readouterr().err
-    assert str(path) in err and problem in err and "No file was changed." in err
-    assert path.read_text() == text
+    err = assert_refused(main, settings(isolated), text, problem, capsys)
+    assert "No file was changed." in err
 
 
 def test_install_through_the_sdk_command(isolated: Path) -> None:
