@@ -366,13 +366,9 @@ class StandIns:
         ]
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
+        from signet_sdk.testing import stop_process  # the child script itself never loads the SDK
+
+        stop_process(self.process, grace=10)
         if self.process.stdout is not None:
             self.process.stdout.close()
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import platform
-import signal
 import socket
 import statistics
 import subprocess
@@ -75,16 +74,6 @@ def wait_port(
                 return
         time.sleep(0.05)
     raise RuntimeError(f"nothing listens on 127.0.0.1:{port}")
-
-
-def stop(proc: subprocess.Popen[bytes], timeout: float = 15.0) -> None:
-    """Stop ``proc`` by its PID: SIGTERM, then SIGKILL after ``timeout`` seconds."""
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=10)
 
 
 @contextmanager

@@ -48,7 +48,7 @@ sys.path.insert(0, str(ROOT / "adapters" / "openclaw" / "tests"))
 
 from oc_support import QUIET, fake_model, fake_provider, openclaw_install  # noqa: E402
 
-from signet_sdk.testing import ServeProcess, free_port  # noqa: E402
+from signet_sdk.testing import ServeProcess, free_port, stop_process  # noqa: E402
 from signet_sdk.testing.fake_openai import FakeOpenAI  # noqa: E402
 
 BUDGET_MS = 5.0
@@ -125,7 +125,7 @@ def _gateway_turns(
             if n >= 2:
                 walls.append(time.perf_counter() - start)
     finally:
-        common.stop(gateway, timeout=30)
+        stop_process(gateway, grace=30)
         log.close()
     return walls
 

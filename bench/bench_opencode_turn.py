@@ -59,7 +59,7 @@ sys.path.insert(0, str(ROOT / "adapters" / "opencode" / "tests"))
 
 from opencode_support import install_opencode, plugin_seed, reply, seed_into  # noqa: E402
 
-from signet_sdk.testing import ServeProcess, free_port  # noqa: E402
+from signet_sdk.testing import ServeProcess, free_port, stop_process  # noqa: E402
 from signet_sdk.testing.fake_openai import FakeOpenAI  # noqa: E402
 
 BUDGET_MS = 5.0
@@ -118,7 +118,7 @@ class Instance:
         return time.perf_counter() - start
 
     def stop(self) -> None:
-        common.stop(self.proc)
+        stop_process(self.proc)
 
 
 def _config_home(base: Path, name: str, seed: Path, env: dict[str, str], *args: str) -> str:

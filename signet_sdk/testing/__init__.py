@@ -19,7 +19,8 @@ What an adapter package's own tests need, importable from here:
   :func:`outbox_left`, :func:`outbox_entries`, :func:`hook_log_lines`,
   :func:`sdk_state_dir`: a hook command run as a harness runs it, and what
   it left behind;
-* :class:`ServeProcess`: ``signet-sdk serve`` as a child process;
+* :class:`ServeProcess`: ``signet-sdk serve`` as a child process, and
+  :func:`stop_process`: any child stopped by its PID (SIGTERM, then SIGKILL);
 * :class:`FakeServer`, :data:`Answer`, :func:`json_answer`,
   :func:`sse_answer`: a loopback stand-in for a harness's model API;
 * :func:`free_port`: a free loopback port;
@@ -67,6 +68,7 @@ if TYPE_CHECKING:  # the public names: one line each, and the only place they ar
     from signet_sdk.testing.scripted import ScriptedDaemon as ScriptedDaemon
     from signet_sdk.testing.scripted import assert_received as assert_received
     from signet_sdk.testing.serve_process import ServeProcess as ServeProcess
+    from signet_sdk.testing.serve_process import stop_process as stop_process
     from signet_sdk.testing.vectors import check_vector as check_vector
     from signet_sdk.testing.vectors import check_vector_through_hook as check_vector_through_hook
     from signet_sdk.testing.vectors import (

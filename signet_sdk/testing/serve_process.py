@@ -2,8 +2,8 @@
 
 It is started with the environment given, waits until the server says it
 listens, reads the URL and token from the state file the server writes (as
-a shim's transport does), and is always stopped by its PID: SIGTERM, then
-SIGKILL after 15 s.
+a shim's transport does), and is always stopped by its PID
+(:func:`stop_process`: SIGTERM, then SIGKILL after 15 s).
 """
 
 from __future__ import annotations
@@ -17,7 +17,24 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Self
 
-__all__ = ["ServeProcess"]
+__all__ = ["ServeProcess", "stop_process"]
+
+
+def stop_process(proc: subprocess.Popen[Any], grace: float = 15.0) -> int:
+    """Stop the child ``proc`` by its PID and return its exit status.
+
+    SIGTERM first, so it shuts down as it would for a user; SIGKILL if it is
+    still there after ``grace`` seconds, so a stuck child never outlives the
+    test run. A child that has exited already is only reaped.
+    """
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+    return proc.returncode
 
 
 class ServeProcess:
@@ -68,13 +85,7 @@ class ServeProcess:
         return answer
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
+        stop_process(self.proc)
         if self.proc.stdout is not None:
             self.proc.stdout.close()
 
