@@ -64,7 +64,10 @@ Declaring events once (:class:`EventTranslator`, :func:`on`)
     the model :func:`context_text` of a ``context_events`` answer through
     ``context_output``. :class:`CommandHookTranslator` is that for a harness
     that runs a command per hook (``session_id`` and ``hook_event_name`` in,
-    ``hookSpecificOutput.additionalContext`` out).
+    ``hookSpecificOutput.additionalContext`` out); its ``project(payload)``
+    is the event's ``cwd`` unless overridden, and
+    ``CommandHookTranslator.subagent_handlers()`` gives the family's
+    SubagentStart and SubagentStop handlers to assign in a class body.
 
 Answers and files
     :func:`context_text` is the text to show the model for a daemon answer.

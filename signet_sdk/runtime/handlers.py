@@ -337,6 +337,38 @@ class CommandHookTranslator(EventTranslator):
         context = self.compaction_context(harness, how, instructions)
         return [self.pre_compaction_call(session, context)]
 
+    def project(self, payload: Mapping[str, Any]) -> str | None:
+        """The project an event belongs to: its ``cwd``, unless the harness knows better."""
+        return string(payload, "cwd")
+
+    @staticmethod
+    def subagent_handlers() -> tuple[Handler, Handler]:
+        """The ``SubagentStart`` and ``SubagentStop`` handlers, as this hook family sends them.
+
+        Assign them in the class body where the two events belong among the
+        others (the plugin's events follow the order of the body)::
+
+            _subagent_start, _subagent_stop = CommandHookTranslator.subagent_handlers()
+
+        SubagentStart is the ``session_start`` of the subagent ``agent_id``
+        names (:meth:`subagent_id`) in the event's :meth:`project`;
+        SubagentStop is :meth:`~EventTranslator.subagent_stop_calls`.
+        """
+
+        @on("SubagentStart", "session_start")
+        def start(
+            self: CommandHookTranslator, p: Mapping[str, Any], session: str
+        ) -> list[LifecycleCall]:
+            return self.subagent_start_calls(session, self.subagent_id(p), self.project(p))
+
+        @on("SubagentStop")
+        def stop(
+            self: CommandHookTranslator, p: Mapping[str, Any], session: str
+        ) -> list[LifecycleCall]:
+            return self.subagent_stop_calls(p)
+
+        return start, stop
+
     @staticmethod
     def subagent_id(payload: Mapping[str, Any]) -> str:
         """A ``SubagentStart`` hook's ``agent_id``: present and not blank.

@@ -78,13 +78,14 @@ class ClaudeCodeTranslator(CommandHookTranslator):
     def __init__(self, project_dir: str | None = None) -> None:
         self.project_dir = project_dir or None
 
-    def _project(self, payload: Mapping[str, Any]) -> str | None:
+    def project(self, payload: Mapping[str, Any]) -> str | None:
+        """``CLAUDE_PROJECT_DIR`` when the hook ran with it, else the event's ``cwd``."""
         cwd = string(payload, "cwd")
         return self.project_dir or cwd or None
 
     @on("SessionStart", "session_start", flushes=True)
     def _session_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        project, source = self._project(p), string(p, "source")
+        project, source = self.project(p), string(p, "source")
         agent = string(p, "agent_id")
         parent = string(p, "parent_session_id") or string(p, "parent_session_key")
         call = self.session_start_call(
@@ -96,13 +97,13 @@ class ClaudeCodeTranslator(CommandHookTranslator):
     def _prompt(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         prompt = self.required_prompt(p)
         agent = string(p, "agent_id")
-        return self.prompt_calls(session, prompt, self._project(p), harnessAgentId=agent)
+        return self.prompt_calls(session, prompt, self.project(p), harnessAgentId=agent)
 
     @on("Stop")
     def _stop(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         transcript = string(p, "transcript_path", required=True)
         assert transcript is not None
-        return [self.checkpoint_call(session, self._project(p), transcript)]
+        return [self.checkpoint_call(session, self.project(p), transcript)]
 
     @on("PreCompact")
     def _pre_compact(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
@@ -112,21 +113,14 @@ class ClaudeCodeTranslator(CommandHookTranslator):
     def _post_compact(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         summary = string(p, "compact_summary", required=True)
         assert summary is not None
-        return [self.compaction_call(session, summary, self._project(p))]
+        return [self.compaction_call(session, summary, self.project(p))]
 
-    @on("SubagentStart", "session_start")
-    def _subagent_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        agent = self.subagent_id(p)
-        return self.subagent_start_calls(session, agent, self._project(p))
-
-    @on("SubagentStop")
-    def _subagent_stop(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        return self.subagent_stop_calls(p)
+    _subagent_start, _subagent_stop = CommandHookTranslator.subagent_handlers()
 
     @on("SessionEnd", detach=True)
     def _session_end(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         reason = string(p, "reason") or "other"
-        cwd = self._project(p)
+        cwd = self.project(p)
         transcript = string(p, "transcript_path")
         return [
             self.session_end_call(session, cwd, reason, None if reason == "clear" else transcript)

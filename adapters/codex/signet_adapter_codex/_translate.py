@@ -108,14 +108,7 @@ class CodexTranslator(CommandHookTranslator):
             return self._checkpoint(p, session)
         return [self.compaction_call(session, summary, string(p, "cwd"))]
 
-    @on("SubagentStart", "session_start")
-    def _subagent_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        agent = self.subagent_id(p)
-        return self.subagent_start_calls(session, agent, string(p, "cwd"))
-
-    @on("SubagentStop")
-    def _subagent_stop(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        return self.subagent_stop_calls(p)
+    _subagent_start, _subagent_stop = CommandHookTranslator.subagent_handlers()
 
     @on("SessionEnd", detach=True)
     def _session_end(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
