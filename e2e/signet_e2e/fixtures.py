@@ -3,9 +3,10 @@
 :func:`isolated_home` makes each adapter's ``isolated`` fixture;
 :func:`served_mock_daemon` a test's own mock daemon, :func:`module_scripted_daemon`
 a scripted daemon a module's tests share, and :func:`adapter_server_env` the
-environment of an adapter server those tests share.
+environment of an adapter server those tests share; :func:`installed_once` a
+harness installed once for the whole run.
 
-Every adapter's tests run with a private HOME and XDG state directory, none
+``isolated``: every adapter's tests run with a private HOME and XDG state directory, none
 of the developer's SIGNET_* or harness variables, and the folder the harness
 keeps its files in; what differs between harnesses is only which variables,
 which folder, and what must exist in it. A ``conftest.py`` states that::
@@ -19,14 +20,36 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
 from signet_e2e.real_harness import recording_daemon
 from signet_sdk.testing import ScriptedDaemon, private_home
 
-__all__ = ["adapter_server_env", "isolated_home", "module_scripted_daemon", "served_mock_daemon"]
+__all__ = [
+    "adapter_server_env",
+    "installed_once",
+    "isolated_home",
+    "module_scripted_daemon",
+    "served_mock_daemon",
+]
+
+
+#: What a harness's installer gives: its program's path, or an install with a runtime.
+InstallT = TypeVar("InstallT")
+
+
+def installed_once(install: Callable[[], InstallT], name: str) -> Callable[[], InstallT]:
+    """A session-scoped fixture called ``name`` whose value is ``install()``: the pinned
+    harness, installed (from its cache when there) once for the whole run."""
+
+    @pytest.fixture(scope="session", name=name)
+    def installed() -> InstallT:
+        """The harness, installed."""
+        return install()
+
+    return installed
 
 
 def isolated_home(

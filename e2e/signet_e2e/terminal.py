@@ -102,6 +102,12 @@ class Terminal:
         self.read(1.0)
         os.write(self.fd, b"\r")
 
+    def answer(self, line: str, expected: str, timeout: float = 60.0) -> None:
+        """Types ``line`` (a prompt, a command), then waits until ``expected`` (its answer, or
+        what the command prints when done) is on the screen, as :meth:`wait_for` does."""
+        self.type(line)
+        self.wait_for(expected, timeout)
+
     def __enter__(self) -> Terminal:
         return self
 

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from signet_e2e.real_harness import (
     hook_requests,
@@ -31,13 +31,35 @@ from signet_e2e.real_harness import (
     recording_daemon,
     wait_for_hook,
 )
+from signet_e2e.terminal import Terminal
 from signet_sdk.testing.hook_process import outbox_left
 from signet_sdk.testing.mock_daemon._context import DAEMON_VERSION
 
 if TYPE_CHECKING:
     import pytest
 
-__all__ = ["HarnessWorld", "base_env", "harness_world", "new_project"]
+__all__ = [
+    "TURN_COMPACT_END",
+    "HarnessWorld",
+    "ProgramWorld",
+    "base_env",
+    "harness_world",
+    "new_project",
+]
+
+#: The hooks of a session of one turn that the user compacts, then ends, in the order the
+#: daemon gets them: the compaction's summary reaches it before the end.
+TURN_COMPACT_END = (
+    "session-start",
+    "user-prompt-submit",
+    "session-checkpoint-extract",
+    "pre-compaction",
+    "compaction-complete",
+    "session-end",
+)
+
+#: The type of a world's fake model (FakeOpenAI, FakeGemini, ...).
+FakeT = TypeVar("FakeT")
 
 
 @dataclass
@@ -97,6 +119,22 @@ class HarnessWorld:
         """The requests to ``/api/hooks/<name>``, once there are ``count`` (else an error)."""
         return wait_for_hook(self.daemon, name, count, timeout)
 
+    def started_session(self) -> str:
+        """The key of the one session started so far (the daemon got one session-start)."""
+        (started,) = self.hook_calls("session-start")
+        return str(started.json["sessionKey"])
+
+    def assert_pre_compaction(self, session: str, harness: str, context: str) -> None:
+        """The daemon got one pre-compaction: ``session``'s, from ``harness``'s legacy hooks,
+        with ``context`` and nothing more."""
+        (pre,) = self.hook_calls("pre-compaction")
+        assert pre.json == {
+            "sessionKey": session,
+            "sessionContext": context,
+            "harness": harness,
+            "runtimePath": "legacy",
+        }
+
     def start_and_prompt(self, session: str, harness: str, runtime_path: str) -> tuple[Any, Any]:
         """The session's one start (``startup``) and one prompt, as a first turn sends them.
 
@@ -130,6 +168,30 @@ class HarnessWorld:
         paths = [r.path for r in self.daemon.requests if r.path.startswith("/api/hooks/")]
         assert paths.index(checkpoint.path) < paths.index(ended.path)
         return ended
+
+
+@dataclass(kw_only=True)
+class ProgramWorld(HarnessWorld, Generic[FakeT]):
+    """The world of a harness that is one ``program``, with the fake model it talks to and
+    the daemon it runs on: ``version`` is ``"mock"``, or a real release's version."""
+
+    program: str
+    fake: FakeT
+    version: str = "mock"
+
+    def run(
+        self, *args: str, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """``program`` with ``args``, headless, as :meth:`~HarnessWorld.run_group` runs it: the
+        harness's children (the MCP server, a relaunched node) are stopped after it."""
+        return self.run_group([self.program, *args], env=env)
+
+    def terminal(self, *, set_size: bool = False, key_delay: float | None = None) -> Terminal:
+        """``program`` in its interactive UI on a pseudo-terminal, in the project and this
+        environment (``set_size``, ``key_delay``: as for :class:`~signet_e2e.Terminal`)."""
+        return Terminal(
+            [self.program], self.project, self.env, set_size=set_size, key_delay=key_delay
+        )
 
 
 @contextmanager

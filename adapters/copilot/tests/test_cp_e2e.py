@@ -39,8 +39,6 @@ import pytest
 from signet_adapter_copilot.install import main as install_main
 from signet_e2e import (
     SHORT_DEADLINES,
-    HarnessWorld,
-    Terminal,
     daemon_of,
     down_daemon_url,
     get_json,
@@ -54,6 +52,8 @@ from signet_e2e import (
     summary_or_reply,
     unavailable,
 )
+from signet_e2e.terminal import Terminal
+from signet_e2e.world import TURN_COMPACT_END, ProgramWorld
 
 from signet_sdk.testing import outbox_entries, outbox_left
 from signet_sdk.testing.fake_openai import FakeOpenAI
@@ -96,21 +96,10 @@ def copilot_bin() -> str:
 
 
 @dataclass(kw_only=True)
-class World(HarnessWorld):
-    copilot: str
+class World(ProgramWorld[FakeOpenAI]):
+    """``copilot`` is the program (it starts the MCP server as a child)."""
+
     copilot_home: Path
-    fake: FakeOpenAI
-    version: str  # "mock", or the real daemon's version
-
-    def run(
-        self, *args: str, env: dict[str, str] | None = None
-    ) -> subprocess.CompletedProcess[str]:
-        """One headless run, in its own process group, all of which is stopped after it.
-
-        Copilot starts the MCP server as a child; the hooks' detached senders
-        start sessions of their own and live on.
-        """
-        return self.run_group([self.copilot, *args], env=env)
 
     def ask(self, prompt: str, *flags: str, env: dict[str, str] | None = None) -> str:
         """``copilot -p <prompt> -s``: the answer it printed (the run must succeed)."""
@@ -157,7 +146,7 @@ def _world(
         ) as base,
     ):
         yield World(
-            **vars(base), copilot=copilot_bin, copilot_home=isolated, fake=fake, version=daemon
+            **vars(base), program=copilot_bin, copilot_home=isolated, fake=fake, version=daemon
         )
 
 
@@ -226,11 +215,6 @@ def test_a_resumed_turn_continues_the_same_session(world: World) -> None:
     assert len(world.hook_calls("session-checkpoint-extract")) == 2
 
 
-def _terminal(world: World) -> Terminal:
-    """``copilot`` in its interactive UI, in the world's project and environment."""
-    return Terminal([world.copilot], world.project, world.env, set_size=True)
-
-
 def _turns(world: World) -> int:
     """Turns finished so far: each agentStop sends one checkpoint."""
     return len(world.hook_calls("session-checkpoint-extract"))
@@ -247,7 +231,7 @@ def _interactive(world: World, *lines: str) -> None:
     (a prompt: its turn's checkpoint; ``/compact``: its summary in events.jsonl); then
     ``/exit``. The screen is only read for the prompt box (a spinner cuts up the rest)."""
     world.trust()
-    with _terminal(world) as term:
+    with world.terminal(set_size=True) as term:
         term.wait_for("/ commands")
         for line in lines:
             turns = _turns(world)
@@ -273,16 +257,9 @@ def test_compact_then_exit_sends_the_summary_once_before_the_end(world: World) -
 
     _interactive(world, "first question about atlas", "/compact")
 
-    (started,) = world.hook_calls("session-start")
-    session = started.json["sessionKey"]
+    session = world.started_session()
     assert world.sessions() == [session]
-    (pre,) = world.hook_calls("pre-compaction")
-    assert pre.json == {
-        "sessionKey": session,
-        "sessionContext": "Copilot CLI compaction (manual)",
-        "harness": "copilot",
-        "runtimePath": "legacy",
-    }
+    world.assert_pre_compaction(session, "copilot", "Copilot CLI compaction (manual)")
     # No hook follows /compact: sessionEnd, right after, reads the summary from
     # events.jsonl and hands it and the end to the outbox.
     (ended,) = world.wait_for("session-end")
@@ -296,13 +273,8 @@ def test_compact_then_exit_sends_the_summary_once_before_the_end(world: World) -
     hooks = [r.path.removeprefix("/api/hooks/") for r in world.daemon.requests]
     hooks = [h for h in hooks if not h.startswith("/")]
     # (sessionStart and the first prompt's hook run at the same time: either may come first)
-    assert set(hooks[:2]) == {"session-start", "user-prompt-submit"}
-    assert hooks[2:] == [
-        "session-checkpoint-extract",
-        "pre-compaction",
-        "compaction-complete",
-        "session-end",
-    ]
+    assert set(hooks[:2]) == set(TURN_COMPACT_END[:2])
+    assert tuple(hooks[2:]) == TURN_COMPACT_END[2:]
     # The summary is the model's answer to Copilot's compaction request.
     assert any(COMPACT_ASK in b for b in world.model_bodies())
 

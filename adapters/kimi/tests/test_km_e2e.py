@@ -28,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -40,8 +39,6 @@ from km_support import COMPACT_ASK, REPLY, SUMMARY, Install, answer, kimi_instal
 from signet_adapter_kimi.install import main as install_main
 from signet_e2e import (
     SHORT_DEADLINES,
-    HarnessWorld,
-    Terminal,
     daemon_of,
     down_daemon_url,
     get_json,
@@ -51,6 +48,8 @@ from signet_e2e import (
     remember,
     silent_daemon,
 )
+from signet_e2e.fixtures import installed_once
+from signet_e2e.world import TURN_COMPACT_END, ProgramWorld
 
 from signet_sdk.testing import hook_log_lines, outbox_entries, outbox_left
 from signet_sdk.testing.fake_openai import FakeOpenAI
@@ -63,25 +62,15 @@ STORED = "Atlas staging runs on pg-staging-2, marker KM-TOOL-5150"
 HOOK_RESULT = '<hook_result hook_event="UserPromptSubmit">\n'
 
 
-@pytest.fixture(scope="session")
-def install() -> Install:
-    """Node 22 and the pinned ``kimi``, installed once per cache directory."""
-    return kimi_install()
+#: Node 22 and the pinned ``kimi``, installed once per cache directory.
+install = installed_once(kimi_install, "install")
 
 
 @dataclass(kw_only=True)
-class World(HarnessWorld):
-    kimi: str
-    kimi_home: Path
-    fake: FakeOpenAI
-    version: str  # "mock", or the real daemon's version
+class World(ProgramWorld[FakeOpenAI]):
+    """``kimi`` is the program (it starts the MCP server as a child)."""
 
-    def run(
-        self, *args: str, env: dict[str, str] | None = None
-    ) -> subprocess.CompletedProcess[str]:
-        """One ``kimi`` run in its own process group, all of which is stopped after it
-        (Kimi starts the MCP server as a child; the hooks' detached senders live on)."""
-        return self.run_group([self.kimi, *args], env=env)
+    kimi_home: Path
 
     def ask(self, prompt: str, *flags: str, env: dict[str, str] | None = None) -> tuple[str, str]:
         """``kimi [flags] -p <prompt>``: what it printed, and the session it ran in."""
@@ -118,7 +107,9 @@ def _world(
         ) as base,
     ):
         (isolated / "config.toml").write_text(provider_config(fake.base_url))
-        yield World(**vars(base), kimi=install.kimi, kimi_home=isolated, fake=fake, version=daemon)
+        yield World(
+            **vars(base), program=install.kimi, kimi_home=isolated, fake=fake, version=daemon
+        )
 
 
 @pytest.fixture
@@ -254,26 +245,17 @@ def test_an_automatic_compaction_sends_its_summary_once(world: World, isolated: 
     assert any(COMPACT_ASK in json.dumps(b["messages"][-1]) for b in world.chat_bodies())
 
 
-def _terminal(world: World) -> Terminal:
-    """``kimi`` in its interactive UI, in the world's project and environment."""
-    return Terminal([world.kimi], world.project, world.env, set_size=True)
-
-
 def test_interactive_compact_then_exit_sends_the_summary_and_the_end(world: World) -> None:
     _installed(world)
-    with _terminal(world) as term:
+    with world.terminal(set_size=True) as term:
         term.wait_for("Trust this folder?")
-        term.type("")  # the first choice: trust
-        term.wait_for("Send /help")
-        term.type(PROMPT)
-        term.wait_for("FAKE-KIMI-REPLY")
-        term.type("/compact")
-        term.wait_for("Compaction complete")
+        term.answer("", "Send /help")  # the first choice: trust
+        term.answer(PROMPT, "FAKE-KIMI-REPLY")
+        term.answer("/compact", "Compaction complete")
         term.type("/exit")
         term.proc.wait(timeout=60)
 
-    (started,) = world.hook_calls("session-start")
-    session = started.json["sessionKey"]
+    session = world.started_session()
     (ended,) = world.wait_for("session-end")
     assert outbox_left(15, world.env) == []
     assert (ended.json["sessionKey"], ended.json["reason"]) == (session, "exit")
@@ -282,14 +264,7 @@ def test_interactive_compact_then_exit_sends_the_summary_and_the_end(world: Worl
     assert pre.json["sessionContext"].startswith("Kimi Code compaction (manual, ")
     (done,) = world.hook_calls("compaction-complete")
     assert (done.json["sessionKey"], done.json["summary"]) == (session, SUMMARY)
-    assert world.hook_paths() == [
-        "session-start",
-        "user-prompt-submit",
-        "session-checkpoint-extract",
-        "pre-compaction",
-        "compaction-complete",
-        "session-end",
-    ]
+    assert tuple(world.hook_paths()) == TURN_COMPACT_END
 
 
 def test_with_the_daemon_gone_the_answer_is_printed_and_writes_wait(world: World) -> None:
