@@ -2,15 +2,13 @@
 
 Waiting for a daemon started as a child process to take connections: a
 child prints its banner before its server accepts, so the tests that start
-one (``signet-sdk dev-daemon``) poll ``/health`` until it answers. Stopping
-such a child the way a service manager would. And reading back the one
+one (``signet-sdk dev-daemon``) poll ``/health`` until it answers, and stop
+it with :func:`signet_sdk.testing.stop_process`. And reading back the one
 memory a tool call stored.
 """
 
 from __future__ import annotations
 
-import signal
-import subprocess
 import time
 
 import httpx
@@ -29,20 +27,6 @@ def wait_for_health(url: str, attempts: int = 200) -> None:
             return
         except httpx.TransportError:
             time.sleep(0.02)
-
-
-def stop_child(proc: subprocess.Popen[str], grace: float = 15) -> None:
-    """SIGTERM ``proc`` and wait for it; SIGKILL it if it is still there after ``grace`` s.
-
-    A clean shutdown is what the tests exercise; the kill only keeps a stuck
-    child from outliving the test run.
-    """
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=grace)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=15)
 
 
 def only_memory_stored(daemon: MockDaemon, body: dict[str, object]) -> str:

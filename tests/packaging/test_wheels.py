@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from ..daemon_support import stop_child
+from signet_sdk.testing import stop_process
 
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTERS = sorted(p.parent for p in (ROOT / "adapters").glob("*/pyproject.toml"))
@@ -209,7 +209,7 @@ def dev_daemon(venv: Venv) -> Iterator[str]:
         assert f"listening on http://127.0.0.1:{port}" in line, line + proc.stderr.read()
         yield f"http://127.0.0.1:{port}"
     finally:
-        stop_child(proc)
+        stop_process(proc)
 
 
 def test_installed_from_site_packages(venv: Venv) -> None:

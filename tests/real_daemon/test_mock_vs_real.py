@@ -34,11 +34,12 @@ from typing import Any
 import httpx
 import pytest
 
+from signet_sdk.testing import stop_process
 from signet_sdk.testing.real_daemon import SUPPORTED_VERSIONS, DaemonKit, free_port
 from signet_sdk.wire.endpoints import ENDPOINTS
 from signet_sdk.wire.versions import parse_version
 
-from ..daemon_support import stop_child, wait_for_health
+from ..daemon_support import wait_for_health
 
 State = dict[str, Any]
 
@@ -881,7 +882,7 @@ def dev_daemon(version: str, workdir: Path) -> Iterator[str]:
         wait_for_health(url)
         yield url
     finally:
-        stop_child(proc)
+        stop_process(proc)
 
 
 def _store_secret(url: str) -> None:
