@@ -43,6 +43,7 @@ from signet_e2e import (
     recording_daemon,
     remember,
 )
+from signet_e2e.fixtures import installed_once
 
 from signet_sdk.testing import free_port, outbox_entries, outbox_left
 from signet_sdk.testing.fake_openai import tool_results
@@ -58,10 +59,8 @@ SESSION_INJECT = 'source=\\"session-start\\"'
 RECALL_INJECT = 'source=\\"prompt-recall\\"'
 
 
-@pytest.fixture(scope="session")
-def pi_bin() -> str:
-    """The pinned ``pi`` program, installed once per cache directory."""
-    return install_pi()
+#: The pinned ``pi`` program, installed once per cache directory.
+pi_bin = installed_once(install_pi, "pi_bin")
 
 
 @dataclass(kw_only=True)
