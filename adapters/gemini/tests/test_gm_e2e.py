@@ -38,7 +38,8 @@ from typing import Any
 import pytest
 from gm_fake_gemini import REPLY, STORED, SUMMARY, TOOLS_MARK, FakeGemini
 from signet_adapter_gemini.install import main as install_main
-from signet_e2e import HarnessWorld, Terminal, down_daemon_url, harness_world, npm_binary, remember
+from signet_e2e import down_daemon_url, harness_world, npm_binary, remember
+from signet_e2e.world import TURN_COMPACT_END, ProgramWorld
 
 from signet_sdk.testing import outbox_entries, outbox_left
 
@@ -60,20 +61,17 @@ def gemini_bin() -> str:
 
 
 @dataclass(kw_only=True)
-class World(HarnessWorld):
-    gemini: str
+class World(ProgramWorld[FakeGemini]):
+    """``gemini`` is the program (it relaunches itself as a child node process, which
+    starts the MCP server)."""
+
     gemini_dir: Path
-    fake: FakeGemini
 
     def run(
         self, *args: str, env: dict[str, str] | None = None
     ) -> subprocess.CompletedProcess[str]:
-        """One headless run, in its own process group, all of which is stopped after it.
-
-        Gemini relaunches itself as a child node process, which starts the MCP
-        server; the hooks' detached senders start sessions of their own and live on.
-        """
-        return self.run_group([self.gemini, *args, "--output-format", "json"], env=env)
+        """One headless run, its output as JSON."""
+        return super().run(*args, "--output-format", "json", env=env)
 
 
 @pytest.fixture
@@ -92,7 +90,7 @@ def world(gemini_bin: str, tmp_path: Path, isolated: Path) -> Iterator[World]:
         (gemini_dir / "settings.json").write_text(SETTINGS)
         trusted = {str(base.project): "TRUST_FOLDER"}
         (gemini_dir / "trustedFolders.json").write_text(json.dumps(trusted))
-        yield World(**vars(base), gemini=gemini_bin, gemini_dir=gemini_dir, fake=fake)
+        yield World(**vars(base), program=gemini_bin, gemini_dir=gemini_dir, fake=fake)
 
 
 def _result(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
@@ -235,35 +233,21 @@ def test_installed_in_both_scopes_each_hook_runs_once(world: World) -> None:
     assert len(world.wait_for("session-end")) == 1
 
 
-def _terminal(world: World) -> Terminal:
-    """``gemini`` in its interactive UI, in the world's project and environment."""
-    return Terminal([world.gemini], world.project, world.env, key_delay=0.01)
-
-
 def test_interactive_compress_brings_pre_compaction_and_its_summary(world: World) -> None:
     assert install_main(["install"]) == 0
     # The answer reports a large prompt, so /compress shrinks the history (Gemini keeps
     # a compression only when it makes the history smaller).
     world.fake.prompt_tokens = 600_000
-    with _terminal(world) as term:
+    with world.terminal(key_delay=0.01) as term:
         term.wait_for("Tips for getting started")
         term.read(3.0)  # the input box takes keys once the UI has settled
-        term.type("first question about atlas")
-        term.wait_for(REPLY)
-        term.type("/compress")
-        term.wait_for("compressed from")
+        term.answer("first question about atlas", REPLY)
+        term.answer("/compress", "compressed from")
         term.type("/quit")
         term.proc.wait(timeout=60)
 
-    (started,) = world.hook_calls("session-start")
-    session = started.json["sessionKey"]
-    (pre,) = world.hook_calls("pre-compaction")
-    assert pre.json == {
-        "sessionKey": session,
-        "sessionContext": "Gemini CLI compression (manual)",
-        "harness": "gemini",
-        "runtimePath": "legacy",
-    }
+    session = world.started_session()
+    world.assert_pre_compaction(session, "gemini", "Gemini CLI compression (manual)")
     # No hook follows a /compress until the session ends: SessionEnd finds the summary.
     # Gemini fires SessionEnd more than once on /quit (its exit cleanup runs from
     # several places): the summary is still sent once, the repeated session-ends are
@@ -276,24 +260,16 @@ def test_interactive_compress_brings_pre_compaction_and_its_summary(world: World
     assert ended.json["reason"] == "exit" and ended.json["sessionKey"] == session
     assert all(r.response_json.get("duplicateSessionEnd") for r in repeats)
     hooks = [r.path.removeprefix("/api/hooks/") for r in world.daemon.requests]
-    assert hooks[: hooks.index("session-end") + 1] == [
-        "session-start",
-        "user-prompt-submit",
-        "session-checkpoint-extract",
-        "pre-compaction",
-        "compaction-complete",
-        "session-end",
-    ]
+    assert tuple(hooks[: hooks.index("session-end") + 1]) == TURN_COMPACT_END
     assert set(hooks[hooks.index("session-end") :]) == {"session-end"}
 
 
 def test_interactive_clear_ends_one_session_and_starts_another(world: World) -> None:
     assert install_main(["install"]) == 0
-    with _terminal(world) as term:
+    with world.terminal(key_delay=0.01) as term:
         term.wait_for("Tips for getting started")
         term.read(3.0)
-        term.type("first question about atlas")
-        term.wait_for(REPLY)
+        term.answer("first question about atlas", REPLY)
         term.type("/clear")
         term.read(3.0)
         term.type("second question about atlas")
