@@ -3,8 +3,9 @@
 Signet-AI/signetai platform/core/contracts/recall-request-v1.json@84ef5770
 lists, as vectors, how a recall intent (a query plus options) becomes the
 ``POST /api/memory/recall`` body, and which first-party clients must pass
-each one ("sdk" is upstream's TypeScript SDK). The vectors are transcribed
-below as data; each is built with ``MemoryRecallRequest.from_intent`` and
+each one ("sdk" is upstream's TypeScript SDK). The vectors are kept as data in
+``contract/upstream/recall-request-v1.json``, so a client in any language can
+replay them too; each is built with ``MemoryRecallRequest.from_intent`` and
 sent through ``AdapterClient.memory_recall`` (sync and async), and the JSON
 the daemon receives must be the vector's ``expected`` exactly. Every vector
 passes, the ``sdk`` ones and the ``core``-only one alike; no rule is
@@ -19,6 +20,7 @@ builder would pass it on.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -28,151 +30,23 @@ from pydantic import ValidationError
 
 from signet_sdk import AdapterClient, AsyncAdapterClient
 from signet_sdk.models import MemoryRecallRequest
+from signet_sdk.wire.contract_data import contract_dir
 
 BASE = "http://127.0.0.1:3997"
-CONTRACT = "Signet-AI/signetai platform/core/contracts/recall-request-v1.json@84ef5770"
+#: Upstream's vectors and their source, kept with the rest of the contract as data.
+CONTRACT_FILE = Path(contract_dir()) / "upstream" / "recall-request-v1.json"
+CONTRACT_DOC: dict[str, Any] = json.loads(CONTRACT_FILE.read_text(encoding="utf-8"))
+CONTRACT: str = CONTRACT_DOC["source"]
 
 #: (name, clients, query, options, expected), in the contract's order.
 VECTORS: list[tuple[str, list[str], str, dict[str, Any], dict[str, Any]]] = [
-    (
-        "canonical-defaults",
-        ["core", "openclaw", "opencode", "sdk", "hermes"],
-        "graph",
-        {},
-        {"query": "graph", "limit": 10},
-    ),
-    (
-        "lower-limit-bound",
-        ["core", "openclaw", "opencode", "sdk", "hermes"],
-        "graph",
-        {"limit": 0},
-        {"query": "graph", "limit": 1},
-    ),
-    (
-        "fractional-limit",
-        ["core", "openclaw", "opencode", "sdk", "hermes"],
-        "graph",
-        {"limit": 12.9},
-        {"query": "graph", "limit": 12},
-    ),
-    (
-        "upper-limit-bound",
-        ["core", "openclaw", "opencode", "sdk", "hermes"],
-        "graph",
-        {"limit": 5000},
-        {"query": "graph", "limit": 100},
-    ),
-    (
-        "huge-integer-limit",
-        ["core", "sdk", "hermes"],
-        "graph",
-        {"limit": 10**100},
-        {"query": "graph", "limit": 100},
-    ),
-    (
-        "canonical-options",
-        ["core", "sdk"],
-        "architecture",
-        {
-            "keywordQuery": "architecture OR design",
-            "limit": 5,
-            "project": "/tmp/project",
-            "type": "decision",
-            "tags": "architecture",
-            "who": "codex",
-            "pinned": True,
-            "importance_min": 0.8,
-            "since": "2026-01-01",
-            "until": "2026-02-01",
-            "expand": True,
-            "agentId": "explicit-agent",
-            "contextAgentId": "context-agent",
-            "sessionKey": "session-a",
-            "includeRecalled": True,
-            "scope": "world:alpha",
-            "sourceOnly": True,
-            "aggregate": True,
-            "aggregateBudget": "large",
-            "saveAggregate": False,
-        },
-        {
-            "query": "architecture",
-            "keywordQuery": "architecture OR design",
-            "limit": 5,
-            "project": "/tmp/project",
-            "type": "decision",
-            "tags": "architecture",
-            "who": "codex",
-            "pinned": True,
-            "importance_min": 0.8,
-            "since": "2026-01-01",
-            "until": "2026-02-01",
-            "expand": True,
-            "agentId": "explicit-agent",
-            "sessionKey": "session-a",
-            "includeRecalled": True,
-            "scope": "world:alpha",
-            "sourceOnly": True,
-            "aggregate": True,
-            "aggregateBudget": "large",
-            "saveAggregate": False,
-        },
-    ),
-    (
-        "snake-case-aliases",
-        ["core"],
-        "aliases",
-        {
-            "keyword_query": "aliases OR normalization",
-            "agent_id": "agent-a",
-            "session_key": "session-a",
-            "include_recalled": True,
-            "source_only": True,
-            "aggregate_budget": "medium",
-            "save_aggregate": False,
-        },
-        {
-            "query": "aliases",
-            "keywordQuery": "aliases OR normalization",
-            "limit": 10,
-            "agentId": "agent-a",
-            "sessionKey": "session-a",
-            "includeRecalled": True,
-            "sourceOnly": True,
-            "aggregateBudget": "medium",
-            "saveAggregate": False,
-        },
-    ),
-    (
-        "false-flags-are-omitted",
-        ["core", "sdk", "hermes"],
-        "flags",
-        {
-            "pinned": False,
-            "expand": False,
-            "includeRecalled": False,
-            "sourceOnly": False,
-            "aggregate": False,
-        },
-        {"query": "flags", "limit": 10},
-    ),
-    (
-        "aggregate-save-false-is-preserved",
-        ["core", "openclaw", "opencode", "sdk", "hermes"],
-        "history",
-        {"aggregate": True, "aggregateBudget": "small", "saveAggregate": False},
-        {
-            "query": "history",
-            "limit": 10,
-            "aggregate": True,
-            "aggregateBudget": "small",
-            "saveAggregate": False,
-        },
-    ),
+    (v["name"], v["clients"], v["query"], v["options"], v["expected"])
+    for v in CONTRACT_DOC["vectors"]
 ]
+VECTOR_IDS = [v[0] for v in VECTORS]
 
 
-def test_the_transcription_holds_every_vector_and_every_sdk_one() -> None:
+def test_the_file_holds_every_vector_and_every_sdk_one() -> None:
     names = [v[0] for v in VECTORS]
     assert len(names) == len(set(names)) == 9
     sdk = [v[0] for v in VECTORS if "sdk" in v[1]]
@@ -188,7 +62,9 @@ def test_the_transcription_holds_every_vector_and_every_sdk_one() -> None:
     ]
 
 
-@pytest.mark.parametrize(("name", "clients", "query", "options", "expected"), VECTORS)
+@pytest.mark.parametrize(
+    ("name", "clients", "query", "options", "expected"), VECTORS, ids=VECTOR_IDS
+)
 def test_sync_client_sends_the_contracts_body(
     name: str,
     clients: list[str],
@@ -205,7 +81,9 @@ def test_sync_client_sends_the_contracts_body(
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize(("name", "clients", "query", "options", "expected"), VECTORS)
+@pytest.mark.parametrize(
+    ("name", "clients", "query", "options", "expected"), VECTORS, ids=VECTOR_IDS
+)
 async def test_async_client_sends_the_contracts_body(
     name: str,
     clients: list[str],
@@ -239,10 +117,10 @@ def test_limits_that_are_no_finite_number() -> None:
     for value in (float("nan"), float("inf"), None):
         assert MemoryRecallRequest.from_intent("q", {"limit": value}).limit == 10
     assert MemoryRecallRequest.from_intent("q", {"limit": -3.7}).limit == 1
-    for value in (True, "many", [5]):
+    for refused in (True, "many", [5]):
         with pytest.raises(ValidationError) as info:
-            MemoryRecallRequest.from_intent("q", {"limit": value})
-        assert info.value.errors()[0]["loc"] == ("limit",), value
+            MemoryRecallRequest.from_intent("q", {"limit": refused})
+        assert info.value.errors()[0]["loc"] == ("limit",), refused
 
 
 def test_an_unknown_option_is_refused_by_its_name() -> None:
