@@ -32,6 +32,9 @@
 // POST /v1/tools/<name>, else `signet-sdk tools call <name>` as a process.
 // The `signet-sdk` command is SIGNET_SDK_COMMAND, else the "command" of a
 // signet-sdk.json beside this file (installers write it), else `signet-sdk`.
+// Below the transport, what every shim shares so that a shim only forwards
+// its harness's events: hooksOff, loadSpec (its event table), select (the parts
+// of a native event that table selects), mergeCarry and toolResult.
 
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -290,7 +293,7 @@ export function startServer(env = process.env) {
 export async function send(harness, event, payload, options = {}) {
   const env = options.env || process.env;
   try {
-    if (env.SIGNET_BYPASS === "1" || env.SIGNET_NO_HOOKS === "1") return null;
+    if (hooksOff(env)) return null;
     const configured = Number(env.SIGNET_ADAPTER_TIMEOUT_MS);
     const timeoutMs = options.timeoutMs || (configured > 0 ? configured : DEFAULT_TIMEOUT_MS);
     const started = Date.now();
@@ -326,7 +329,7 @@ export async function send(harness, event, payload, options = {}) {
 export function sendSync(harness, event, payload, options = {}) {
   const env = options.env || process.env;
   try {
-    if (env.SIGNET_BYPASS === "1" || env.SIGNET_NO_HOOKS === "1") return null;
+    if (hooksOff(env)) return null;
     const configured = Number(env.SIGNET_ADAPTER_TIMEOUT_MS);
     const timeoutMs = options.timeoutMs || (configured > 0 ? configured : DEFAULT_TIMEOUT_MS);
     const command = sdkCommand(env);
@@ -397,4 +400,78 @@ export async function callTool(harness, name, args, context = {}, options = {}) 
   } catch (error) {
     return { error: `${name}: ${error && error.message ? error.message : "failed"}` };
   }
+}
+
+// What every shim shares besides the transport: its event table (the JSON spec
+// the installer writes beside it), the parts of a native event that table
+// selects, how an answer's carried markers update the shim's own, and how a
+// memory tool's answer reaches the model.
+
+/** Whether SIGNET_BYPASS=1 or SIGNET_NO_HOOKS=1 turns every shim and event off. */
+export function hooksOff(env = process.env) {
+  return env.SIGNET_BYPASS === "1" || env.SIGNET_NO_HOOKS === "1";
+}
+
+/** The shim's event table `fileName` in `dir`; null when absent, malformed or without events. */
+export function loadSpec(dir, fileName) {
+  try {
+    const spec = JSON.parse(readFileSync(join(dir, fileName), "utf8"));
+    return spec && typeof spec.events === "object" ? spec : null;
+  } catch (error) {
+    return null;
+  }
+}
+
+/** Whether `item` is an object whose fields equal every field of `match`. */
+export function matches(item, match) {
+  if (!item || typeof item !== "object") return false;
+  return Object.entries(match).every(([key, value]) => item[key] === value);
+}
+
+/** A field derived from the array field of `value` an op names: ["count", f], ["find"|"findLast", f, match, pick]. */
+function derive(value, [op, field, match, pick]) {
+  const list = Array.isArray(value[field]) ? value[field] : undefined;
+  if (!list) return undefined;
+  if (op === "count") return list.length;
+  if (op === "find") return select(list.find((item) => matches(item, match)), pick);
+  if (op === "findLast") return select(list.findLast((item) => matches(item, match)), pick);
+  return undefined;
+}
+
+/**
+ * The parts of `value` that `rule` selects: true = as is, "count" = an array's
+ * length, {} = those fields (of each element, when `value` is an array); inside
+ * an object, ["count", f], ["find", f, match, pick] and ["findLast", f, match,
+ * pick] derive a field from the array field f. Anything else selects nothing.
+ */
+export function select(value, rule) {
+  if (rule === true) return value;
+  if (rule === "count") return Array.isArray(value) ? value.length : undefined;
+  if (!rule || typeof rule !== "object") return undefined;
+  if (Array.isArray(value)) return value.map((item) => select(item, rule));
+  if (!value || typeof value !== "object") return undefined;
+  const out = {};
+  for (const [key, inner] of Object.entries(rule)) {
+    const picked = Array.isArray(inner) ? derive(value, inner) : select(value[key], inner);
+    if (picked !== undefined) out[key] = picked;
+  }
+  return out;
+}
+
+/** Apply an answer's `carry` to the shim's markers: null (or undefined) drops one, anything else sets it. */
+export function mergeCarry(carry, update) {
+  if (!update || typeof update !== "object") return;
+  for (const [key, value] of Object.entries(update)) {
+    if (value === null || value === undefined) delete carry[key];
+    else carry[key] = value;
+  }
+}
+
+/** What a harness shows the model for one callTool answer; an error throws (the harness reports it). */
+export function toolResult(name, answer) {
+  if (!answer || typeof answer !== "object" || !("result" in answer)) {
+    const message = answer && typeof answer.error === "string" ? answer.error : "no answer";
+    throw new Error(message.startsWith(name) ? message : `${name}: ${message}`);
+  }
+  return { content: [{ type: "text", text: JSON.stringify(answer.result) }], details: answer.result };
 }

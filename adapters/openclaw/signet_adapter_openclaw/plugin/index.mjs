@@ -39,7 +39,18 @@ import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "
 import { open } from "node:fs/promises";
 import { dirname, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { callTool, send, sendSync, stateDir } from "./transport.mjs";
+import {
+  callTool,
+  hooksOff,
+  loadSpec,
+  matches,
+  mergeCarry,
+  select,
+  send,
+  sendSync,
+  stateDir,
+  toolResult,
+} from "./transport.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const STATE = Symbol.for("signet-sdk.openclaw.sessions");
@@ -49,47 +60,8 @@ const MODES = new Set(["full", "discovery"]);
 const TOOL_MODES = new Set(["full", "discovery", "tool-discovery"]);
 const TAIL_BYTES = 4 * 1024 * 1024;
 
-function loadSpec() {
-  try {
-    const spec = JSON.parse(readFileSync(join(HERE, "signet-openclaw.json"), "utf8"));
-    return spec && typeof spec.events === "object" ? spec : null;
-  } catch (error) {
-    return null;
-  }
-}
-
-function matches(item, match) {
-  if (!item || typeof item !== "object") return false;
-  return Object.entries(match).every(([key, value]) => item[key] === value);
-}
-
-/**
- * The parts of `value` that `spec` selects: true = as is, "count" = array length,
- * {} = those fields; inside an object, ["count", f], ["find", f, match, pick] and
- * ["findLast", f, match, pick] derive a field from the array field f.
- */
-export function select(value, spec) {
-  if (spec === true) return value;
-  if (spec === "count") return Array.isArray(value) ? value.length : undefined;
-  if (!spec || typeof spec !== "object" || !value || typeof value !== "object") return undefined;
-  const out = {};
-  for (const [key, inner] of Object.entries(spec)) {
-    let picked;
-    if (Array.isArray(inner)) {
-      const [op, field, match, pick] = inner;
-      const list = Array.isArray(value[field]) ? value[field] : undefined;
-      if (op === "count") picked = list ? list.length : undefined;
-      else if (list && op === "find") picked = select(list.find((m) => matches(m, match)), pick);
-      else if (list && op === "findLast") {
-        picked = select(list.findLast((m) => matches(m, match)), pick);
-      }
-    } else {
-      picked = select(value[key], inner);
-    }
-    if (picked !== undefined) out[key] = picked;
-  }
-  return out;
-}
+// Still the plugin's own exports, for callers that test what it forwards.
+export { select, toolResult };
 
 /**
  * The last JSON line matching `match` in the last 4 MiB of the file at `path`
@@ -214,10 +186,7 @@ function entryFor(table, scope, store = null) {
 export function apply(table, scope, entry, data, proc = null, store = null) {
   if (!data || typeof data !== "object") return undefined;
   if (data.carry && typeof data.carry === "object") {
-    for (const [key, value] of Object.entries(data.carry)) {
-      if (value === null || value === undefined) delete entry.carry[key];
-      else entry.carry[key] = value;
-    }
+    mergeCarry(entry.carry, data.carry);
     store?.save(scope, entry.carry);
   }
   if (data.end === true && scope !== null) {
@@ -378,15 +347,6 @@ export function subscribe(api, spec, options = {}) {
   }
 }
 
-/** What OpenClaw shows the model for one tool answer; an error throws (OpenClaw reports it). */
-export function toolResult(name, answer) {
-  if (!answer || typeof answer !== "object" || !("result" in answer)) {
-    const message = answer && typeof answer.error === "string" ? answer.error : "no answer";
-    throw new Error(message.startsWith(name) ? message : `${name}: ${message}`);
-  }
-  return { content: [{ type: "text", text: JSON.stringify(answer.result) }], details: answer.result };
-}
-
 /** Register the table's memory tools on `api`, each made per tool context (its session). */
 export function registerTools(api, spec, options = {}) {
   if (!Array.isArray(spec.tools) || typeof api.registerTool !== "function") return;
@@ -429,9 +389,9 @@ export default {
   register(api) {
     try {
       const env = process.env;
-      if (env.SIGNET_BYPASS === "1" || env.SIGNET_NO_HOOKS === "1") return;
+      if (hooksOff(env)) return;
       if (!api) return;
-      const spec = loadSpec();
+      const spec = loadSpec(HERE, "signet-openclaw.json");
       if (!spec) return;
       if (TOOL_MODES.has(api.registrationMode)) registerTools(api, spec);
       if (MODES.has(api.registrationMode) && typeof api.on === "function") subscribe(api, spec);

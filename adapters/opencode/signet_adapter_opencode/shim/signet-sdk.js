@@ -18,36 +18,11 @@
 // never writes to stdout, and never throws into OpenCode.
 // SIGNET_BYPASS=1 or SIGNET_NO_HOOKS=1 turns it off entirely.
 
-import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { send, sendSync } from "./signet-sdk/transport.mjs";
+import { hooksOff, loadSpec, mergeCarry, select, send, sendSync } from "./signet-sdk/transport.mjs";
 
 const HERE = join(dirname(fileURLToPath(import.meta.url)), "signet-sdk");
-
-function loadSpec() {
-  try {
-    const spec = JSON.parse(readFileSync(join(HERE, "signet-opencode.json"), "utf8"));
-    return spec && typeof spec.events === "object" ? spec : null;
-  } catch (error) {
-    return null;
-  }
-}
-
-/** The parts of `value` that `rule` selects: true = as is, {} = those fields (of each element). */
-function select(value, rule) {
-  if (rule === true) return value;
-  if (Array.isArray(value)) return value.map((item) => select(item, rule));
-  if (rule && typeof rule === "object" && value && typeof value === "object") {
-    const out = {};
-    for (const [key, inner] of Object.entries(rule)) {
-      const picked = select(value[key], inner);
-      if (picked !== undefined) out[key] = picked;
-    }
-    return out;
-  }
-  return undefined;
-}
 
 function sessionOf(properties) {
   if (!properties || typeof properties !== "object") return null;
@@ -79,8 +54,8 @@ function modelKey(model) {
 export const SignetMemory = async (ctx) => {
   const options = (ctx && ctx.signetOptions) || {};
   const env = options.env || process.env;
-  if (env.SIGNET_BYPASS === "1" || env.SIGNET_NO_HOOKS === "1") return {};
-  const spec = options.spec || loadSpec();
+  if (hooksOff(env)) return {};
+  const spec = options.spec || loadSpec(HERE, "signet-opencode.json");
   if (!spec) return {};
   const transport = options.send || send;
   const transportSync = options.sendSync || sendSync;
@@ -118,12 +93,7 @@ export const SignetMemory = async (ctx) => {
 
   function apply(data, output) {
     if (!data || typeof data !== "object") return;
-    if (data.carry && typeof data.carry === "object") {
-      for (const [key, value] of Object.entries(data.carry)) {
-        if (value === null || value === undefined) delete state.carry[key];
-        else state.carry[key] = value;
-      }
-    }
+    mergeCarry(state.carry, data.carry);
     if (data.system && typeof data.system === "object") {
       for (const [name, slot] of Object.entries(data.system)) {
         if (slot && typeof slot.text === "string" && slot.text) state.system.set(name, { ...slot });

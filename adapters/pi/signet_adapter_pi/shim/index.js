@@ -17,36 +17,15 @@
 // It never writes to stdout (pi's RPC mode speaks JSON there) and never throws
 // into pi. SIGNET_BYPASS=1 or SIGNET_NO_HOOKS=1 turns it off entirely.
 
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { callTool, send } from "./transport.mjs";
+import { callTool, hooksOff, loadSpec, mergeCarry, select, send, toolResult } from "./transport.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
-function loadSpec() {
-  try {
-    const spec = JSON.parse(readFileSync(join(HERE, "signet-pi.json"), "utf8"));
-    return spec && typeof spec.events === "object" ? spec : null;
-  } catch (error) {
-    return null;
-  }
-}
-
-/** The parts of `value` that `spec` selects: true = as is, "count" = array length, {} = fields. */
-export function select(value, spec) {
-  if (spec === true) return value;
-  if (spec === "count") return Array.isArray(value) ? value.length : undefined;
-  if (spec && typeof spec === "object" && value && typeof value === "object") {
-    const out = {};
-    for (const [key, inner] of Object.entries(spec)) {
-      const picked = select(value[key], inner);
-      if (picked !== undefined) out[key] = picked;
-    }
-    return out;
-  }
-  return undefined;
-}
+// Still the extension's own exports, for callers that test what it forwards.
+export { select, toolResult };
 
 /** What the extension context says about the session ("meta", or "transcript" with entries). */
 export function describeSession(ctx, kind) {
@@ -105,12 +84,7 @@ export function createState() {
     /** Apply one answer's data; returns what pi's handler should return. */
     apply(data) {
       if (!data || typeof data !== "object") return undefined;
-      if (data.carry && typeof data.carry === "object") {
-        for (const [key, value] of Object.entries(data.carry)) {
-          if (value === null || value === undefined) delete carry[key];
-          else carry[key] = value;
-        }
-      }
+      mergeCarry(carry, data.carry);
       if (data.context && typeof data.context === "object") {
         for (const [name, slot] of Object.entries(data.context)) {
           const messages = slot && Array.isArray(slot.messages) ? slot.messages : [];
@@ -121,15 +95,6 @@ export function createState() {
       return data.result === null ? undefined : data.result;
     },
   };
-}
-
-/** The text and details pi shows the model for one tool answer; an error throws (pi reports it). */
-export function toolResult(name, answer) {
-  if (!answer || typeof answer !== "object" || !("result" in answer)) {
-    const message = answer && typeof answer.error === "string" ? answer.error : "no answer";
-    throw new Error(message.startsWith(name) ? message : `${name}: ${message}`);
-  }
-  return { content: [{ type: "text", text: JSON.stringify(answer.result) }], details: answer.result };
 }
 
 function registerTools(pi, spec, harness, env, call) {
@@ -163,8 +128,8 @@ function registerTools(pi, spec, harness, env, call) {
 
 export default function signetExtension(pi, options = {}) {
   const env = options.env || process.env;
-  if (env.SIGNET_BYPASS === "1" || env.SIGNET_NO_HOOKS === "1") return;
-  const spec = options.spec || loadSpec();
+  if (hooksOff(env)) return;
+  const spec = options.spec || loadSpec(HERE, "signet-pi.json");
   if (!spec) return;
   const transport = options.send || send;
   const harness = spec.harness || "pi";
