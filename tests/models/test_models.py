@@ -24,6 +24,7 @@ from signet_sdk.models.schemas import (
     main,
     write_schemas,
 )
+from signet_sdk.wire.contract_data import contract_dir
 from signet_sdk.wire.endpoints import ENDPOINTS
 
 UUID = "0b7f2c1e-5f7a-4e8e-9c3d-2a1b0c9d8e7f"
@@ -103,190 +104,30 @@ def test_hook_results_have_no_required_field() -> None:
 # -- wire names ---------------------------------------------------------------
 
 
-def test_session_start_request_wire_is_camel_case() -> None:
-    body = models.SessionStartRequest(
-        harness="claude-code",
-        runtime_path="plugin",
-        session_key="sess-1",
-        agent_id="alice",
-        project="/home/u/proj",
-        harness_agent_id="sub-7",
-        parent_session_key="sess-0",
-        source="resume",
-    )
-    assert body.to_wire() == {
-        "harness": "claude-code",
-        "runtimePath": "plugin",
-        "sessionKey": "sess-1",
-        "agentId": "alice",
-        "project": "/home/u/proj",
-        "harnessAgentId": "sub-7",
-        "parentSessionKey": "sess-0",
-        "source": "resume",
-    }
+#: ``contract/wire-names.json``: request bodies given by Python field names, and
+#: the exact JSON each must send, kept as data any client can check itself against.
+WIRE_NAME_CASES: list[dict[str, Any]] = json.loads(
+    (Path(contract_dir()) / "wire-names.json").read_text(encoding="utf-8")
+)["cases"]
 
 
-def test_user_prompt_submit_request_keeps_memory_feedback_snake_case() -> None:
-    body = models.UserPromptSubmitRequest(
-        harness="codex",
-        user_message="what did we decide?",
-        last_assistant_message="earlier answer",
-        transcript_path="/tmp/signet/t.jsonl",
-        memory_feedback={UUID: 0.5, UUID2: -1.0},
-        harness_agent_id="sub",
-    )
-    assert body.to_wire() == {
-        "harness": "codex",
-        "userMessage": "what did we decide?",
-        "lastAssistantMessage": "earlier answer",
-        "transcriptPath": "/tmp/signet/t.jsonl",
-        "memory_feedback": {UUID: 0.5, UUID2: -1.0},
-        "harnessAgentId": "sub",
-    }
+@pytest.mark.parametrize("case", WIRE_NAME_CASES, ids=[c["id"] for c in WIRE_NAME_CASES])
+def test_request_built_by_field_names_sends_its_wire_names(case: dict[str, Any]) -> None:
+    model: type[models.RequestModel] = getattr(models, case["model"])
+    assert model(**case["fields"]).to_wire() == case["wire"]
 
 
-def test_session_end_request_sends_project_as_cwd() -> None:
-    body = models.SessionEndRequest(
-        harness="hermes",
-        session_key="k",
-        session_id="id-1",
-        cwd="/work/proj",
-        reason="clear",
-        transcript="line",
-    )
-    assert body.to_wire() == {
-        "harness": "hermes",
-        "sessionKey": "k",
-        "sessionId": "id-1",
-        "cwd": "/work/proj",
-        "reason": "clear",
-        "transcript": "line",
-    }
+def test_wire_name_cases_are_unique_and_name_request_models() -> None:
+    ids = [case["id"] for case in WIRE_NAME_CASES]
+    assert len(ids) == len(set(ids)) == 19
+    for case in WIRE_NAME_CASES:
+        assert issubclass(getattr(models, case["model"]), models.RequestModel), case["id"]
+
+
+def test_fields_the_wire_does_not_carry() -> None:
+    # Session end sends the project as ``cwd``; remember has no session key.
     assert "project" not in models.SessionEndParams.model_fields
-
-
-def test_other_hook_requests_wire() -> None:
-    assert models.PreCompactionRequest(
-        harness="h", session_context="ctx", message_count=12, transcript_path="/tmp/signet/x"
-    ).to_wire() == {
-        "harness": "h",
-        "sessionContext": "ctx",
-        "messageCount": 12,
-        "transcriptPath": "/tmp/signet/x",
-    }
-    assert models.CompactionCompleteRequest(
-        harness="h", summary="s", session_key="k"
-    ).to_wire() == {
-        "harness": "h",
-        "summary": "s",
-        "sessionKey": "k",
-    }
-    assert models.CheckpointExtractRequest(
-        harness="h", session_key="k", agent_id="a"
-    ).to_wire() == {
-        "harness": "h",
-        "sessionKey": "k",
-        "agentId": "a",
-    }
-    assert models.RecallRequest(
-        harness="h", query="q", keyword_query="kw", tags="a,b", aggregate_budget="small"
-    ).to_wire() == {
-        "harness": "h",
-        "query": "q",
-        "keywordQuery": "kw",
-        "tags": "a,b",
-        "aggregateBudget": "small",
-    }
-
-
-def test_remember_request_uses_camel_case_source_fields() -> None:
-    # sourceType is camelCase here; only batch forget spells it source_type.
-    body = models.RememberRequest(
-        harness="h",
-        content="the build uses uv",
-        source_type="manual",
-        source_id="doc-1",
-        created_at="2026-04-30T10:00:00Z",
-        idempotency_key="ik-1",
-        tags=["build", "tools"],
-        visibility="private",
-    )
-    assert body.to_wire() == {
-        "harness": "h",
-        "content": "the build uses uv",
-        "sourceType": "manual",
-        "sourceId": "doc-1",
-        "createdAt": "2026-04-30T10:00:00Z",
-        "idempotencyKey": "ik-1",
-        "tags": ["build", "tools"],
-        "visibility": "private",
-    }
     assert "session_key" not in models.MemoryRememberRequest.model_fields
-
-
-def test_memory_request_snake_case_wire_names() -> None:
-    assert models.ModifyMemoryRequest(
-        reason="fix", content="new text", if_version=3, changed_by="me"
-    ).to_wire() == {"reason": "fix", "content": "new text", "if_version": 3, "changed_by": "me"}
-    assert models.ForgetMemoryRequest(reason="stale", force=True, if_version=2).to_wire() == {
-        "reason": "stale",
-        "force": True,
-        "if_version": 2,
-    }
-    assert models.BatchForgetRequest(
-        mode="execute",
-        source_type="session_summary",
-        reason="cleanup",
-        confirm_token="ab" * 16,
-        changed_by="ops",
-        limit=50,
-    ).to_wire() == {
-        "mode": "execute",
-        "source_type": "session_summary",
-        "reason": "cleanup",
-        "confirm_token": "ab" * 16,
-        "changed_by": "ops",
-        "limit": 50,
-    }
-    assert models.MemoryRecallRequest(
-        query="uv", keyword_query="uv", importance_min=0.5, pinned=True, agent_id="a"
-    ).to_wire() == {
-        "query": "uv",
-        "keywordQuery": "uv",
-        "importance_min": 0.5,
-        "pinned": True,
-        "agentId": "a",
-    }
-    batch = models.BatchModifyRequest(
-        patches=[models.MemoryPatch(id=UUID, if_version=1, pinned=False)], changed_by="me"
-    )
-    assert batch.to_wire() == {
-        "patches": [{"id": UUID, "if_version": 1, "pinned": False}],
-        "changed_by": "me",
-    }
-
-
-def test_session_and_ops_request_wire() -> None:
-    assert models.SummaryExpandRequest(
-        id="n1", include_transcript=False, transcript_char_limit=800
-    ).to_wire() == {"id": "n1", "includeTranscript": False, "transcriptCharLimit": 800}
-    assert models.SessionSearchRequest(query="uv", current_session_key="k", limit=5).to_wire() == {
-        "query": "uv",
-        "currentSessionKey": "k",
-        "limit": 5,
-    }
-    assert models.SessionBypassRequest(enabled=True).to_wire() == {"enabled": True}
-    assert models.SecretsExecRequest(
-        command="gh auth status", secrets={"GH_TOKEN": "gh"}
-    ).to_wire() == {
-        "command": "gh auth status",
-        "secrets": {"GH_TOKEN": "gh"},
-    }
-    assert models.SynthesisRequest(trigger="manual", agent_id="a").to_wire() == {
-        "trigger": "manual",
-        "agentId": "a",
-    }
-    assert models.SynthesisRequest().to_wire() == {}
 
 
 def test_snake_case_wire_names_are_exactly_the_documented_ones() -> None:
