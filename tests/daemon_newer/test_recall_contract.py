@@ -20,6 +20,7 @@ builder would pass it on.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,18 +39,36 @@ CONTRACT_FILE = Path(contract_dir()) / "upstream" / "recall-request-v1.json"
 CONTRACT_DOC: dict[str, Any] = json.loads(CONTRACT_FILE.read_text(encoding="utf-8"))
 CONTRACT: str = CONTRACT_DOC["source"]
 
-#: (name, clients, query, options, expected), in the contract's order.
-VECTORS: list[tuple[str, list[str], str, dict[str, Any], dict[str, Any]]] = [
-    (v["name"], v["clients"], v["query"], v["options"], v["expected"])
-    for v in CONTRACT_DOC["vectors"]
-]
-VECTOR_IDS = [v[0] for v in VECTORS]
+#: Each vector: name, clients, query, options, expected; in the contract's order.
+VECTORS: list[dict[str, Any]] = CONTRACT_DOC["vectors"]
+
+
+@pytest.fixture(params=VECTORS, ids=[v["name"] for v in VECTORS])
+def vector(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """One vector of the contract; a test taking it runs once per vector."""
+    vector: dict[str, Any] = request.param
+    return vector
+
+
+@pytest.fixture
+def recall_route() -> Iterator[respx.Route]:
+    """The daemon's recall route, answering no hits; every test must call it."""
+    with respx.mock(base_url=BASE, assert_all_called=True) as mock:
+        yield mock.post("/api/memory/recall").respond(200, json={"results": []})
+
+
+def _built(vector: dict[str, Any]) -> MemoryRecallRequest:
+    return MemoryRecallRequest.from_intent(vector["query"], vector["options"])
+
+
+def _sent(route: respx.Route) -> Any:
+    return json.loads(route.calls[0].request.content)
 
 
 def test_the_file_holds_every_vector_and_every_sdk_one() -> None:
-    names = [v[0] for v in VECTORS]
+    names = [v["name"] for v in VECTORS]
     assert len(names) == len(set(names)) == 9
-    sdk = [v[0] for v in VECTORS if "sdk" in v[1]]
+    sdk = [v["name"] for v in VECTORS if "sdk" in v["clients"]]
     assert sdk == [
         "canonical-defaults",
         "lower-limit-bound",
@@ -62,43 +81,25 @@ def test_the_file_holds_every_vector_and_every_sdk_one() -> None:
     ]
 
 
-@pytest.mark.parametrize(
-    ("name", "clients", "query", "options", "expected"), VECTORS, ids=VECTOR_IDS
-)
 def test_sync_client_sends_the_contracts_body(
-    name: str,
-    clients: list[str],
-    query: str,
-    options: dict[str, Any],
-    expected: dict[str, Any],
+    vector: dict[str, Any], recall_route: respx.Route
 ) -> None:
-    with respx.mock(base_url=BASE, assert_all_called=True) as mock:
-        route = mock.post("/api/memory/recall").respond(200, json={"results": []})
-        # The context agent is also the client's own: neither reaches the body over agentId.
-        with AdapterClient("sdk", BASE, agent_id="context-agent") as client:
-            client.memory_recall(MemoryRecallRequest.from_intent(query, options))
-    assert json.loads(route.calls[0].request.content) == expected, CONTRACT
+    # The context agent is also the client's own: neither reaches the body over agentId.
+    with AdapterClient("sdk", BASE, agent_id="context-agent") as client:
+        client.memory_recall(_built(vector))
+    assert _sent(recall_route) == vector["expected"], CONTRACT
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize(
-    ("name", "clients", "query", "options", "expected"), VECTORS, ids=VECTOR_IDS
-)
 async def test_async_client_sends_the_contracts_body(
-    name: str,
-    clients: list[str],
-    query: str,
-    options: dict[str, Any],
-    expected: dict[str, Any],
+    vector: dict[str, Any], recall_route: respx.Route
 ) -> None:
-    with respx.mock(base_url=BASE, assert_all_called=True) as mock:
-        route = mock.post("/api/memory/recall").respond(200, json={"results": []})
-        async with (
-            httpx.AsyncClient() as http,
-            AsyncAdapterClient("sdk", BASE, http_client=http) as client,
-        ):
-            await client.memory_recall(MemoryRecallRequest.from_intent(query, options))
-    assert json.loads(route.calls[0].request.content) == expected, CONTRACT
+    async with (
+        httpx.AsyncClient() as http,
+        AsyncAdapterClient("sdk", BASE, http_client=http) as client,
+    ):
+        await client.memory_recall(_built(vector))
+    assert _sent(recall_route) == vector["expected"], CONTRACT
 
 
 def test_the_context_agent_is_sent_only_when_no_agent_was_given() -> None:
