@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,8 +43,6 @@ from qw_support import (
 )
 from signet_adapter_qwen_code.install import main as install_main
 from signet_e2e import (
-    HarnessWorld,
-    Terminal,
     daemon_of,
     get_json,
     harness_world,
@@ -53,6 +50,8 @@ from signet_e2e import (
     on_every_daemon,
     remember,
 )
+from signet_e2e.fixtures import installed_once
+from signet_e2e.world import ProgramWorld
 
 from signet_sdk.testing import hook_log_lines, outbox_entries, outbox_left
 from signet_sdk.testing.fake_openai import FakeOpenAI, system_text, tool_results
@@ -72,23 +71,13 @@ SESSION_START_TAG = "<qwen:session-start-context"
 PROMPT_TAG = "<qwen:user-prompt-submit-context>"
 
 
-@pytest.fixture(scope="session")
-def qwen() -> Install:
-    """Node 22 and the pinned ``qwen``, installed once per cache directory."""
-    return qwen_install()
+#: Node 22 and the pinned ``qwen``, installed once per cache directory.
+qwen = installed_once(qwen_install, "qwen")
 
 
 @dataclass(kw_only=True)
-class World(HarnessWorld):
-    install: Install
-    fake: FakeOpenAI
-    version: str  # "mock", or the real daemon's version
-
-    def run(
-        self, *args: str, env: dict[str, str] | None = None
-    ) -> subprocess.CompletedProcess[str]:
-        """One ``qwen`` run in its own process group, all of which is stopped after it."""
-        return self.run_group([self.install.qwen, *args], env=env)
+class World(ProgramWorld[FakeOpenAI]):
+    """``qwen`` is the program."""
 
     def turn(self, *args: str) -> tuple[str, str]:
         """A headless turn (``-o json``): its session id and its answer."""
@@ -120,7 +109,7 @@ def make_world(
     ):
         (qwen_dir / "settings.json").write_text(SETTINGS)
         assert install_main(["install", "--trust-tools"]) == 0
-        yield World(**vars(base), install=install, fake=fake, version=daemon)
+        yield World(**vars(base), program=install.qwen, fake=fake, version=daemon)
 
 
 @pytest.fixture
@@ -332,22 +321,15 @@ def test_memory_search_through_mcp_returns_a_stored_memory(world: World) -> None
 # -- SessionEnd, in the interactive UI ---------------------------------------------------
 
 
-def _terminal(world: World) -> Terminal:
-    """``qwen`` in its interactive UI, in the world's project and environment."""
-    return Terminal([world.install.qwen], world.project, world.env, key_delay=0.01)
-
-
 def test_quitting_the_interactive_ui_ends_the_session_once(world: World) -> None:
-    with _terminal(world) as term:
+    with world.terminal(key_delay=0.01) as term:
         term.wait_for("Type your message")
         term.read(2.0)  # the input box takes keys once the UI has settled
-        term.type("first question about atlas MEMO-QW-3131")
-        term.wait_for(REPLY)
+        term.answer("first question about atlas MEMO-QW-3131", REPLY)
         term.type("/quit")
         assert term.proc.wait(timeout=60) == 0
 
-    (started,) = world.hook_calls("session-start")
-    session = started.json["sessionKey"]
+    session = world.started_session()
     ended = world.checkpoint_then_end(session, "prompt_input_exit")
     assert ended.status == 200, ended.response_json
     # Its own SessionEnd was sent: the next session owes it no second one.
