@@ -212,14 +212,6 @@ def running_daemon(port: int = 0) -> Iterator[Daemon]:
         daemon.stop()
 
 
-def free_port() -> int:
-    """A port nothing listens on (free a moment ago)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 # -- endpoint tables ----------------------------------------------------------------
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 import signet_sdk as s
+from signet_sdk.testing import free_port
 from signet_sdk.wire import errors
 
 from ..wire.test_errors import STATUS_CLASSES
@@ -27,7 +28,6 @@ from .client_support import (
     Driver,
     Reply,
     elapsed,
-    free_port,
     running_daemon,
 )
 

@@ -20,7 +20,6 @@ import json
 import os
 import random
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -35,6 +34,7 @@ import pytest
 
 from signet_sdk.hooks.outbox import Outbox
 from signet_sdk.hooks.sender import outbox_sender
+from signet_sdk.testing import free_port
 from signet_sdk.wire.config import resolve_config
 
 from ..fault_support import FaultProxy
@@ -42,18 +42,12 @@ from ..fault_support import FaultProxy
 SIGNET_SDK = str(Path(sys.executable).parent / "signet-sdk")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class DevDaemon:
     """``signet-sdk dev-daemon`` on a fixed port and database, killable and restartable."""
 
     def __init__(self, db: Path) -> None:
         self.db = db
-        self.port = _free_port()
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
 

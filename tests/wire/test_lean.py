@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from signet_sdk.testing import free_port
 from signet_sdk.testing.mock_daemon import MockDaemon
 from signet_sdk.wire import errors as ex
 from signet_sdk.wire.config import resolve_config
@@ -120,9 +121,7 @@ def raw() -> Iterator[Callable[[Callable[[socket.socket], None]], RawServer]]:
 
 @pytest.fixture
 def unused_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    return free_port()
 
 
 def test_request_bytes_on_the_wire(raw: Callable[..., RawServer]) -> None:

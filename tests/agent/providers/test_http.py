@@ -9,7 +9,6 @@ slept, so the tests say exactly which waits were asked for.
 from __future__ import annotations
 
 import asyncio
-import socket
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ from signet_sdk.agent.providers import (
     _http,
 )
 from signet_sdk.agent.types import Chunk, CompletionOptions, Message, ToolSpec
+from signet_sdk.testing import free_port
 from signet_sdk.testing.fake_server import json_answer, sse_answer
 from signet_sdk.testing.loopback import LoopbackServer, QuietHandler
 from signet_sdk.wire import errors
@@ -459,12 +459,6 @@ def test_a_stream_cut_mid_tool_call_raises_and_is_not_retried(
 
 
 # -- no answer -------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["complete", "stream"])
