@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import os
 
-from signet_sdk.wire.record import Record
+from signet_sdk.wire.record import Record, field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -64,18 +64,6 @@ __all__ = [
 class Entry(Record):
     """One pending daemon call as stored on disk."""
 
-    __slots__ = (
-        "action",
-        "agent_id",
-        "body",
-        "created",
-        "harness",
-        "id",
-        "meta",
-        "resend",
-        "runtime_path",
-        "transcript",
-    )
     id: str
     action: str
     body: dict[str, Any]
@@ -83,36 +71,10 @@ class Entry(Record):
     runtime_path: str | None
     agent_id: str | None
     created: float
-    transcript: dict[str, Any] | None
-    meta: dict[str, Any]
+    transcript: dict[str, Any] | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
     #: True when an earlier send may have reached the daemon (this one is a repeat).
-    resend: bool
-
-    def __init__(
-        self,
-        id: str,
-        action: str,
-        body: dict[str, Any],
-        harness: str | None,
-        runtime_path: str | None,
-        agent_id: str | None,
-        created: float,
-        transcript: dict[str, Any] | None = None,
-        meta: dict[str, Any] | None = None,
-        resend: bool = False,
-    ) -> None:
-        self._init(
-            id=id,
-            action=action,
-            body=body,
-            harness=harness,
-            runtime_path=runtime_path,
-            agent_id=agent_id,
-            created=created,
-            transcript=transcript,
-            meta=meta or {},
-            resend=resend,
-        )
+    resend: bool = False
 
 
 #: Seconds an in-doubt entry waits before it is sent again (``SIGNET_OUTBOX_SETTLE_SECONDS``).

@@ -76,20 +76,10 @@ def cap_context(result: Any, limit: int | None = None) -> Any:
 class Dispatched(Record):
     """One event's run: the output, the calls made, their answers, the first error."""
 
-    __slots__ = ("calls", "error", "output", "results")
     output: NativeOutput
     calls: list[LifecycleCall]
     results: list[Any]
-    error: Exception | None
-
-    def __init__(
-        self,
-        output: NativeOutput,
-        calls: list[LifecycleCall],
-        results: list[Any],
-        error: Exception | None = None,
-    ) -> None:
-        self._init(output=output, calls=calls, results=results, error=error)
+    error: Exception | None = None
 
     @property
     def degraded(self) -> str | None:

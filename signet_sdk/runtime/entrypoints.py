@@ -25,15 +25,11 @@ __all__ = ["InstalledEntryPoint", "entry_points"]
 class InstalledEntryPoint(Record):
     """One ``name = value`` line of a group, with the distribution it came from."""
 
-    __slots__ = ("distribution", "group", "name", "value", "version")
     name: str
     value: str
     group: str
     distribution: str
     version: str
-
-    def __init__(self, name: str, value: str, group: str, distribution: str, version: str) -> None:
-        self._init(name=name, value=value, group=group, distribution=distribution, version=version)
 
 
 def _normalise(name: str) -> str:

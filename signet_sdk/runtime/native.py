@@ -10,7 +10,7 @@ compact JSON, or nothing when there is no data) and an exit code.
 from __future__ import annotations
 
 from signet_sdk.wire.jsonfast import dumps
-from signet_sdk.wire.record import Record
+from signet_sdk.wire.record import KW_ONLY, Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,13 +22,10 @@ __all__ = ["NativeOutput"]
 class NativeOutput(Record):
     """A translator's answer to one native event."""
 
-    __slots__ = ("data", "exit_code", "stdout")
-    data: Any
-    stdout: str | None
-    exit_code: int
-
-    def __init__(self, data: Any = None, *, stdout: str | None = None, exit_code: int = 0) -> None:
-        self._init(data=data, stdout=stdout, exit_code=exit_code)
+    data: Any = None
+    _: KW_ONLY
+    stdout: str | None = None
+    exit_code: int = 0
 
     @property
     def text(self) -> str:

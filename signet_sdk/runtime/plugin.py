@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 
-from signet_sdk.wire.record import Record
+from signet_sdk.wire.record import KW_ONLY, Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,23 +38,15 @@ class EventSpec(Record):
     sent again when this event runs (a session start after a daemon outage).
     """
 
-    __slots__ = ("detach", "flushes", "name", "timeout_class")
     name: str
-    timeout_class: str
-    detach: bool
-    flushes: bool
+    timeout_class: str = "default"
+    _: KW_ONLY
+    detach: bool = False
+    flushes: bool = False
 
-    def __init__(
-        self,
-        name: str,
-        timeout_class: str = "default",
-        *,
-        detach: bool = False,
-        flushes: bool = False,
-    ) -> None:
-        if timeout_class not in TIMEOUT_CLASSES:
+    def __post_init__(self) -> None:
+        if self.timeout_class not in TIMEOUT_CLASSES:
             raise ValueError(f"timeout_class must be one of {', '.join(TIMEOUT_CLASSES)}")
-        self._init(name=name, timeout_class=timeout_class, detach=detach, flushes=flushes)
 
 
 def _load_ref(ref: str) -> Any:

@@ -61,13 +61,9 @@ class TranscriptRefused(Exception):
 class TranscriptSnapshot(Record):
     """The bytes taken from a transcript, and whether older lines were left out."""
 
-    __slots__ = ("data", "source_bytes", "truncated")
     data: bytes
     source_bytes: int
     truncated: bool
-
-    def __init__(self, data: bytes, source_bytes: int, truncated: bool) -> None:
-        self._init(data=data, source_bytes=source_bytes, truncated=truncated)
 
 
 def _within(path: str, roots: Sequence[str | os.PathLike[str]]) -> bool:

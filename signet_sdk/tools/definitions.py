@@ -38,7 +38,7 @@ from signet_sdk.tools.inputs import (
     SessionSaveWithLearningsInput,
 )
 from signet_sdk.wire.errors import SignetError
-from signet_sdk.wire.record import Record
+from signet_sdk.wire.record import KW_ONLY, Record
 
 __all__ = ["TOOLS", "Plan", "Tool", "ToolContext"]
 
@@ -49,46 +49,20 @@ Plan = Generator[tuple[str, tuple[Any, ...]], Any, dict[str, Any]]
 class ToolContext(Record):
     """Who is calling: the session, project and agent every tool call is made for."""
 
-    __slots__ = ("agent_id", "project", "session_key")
-    session_key: str | None
-    project: str | None
-    agent_id: str | None
-
-    def __init__(
-        self,
-        session_key: str | None = None,
-        project: str | None = None,
-        agent_id: str | None = None,
-    ) -> None:
-        self._init(session_key=session_key, project=project, agent_id=agent_id)
+    session_key: str | None = None
+    project: str | None = None
+    agent_id: str | None = None
 
 
 class Tool(Record):
     """One tool: what a model sees, and the plan that performs it."""
 
-    __slots__ = ("description", "input_model", "name", "plan", "runs_commands")
     name: str
     description: str
     input_model: type[BaseModel]
     plan: Callable[[Any, ToolContext], Plan]
-    runs_commands: bool
-
-    def __init__(
-        self,
-        name: str,
-        description: str,
-        input_model: type[BaseModel],
-        plan: Callable[[Any, ToolContext], Plan],
-        *,
-        runs_commands: bool = False,
-    ) -> None:
-        self._init(
-            name=name,
-            description=description,
-            input_model=input_model,
-            plan=plan,
-            runs_commands=runs_commands,
-        )
+    _: KW_ONLY
+    runs_commands: bool = False
 
     def input_schema(self) -> dict[str, Any]:
         """The JSON Schema of the arguments, the same in every rendering (a fresh copy)."""

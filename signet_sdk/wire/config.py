@@ -54,28 +54,11 @@ class Timeouts(Record):
     Each is the whole budget of one call, retries and back-off included.
     """
 
-    __slots__ = ("default", "prompt_submit", "session_start", "stream", "write")
-    session_start: float
-    prompt_submit: float
-    default: float
-    write: float
-    stream: float | None
-
-    def __init__(
-        self,
-        session_start: float = 15.0,
-        prompt_submit: float = 5.0,
-        default: float = 10.0,
-        write: float = 15.0,
-        stream: float | None = None,
-    ) -> None:
-        self._init(
-            session_start=session_start,
-            prompt_submit=prompt_submit,
-            default=default,
-            write=write,
-            stream=stream,
-        )
+    session_start: float = 15.0
+    prompt_submit: float = 5.0
+    default: float = 10.0
+    write: float = 15.0
+    stream: float | None = None
 
     def for_class(self, name: str) -> float | None:
         value: float | None = getattr(self, name)
@@ -85,59 +68,21 @@ class Timeouts(Record):
 class ClientConfig(Record):
     """Everything a request needs besides its body; resolved once, then immutable."""
 
-    __slots__ = (
-        "actor",
-        "actor_type",
-        "agent_id",
-        "base_url",
-        "harness",
-        "max_retries",
-        "no_hooks",
-        "runtime_path",
-        "timeouts",
-        "token",
-    )
-    base_url: str
-    harness: str | None
-    token: str | None
-    agent_id: str | None
-    runtime_path: RuntimePath | None
-    actor: str | None
-    actor_type: ActorType | None
-    timeouts: Timeouts
-    max_retries: int
-    no_hooks: bool
+    base_url: str = DEFAULT_DAEMON_URL
+    harness: str | None = None
+    token: str | None = None
+    agent_id: str | None = None
+    runtime_path: RuntimePath | None = None
+    actor: str | None = None
+    actor_type: ActorType | None = None
+    timeouts: Timeouts = Timeouts()
+    max_retries: int = 2
+    no_hooks: bool = False
 
     def __repr__(self) -> str:
         # The token never appears in a repr, a traceback or a log line.
         shown = self._replace(token="***") if self.token else self
         return Record.__repr__(shown)
-
-    def __init__(
-        self,
-        base_url: str = DEFAULT_DAEMON_URL,
-        harness: str | None = None,
-        token: str | None = None,
-        agent_id: str | None = None,
-        runtime_path: RuntimePath | None = None,
-        actor: str | None = None,
-        actor_type: ActorType | None = None,
-        timeouts: Timeouts | None = None,
-        max_retries: int = 2,
-        no_hooks: bool = False,
-    ) -> None:
-        self._init(
-            base_url=base_url,
-            harness=harness,
-            token=token,
-            agent_id=agent_id,
-            runtime_path=runtime_path,
-            actor=actor,
-            actor_type=actor_type,
-            timeouts=timeouts if timeouts is not None else Timeouts(),
-            max_retries=max_retries,
-            no_hooks=no_hooks,
-        )
 
     def with_options(self, **changes: Any) -> ClientConfig:
         return self._replace(**changes)

@@ -11,7 +11,7 @@ This module is imported on the hook hot path: standard library only.
 
 from __future__ import annotations
 
-from signet_sdk.wire.record import Record
+from signet_sdk.wire.record import KW_ONLY, Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -58,21 +58,6 @@ class Endpoint(Record):
     ``UnsupportedByDaemonError``.
     """
 
-    __slots__ = (
-        "conflict",
-        "hook",
-        "method",
-        "name",
-        "path",
-        "phase",
-        "request",
-        "response",
-        "retry_safe",
-        "row",
-        "since",
-        "summary",
-        "timeout",
-    )
     name: str
     method: str
     path: str
@@ -82,43 +67,11 @@ class Endpoint(Record):
     retry_safe: bool
     conflict: Conflict
     timeout: TimeoutClass
-    row: str | None
-    hook: bool
-    summary: str
-    since: str
-
-    def __init__(
-        self,
-        name: str,
-        method: str,
-        path: str,
-        phase: Phase,
-        request: str | None,
-        response: str,
-        retry_safe: bool,
-        conflict: Conflict,
-        timeout: TimeoutClass,
-        *,
-        row: str | None = None,
-        hook: bool = False,
-        summary: str = "",
-        since: str = BASELINE_VERSION,
-    ) -> None:
-        self._init(
-            name=name,
-            method=method,
-            path=path,
-            phase=phase,
-            request=request,
-            response=response,
-            retry_safe=retry_safe,
-            conflict=conflict,
-            timeout=timeout,
-            row=row,
-            hook=hook,
-            summary=summary,
-            since=since,
-        )
+    _: KW_ONLY
+    row: str | None = None
+    hook: bool = False
+    summary: str = ""
+    since: str = BASELINE_VERSION
 
     @property
     def path_params(self) -> tuple[str, ...]:

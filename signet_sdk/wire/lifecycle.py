@@ -22,7 +22,6 @@ __all__ = ["LIFECYCLE", "LifecycleAction", "LifecycleCall", "action_for_slug"]
 class LifecycleAction(Record):
     """One row of the lifecycle table."""
 
-    __slots__ = ("action", "durable", "method", "params_model", "result_model", "slug")
     action: str
     method: str
     slug: str
@@ -100,12 +99,8 @@ class LifecycleCall(Record):
     out ``harness`` and ``runtimePath``, which the client adds from its config.
     """
 
-    __slots__ = ("action", "body")
     action: str
     body: Mapping[str, Any]
-
-    def __init__(self, action: str, body: Mapping[str, Any]) -> None:
-        self._init(action=action, body=body)
 
     @property
     def method(self) -> str:

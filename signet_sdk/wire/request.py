@@ -33,7 +33,6 @@ class PreparedRequest(Record):
     what an HTTP/1.1 request line carries.
     """
 
-    __slots__ = ("content", "endpoint", "headers", "method", "target", "timeout", "url")
     endpoint: Endpoint
     method: str
     url: str
@@ -52,8 +51,8 @@ class PreparedRequest(Record):
         content: bytes | None,
         timeout: float | None,
     ) -> None:
-        # Set one by one rather than through ``_init(**values)``: a request is
-        # built for every call, and this is the cheaper way.
+        # Set one by one rather than through Record's shared ``__init__``: a
+        # request is built for every call, and this is the cheaper way.
         setattr_ = object.__setattr__
         setattr_(self, "endpoint", endpoint)
         setattr_(self, "method", method)

@@ -39,15 +39,9 @@ _TRANSIENT = frozenset({500, 502, 504})
 class RetryPolicy(Record):
     """Exponential back-off with full jitter, capped; ``max_retries`` extra tries."""
 
-    __slots__ = ("initial_delay", "max_delay", "max_retries")
-    max_retries: int
-    initial_delay: float
-    max_delay: float
-
-    def __init__(
-        self, max_retries: int = 2, initial_delay: float = 0.2, max_delay: float = 4.0
-    ) -> None:
-        self._init(max_retries=max_retries, initial_delay=initial_delay, max_delay=max_delay)
+    max_retries: int = 2
+    initial_delay: float = 0.2
+    max_delay: float = 4.0
 
 
 def should_retry(ep: Endpoint, error: SignetError) -> bool:
