@@ -17,7 +17,6 @@ import os
 import re
 import shlex
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -26,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from signet_sdk.testing import stop_process
+from signet_sdk.testing import free_port, stop_process
 
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTERS = sorted(p.parent for p in (ROOT / "adapters").glob("*/pyproject.toml"))
@@ -175,15 +174,9 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Venv:
     return Venv(path, work)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def dev_daemon(venv: Venv) -> Iterator[str]:
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen(
         [
             str(venv.bin / "signet-sdk"),
