@@ -54,6 +54,10 @@ else:
 __all__ = ["KW_ONLY", "Record", "field"]
 
 
+#: The default of a field that has none: the caller must give it.
+_REQUIRED: Any = object()
+
+
 class _Factory:
     """What ``field(default_factory=...)`` leaves as a class attribute."""
 
@@ -78,8 +82,9 @@ def _declare_fields(name: str, bases: tuple[type, ...], namespace: dict[str, Any
     fields: list[str] = []
     positional = -1
     defaults: dict[str, Any] = {}
+    after_default = False
     for field_name, annotation in namespace.get("__annotations__", {}).items():
-        kind = str(annotation)
+        kind = annotation if type(annotation) is str else repr(annotation)
         if kind.startswith(("ClassVar", "typing.ClassVar")):
             continue
         if annotation is KW_ONLY or kind in ("KW_ONLY", "dataclasses.KW_ONLY"):
@@ -87,8 +92,11 @@ def _declare_fields(name: str, bases: tuple[type, ...], namespace: dict[str, Any
             continue
         if field_name in namespace:
             defaults[field_name] = namespace.pop(field_name)
-        elif defaults and positional < 0:
+            after_default = True
+        elif after_default and positional < 0:
             raise TypeError(f"{name}: field {field_name} without a default follows one with")
+        else:
+            defaults[field_name] = _REQUIRED
         fields.append(field_name)
     namespace["__slots__"] = tuple(fields)
     if any(getattr(base, "_fields", ()) for base in bases):
@@ -107,38 +115,40 @@ class Record(metaclass=_RecordType):
     __slots__: tuple[str, ...] = ()
     _fields: ClassVar[tuple[str, ...]] = ()
     _positional: ClassVar[int] = 0
+    #: Every field's default, ``_REQUIRED`` where there is none.
     _defaults: ClassVar[dict[str, Any]] = {}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         cls = type(self)
         fields = cls._fields
-        if len(args) > cls._positional:
+        given = len(args)
+        if given > cls._positional:
             raise TypeError(
                 f"{cls.__name__}() takes {cls._positional} positional arguments"
-                f" but {len(args)} were given"
+                f" but {given} were given"
             )
         setattr_ = object.__setattr__
         for field_name, value in zip(fields, args, strict=False):
-            if field_name in kwargs:
-                raise TypeError(f"{cls.__name__}() got multiple values for field {field_name!r}")
             setattr_(self, field_name, value)
-        defaults = cls._defaults
-        missing = []
-        for field_name in fields[len(args) :]:
-            if field_name in kwargs:
-                value = kwargs.pop(field_name)
-            elif field_name in defaults:
-                value = defaults[field_name]
+        if given < len(fields) or kwargs:
+            defaults = cls._defaults
+            take = kwargs.pop
+            missing = []
+            for field_name in fields[given:]:
+                value = take(field_name, defaults[field_name])
+                if value is _REQUIRED:
+                    missing.append(field_name)
+                    continue
                 if type(value) is _Factory:
                     value = value.make()
-            else:
-                missing.append(field_name)
-                continue
-            setattr_(self, field_name, value)
-        if kwargs:
-            raise TypeError(f"{cls.__name__}() got an unexpected field {next(iter(kwargs))!r}")
-        if missing:
-            raise TypeError(f"{cls.__name__}() missing field(s): {', '.join(missing)}")
+                setattr_(self, field_name, value)
+            if kwargs:
+                extra = next(iter(kwargs))
+                if extra in fields:
+                    raise TypeError(f"{cls.__name__}() got multiple values for field {extra!r}")
+                raise TypeError(f"{cls.__name__}() got an unexpected field {extra!r}")
+            if missing:
+                raise TypeError(f"{cls.__name__}() missing field(s): {', '.join(missing)}")
         self.__post_init__()
 
     def __post_init__(self) -> None:
