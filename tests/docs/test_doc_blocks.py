@@ -272,3 +272,20 @@ def test_the_build_hook_lists_a_lazy_namespace_from_its_own_all() -> None:
     # Every reference page of a lazy namespace asks for it.
     for page in ("reference/signet_sdk.md", "reference/plugin.md"):
         assert "members: lazy" in (DOCS / page).read_text()
+
+
+def test_the_griffe_extension_gives_a_record_the_signature_it_has_at_run_time() -> None:
+    """A Record's ``__init__`` is its base's at run time; the reference shows the real one."""
+    import griffe
+
+    from signet_sdk.wire.config import ClientConfig, Timeouts
+
+    extension = griffe.load_extensions(f"{DOCS / 'hooks/record_init.py'}:RecordInit")
+    package = griffe.load("signet_sdk", search_paths=[str(DOCS.parent)], extensions=extension)
+    for cls in (ClientConfig, Timeouts):
+        documented = package[f"wire.config.{cls.__name__}"].members["__init__"].parameters
+        names = [p.name for p in documented][1:]  # after self
+        assert names == list(cls._fields), cls  # every field, in declaration order
+        for parameter in documented:
+            if parameter.name in cls._defaults:
+                assert parameter.default is not None, (cls, parameter.name)
