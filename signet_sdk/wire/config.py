@@ -79,6 +79,11 @@ class ClientConfig(Record):
     max_retries: int = 2
     no_hooks: bool = False
 
+    def __post_init__(self) -> None:
+        # ``timeouts=None`` has always meant the default timeouts.
+        if getattr(self, "timeouts", None) is None:
+            object.__setattr__(self, "timeouts", Timeouts())
+
     def __repr__(self) -> str:
         # The token never appears in a repr, a traceback or a log line.
         shown = self._replace(token="***") if self.token else self

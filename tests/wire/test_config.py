@@ -128,3 +128,9 @@ def test_secrets_never_in_repr_or_errors() -> None:
     with pytest.raises(ConfigError) as info:
         resolve_config(env={"SIGNET_DAEMON_URL": "http://user:hunter2@127.0.0.1:3850"})
     assert "hunter2" not in str(info.value) and "***@127.0.0.1:3850" in str(info.value)
+
+
+def test_an_explicit_none_for_timeouts_is_the_default_timeouts() -> None:
+    from signet_sdk.wire.config import ClientConfig, Timeouts
+
+    assert ClientConfig(timeouts=None).timeouts == Timeouts()  # type: ignore[arg-type]
