@@ -120,7 +120,7 @@ class AsyncAdapterClient(BaseAdapterClient, AsyncRuntimeAdapter):
         **options: Unpack[ClientOptions],
     ) -> None:
         super().__init__(harness, daemon_url, **options)
-        self._io = async_io_for(http_client)
+        self._io = async_io_for(http_client, own_connections=True)
 
     async def aclose(self) -> None:
         self._closed = True

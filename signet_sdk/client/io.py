@@ -18,6 +18,21 @@ library carries them:
 * :class:`HttpxIO`: the sync client's, on ``httpx.Client``; its own pool
   keeps the whole call's deadline across reads (:func:`httpx_transport`).
 
+The daemon clients' own pools send a request that is not safe to repeat
+(``Endpoint.retry_safe`` false: a memory write, a session's start or end) on
+a connection of its own, closed after the answer, and everything else on
+kept-alive connections. The daemon runs on Bun, whose HTTP servers can close
+a kept-alive connection with a request just received on it unanswered and
+its handler never run (oven-sh/bun#31889, #42212; seen here against 0.109.15
+in about 1 run in 15 of the real-daemon scenario on a loaded machine). A
+read that meets that is sent again; a write could only fail "in doubt",
+though nothing was stored. A connection of its own costs a connect on
+loopback. With an aiohttp session the caller passes, such a request goes
+through a session made for it alone (as :func:`aiohttp_session` makes one,
+about 25 µs, closed with the call: nothing outlives the call); an httpx
+client the caller passes, which may be an ASGI app or a mock, carries every
+request as given.
+
 ``import signet_sdk`` does not import aiohttp: :class:`AiohttpIO` loads it
 when the first async client is made.
 """
@@ -107,12 +122,12 @@ def _httpx_error(request: PreparedRequest, exc: Exception) -> APIConnectionError
     return failed(request, exc)
 
 
-def _pool_limits() -> httpx.Limits:
+def _pool_limits(keep_alive: bool = True) -> httpx.Limits:
     import httpx
 
     return httpx.Limits(
         max_connections=MAX_CONNECTIONS,
-        max_keepalive_connections=MAX_CONNECTIONS,
+        max_keepalive_connections=MAX_CONNECTIONS if keep_alive else 0,
         keepalive_expiry=KEEPALIVE_SECONDS,
     )
 
@@ -133,6 +148,11 @@ def httpx_transport() -> httpx.HTTPTransport:
     return deadline_transport(_pool_limits())
 
 
+def _needs_own_connection(request: PreparedRequest) -> bool:
+    """Whether ``request`` must not ride a kept-alive connection (see the module's docstring)."""
+    return not request.endpoint.retry_safe
+
+
 def _httpx_arguments(request: PreparedRequest, timeout: httpx.Timeout) -> dict[str, Any]:
     """``request`` as the keyword arguments of httpx's ``request`` and ``stream``, sync or async."""
     return {
@@ -151,18 +171,37 @@ class HttpxIO:
     deadline whatever the daemon does. A client passed in keeps its transport.
     """
 
-    def __init__(self, client: httpx.Client | None = None) -> None:
+    def __init__(
+        self, client: httpx.Client | None = None, *, own_connections: bool = False
+    ) -> None:
         import httpx
 
         self.owned = client is None
         self.client = client or httpx.Client(transport=httpx_transport())
+        #: Whether a request not safe to repeat gets a connection of its own
+        #: (the daemon clients' pools; a pool the caller passed is used as is).
+        self.own_connections = own_connections and self.owned
+        self._unpooled: httpx.Client | None = None
+
+    def _client_for(self, request: PreparedRequest) -> httpx.Client:
+        if not (self.own_connections and _needs_own_connection(request)):
+            return self.client
+        if self._unpooled is None:
+            import httpx
+
+            from signet_sdk.client.deadline import deadline_transport
+
+            transport = deadline_transport(_pool_limits(keep_alive=False))
+            self._unpooled = httpx.Client(transport=transport)
+        return self._unpooled
 
     def send(self, request: PreparedRequest, timeout: float | None) -> Answer:
         import httpx
 
+        client = self._client_for(request)
         DEADLINE.at = None if timeout is None else time.monotonic() + timeout
         try:
-            resp = self.client.request(**_httpx_arguments(request, httpx.Timeout(timeout)))
+            resp = client.request(**_httpx_arguments(request, httpx.Timeout(timeout)))
         except httpx.HTTPError as exc:
             raise _httpx_error(request, exc) from exc
         finally:
@@ -188,6 +227,8 @@ class HttpxIO:
     def close(self) -> None:
         if self.owned:
             self.client.close()
+        if self._unpooled is not None:
+            self._unpooled.close()
 
 
 class AsyncHttpxIO:
@@ -255,10 +296,15 @@ class AiohttpIO:
     clients do.
     """
 
-    def __init__(self, session: aiohttp.ClientSession | None = None) -> None:
+    def __init__(
+        self, session: aiohttp.ClientSession | None = None, *, own_connections: bool = False
+    ) -> None:
         import aiohttp
 
         self.owned = session is None
+        #: As :attr:`HttpxIO.own_connections`, with a session passed in too:
+        #: each such request goes through a session made for it (about 25 µs).
+        self.own_connections = own_connections
         self._aiohttp = aiohttp
         self._session = session
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -331,7 +377,14 @@ class AiohttpIO:
         )
 
     async def send(self, request: PreparedRequest, timeout: float | None) -> Answer:
-        session = self._session_here()
+        if self.own_connections and _needs_own_connection(request):
+            async with aiohttp_session(keep_alive=False) as alone:
+                return await self._send_on(alone, request, timeout)
+        return await self._send_on(self._session_here(), request, timeout)
+
+    async def _send_on(
+        self, session: aiohttp.ClientSession, request: PreparedRequest, timeout: float | None
+    ) -> Answer:
         try:
             async with self._request(session, request, self._timeout(timeout)) as resp:
                 content = await resp.read()
@@ -363,16 +416,21 @@ class AiohttpIO:
             await session.close()
 
 
-def aiohttp_session() -> aiohttp.ClientSession:
+def aiohttp_session(*, keep_alive: bool = True) -> aiohttp.ClientSession:
     """An ``aiohttp.ClientSession`` set up as the SDK's clients need it (call it in a loop).
 
     Pass it to several async clients to share one pool of connections; it
     sends only the headers the SDK decides (no automatic ones), keeps no
-    cookies and ignores proxy variables.
+    cookies and ignores proxy variables. ``keep_alive=False``: every request
+    on a connection of its own, closed after the answer.
     """
     import aiohttp
 
-    connector = aiohttp.TCPConnector(limit=MAX_CONNECTIONS, keepalive_timeout=KEEPALIVE_SECONDS)
+    connector = (
+        aiohttp.TCPConnector(limit=MAX_CONNECTIONS, keepalive_timeout=KEEPALIVE_SECONDS)
+        if keep_alive
+        else aiohttp.TCPConnector(limit=MAX_CONNECTIONS, force_close=True)
+    )
     return aiohttp.ClientSession(
         connector=connector,
         cookie_jar=aiohttp.DummyCookieJar(),
@@ -382,15 +440,21 @@ def aiohttp_session() -> aiohttp.ClientSession:
     )
 
 
-def async_io_for(http_client: AsyncHTTPClient | None) -> AiohttpIO | AsyncHttpxIO:
-    """The async client's I/O: the caller's httpx client or aiohttp session, else aiohttp."""
+def async_io_for(
+    http_client: AsyncHTTPClient | None, *, own_connections: bool = False
+) -> AiohttpIO | AsyncHttpxIO:
+    """The async client's I/O: the caller's httpx client or aiohttp session, else aiohttp.
+
+    ``own_connections``: a request not safe to repeat goes on a connection of
+    its own (the daemon clients; see the module's docstring).
+    """
     if http_client is None:
-        return AiohttpIO()
+        return AiohttpIO(own_connections=own_connections)
     if type(http_client).__module__.startswith("aiohttp"):
-        return AiohttpIO(http_client)  # type: ignore[arg-type]
+        return AiohttpIO(http_client, own_connections=own_connections)  # type: ignore[arg-type]
     return AsyncHttpxIO(http_client)  # type: ignore[arg-type]
 
 
-def io_for(http_client: HTTPClient | None) -> HttpxIO:
+def io_for(http_client: HTTPClient | None, *, own_connections: bool = False) -> HttpxIO:
     """The sync client's I/O: the caller's httpx client, else a pool of its own."""
-    return HttpxIO(http_client)
+    return HttpxIO(http_client, own_connections=own_connections)

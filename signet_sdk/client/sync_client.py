@@ -122,7 +122,7 @@ class AdapterClient(BaseAdapterClient, RuntimeAdapter):
         **options: Unpack[ClientOptions],
     ) -> None:
         super().__init__(harness, daemon_url, **options)
-        self._io = io_for(http_client)
+        self._io = io_for(http_client, own_connections=True)
 
     def close(self) -> None:
         self._closed = True

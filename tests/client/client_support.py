@@ -101,6 +101,11 @@ class Daemon(socketserver.ThreadingTCPServer):
         self.scripts: dict[tuple[str, str], list[Reply]] = {}
         self.connections = 0
         self.closed: set[int] = set()
+        #: As Bun's HTTP servers may (oven-sh/bun#31889): a request that is not
+        #: the first on its connection is read, never handled, and the
+        #: connection closed with a FIN. Such requests land in ``dropped``.
+        self.drops_reused = False
+        self.dropped: list[Seen] = []
         self.stopping = threading.Event()
         self.lock = threading.Lock()
         self._thread = threading.Thread(target=self.serve_forever, args=(0.05,), daemon=True)
@@ -142,6 +147,7 @@ class _Handler(socketserver.StreamRequestHandler):
         with self.server.lock:
             self.server.connections += 1
             self.number = self.server.connections
+        self.answered = 0
 
     def finish(self) -> None:
         with suppress(OSError):
@@ -167,7 +173,13 @@ class _Handler(socketserver.StreamRequestHandler):
             headers.append((name.strip().lower(), value.strip()))
         length = int(next((v for k, v in headers if k == "content-length"), "0"))
         body = self.rfile.read(length) if length else b""
-        self.server.seen.append(Seen(method, target, headers, body, self.number))
+        seen = Seen(method, target, headers, body, self.number)
+        self.server.seen.append(seen)
+        if self.server.drops_reused and self.answered:
+            self.server.dropped.append(seen)
+            self.request.shutdown(socket.SHUT_WR)
+            return False
+        self.answered += 1
         reply = self.server.next_reply(method, target.split("?", 1)[0])
         if reply.delay and self.server.stopping.wait(reply.delay):
             return False

@@ -95,12 +95,50 @@ def test_the_answer_is_the_typed_result(driver: Driver, daemon: Daemon) -> None:
     assert result.inject == INJECT["inject"] and result.memory_count == 1
 
 
+HEALTHY = {"status": "healthy", "version": "0.109.15"}
+#: The transports on which a write gets a connection of its own: the clients' own pools and
+#: an aiohttp session passed in (an httpx client passed in carries everything as given).
+OWN_CONNECTIONS = ("sync", "async-aiohttp", "async-aiohttp-shared")
+
+
 def test_connections_are_reused(driver: Driver, daemon: Daemon) -> None:
-    daemon.route("POST", PATH, Reply(200, INJECT))
+    daemon.route("GET", "/health", Reply(200, HEALTHY))
     client = driver.client(daemon.url)
     for _ in range(5):
-        client.on_user_prompt_submit(PROMPT)
+        client.health()
     assert len({r.connection for r in daemon.seen}) == 1
+
+
+def test_a_write_not_safe_to_repeat_never_rides_a_kept_alive_connection(
+    driver: Driver, daemon: Daemon
+) -> None:
+    """A server that drops a request sent on a reused connection cannot lose the write."""
+    daemon.drops_reused = True
+    daemon.route("GET", "/health", Reply(200, HEALTHY))
+    daemon.route("POST", PATH, Reply(200, INJECT))
+    client = driver.client(daemon.url, max_retries=0)
+    client.health()  # leaves a kept-alive connection in the pool
+    if driver.kind in OWN_CONNECTIONS:
+        for _ in range(3):
+            assert client.on_user_prompt_submit(PROMPT).memory_count == 1
+        writes = daemon.calls(PATH)
+        assert len(writes) == 3 and not daemon.dropped
+        assert len({r.connection for r in daemon.seen}) == 4  # one each, none reused
+    else:  # an httpx client passed in is used as given: the write is in doubt
+        with pytest.raises(errors.APIConnectionError):
+            client.on_user_prompt_submit(PROMPT)
+        assert [r.path for r in daemon.dropped] == [PATH]
+
+
+def test_a_read_on_a_dropped_kept_alive_connection_is_sent_again(
+    driver: Driver, daemon: Daemon
+) -> None:
+    daemon.drops_reused = True
+    daemon.route("GET", "/health", Reply(200, HEALTHY))
+    client = driver.client(daemon.url, max_retries=1)
+    client.health()
+    assert client.health().status == "healthy"
+    assert [r.path for r in daemon.dropped] == ["/health"]
 
 
 # -- retries -----------------------------------------------------------------

@@ -17,7 +17,6 @@ import uuid
 from collections.abc import Generator
 from typing import Any
 
-import httpx
 import pytest
 
 import signet_sdk as s
@@ -240,15 +239,7 @@ async def _drive(plan: Scenario, client: Any) -> None:
 
 
 def _sync_run(daemon: RealDaemon, called: set[str]) -> None:
-    # 0.109.15 sometimes closes a kept-alive connection just after its answer; httpx's
-    # sync pool can send the next request on it before the close arrives, and a write
-    # that is not safe to repeat then fails in doubt (about 1 run in 5 of this scenario;
-    # the aiohttp client sees the close first). That is the daemon's, and the hooks'
-    # outbox settles it; this scenario checks each method's answer, so against 0.109 it
-    # takes a fresh connection per request.
-    fresh = httpx.Client(limits=httpx.Limits(max_keepalive_connections=0))
-    http = fresh if daemon.minor == "0.109" else None
-    with fresh, s.AdapterClient("real-sync", daemon.url, http_client=http) as client:
+    with s.AdapterClient("real-sync", daemon.url) as client:
         asyncio.run(_drive(scenario(daemon, called), client))
 
 
