@@ -227,6 +227,10 @@ def _tool_turn(
     world: World, tool: str, arguments: dict[str, Any]
 ) -> subprocess.CompletedProcess[str]:
     prompt = f"Please check memory. USE_TOOL mcp__signet__{tool} {json.dumps(arguments)}"
+    # Claude Code connects MCP servers in the background since 2.1.142, and the fake
+    # model asks for the tool within milliseconds: on a loaded machine it was told the
+    # server "is still connecting". MCP_CONNECTION_NONBLOCKING=0 waits for the connection
+    # first (at most MCP_CONNECT_TIMEOUT_MS), as a real model's seconds of thought do.
     return subprocess.run(
         [
             world.claude,
@@ -238,7 +242,7 @@ def _tool_turn(
             f"mcp__signet__{tool}",
         ],
         cwd=world.project,
-        env=world.env,
+        env={**world.env, "MCP_CONNECTION_NONBLOCKING": "0"},
         capture_output=True,
         text=True,
         timeout=120,
