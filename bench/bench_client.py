@@ -9,12 +9,6 @@ core; it reports its own CPU time so a run can show it was not the limit.
 The script checks that both sides of every comparison put identical bytes on
 the wire before it times anything.
 
-A user-prompt-submit is not safe to repeat, so the SDK's own pools send it on
-a connection of its own (``signet_sdk.client.io``): its figures are compared
-with the bare library doing the same, and a pool the caller passes (kept
-alive) with the bare library kept alive; what the connection costs is
-printed on its own line.
-
     python bench/bench_client.py            # full run, about a minute on 2 cores
     python bench/bench_client.py --quick    # smoke run, a few seconds
     python bench/bench_client.py --server uvicorn
@@ -315,12 +309,6 @@ def same_wire(label: str, reference: dict[str, Any], other: dict[str, Any]) -> s
 # -- sync ---------------------------------------------------------------------
 
 
-SYNC_RAW_OWN = "raw httpx.Client, own connection"
-SYNC_SDK = "SDK AdapterClient (its own pool)"
-SYNC_RAW_KEPT = "raw httpx.Client, kept alive"
-SYNC_SDK_GIVEN = "SDK AdapterClient (pool given)"
-
-
 @dataclass
 class SyncResult:
     samples: dict[str, list[float]] = field(default_factory=dict)
@@ -334,37 +322,26 @@ def bench_sync(daemon: Daemon, calls: int, rounds: int, warmup: int) -> SyncResu
     import httpx
 
     from signet_sdk import AdapterClient, UserPromptSubmitParams, UserPromptSubmitResult
-    from signet_sdk.client.io import httpx_transport
 
     params = UserPromptSubmitParams(session_key="s", user_message="hello")
     sdk = AdapterClient("bench", daemon.url)
-    given = httpx.Client(transport=httpx_transport())
-    sdk_given = AdapterClient("bench", daemon.url, http_client=given)
     raw = httpx.Client()
-    raw_own = httpx.Client(limits=httpx.Limits(max_keepalive_connections=0))
     plan = sdk._plan("user_prompt_submit", UserPromptSubmitResult, params)
     req = plan.request
 
-    def raw_on(client: httpx.Client) -> Callable[[], object]:
-        def call() -> object:
-            answer = client.request(req.method, req.url, headers=req.headers, content=req.content)
-            return json.loads(answer.content)
+    def sdk_call() -> object:
+        return sdk.on_user_prompt_submit(params)
 
-        return call
+    def raw_call() -> object:
+        return json.loads(
+            raw.request(req.method, req.url, headers=req.headers, content=req.content).content
+        )
 
-    variants = {
-        SYNC_RAW_OWN: raw_on(raw_own),
-        SYNC_SDK: lambda: sdk.on_user_prompt_submit(params),
-        SYNC_RAW_KEPT: raw_on(raw),
-        SYNC_SDK_GIVEN: lambda: sdk_given.on_user_prompt_submit(params),
-    }
+    variants = {"raw httpx.Client": raw_call, "SDK AdapterClient": sdk_call}
     result = SyncResult()
     try:
-        reference = wire_of(daemon, variants[SYNC_RAW_OWN])
-        verdicts = [
-            same_wire(name, reference, wire_of(daemon, variants[name])) for name in variants
-        ]
-        result.wire = next((v for v in verdicts if v != "identical"), "identical")
+        reference = wire_of(daemon, raw_call)
+        result.wire = same_wire("SDK", reference, wire_of(daemon, sdk_call))
         for fn in variants.values():
             for _ in range(warmup):
                 fn()
@@ -414,23 +391,18 @@ def bench_sync(daemon: Daemon, calls: int, rounds: int, warmup: int) -> SyncResu
         }
         result.sdk_cpu_us = sum(result.steps.values())
     finally:
-        for client in (sdk, sdk_given, given, raw, raw_own):
-            client.close()
+        sdk.close()
+        raw.close()
     return result
 
 
 # -- async --------------------------------------------------------------------
 
 
-ASYNC_RAW_OWN = "raw aiohttp, own connection"
-
-
 @dataclass
 class AsyncVariant:
     name: str
     call: Callable[[], Awaitable[object]]
-    #: A new connection per call, by design: no warming can make it reuse one.
-    own_connections: bool = False
     rates: list[float] = field(default_factory=list)
     latencies: list[float] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
@@ -472,14 +444,9 @@ async def bench_async(
     # Raw aiohttp gets exactly the headers the SDK sends, so that its request is
     # byte-for-byte the others' (aiohttp adds Host and Content-Length).
     req = sdk_httpx._plan("user_prompt_submit", UserPromptSubmitResult, params).request
-    bare = ("User-Agent", "Accept", "Accept-Encoding", "Content-Type")
     session = aiohttp.ClientSession(
         connector=aiohttp.TCPConnector(limit=concurrency, keepalive_timeout=idle),
-        skip_auto_headers=bare,
-    )
-    session_own = aiohttp.ClientSession(
-        connector=aiohttp.TCPConnector(limit=concurrency, force_close=True),
-        skip_auto_headers=bare,
+        skip_auto_headers=("User-Agent", "Accept", "Accept-Encoding", "Content-Type"),
     )
 
     async def raw_httpx_call() -> object:
@@ -490,23 +457,15 @@ async def bench_async(
 
     wire_headers = {**req.headers, **SAME_AS_HTTPX}
 
-    def raw_aiohttp(http: aiohttp.ClientSession) -> Callable[[], Awaitable[object]]:
-        async def call() -> object:
-            async with http.request(
-                req.method, req.url, headers=wire_headers, data=req.content
-            ) as resp:
-                return json.loads(await resp.read())
-
-        return call
+    async def raw_aiohttp_call() -> object:
+        async with session.request(
+            req.method, req.url, headers=wire_headers, data=req.content
+        ) as resp:
+            return json.loads(await resp.read())
 
     variants = [
-        AsyncVariant(ASYNC_RAW_OWN, raw_aiohttp(session_own), own_connections=True),
-        AsyncVariant(
-            "SDK default (aiohttp)",
-            lambda: sdk_default.on_user_prompt_submit(params),
-            own_connections=True,
-        ),
-        AsyncVariant(f"raw aiohttp, kept alive (limit {concurrency})", raw_aiohttp(session)),
+        AsyncVariant(f"raw aiohttp (limit {concurrency})", raw_aiohttp_call),
+        AsyncVariant("SDK default (aiohttp)", lambda: sdk_default.on_user_prompt_submit(params)),
         AsyncVariant(
             f"SDK over httpx+httpx-aiohttp ({concurrency})",
             lambda: sdk_maintained.on_user_prompt_submit(params),
@@ -537,7 +496,7 @@ async def bench_async(
         # overlap takes it (httpx's reaches about 20 connections, not 64), and a
         # short burst stops short of what a timed round needs.
         for v in variants:
-            for _ in range(1 if v.own_connections else 6):
+            for _ in range(6):
                 with Meter(daemon) as meter:
                     await burst(v.call, concurrency, per_task)
                 if meter.usage.connections == 0:
@@ -562,7 +521,6 @@ async def bench_async(
         await sdk_default.aclose()
         await over_maintained.aclose()
         await session.close()
-        await session_own.close()
     return variants, wire
 
 
@@ -573,23 +531,18 @@ async def bench_async(
 
 def report_sync(s: SyncResult, rounds: int) -> None:
     n = len(next(iter(s.samples.values())))
-    print(f"SYNC  per-call latency, {n} calls per variant")
+    print(f"SYNC  per-call latency, 1 kept-alive connection, {n} calls per variant")
     print(f"      interleaved in {rounds} rounds; wire: {s.wire}")
     print(f"  {'variant':<34}{'median µs':>11}{'p90 µs':>10}{'client':>9}{'daemon':>9}")
-    stats = {}
+    stats = []
     for name, samples in s.samples.items():
         med, p90 = statistics.median(samples), percentile(samples, 0.9)
-        stats[name] = (med, p90)
+        stats.append((med, p90))
         u = s.usage[name]
         print(f"  {name:<34}{med:>11.1f}{p90:>10.1f}{u.client_busy:>9.0%}{u.server_busy:>9.0%}")
-    for label, sdk, raw in (
-        ("SDK / raw, own connection", SYNC_SDK, SYNC_RAW_OWN),
-        ("SDK / raw, kept alive", SYNC_SDK_GIVEN, SYNC_RAW_KEPT),
-    ):
-        ratio = f"{stats[sdk][0] / stats[raw][0]:>11.3f}{stats[sdk][1] / stats[raw][1]:>10.3f}"
-        print(f"  {label:<34}{ratio}   (target <= 1.15)")
-    cost = stats[SYNC_RAW_OWN][0] - stats[SYNC_RAW_KEPT][0]
-    print(f"  a connection of its own costs {cost:+.1f} µs a call (raw httpx, median)")
+    (raw_med, raw_p90), (sdk_med, sdk_p90) = stats
+    ratio = f"{sdk_med / raw_med:>11.3f}{sdk_p90 / raw_p90:>10.3f}"
+    print(f"  {'SDK / raw':<34}{ratio}   (target <= 1.15)")
     steps = ", ".join(f"{name} {us:.1f}" for name, us in s.steps.items())
     print(f"  SDK work per call without I/O: {s.sdk_cpu_us:.1f} µs ({steps} µs; best of 5)")
     print("  client/daemon = CPU time / wall time of each process while timed\n")
@@ -616,18 +569,14 @@ def report_async(
             f"  {v.name:<40}{m:>9.0f}{spread:>13}{m / med[0]:>8.2f}"
             f"{conns:>7}{u.client_busy:>8.0%}{u.server_busy:>8.0%}"
         )
-    print(f"  SDK default / raw aiohttp, own connection: {med[1] / med[0]:.3f}  (target >= 0.85)")
-    print(f"  SDK over httpx / raw httpx:                {med[5] / med[4]:.3f}")
+    print(f"  SDK default / raw aiohttp:      {med[1] / med[0]:.3f}  (target >= 0.85)")
+    print(f"  SDK over httpx / raw httpx:     {med[4] / med[3]:.3f}")
     lat = [statistics.median(v.latencies) * 1e6 for v in variants]
     print(f"\nASYNC latency, 1 call at a time, {len(variants[0].latencies)} calls each")
     print(f"  {'variant':<40}{'median µs':>11}{'added µs':>10}")
     for v, m in zip(variants, lat, strict=True):
         print(f"  {v.name:<40}{m:>11.1f}{m - lat[0]:>+10.1f}")
-    print(
-        f"  SDK default added over raw aiohttp, own connection: {lat[1] - lat[0]:+.1f} µs"
-        "  (target <= 15)"
-    )
-    print(f"  a connection of its own costs {lat[0] - lat[2]:+.1f} µs a call (raw aiohttp, median)")
+    print(f"  SDK default added over raw aiohttp: {lat[1] - lat[0]:+.1f} µs  (target <= 15)")
     print("  conns = TCP connections the daemon accepted while timed (0 = all reused)")
     different = [verdict for verdict in wire.values() if verdict != "identical"]
     for verdict in different:

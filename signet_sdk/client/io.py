@@ -18,20 +18,25 @@ library carries them:
 * :class:`HttpxIO`: the sync client's, on ``httpx.Client``; its own pool
   keeps the whole call's deadline across reads (:func:`httpx_transport`).
 
-The daemon clients' own pools send a request that is not safe to repeat
-(``Endpoint.retry_safe`` false: a memory write, a session's start or end) on
-a connection of its own, closed after the answer, and everything else on
-kept-alive connections. The daemon runs on Bun, whose HTTP servers can close
-a kept-alive connection with a request just received on it unanswered and
-its handler never run (oven-sh/bun#31889, #42212; seen here against 0.109.15
-in about 1 run in 15 of the real-daemon scenario on a loaded machine). A
-read that meets that is sent again; a write could only fail "in doubt",
-though nothing was stored. A connection of its own costs a connect on
-loopback. With an aiohttp session the caller passes, such a request goes
-through a session made for it alone (as :func:`aiohttp_session` makes one,
-about 25 µs, closed with the call: nothing outlives the call); an httpx
-client the caller passes, which may be an ASGI app or a mock, carries every
-request as given.
+The daemon clients send a write (an endpoint of the ``write`` deadline class:
+what it stores could otherwise be lost or stored twice) on a connection of
+its own, closed after the answer, and everything else on kept-alive
+connections. The daemon runs on Bun, whose HTTP servers can close a
+kept-alive connection with a request just received on it unanswered and its
+handler never run (oven-sh/bun#31889, #42212; seen here against 0.109.15 in
+about 1 run in 15 of the real-daemon scenario on a loaded machine). A read
+that meets that is sent again; a write could only fail "in doubt", though
+nothing was stored. Session start, a prompt and pre-compaction stay on
+kept-alive connections: they are on every turn's path, where a connect
+cost each prompt 0.2 to 0.5 ms and the adapter server a fifth of its
+throughput at 64 concurrent calls (the client and server benches, run with
+prompts sent that way), and a hook or the server fails open on them. With
+an aiohttp session the caller passes, a write goes through the ``unpooled``
+session given with it (the adapter server's twin of its pool), else through
+a session made for it alone and closed with the call (nothing of the
+client's may outlive a call on a session others share; about 0.1 ms more).
+An httpx client the caller passes, which may be an ASGI app or a mock,
+carries every request as given.
 
 ``import signet_sdk`` does not import aiohttp: :class:`AiohttpIO` loads it
 when the first async client is made.
@@ -103,10 +108,16 @@ def timed_out(request: PreparedRequest) -> APITimeoutError:
     return APITimeoutError(f"no answer within the deadline: {where}", **kw)
 
 
-def failed(request: PreparedRequest, exc: BaseException) -> APIConnectionError:
+def failed(
+    request: PreparedRequest, exc: BaseException, *, unanswered: bool = False
+) -> APIConnectionError:
+    """A connection that failed once the request was sent; ``unanswered``: it closed
+    before any byte of the answer (:func:`signet_sdk.wire.retry.should_retry`)."""
     where, kw = _where(request)
     detail = str(exc) or type(exc).__name__
-    return APIConnectionError(f"connection failed: {where}: {detail}", **kw)
+    error = APIConnectionError(f"connection failed: {where}: {detail}", **kw)
+    error.unanswered = unanswered
+    return error
 
 
 # -- httpx ------------------------------------------------------------------------
@@ -119,7 +130,10 @@ def _httpx_error(request: PreparedRequest, exc: Exception) -> APIConnectionError
         return not_sent(request, exc)
     if isinstance(exc, httpx.TimeoutException):
         return timed_out(request)
-    return failed(request, exc)
+    # httpcore's words for a connection closed before the answer's first byte.
+    said = str(exc)
+    unanswered = isinstance(exc, httpx.RemoteProtocolError) and "without sending a response" in said
+    return failed(request, exc, unanswered=unanswered)
 
 
 def _pool_limits(keep_alive: bool = True) -> httpx.Limits:
@@ -149,8 +163,8 @@ def httpx_transport() -> httpx.HTTPTransport:
 
 
 def _needs_own_connection(request: PreparedRequest) -> bool:
-    """Whether ``request`` must not ride a kept-alive connection (see the module's docstring)."""
-    return not request.endpoint.retry_safe
+    """Whether ``request`` must not ride a kept-alive connection: a write (module docstring)."""
+    return request.endpoint.timeout == "write"
 
 
 def _httpx_arguments(request: PreparedRequest, timeout: httpx.Timeout) -> dict[str, Any]:
@@ -297,16 +311,24 @@ class AiohttpIO:
     """
 
     def __init__(
-        self, session: aiohttp.ClientSession | None = None, *, own_connections: bool = False
+        self,
+        session: aiohttp.ClientSession | None = None,
+        *,
+        own_connections: bool = False,
+        unpooled: aiohttp.ClientSession | None = None,
     ) -> None:
         import aiohttp
 
         self.owned = session is None
         #: As :attr:`HttpxIO.own_connections`, with a session passed in too:
-        #: each such request goes through a session made for it (about 25 µs).
+        #: such a request goes through ``unpooled`` (a session that keeps no
+        #: connection, from ``aiohttp_session(keep_alive=False)``, which the
+        #: caller closes), else through a session made for that request alone.
         self.own_connections = own_connections
         self._aiohttp = aiohttp
         self._session = session
+        self._given_unpooled = unpooled
+        self._unpooled: aiohttp.ClientSession | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         # Per-call objects that repeat: the wire headers of each endpoint (the
         # client caches its header dicts, so identity finds them) and the
@@ -350,6 +372,13 @@ class AiohttpIO:
         self._session, self._loop = session, asyncio.get_running_loop()
         return session
 
+    def _unpooled_here(self) -> aiohttp.ClientSession:
+        """The own pool's twin that keeps no connection, on the same loop (made on first use)."""
+        self._session_here()  # the loop check
+        if self._unpooled is None or self._unpooled.closed:
+            self._unpooled = aiohttp_session(keep_alive=False)
+        return self._unpooled
+
     def _error(self, request: PreparedRequest, exc: BaseException) -> APIConnectionError:
         aiohttp = self._aiohttp
         # Order matters: aiohttp's timeouts are connection errors too, and its
@@ -358,7 +387,9 @@ class AiohttpIO:
             return not_sent(request, exc)
         if isinstance(exc, TimeoutError):
             return timed_out(request)
-        return failed(request, exc)
+        # Raised while the answer's head is awaited; a cut body is a payload error.
+        unanswered = isinstance(exc, aiohttp.ServerDisconnectedError)
+        return failed(request, exc, unanswered=unanswered)
 
     def _request(
         self,
@@ -377,10 +408,16 @@ class AiohttpIO:
         )
 
     async def send(self, request: PreparedRequest, timeout: float | None) -> Answer:
-        if self.own_connections and _needs_own_connection(request):
-            async with aiohttp_session(keep_alive=False) as alone:
-                return await self._send_on(alone, request, timeout)
-        return await self._send_on(self._session_here(), request, timeout)
+        if not (self.own_connections and _needs_own_connection(request)):
+            return await self._send_on(self._session_here(), request, timeout)
+        if self.owned:
+            return await self._send_on(self._unpooled_here(), request, timeout)
+        if self._given_unpooled is not None:
+            return await self._send_on(self._given_unpooled, request, timeout)
+        # A session passed in may be shared by clients this one never sees close:
+        # nothing of ours may outlive the call.
+        async with aiohttp_session(keep_alive=False) as alone:
+            return await self._send_on(alone, request, timeout)
 
     async def _send_on(
         self, session: aiohttp.ClientSession, request: PreparedRequest, timeout: float | None
@@ -411,9 +448,11 @@ class AiohttpIO:
     async def aclose(self) -> None:
         if not self.owned:
             return  # the caller's session: the caller closes it
-        session, self._session, self._loop = self._session, None, None
-        if session is not None and not session.closed:
-            await session.close()
+        mine = (self._session, self._unpooled)
+        self._session = self._unpooled = self._loop = None
+        for session in mine:
+            if session is not None and not session.closed:
+                await session.close()
 
 
 def aiohttp_session(*, keep_alive: bool = True) -> aiohttp.ClientSession:
@@ -441,17 +480,22 @@ def aiohttp_session(*, keep_alive: bool = True) -> aiohttp.ClientSession:
 
 
 def async_io_for(
-    http_client: AsyncHTTPClient | None, *, own_connections: bool = False
+    http_client: AsyncHTTPClient | None,
+    *,
+    own_connections: bool = False,
+    unpooled: aiohttp.ClientSession | None = None,
 ) -> AiohttpIO | AsyncHttpxIO:
     """The async client's I/O: the caller's httpx client or aiohttp session, else aiohttp.
 
     ``own_connections``: a request not safe to repeat goes on a connection of
-    its own (the daemon clients; see the module's docstring).
+    its own (the daemon clients; see the module's docstring); ``unpooled`` is
+    :class:`AiohttpIO`'s.
     """
     if http_client is None:
         return AiohttpIO(own_connections=own_connections)
     if type(http_client).__module__.startswith("aiohttp"):
-        return AiohttpIO(http_client, own_connections=own_connections)  # type: ignore[arg-type]
+        session: Any = http_client
+        return AiohttpIO(session, own_connections=own_connections, unpooled=unpooled)
     return AsyncHttpxIO(http_client)  # type: ignore[arg-type]
 
 

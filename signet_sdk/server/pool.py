@@ -13,9 +13,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import aiohttp
+
     from signet_sdk.client.io import AsyncHTTPClient
 
-__all__ = ["close_pool", "daemon_pool"]
+__all__ = ["close_pool", "daemon_pool", "unpooled_twin"]
 
 
 def daemon_pool() -> AsyncHTTPClient:
@@ -40,6 +42,18 @@ def daemon_pool() -> AsyncHTTPClient:
         keepalive_expiry=KEEPALIVE_SECONDS,
     )
     return httpx.AsyncClient(limits=limits)
+
+
+def unpooled_twin(pool: AsyncHTTPClient) -> aiohttp.ClientSession | None:
+    """For an aiohttp pool, the session the server's clients send a request not safe to
+    repeat through (a connection of its own each: see :mod:`signet_sdk.client.io`)."""
+    import httpx
+
+    if isinstance(pool, httpx.AsyncClient):
+        return None  # an httpx pool carries every request as it is set up
+    from signet_sdk.client.io import aiohttp_session
+
+    return aiohttp_session(keep_alive=False)
 
 
 async def close_pool(pool: AsyncHTTPClient) -> None:

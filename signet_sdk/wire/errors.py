@@ -147,7 +147,14 @@ class APIError(SignetError):
 
 
 class APIConnectionError(APIError):
-    """The daemon could not be reached or dropped the connection."""
+    """The daemon could not be reached or dropped the connection.
+
+    ``unanswered``: the connection closed after the request was sent and
+    before any byte of an answer (Bun's servers do that to a request that
+    arrives on a kept-alive connection they are closing, without running it).
+    """
+
+    unanswered: bool = False
 
 
 class NotSentError(APIConnectionError):

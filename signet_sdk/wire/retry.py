@@ -2,7 +2,9 @@
 
 A call is repeated only when repeating cannot store anything twice: the
 endpoint is marked safe, or the daemon provably did not act (the connection
-was never made; a 429 or 503 turned the request away before any handler ran).
+was never made; a 429 or 503 turned the request away before any handler ran),
+or the call is a session's start, a prompt or pre-compaction whose
+connection closed before any answer (see :func:`should_retry`).
 A 409 is never repeated: who owns a session does not change by asking again.
 Nor is a 503 that sheds load (daemons newer than 0.145.8 refuse a ninth
 concurrent prompt submission or memory capture): asking again within the call
@@ -57,7 +59,11 @@ def should_retry(ep: Endpoint, error: SignetError) -> bool:
             return True
         return ep.retry_safe and error.status_code in _TRANSIENT
     if isinstance(error, APITimeoutError | APIConnectionError):
-        return ep.retry_safe
+        # Session start, a prompt and pre-compaction are sent once more when the
+        # connection closed with no answer: the daemon most likely never ran them,
+        # and running one twice costs at most a repeat stub or a prompt counted
+        # twice. A write is never sent again (it goes on a connection of its own).
+        return ep.retry_safe or (error.unanswered and ep.timeout != "write")
     return False
 
 

@@ -109,25 +109,52 @@ def test_connections_are_reused(driver: Driver, daemon: Daemon) -> None:
     assert len({r.connection for r in daemon.seen}) == 1
 
 
-def test_a_write_not_safe_to_repeat_never_rides_a_kept_alive_connection(
-    driver: Driver, daemon: Daemon
-) -> None:
-    """A server that drops a request sent on a reused connection cannot lose the write."""
+REMEMBER = s.RememberParams(content="deploys go blue-green", session_key="sess:1/a")
+STORED = {"id": "m-1", "type": "fact", "content": "deploys go blue-green"}
+
+
+def test_a_write_never_rides_a_kept_alive_connection(driver: Driver, daemon: Daemon) -> None:
+    """A server that drops a request sent on a reused connection cannot cost a write."""
     daemon.drops_reused = True
     daemon.route("GET", "/health", Reply(200, HEALTHY))
-    daemon.route("POST", PATH, Reply(200, INJECT))
-    client = driver.client(daemon.url, max_retries=0)
+    daemon.route("POST", "/api/hooks/remember", Reply(200, STORED))
+    client = driver.client(daemon.url, max_retries=2)
     client.health()  # leaves a kept-alive connection in the pool
     if driver.kind in OWN_CONNECTIONS:
         for _ in range(3):
-            assert client.on_user_prompt_submit(PROMPT).memory_count == 1
-        writes = daemon.calls(PATH)
-        assert len(writes) == 3 and not daemon.dropped
+            assert client.remember(REMEMBER).id == "m-1"
+        assert len(daemon.calls("/api/hooks/remember")) == 3 and not daemon.dropped
         assert len({r.connection for r in daemon.seen}) == 4  # one each, none reused
-    else:  # an httpx client passed in is used as given: the write is in doubt
-        with pytest.raises(errors.APIConnectionError):
-            client.on_user_prompt_submit(PROMPT)
-        assert [r.path for r in daemon.dropped] == [PATH]
+    else:  # an httpx client passed in is used as given: the write is in doubt, never resent
+        with pytest.raises(errors.APIConnectionError) as raised:
+            client.remember(REMEMBER)
+        assert raised.value.unanswered
+        assert [r.path for r in daemon.seen] == ["/health", "/api/hooks/remember"]
+        assert [r.path for r in daemon.dropped] == ["/api/hooks/remember"]
+
+
+def test_a_prompt_stays_on_the_kept_alive_connection(driver: Driver, daemon: Daemon) -> None:
+    """Every turn's call pays no connect: it reuses the pool (and fails open on a drop)."""
+    daemon.route("GET", "/health", Reply(200, HEALTHY))
+    daemon.route("POST", PATH, Reply(200, INJECT))
+    client = driver.client(daemon.url)
+    client.health()
+    for _ in range(3):
+        client.on_user_prompt_submit(PROMPT)
+    assert len({r.connection for r in daemon.seen}) == 1
+
+
+def test_a_prompt_whose_kept_alive_connection_closed_unanswered_is_sent_once_more(
+    driver: Driver, daemon: Daemon
+) -> None:
+    daemon.drops_reused = True
+    daemon.route("GET", "/health", Reply(200, HEALTHY))
+    daemon.route("POST", PATH, Reply(200, INJECT))
+    client = driver.client(daemon.url, max_retries=1)
+    client.health()
+    assert client.on_user_prompt_submit(PROMPT).memory_count == 1
+    assert [r.path for r in daemon.dropped] == [PATH]
+    assert len(daemon.calls(PATH)) == 2  # the dropped one, never run, and the answered one
 
 
 def test_a_read_on_a_dropped_kept_alive_connection_is_sent_again(

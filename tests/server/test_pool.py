@@ -76,3 +76,26 @@ async def test_health_reads_the_daemon_through_the_pool() -> None:
             body = (await client.get("/health")).json()
         await server.aclose()
     assert body["daemon"]["reachable"] is True and body["daemon"]["version"] == "stand-in"
+
+
+async def test_a_write_never_rides_a_kept_alive_connection_and_the_twin_closes_with_it() -> None:
+    """A daemon that drops a request sent on a reused connection (as Bun's servers can)."""
+    from ..client.client_support import Reply, running_daemon
+
+    with running_daemon() as daemon:
+        daemon.drops_reused = True
+        daemon.route("GET", "/health", Reply(200, {"status": "healthy", "version": "0.109.15"}))
+        stored = {"id": "m-1", "type": "fact", "content": "deploys go blue-green"}
+        daemon.route("POST", "/api/hooks/remember", Reply(200, stored))
+        server = RuntimeAdapterServer(daemon.url, max_retries=0)
+        async with make_client(server) as client:
+            assert (await client.get("/health")).json()["daemon"]["reachable"] is True
+            for _ in range(3):
+                got = await client.post(
+                    "/v1/h/lifecycle/remember", json={"content": "deploys go blue-green"}
+                )
+                assert got.status_code == 200 and got.json()["id"] == "m-1"
+        twin = server._unpooled
+        await server.aclose()
+    assert len(daemon.calls("/api/hooks/remember")) == 3 and not daemon.dropped
+    assert twin is not None and twin.closed

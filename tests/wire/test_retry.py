@@ -52,6 +52,23 @@ def test_timeouts_after_sending_retried_only_when_safe() -> None:
     assert not should_retry(WRITE, APIConnectionError("reset", **KW))
 
 
+def unanswered() -> APIConnectionError:
+    error = APIConnectionError("Server disconnected without sending a response.", **KW)
+    error.unanswered = True
+    return error
+
+
+@pytest.mark.parametrize("name", ["session_start", "user_prompt_submit", "pre_compaction"])
+def test_a_per_turn_call_whose_connection_closed_unanswered_is_sent_again(name: str) -> None:
+    assert should_retry(endpoint(name), unanswered())
+    assert not should_retry(endpoint(name), APIConnectionError("reset", **KW))
+
+
+@pytest.mark.parametrize("name", ["remember", "session_end", "compaction_complete", "secrets_exec"])
+def test_a_write_whose_connection_closed_unanswered_is_never_sent_again(name: str) -> None:
+    assert not should_retry(endpoint(name), unanswered())
+
+
 @pytest.mark.parametrize("status", [400, 401, 403, 404, 409, 413, 422])
 def test_client_errors_and_conflicts_never_retried(status: int) -> None:
     assert not should_retry(READ, err(status, body={"error": "session claimed by plugin path"}))
