@@ -41,7 +41,6 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 import signet_sdk.models as models
 from signet_sdk._version import __version__
 from signet_sdk.client.async_client import AsyncAdapterClient
-from signet_sdk.client.io import async_io_for
 from signet_sdk.hooks.entry import EVENT_ID_HEADER, valid_event_id
 from signet_sdk.hooks.outbox import Outbox
 from signet_sdk.runtime.plugin import HarnessPlugin
@@ -49,15 +48,13 @@ from signet_sdk.runtime.registry import find_plugin, installed_adapters
 from signet_sdk.server.errors import daemon_error, error, framework_refusal, invalid_answer
 from signet_sdk.server.events import EventRunner, Handoff, output_wire
 from signet_sdk.server.fastpath import events_first
-from signet_sdk.server.pool import close_pool, daemon_pool, unpooled_twin
+from signet_sdk.server.pool import SharedPool
 from signet_sdk.server.security import Gate
 from signet_sdk.wire.errors import SignetError
 from signet_sdk.wire.lifecycle import LIFECYCLE, LifecycleAction
 from signet_sdk.wire.log import logger as log
 
 if TYPE_CHECKING:
-    import aiohttp
-
     from signet_sdk.agent.agent import Agent
     from signet_sdk.client.io import AsyncHTTPClient
     from signet_sdk.server.agent_sessions import AgentSessions
@@ -138,9 +135,7 @@ class RuntimeAdapterServer:
         # unless the application names its own folder.
         self.outbox = Outbox(outbox_dir) if outbox_dir else Outbox(env=self.env)
         self.handoff = Handoff(self.outbox, self._sender_env())
-        self._given_http = http_client
-        self._http: AsyncHTTPClient | None = http_client
-        self._unpooled: aiohttp.ClientSession | None = None
+        self._pool = SharedPool(http_client)
         self._clients = _Bounded()
         self._plugins = _Bounded()
         self._runners = _Bounded()
@@ -194,20 +189,12 @@ class RuntimeAdapterServer:
         """The harness's client on the one shared pool (made on first use)."""
         found: AsyncAdapterClient | None = self._clients.get(harness)
         if found is None:
-            if self._http is None:
-                self._http = daemon_pool()
-            if self._unpooled is None:
-                self._unpooled = unpooled_twin(self._http)
             options = dict(self.options)
             plugin = self.plugin(harness)
             if plugin is not None and plugin.runtime_path and "runtime_path" not in options:
                 options["runtime_path"] = plugin.runtime_path
             options.setdefault("env", self.env)
-            found = AsyncAdapterClient(harness, self.daemon_url, http_client=self._http, **options)
-            if self._unpooled is not None:
-                # Every harness's client shares the pool and its twin that keeps no
-                # connection: nothing per client to close, whichever the cache drops.
-                found._io = async_io_for(self._http, own_connections=True, unpooled=self._unpooled)
+            found = self._pool.client(harness, self.daemon_url, options)
             self._clients.remember(harness, found)
         return found
 
@@ -245,11 +232,7 @@ class RuntimeAdapterServer:
         await self.handoff.drain()
         if self._warming is not None:
             self._warming.cancel()
-        if self._http is not None and self._given_http is None:
-            await close_pool(self._http)
-        if self._unpooled is not None:
-            await self._unpooled.close()
-        self._http, self._unpooled = self._given_http, None
+        await self._pool.aclose()
         self._clients.clear()
         self._runners.clear()
 

@@ -10,14 +10,17 @@ see to that).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     import aiohttp
 
+    from signet_sdk.client.async_client import AsyncAdapterClient
     from signet_sdk.client.io import AsyncHTTPClient
 
-__all__ = ["close_pool", "daemon_pool", "unpooled_twin"]
+__all__ = ["SharedPool", "close_pool", "daemon_pool", "unpooled_twin"]
 
 
 def daemon_pool() -> AsyncHTTPClient:
@@ -64,3 +67,42 @@ async def close_pool(pool: AsyncHTTPClient) -> None:
         await pool.aclose()
     else:
         await pool.close()
+
+
+class SharedPool:
+    """The server's daemon pool and its twin that keeps no connection, shared by every client.
+
+    Made on the first client (inside the event loop); the pool is ``given``
+    when the application passed one, and then only the twin is closed here.
+    Nothing is per client, so a client the server's cache drops leaves
+    nothing open.
+    """
+
+    def __init__(self, given: AsyncHTTPClient | None) -> None:
+        self.given = given
+        self.http: AsyncHTTPClient | None = given
+        self.unpooled: aiohttp.ClientSession | None = None
+
+    def client(
+        self, harness: str, daemon_url: str | None, options: Mapping[str, Any]
+    ) -> AsyncAdapterClient:
+        """A client for ``harness`` on the shared pool (a write through the twin)."""
+        from signet_sdk.client.async_client import AsyncAdapterClient
+        from signet_sdk.client.io import async_io_for
+
+        if self.http is None:
+            self.http = daemon_pool()
+        if self.unpooled is None:
+            self.unpooled = unpooled_twin(self.http)
+        client = AsyncAdapterClient(harness, daemon_url, http_client=self.http, **options)
+        if self.unpooled is not None:
+            client._io = async_io_for(self.http, own_connections=True, unpooled=self.unpooled)
+        return client
+
+    async def aclose(self) -> None:
+        """Close what was made here; a pool the application gave stays open."""
+        if self.http is not None and self.given is None:
+            await close_pool(self.http)
+        if self.unpooled is not None:
+            await self.unpooled.close()
+        self.http, self.unpooled = self.given, None

@@ -95,7 +95,7 @@ async def test_a_write_never_rides_a_kept_alive_connection_and_the_twin_closes_w
                     "/v1/h/lifecycle/remember", json={"content": "deploys go blue-green"}
                 )
                 assert got.status_code == 200 and got.json()["id"] == "m-1"
-        twin = server._unpooled
+        twin = server._pool.unpooled
         await server.aclose()
     assert len(daemon.calls("/api/hooks/remember")) == 3 and not daemon.dropped
     assert twin is not None and twin.closed
