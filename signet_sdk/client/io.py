@@ -18,25 +18,24 @@ library carries them:
 * :class:`HttpxIO`: the sync client's, on ``httpx.Client``; its own pool
   keeps the whole call's deadline across reads (:func:`httpx_transport`).
 
-The daemon clients send a write (an endpoint of the ``write`` deadline class:
-what it stores could otherwise be lost or stored twice) on a connection of
-its own, closed after the answer, and everything else on kept-alive
-connections. The daemon runs on Bun, whose HTTP servers can close a
-kept-alive connection with a request just received on it unanswered and its
-handler never run (oven-sh/bun#31889, #42212; seen here against 0.109.15 in
-about 1 run in 15 of the real-daemon scenario on a loaded machine). A read
-that meets that is sent again; a write could only fail "in doubt", though
-nothing was stored. Session start, a prompt and pre-compaction stay on
-kept-alive connections: they are on every turn's path, where a connect
-cost each prompt 0.2 to 0.5 ms and the adapter server a fifth of its
-throughput at 64 concurrent calls (the client and server benches, run with
-prompts sent that way), and a hook or the server fails open on them. With
-an aiohttp session the caller passes, a write goes through the ``unpooled``
-session given with it (the adapter server's twin of its pool), else through
-a session made for it alone and closed with the call (nothing of the
-client's may outlive a call on a session others share; about 0.1 ms more).
-An httpx client the caller passes, which may be an ASGI app or a mock,
-carries every request as given.
+The daemon clients send a write (``Endpoint.writes``: what it stores could
+otherwise be lost or stored twice) on a connection of its own, closed after
+the answer, and everything else on kept-alive connections. The daemon runs
+on Bun, whose HTTP servers can close a kept-alive connection with a request
+just received on it unanswered and its handler never run (oven-sh/bun#31889,
+#42212; seen here against 0.109.15 in about 1 run in 15 of the real-daemon
+scenario on a loaded machine). A read that meets that is sent again; a write
+could only fail "in doubt", though nothing was stored. Session start, a
+prompt and pre-compaction stay on kept-alive connections: they are on every
+turn's path, where a connect cost each prompt 0.2 to 0.5 ms and the adapter
+server a fifth of its throughput at 64 concurrent calls (the client and
+server benches, run with prompts sent that way), and a hook or the server
+fails open on them. With an aiohttp session the caller passes, a write goes
+through the ``unpooled`` session given with it (the adapter server's twin of
+its pool), else through a session made for it alone and closed with the call
+(nothing of the client's may outlive a call on a session others share; about
+0.1 ms more). An httpx client the caller passes, which may be an ASGI app or
+a mock, carries every request as given.
 
 ``import signet_sdk`` does not import aiohttp: :class:`AiohttpIO` loads it
 when the first async client is made.
@@ -162,11 +161,6 @@ def httpx_transport() -> httpx.HTTPTransport:
     return deadline_transport(_pool_limits())
 
 
-def _needs_own_connection(request: PreparedRequest) -> bool:
-    """Whether ``request`` must not ride a kept-alive connection: a write (module docstring)."""
-    return request.endpoint.timeout == "write"
-
-
 def _httpx_arguments(request: PreparedRequest, timeout: httpx.Timeout) -> dict[str, Any]:
     """``request`` as the keyword arguments of httpx's ``request`` and ``stream``, sync or async."""
     return {
@@ -192,13 +186,13 @@ class HttpxIO:
 
         self.owned = client is None
         self.client = client or httpx.Client(transport=httpx_transport())
-        #: Whether a request not safe to repeat gets a connection of its own
-        #: (the daemon clients' pools; a pool the caller passed is used as is).
+        #: Whether a write gets a connection of its own (the daemon clients'
+        #: pools; a pool the caller passed is used as is).
         self.own_connections = own_connections and self.owned
         self._unpooled: httpx.Client | None = None
 
     def _client_for(self, request: PreparedRequest) -> httpx.Client:
-        if not (self.own_connections and _needs_own_connection(request)):
+        if not (self.own_connections and request.endpoint.writes):
             return self.client
         if self._unpooled is None:
             import httpx
@@ -321,7 +315,7 @@ class AiohttpIO:
 
         self.owned = session is None
         #: As :attr:`HttpxIO.own_connections`, with a session passed in too:
-        #: such a request goes through ``unpooled`` (a session that keeps no
+        #: a write goes through ``unpooled`` (a session that keeps no
         #: connection, from ``aiohttp_session(keep_alive=False)``, which the
         #: caller closes), else through a session made for that request alone.
         self.own_connections = own_connections
@@ -408,7 +402,7 @@ class AiohttpIO:
         )
 
     async def send(self, request: PreparedRequest, timeout: float | None) -> Answer:
-        if not (self.own_connections and _needs_own_connection(request)):
+        if not (self.own_connections and request.endpoint.writes):
             return await self._send_on(self._session_here(), request, timeout)
         if self.owned:
             return await self._send_on(self._unpooled_here(), request, timeout)
@@ -487,9 +481,8 @@ def async_io_for(
 ) -> AiohttpIO | AsyncHttpxIO:
     """The async client's I/O: the caller's httpx client or aiohttp session, else aiohttp.
 
-    ``own_connections``: a request not safe to repeat goes on a connection of
-    its own (the daemon clients; see the module's docstring); ``unpooled`` is
-    :class:`AiohttpIO`'s.
+    ``own_connections``: a write goes on a connection of its own (the daemon
+    clients; see the module's docstring); ``unpooled`` is :class:`AiohttpIO`'s.
     """
     if http_client is None:
         return AiohttpIO(own_connections=own_connections)

@@ -48,8 +48,8 @@ def daemon_pool() -> AsyncHTTPClient:
 
 
 def unpooled_twin(pool: AsyncHTTPClient) -> aiohttp.ClientSession | None:
-    """For an aiohttp pool, the session the server's clients send a request not safe to
-    repeat through (a connection of its own each: see :mod:`signet_sdk.client.io`)."""
+    """For an aiohttp pool, the session the server's clients send a write through (a
+    connection of its own each: see :mod:`signet_sdk.client.io`)."""
     import httpx
 
     if isinstance(pool, httpx.AsyncClient):

@@ -74,6 +74,12 @@ class Endpoint(Record):
     since: str = BASELINE_VERSION
 
     @property
+    def writes(self) -> bool:
+        """Whether the route stores or changes what the user keeps (its deadline class is
+        ``write``): it is never sent again, nor on a kept-alive connection."""
+        return self.timeout == "write"
+
+    @property
     def path_params(self) -> tuple[str, ...]:
         """Names of the ``{placeholders}`` in the path, in order."""
         out: list[str] = []

@@ -59,11 +59,12 @@ def should_retry(ep: Endpoint, error: SignetError) -> bool:
             return True
         return ep.retry_safe and error.status_code in _TRANSIENT
     if isinstance(error, APITimeoutError | APIConnectionError):
-        # Session start, a prompt and pre-compaction are sent once more when the
-        # connection closed with no answer: the daemon most likely never ran them,
-        # and running one twice costs at most a repeat stub or a prompt counted
-        # twice. A write is never sent again (it goes on a connection of its own).
-        return ep.retry_safe or (error.unanswered and ep.timeout != "write")
+        # Session start, a prompt and pre-compaction are sent again (within the
+        # call's retries) when the connection closed with no answer: the daemon
+        # most likely never ran them, and running one twice costs at most a repeat
+        # stub or a prompt counted twice. A write is never sent again (it goes on
+        # a connection of its own).
+        return ep.retry_safe or (error.unanswered and not ep.writes)
     return False
 
 
