@@ -870,7 +870,8 @@ def _drain(
 
 def _hooks_log(state: Path) -> dict[str, int]:
     """How often ``hooks.log`` says a deadline timer fired, a call failed open, a send of a
-    write got no answer (it is then in doubt) and a write was given up on."""
+    write got no answer (it is then in doubt), a compaction summary was sent again to
+    finish what a killed daemon left half done, and a write was given up on."""
     try:
         lines = (state / "signet-sdk" / "hooks.log").read_text(errors="replace").splitlines()
     except OSError:
@@ -879,6 +880,7 @@ def _hooks_log(state: Path) -> dict[str, int]:
         "deadline timer fired": "deadline of",
         "failed open": "failed open",
         "write sends without an answer": "failed, kept",
+        "summaries sent again after a cut": "sent again so the daemon resets it",
         "moved to dead letters": "moved to",
     }
     return {name: sum(needle in line for line in lines) for name, needle in kinds.items()}

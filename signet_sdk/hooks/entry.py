@@ -20,7 +20,9 @@ that the daemon can tell it is a repeat:
   inline repeat is extracted again: at least once, not exactly once.
 * ``compaction_complete``: the daemon has no de-duplication here, so the
   sender first looks for the summary among the session's summaries
-  (``GET /api/sessions/summaries``) and sends only if it is not there.
+  (``GET /api/sessions/summaries``) and sends only if it is not there, or
+  if the daemon that stored it stopped before it could reset the session's
+  transcript (stored twice rather than turns lost: see the sender).
 
 One native event, one id, end to end. A shim's transport makes an id for
 each native event (:func:`valid_event_id` gives its shape) and sends it with

@@ -97,9 +97,17 @@ def outbox_sender(base: ClientConfig) -> Any:
         if entry.resend and entry.action == "compaction_complete":
             # A detached sender has no harness waiting: the look-up gets a write's time.
             look = timeout if timeout is not None else config.timeouts.write
-            found = _stored_summary(client, entry, body, look)
-            if found is not None:
-                return found
+            row = _stored_summary(client, entry, body, look)
+            if row is not None:
+                if not _stopped_before_reset(client, body, row, look):
+                    return {"success": True, "memoryId": None, "deduped": True}
+                hook_log(
+                    f"outbox {entry.id} compaction_complete: its summary was stored by a "
+                    "daemon that has stopped since, and the session's transcript is still "
+                    "stored: sent again so the daemon resets it (the summary is stored twice)",
+                    harness=entry.harness or "-",
+                    event="outbox",
+                )
         answer = client.call(entry.action, body, timeout=timeout)
         if not isinstance(answer, dict):
             # Every write route answers a JSON object: anything else (an HTML page
@@ -119,8 +127,8 @@ def outbox_sender(base: ClientConfig) -> Any:
 
 def _stored_summary(
     client: Any, entry: Entry, body: Mapping[str, Any], timeout: float | None
-) -> Any:
-    """The daemon's record of a compaction summary an earlier send may have stored, or None.
+) -> Mapping[str, Any] | None:
+    """The summary node of a compaction summary an earlier send may have stored, or None.
 
     The daemon does not de-duplicate compaction-complete, so before a repeat
     the sender looks for a ``compaction`` summary node with the same session
@@ -146,11 +154,68 @@ def _stored_summary(
         for row in rows or ():
             same_key = key is None or row.get("session_key") in (key, str(key).strip())
             same = row.get("source_type") == "compaction" and row.get("content") == summary
-            if same and same_key:
-                return {"success": True, "memoryId": None, "deduped": True}
+            if same and same_key and isinstance(row, dict):
+                return row
         if not rows or len(rows) < 200 or str(rows[-1].get("created_at") or "") < since:
             return None
     return None
+
+
+def _stopped_before_reset(
+    client: Any, body: Mapping[str, Any], row: Mapping[str, Any], timeout: float | None
+) -> bool:
+    """Whether the daemon that stored this summary may have stopped before its reset.
+
+    The daemon's compaction-complete stores the summary in one transaction
+    and, in a second one after writing the summary's artifact file, deletes
+    the session's stored transcript and extract cursor, so that the shorter
+    transcripts sent after a compaction are kept. A daemon killed between the
+    two keeps the summary and the old transcript; since a session's end keeps
+    the longer of the stored and the sent transcript, the turns after the
+    compaction would then be lost. That is the case when the summary was
+    stored by a daemon process that has stopped since (it predates the
+    running daemon's start, from ``/health``'s ``uptime``) and the session
+    still has a stored transcript (a daemon without the transcript route
+    cannot say, and counts as having one). Sending the summary again then
+    makes the daemon reset the transcript, at the price of the summary
+    stored twice: a repeat is better than lost turns.
+    """
+    from signet_sdk.wire.errors import NotFoundError, SignetError
+
+    key = body.get("sessionKey")
+    stored_at = _epoch(row.get("created_at"))
+    if not isinstance(key, str) or not key.strip() or stored_at is None:
+        return False
+    try:
+        health = client.call("health", timeout=timeout)
+        started = time.time() - float(health["uptime"])
+    except (SignetError, KeyError, TypeError, ValueError):
+        return False  # no evidence of a restart: the summary is taken as complete
+    if stored_at >= started:
+        return False  # stored by the running daemon: its handler ran to the end
+    try:
+        client.call("get_session_transcript", path_params={"key": key}, timeout=timeout)
+    except NotFoundError as exc:
+        # The route's own 404 is JSON ("Transcript not found"): nothing to reset.
+        # A daemon without the route answers the plain-text unknown-route 404.
+        return exc.error is None
+    except SignetError:
+        return True  # not known: a repeat is better than lost turns
+    return True
+
+
+def _epoch(stamp: Any) -> float | None:
+    """A daemon timestamp (``2026-04-30T12:00:00.123Z``) as epoch seconds, or None."""
+    if not isinstance(stamp, str) or len(stamp) < 19:
+        return None
+    try:
+        whole = time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S")
+        fraction = float("0" + stamp[19:].rstrip("Z")) if stamp[19:20] == "." else 0.0
+    except ValueError:
+        return None
+    import calendar
+
+    return calendar.timegm(whole) + fraction
 
 
 def _iso(epoch: float) -> str:

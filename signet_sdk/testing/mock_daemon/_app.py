@@ -237,6 +237,11 @@ class MockDaemon:
         with self._lock:
             self._offset += seconds
 
+    def restart(self) -> None:
+        """Act as a daemon killed and started again on the same data (see ``Context.restart``)."""
+        with self._lock:
+            self._ctx.restart()
+
     @property
     def requests(self) -> list[RecordedRequest]:
         """Every request received so far, oldest first (a copy)."""

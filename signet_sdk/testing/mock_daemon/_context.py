@@ -203,6 +203,20 @@ class Context:
         # A synthesis worker runs when the pipeline runs and synthesis has a provider.
         self.synthesis_worker = self.pipeline_enabled and self.synthesis_provider != "none"
 
+    def restart(self) -> None:
+        """What a killed and restarted daemon keeps: its database, not its memory.
+
+        Session claims and ended-session tombstones, presence, log lines, exec
+        jobs and recall epochs are gone; ``/health``'s uptime starts again.
+        """
+        self.tracker = SessionTracker(self.now)
+        self.presence = PresenceBoard(self.now)
+        self.logs = LogBook(self.now)
+        self.exec_jobs = ExecJobs(self.now)
+        self.epochs.clear()
+        self.recalled.clear()
+        self.started_at = self.now()
+
     def advance_epoch(self, session_key: str | None, agent_id: str) -> int | None:
         """``advanceRecallContextEpoch``: the session's next context epoch (``None``
         without a session key)."""
