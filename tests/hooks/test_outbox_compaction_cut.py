@@ -60,6 +60,27 @@ def repeat(url: str, outbox: Outbox) -> None:
     assert outbox.pending() == []
 
 
+def delivered_then_repeated(
+    daemon: MockDaemon, url: str, folder: Path, *, restart_first: bool, transcript_left: bool
+) -> None:
+    """The summary delivered, the daemon restarted (before that or after it), then the repeat.
+
+    ``transcript_left`` stores the old transcript again after the delivery, as a
+    daemon killed before its reset leaves it.
+    """
+    outbox = Outbox(folder)
+    if restart_first:
+        daemon.advance(2.0)
+        daemon.restart()
+    deliver_once(daemon, url, outbox)
+    if transcript_left:
+        daemon.store.upsert_transcript(KEY, "default", BEFORE, "hermes-agent", "/srv/atlas")
+    if not restart_first:
+        daemon.advance(2.0)
+        daemon.restart()
+    repeat(url, outbox)
+
+
 def summaries(daemon: MockDaemon) -> int:
     sends = daemon.requests_to("/api/hooks/compaction-complete", "POST")
     return sum(1 for s in sends if s.response_json and s.response_json.get("memoryId"))
@@ -69,14 +90,10 @@ def test_a_summary_stored_by_a_daemon_killed_before_its_reset_is_sent_again(
     tmp_path: Path, mock_daemon: tuple[MockDaemon, str], state: Path
 ) -> None:
     daemon, url = mock_daemon
-    outbox = Outbox(tmp_path / "outbox")
-    deliver_once(daemon, url, outbox)
     # Killed before its second transaction: the old transcript is still there.
-    daemon.store.upsert_transcript(KEY, "default", BEFORE, "hermes-agent", "/srv/atlas")
-    daemon.advance(2.0)
-    daemon.restart()
-
-    repeat(url, outbox)
+    delivered_then_repeated(
+        daemon, url, tmp_path / "outbox", restart_first=False, transcript_left=True
+    )
 
     assert daemon.store.get_transcript(KEY, "default") is None  # reset at last
     assert summaries(daemon) == 2  # the price: the summary is stored twice
@@ -98,13 +115,10 @@ def test_a_summary_stored_by_the_running_daemon_is_not_sent_again(
 ) -> None:
     """No restart since the summary was stored: its handler ran to the end."""
     daemon, url = mock_daemon
-    outbox = Outbox(tmp_path / "outbox")
-    daemon.advance(2.0)
-    daemon.restart()  # a restart before the summary: not the one that matters
-    deliver_once(daemon, url, outbox)
-    daemon.store.upsert_transcript(KEY, "default", BEFORE, "hermes-agent", "/srv/atlas")
-
-    repeat(url, outbox)
+    # A restart before the summary was stored is not the one that matters.
+    delivered_then_repeated(
+        daemon, url, tmp_path / "outbox", restart_first=True, transcript_left=True
+    )
 
     assert summaries(daemon) == 1 and daemon.memory_count() == 1
     assert [r.path for r in daemon.requests[-2:]] == ["/api/sessions/summaries", "/health"]
@@ -116,12 +130,9 @@ def test_a_restart_with_no_transcript_left_to_reset_sends_nothing_again(
 ) -> None:
     """The reset ran (or there was never a transcript): the summary found is enough."""
     daemon, url = mock_daemon
-    outbox = Outbox(tmp_path / "outbox")
-    deliver_once(daemon, url, outbox)
-    daemon.advance(2.0)
-    daemon.restart()
-
-    repeat(url, outbox)
+    delivered_then_repeated(
+        daemon, url, tmp_path / "outbox", restart_first=False, transcript_left=False
+    )
 
     assert summaries(daemon) == 1 and daemon.memory_count() == 1
     assert daemon.requests[-1].path == f"/api/sessions/{KEY}/transcript"
@@ -136,11 +147,9 @@ def test_a_daemon_without_the_transcript_route_counts_as_keeping_one(
     repeat cannot tell whether the reset ran, and a repeat is better than lost turns."""
     daemon = MockDaemon(version="0.109")
     with daemon.serve() as handle:
-        outbox = Outbox(tmp_path / "outbox")
-        deliver_once(daemon, handle.url, outbox)
-        daemon.advance(2.0)
-        daemon.restart()
-        repeat(handle.url, outbox)
+        delivered_then_repeated(
+            daemon, handle.url, tmp_path / "outbox", restart_first=False, transcript_left=False
+        )
     daemon.close()
     assert summaries(daemon) == 2
     assert "sent again so the daemon resets it" in (state / "hooks.log").read_text()
