@@ -71,6 +71,14 @@ from typing import Any
 
 from signet_sdk.plugin import __BASE__, LifecycleCall, on, put, string
 
+_TOOLS = "a tool the model calls, not a lifecycle event: the memory tools (signet-sdk mcp)"
+#: The contract rows no event of this harness makes, and why (parity reads them).
+NOT_APPLICABLE = {
+    **dict.fromkeys(("memory-search", "memory-store", "memory-get", "memory-modify"), _TOOLS),
+    **dict.fromkeys(("memory-forget", "secret-injection"), _TOOLS),
+    "health": "a daemon status check, not a lifecycle event",
+}
+
 
 class Translator(__BASE__):
     """A native event in, lifecycle calls out; the daemon's answers in, native output out."""
@@ -78,6 +86,7 @@ class Translator(__BASE__):
     harness = "__NAME__"
     context_events = frozenset({"__E0__", "__E1__"})
     prompt_events = frozenset({"__E1__"})
+    not_applicable = NOT_APPLICABLE
 __SCOPE__
     @on(__ON0__)
     def _session_start(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
@@ -114,6 +123,11 @@ __SCOPE__
 
 
 TRANSLATOR = Translator()
+
+
+def translator_for(env: Mapping[str, str]) -> Translator:
+    """The translator for any environment (this one reads none)."""
+    return TRANSLATOR
 '''
 
 #: Per kind: the translator's base class, and how a handler's session is read.
@@ -127,7 +141,14 @@ _SCOPE = {
 ''',
 }
 
-_INIT = '''"""The Signet adapter for __TITLE__: one ``HarnessPlugin``, registered by entry point."""
+_INIT = '''"""The Signet adapter for __TITLE__: one ``HarnessPlugin``, registered by entry point.
+
+The translator class names the harness, its events and the contract rows it
+leaves to others; ``_translate.py`` and ``vectors/`` sit where the plugin
+looks for them. An installer goes in ``install.py`` (``main``, taking
+``["install" | "uninstall", *args]``); once it registers the memory tools
+(``signet-sdk mcp``), say how with ``tools="mcp"`` or ``tools="native"``.
+"""
 
 from __future__ import annotations
 
@@ -135,25 +156,9 @@ from signet_sdk.plugin import HarnessPlugin
 
 from ._translate import TRANSLATOR, Translator
 
-_TOOLS = "a tool the model calls, not a lifecycle event: the memory tools (signet-sdk mcp)"
+__all__ = ["PLUGIN", "TRANSLATOR", "Translator"]
 
-PLUGIN = HarnessPlugin(
-    "__NAME__",
-    translator=TRANSLATOR,
-    events=Translator.events,
-    runtime_path="__RUNTIME_PATH__",
-    vectors="__MODULE__.vectors",
-    not_applicable={
-        "memory-search": _TOOLS,
-        "memory-store": _TOOLS,
-        "memory-get": _TOOLS,
-        "memory-modify": _TOOLS,
-        "memory-forget": _TOOLS,
-        "secret-injection": _TOOLS,
-        "health": "a daemon status check, not a lifecycle event",
-    },
-    description="__TITLE__ adapter",
-)
+PLUGIN = HarnessPlugin.__FACTORY__(Translator, description="__TITLE__ adapter", tools=None)
 '''
 
 _PYPROJECT = """[build-system]
@@ -176,6 +181,9 @@ __NAME__ = "__MODULE__:PLUGIN"
 
 [tool.hatch.build.targets.wheel]
 packages = ["__MODULE__"]
+
+[tool.ruff]
+line-length = 100
 """
 
 _TESTS = '''"""The __TITLE__ adapter\'s own tests: vectors, parity column__HOOK_DOC__."""
@@ -423,7 +431,7 @@ def scaffold(name: str, kind: str, target: Path) -> list[Path]:
         "DIST": f"signet-adapter-{name}",
         "KIND": kind,
         "SDK_RANGE": _sdk_range(),
-        "RUNTIME_PATH": "legacy" if command_hook else "plugin",
+        "FACTORY": "command_hooks" if command_hook else "in_harness",
         "HOOK_DOC": ", a hook command run" if command_hook else "",
         "TESTING_NAMES": (
             "Reply, ScriptedDaemon, assert_parity, check_vector, run_hook"

@@ -161,12 +161,12 @@ class HarnessPlugin:
 
     @classmethod
     def command_hooks(
-        cls, translator: type[EventTranslator], *, description: str, tools: str = "mcp"
+        cls, translator: type[EventTranslator], *, description: str, tools: str | None = "mcp"
     ) -> HarnessPlugin:
         """The plugin of a harness that runs ``signet-sdk hook <name> <event>`` per event.
 
         Its runtime path is ``legacy`` and its model reaches the memory tools
-        over MCP unless ``tools`` says otherwise. The rest comes from
+        over MCP unless ``tools`` says otherwise (None: it has no way yet). The rest comes from
         :meth:`of_translator`.
         """
         return cls.of_translator(translator, "legacy", tools, description)
@@ -177,13 +177,14 @@ class HarnessPlugin:
         translator: type[EventTranslator],
         *,
         description: str,
-        tools: str = "native",
+        tools: str | None = "native",
         shims: str | None = None,
     ) -> HarnessPlugin:
         """The plugin of a harness that loads our code (a shim, a memory provider) itself.
 
         Its runtime path is ``plugin`` and it registers the memory tools
-        through the harness's own plugin API unless ``tools`` says otherwise.
+        through the harness's own plugin API unless ``tools`` says otherwise
+        (None: it has no way yet).
         The rest comes from :meth:`of_translator`.
         """
         return cls.of_translator(translator, "plugin", tools, description, shims)
@@ -193,7 +194,7 @@ class HarnessPlugin:
         cls,
         translator: type[EventTranslator],
         runtime_path: str,
-        tools: str,
+        tools: str | None,
         description: str,
         shims: str | None = None,
     ) -> HarnessPlugin:

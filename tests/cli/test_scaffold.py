@@ -39,8 +39,13 @@ def test_the_package_it_writes(tmp_path: Path, kind: str) -> None:
     pyproject = (tmp_path / "pyproject.toml").read_text()
     assert 'acme = "signet_adapter_acme:PLUGIN"' in pyproject
     assert re.search(r'"signetai-sdk>=\d+\.\d+,<\d+\.\d+"', pyproject)
+    init = (tmp_path / "signet_adapter_acme" / "__init__.py").read_text()
+    factory = "command_hooks" if kind == "command-hook" else "in_harness"
+    made = f'HarnessPlugin.{factory}(Translator, description="Acme adapter", tools=None)'
+    assert f"PLUGIN = {made}\n" in init  # no installer yet: no way to the memory tools
     source = (tmp_path / "signet_adapter_acme" / "_translate.py").read_text()
     assert len(source.splitlines()) < 100
+    assert "def translator_for(env: Mapping[str, str]) -> Translator:" in source
     compile(source, "_translate.py", "exec")
     for path in vectors:
         vector = json.loads((tmp_path / path).read_text())
