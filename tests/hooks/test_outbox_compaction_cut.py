@@ -110,33 +110,35 @@ def test_a_summary_stored_by_a_daemon_killed_before_its_reset_is_sent_again(
     assert "sent again so the daemon resets it (the summary is stored twice)" in log
 
 
-def test_a_summary_stored_by_the_running_daemon_is_not_sent_again(
-    tmp_path: Path, mock_daemon: tuple[MockDaemon, str], state: Path
+@pytest.mark.parametrize(
+    ("restart_first", "transcript_left", "last_looked"),
+    [
+        # No restart since the summary was stored: its handler ran to the end.
+        (True, True, "/health"),
+        # The reset ran (or there was never a transcript): nothing to reset.
+        (False, False, f"/api/sessions/{KEY}/transcript"),
+    ],
+    ids=["restarted-before-the-summary", "no-transcript-left"],
+)
+def test_the_summary_found_stays_the_only_one(
+    tmp_path: Path,
+    mock_daemon: tuple[MockDaemon, str],
+    state: Path,
+    restart_first: bool,
+    transcript_left: bool,
+    last_looked: str,
 ) -> None:
-    """No restart since the summary was stored: its handler ran to the end."""
     daemon, url = mock_daemon
-    # A restart before the summary was stored is not the one that matters.
     delivered_then_repeated(
-        daemon, url, tmp_path / "outbox", restart_first=True, transcript_left=True
+        daemon,
+        url,
+        tmp_path / "outbox",
+        restart_first=restart_first,
+        transcript_left=transcript_left,
     )
 
     assert summaries(daemon) == 1 and daemon.memory_count() == 1
-    assert [r.path for r in daemon.requests[-2:]] == ["/api/sessions/summaries", "/health"]
-    assert not (state / "hooks.log").exists()
-
-
-def test_a_restart_with_no_transcript_left_to_reset_sends_nothing_again(
-    tmp_path: Path, mock_daemon: tuple[MockDaemon, str], state: Path
-) -> None:
-    """The reset ran (or there was never a transcript): the summary found is enough."""
-    daemon, url = mock_daemon
-    delivered_then_repeated(
-        daemon, url, tmp_path / "outbox", restart_first=False, transcript_left=False
-    )
-
-    assert summaries(daemon) == 1 and daemon.memory_count() == 1
-    assert daemon.requests[-1].path == f"/api/sessions/{KEY}/transcript"
-    assert daemon.requests[-1].status == 404
+    assert daemon.requests[-1].path == last_looked  # and no compaction-complete after it
     assert not (state / "hooks.log").exists()
 
 
