@@ -77,6 +77,9 @@ class Entry(Record):
     meta: dict[str, Any] = field(default_factory=dict)
     #: True when an earlier send may have reached the daemon (this one is a repeat).
     resend: bool = False
+    #: True when the daemon answered an earlier send with a server error: its
+    #: handler stopped early, perhaps after storing part of the write.
+    after_error: bool = False
 
 
 #: Seconds an in-doubt entry waits before it is sent again (``SIGNET_OUTBOX_SETTLE_SECONDS``).

@@ -314,22 +314,30 @@ class Outbox:
                 waits = self.queued_before(entry) is not None
             if waits:
                 return "waiting"  # its session's older write goes first
-            since = self.in_doubt_for(entry_id)
+            began = self._send_began(entry_id)
+            since = None if began is None else max(time.time() - began, 0.0)
             if since is not None and since < self.settle:
                 return "settling"  # an earlier send may still be in the daemon's hands
-            if since is not None:
-                entry = entry._replace(resend=True)
+            if began is not None:
+                entry = entry._replace(resend=True, after_error=began == 0)
             return self._send_locked(entry, send)
         finally:
             os.close(fd)  # releases the lock
 
     def in_doubt_for(self, entry_id: str) -> float | None:
         """Seconds since a send of ``entry_id`` that got no answer began, or None."""
+        began = self._send_began(entry_id)
+        return None if began is None else max(time.time() - began, 0.0)
+
+    def _send_began(self, entry_id: str) -> float | None:
+        """When the in-doubt send of ``entry_id`` began (its marker's mtime), or None.
+
+        0 when the daemon answered it with a server error (see :meth:`_send_locked`).
+        """
         try:
-            started = os.lstat(os.path.join(self.root, f"{entry_id}.sending")).st_mtime
+            return os.lstat(os.path.join(self.root, f"{entry_id}.sending")).st_mtime
         except OSError:
             return None
-        return max(time.time() - started, 0.0)
 
     def _mark_sending(self, entry_id: str) -> None:
         """Say that a send of ``entry_id`` begins: its time is the marker's mtime.

@@ -99,11 +99,12 @@ def outbox_sender(base: ClientConfig) -> Any:
             look = timeout if timeout is not None else config.timeouts.write
             row = _stored_summary(client, entry, body, look)
             if row is not None:
-                if not _stopped_before_reset(client, body, row, look):
+                if not _stopped_before_reset(client, entry, body, row, look):
                     return {"success": True, "memoryId": None, "deduped": True}
+                stopped = "answered an error" if entry.after_error else "has stopped since"
                 hook_log(
                     f"outbox {entry.id} compaction_complete: its summary was stored by a "
-                    "daemon that has stopped since, and the session's transcript is still "
+                    f"daemon that {stopped}, and the session's transcript is still "
                     "stored: sent again so the daemon resets it (the summary is stored twice)",
                     harness=entry.harness or "-",
                     event="outbox",
@@ -162,23 +163,29 @@ def _stored_summary(
 
 
 def _stopped_before_reset(
-    client: Any, body: Mapping[str, Any], row: Mapping[str, Any], timeout: float | None
+    client: Any,
+    entry: Entry,
+    body: Mapping[str, Any],
+    row: Mapping[str, Any],
+    timeout: float | None,
 ) -> bool:
     """Whether the daemon that stored this summary may have stopped before its reset.
 
     The daemon's compaction-complete stores the summary in one transaction
     and, in a second one after writing the summary's artifact file, deletes
     the session's stored transcript and extract cursor, so that the shorter
-    transcripts sent after a compaction are kept. A daemon killed between the
-    two keeps the summary and the old transcript; since a session's end keeps
-    the longer of the stored and the sent transcript, the turns after the
-    compaction would then be lost. That is the case when the summary was
-    stored by a daemon process that has stopped since (it predates the
-    running daemon's start, from ``/health``'s ``uptime``) and the session
-    still has a stored transcript (a daemon without the transcript route
-    cannot say, and counts as having one). Sending the summary again then
-    makes the daemon reset the transcript, at the price of the summary
-    stored twice: a repeat is better than lost turns.
+    transcripts sent after a compaction are kept. A daemon that stops between
+    the two keeps the summary and the old transcript; since a session's end
+    keeps the longer of the stored and the sent transcript, the turns after
+    the compaction would then be lost. It stopped there when it answered the
+    earlier send with a server error (everything after the reset is
+    caught), or when the summary was stored by a daemon process that has
+    stopped since (it predates the running daemon's start, from
+    ``/health``'s ``uptime``); and it matters while the session still has a
+    stored transcript (a daemon without the transcript route cannot say, and
+    counts as having one). Sending the summary again then makes the daemon
+    reset the transcript, at the price of the summary stored twice: a repeat
+    is better than lost turns.
     """
     from signet_sdk.wire.errors import NotFoundError, SignetError
 
@@ -186,13 +193,14 @@ def _stopped_before_reset(
     stored_at = _epoch(row.get("created_at"))
     if not isinstance(key, str) or not key.strip() or stored_at is None:
         return False
-    try:
-        health = client.call("health", timeout=timeout)
-        started = time.time() - float(health["uptime"])
-    except (SignetError, KeyError, TypeError, ValueError):
-        return False  # no evidence of a restart: the summary is taken as complete
-    if stored_at >= started:
-        return False  # stored by the running daemon: its handler ran to the end
+    if not entry.after_error:
+        try:
+            health = client.call("health", timeout=timeout)
+            started = time.time() - float(health["uptime"])
+        except (SignetError, KeyError, TypeError, ValueError):
+            return False  # no evidence of a restart: the summary is taken as complete
+        if stored_at >= started:
+            return False  # stored by the running daemon: its handler ran to the end
     try:
         client.call("get_session_transcript", path_params={"key": key}, timeout=timeout)
     except NotFoundError as exc:

@@ -16,6 +16,7 @@ The mock daemon's ``restart`` is the kill and restart: it keeps the database.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -155,3 +156,30 @@ def test_a_daemon_without_the_transcript_route_counts_as_keeping_one(
     daemon.close()
     assert summaries(daemon) == 2
     assert "sent again so the daemon resets it" in (state / "hooks.log").read_text()
+
+
+def test_a_summary_whose_send_was_answered_with_a_server_error_is_sent_again(
+    tmp_path: Path, mock_daemon: tuple[MockDaemon, str], state: Path
+) -> None:
+    """A 500 after the summary was stored: the daemon's handler stopped before its reset
+    (everything after the reset is caught), with no restart to see."""
+    daemon, url = mock_daemon
+    outbox = Outbox(tmp_path / "outbox")
+    deliver_once(daemon, url, outbox)
+    daemon.store.upsert_transcript(KEY, "default", BEFORE, "hermes-agent", "/srv/atlas")
+    # The outbox as its send left it: the entry kept, its marker saying "answered 5xx".
+    outbox.put("compaction_complete", BODY, harness="hermes-agent", entry_id=ENTRY_ID)
+    marker = Path(outbox.root) / f"{ENTRY_ID}.sending"
+    marker.touch()
+    os.utime(marker, (0, 0))
+
+    assert outbox.deliver(ENTRY_ID, send_to(url)) == "sent"
+
+    assert daemon.store.get_transcript(KEY, "default") is None
+    assert summaries(daemon) == 2
+    assert [r.path for r in daemon.requests[-3:]] == [
+        "/api/sessions/summaries",
+        f"/api/sessions/{KEY}/transcript",
+        "/api/hooks/compaction-complete",
+    ]
+    assert "stored by a daemon that answered an error" in (state / "hooks.log").read_text()
