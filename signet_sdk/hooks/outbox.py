@@ -315,10 +315,9 @@ class Outbox:
             if waits:
                 return "waiting"  # its session's older write goes first
             began = self._send_began(entry_id)
-            since = None if began is None else max(time.time() - began, 0.0)
-            if since is not None and since < self.settle:
-                return "settling"  # an earlier send may still be in the daemon's hands
             if began is not None:
+                if time.time() - began < self.settle:
+                    return "settling"  # an earlier send may still be in the daemon's hands
                 entry = entry._replace(resend=True, after_error=began == 0)
             return self._send_locked(entry, send)
         finally:

@@ -213,17 +213,14 @@ def _stopped_before_reset(
 
 
 def _epoch(stamp: Any) -> float | None:
-    """A daemon timestamp (``2026-04-30T12:00:00.123Z``) as epoch seconds, or None."""
-    if not isinstance(stamp, str) or len(stamp) < 19:
-        return None
-    try:
-        whole = time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S")
-        fraction = float("0" + stamp[19:].rstrip("Z")) if stamp[19:20] == "." else 0.0
-    except ValueError:
-        return None
-    import calendar
+    """A daemon timestamp (``2026-04-30T12:00:00.123Z``, UTC) as epoch seconds, or None."""
+    from datetime import UTC, datetime
 
-    return calendar.timegm(whole) + fraction
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except (TypeError, ValueError):
+        return None
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
 
 
 def _iso(epoch: float) -> str:

@@ -186,25 +186,18 @@ class Context:
 
     def __post_init__(self) -> None:
         self.store = MemoryStore(self.db_path, self.now)
-        self.tracker = SessionTracker(self.now)
-        self.presence = PresenceBoard(self.now)
-        self.logs = LogBook(self.now)
-        self.started_at = self.now()
         # Routes added after TS 0.109 (session transcript and search) are served.
         self.newer_routes = self.version[:2] > (0, 109)
         # 0.145's answers: secrets exec as a job, entity-only prompt injection,
         # recall timings and session dedupe, temporal and idempotent remember.
         self.v145 = self.version[:2] >= (0, 145)
-        self.exec_jobs = ExecJobs(self.now)
-        # Recall dedupe per (session key, agent): the context epoch, and the ids
-        # recalled in each epoch.
-        self.epochs: dict[tuple[str, str], int] = {}
-        self.recalled: dict[tuple[str, str, int], set[str]] = {}
         # A synthesis worker runs when the pipeline runs and synthesis has a provider.
         self.synthesis_worker = self.pipeline_enabled and self.synthesis_provider != "none"
+        self.restart()
 
     def restart(self) -> None:
-        """What a killed and restarted daemon keeps: its database, not its memory.
+        """Start the daemon process's memory afresh: at start, and after a kill and
+        restart, which keep only the database.
 
         Session claims and ended-session tombstones, presence, log lines, exec
         jobs and recall epochs are gone; ``/health``'s uptime starts again.
@@ -213,8 +206,10 @@ class Context:
         self.presence = PresenceBoard(self.now)
         self.logs = LogBook(self.now)
         self.exec_jobs = ExecJobs(self.now)
-        self.epochs.clear()
-        self.recalled.clear()
+        # Recall dedupe per (session key, agent): the context epoch, and the ids
+        # recalled in each epoch.
+        self.epochs: dict[tuple[str, str], int] = {}
+        self.recalled: dict[tuple[str, str, int], set[str]] = {}
         self.started_at = self.now()
 
     def advance_epoch(self, session_key: str | None, agent_id: str) -> int | None:
