@@ -6,6 +6,9 @@ on uninstall give the file back byte for byte. :func:`install_over` starts
 the round trip, :func:`assert_round_trip` finishes it; what the installed
 file must hold in between is the harness's own test. A file it cannot merge
 safely it must refuse, name, and leave as it was: :func:`assert_refused`.
+How the user keeps the file holds too: a config linked into place from a
+dotfiles folder stays a link (:func:`assert_link_kept`), and a file with
+CRLF line ends keeps them (:func:`assert_crlf_kept`).
 """
 
 from __future__ import annotations
@@ -15,7 +18,13 @@ from pathlib import Path
 
 import pytest
 
-__all__ = ["assert_refused", "assert_round_trip", "install_over"]
+__all__ = [
+    "assert_crlf_kept",
+    "assert_link_kept",
+    "assert_refused",
+    "assert_round_trip",
+    "install_over",
+]
 
 #: An installer's entry point: ``["install" | "uninstall", *args]`` to an exit code.
 Installer = Callable[[list[str]], int]
@@ -63,3 +72,46 @@ def assert_refused(
     assert str(path) in err and problem in err and "No file was changed" in err
     assert path.read_text() == text
     return err
+
+
+def assert_link_kept(
+    main: Installer, path: Path, user_text: str, *, same_bytes: bool = True
+) -> str:
+    """``path`` a link to the user's file elsewhere: install and uninstall edit that file
+    through the link and leave the link in place; uninstall gives back ``user_text`` byte
+    for byte (unless not ``same_bytes``). The installed text."""
+    target = path.parent.parent / "dotfiles" / path.name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(user_text)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to(target)
+    assert main(["install"]) == 0
+    installed = target.read_text()
+    assert path.is_symlink() and path.resolve() == target.resolve()
+    assert installed != user_text
+    assert main(["uninstall"]) == 0
+    assert path.is_symlink() and path.resolve() == target.resolve()
+    if same_bytes:
+        assert target.read_text() == user_text
+    return installed
+
+
+def assert_crlf_kept(
+    main: Installer, path: Path, user_text: str, *, same_bytes: bool = True
+) -> str:
+    """``user_text`` with CRLF line ends at ``path``: the installed file's line ends are all
+    CRLF, and uninstall gives back the user's bytes (unless not ``same_bytes``: then its
+    line ends are still CRLF). The installed text, with ``\\n`` line ends."""
+    original = user_text.replace("\n", "\r\n").encode("utf-8")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(original)
+    assert main(["install"]) == 0
+    installed = path.read_bytes()
+    assert installed.count(b"\n") == installed.count(b"\r\n") > original.count(b"\n")
+    assert main(["uninstall"]) == 0
+    after = path.read_bytes()
+    if same_bytes:
+        assert after == original
+    else:
+        assert after.count(b"\n") == after.count(b"\r\n")
+    return installed.decode("utf-8").replace("\r\n", "\n")

@@ -85,18 +85,27 @@ def parse_json(path: Path, text: str | None, error: type[Exception] = InstallErr
 
 
 def replace_text(path: Path, text: str, mode: int = 0o644) -> None:
-    """Replace ``path`` atomically with ``text``.
+    """Replace ``path`` atomically with ``text``, keeping what the user chose for the file.
 
     An existing file keeps its mode (a user's 0600 config stays 0600); a new
-    one gets ``mode``.
+    one gets ``mode``. A link is followed: its target is replaced and the
+    link stays, so a config kept in a dotfiles repository and linked into
+    place is still linked afterwards. A file whose lines all end in CRLF
+    keeps CRLF: :func:`read_text` hands every installer ``\\n`` line ends,
+    and they are turned back here, so an install then an uninstall gives
+    back the same bytes.
     """
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     with contextlib.suppress(FileNotFoundError):
         mode = path.stat().st_mode & 0o7777
+    if _crlf_only(path):
+        text = text.replace("\r\n", "\n").replace("\n", "\r\n")
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
@@ -105,6 +114,16 @@ def replace_text(path: Path, text: str, mode: int = 0o644) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _crlf_only(path: Path) -> bool:
+    """Whether ``path`` has line ends and every one of them is CRLF (False when unreadable)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return False
+    ends = data.count(b"\n")
+    return ends > 0 and data.count(b"\r\n") == ends
 
 
 def marked(path: Path, marker: str) -> bool:

@@ -129,6 +129,8 @@ def uninstall_file(
     new: str | None
     if record is not None and record.get("after") == text and "before" in record:
         new = record["before"] if record.get("existed", True) else None
+    elif not text.strip():
+        new = text  # a blank file holds nothing of ours (and nothing to parse)
     else:
         new, notes = unmerge(text)
     for note in notes:

@@ -61,3 +61,50 @@ def test_parse_json_names_the_line_to_fix_and_reads_no_file_as_empty(tmp_path: P
 
     with pytest.raises(Refused):
         parse_json(path, "{", Refused)
+
+
+def test_replace_text_writes_through_a_link_and_keeps_it(tmp_path: Path) -> None:
+    # A config kept in a dotfiles repository and linked into place.
+    target = tmp_path / "dotfiles" / "settings.json"
+    target.parent.mkdir()
+    target.write_text('{"theme": "x"}\n', encoding="utf-8")
+    target.chmod(0o600)
+    link = tmp_path / "home" / "settings.json"
+    link.parent.mkdir()
+    link.symlink_to(os.path.relpath(target, link.parent))
+    replace_text(link, '{"theme": "y"}\n')
+    assert link.is_symlink()
+    assert os.readlink(link) == os.path.relpath(target, link.parent)
+    assert target.read_bytes() == b'{"theme": "y"}\n'
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert sorted(p.name for p in target.parent.iterdir()) == ["settings.json"]
+
+
+@pytest.mark.parametrize(
+    ("on_disk", "written", "expected"),
+    [
+        # Every line end CRLF: the new text gets CRLF too (read_text gave it "\n").
+        (b"{\r\n}\r\n", '{\n  "a": 1\n}\n', b'{\r\n  "a": 1\r\n}\r\n'),
+        # Mixed, or plain "\n", or no line end at all: written as given.
+        (b"{\r\n}\n", '{\n  "a": 1\n}\n', b'{\n  "a": 1\n}\n'),
+        (b"{\n}\n", '{\n  "a": 1\n}\n', b'{\n  "a": 1\n}\n'),
+        (b"{}", '{"a": 1}\n', b'{"a": 1}\n'),
+    ],
+)
+def test_replace_text_keeps_a_crlf_files_line_ends(
+    tmp_path: Path, on_disk: bytes, written: str, expected: bytes
+) -> None:
+    path = tmp_path / "config.json"
+    path.write_bytes(on_disk)
+    replace_text(path, written)
+    assert path.read_bytes() == expected
+
+
+def test_a_crlf_file_read_then_written_back_is_the_same_bytes(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    original = b'model = "o3"\r\n\r\n[features]\r\nweb_search = true\r\n'
+    path.write_bytes(original)
+    text = read_text(path)
+    assert text is not None and "\r" not in text
+    replace_text(path, text)
+    assert path.read_bytes() == original

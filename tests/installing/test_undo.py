@@ -64,3 +64,20 @@ def test_an_edited_file_loses_only_ours_and_a_file_we_made_goes(
     assert not settings.exists()
     uninstall_file("x", settings, None, _unmerge, dry=False)
     assert "does not exist, nothing changed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("blank", ["", "\n", "  \n\t\n"])
+def test_a_blank_file_holds_nothing_of_ours(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], blank: str
+) -> None:
+    # An empty settings file is one an install accepts (as no settings), so
+    # uninstall must too: nothing to parse, nothing to remove, exit 0.
+    settings = tmp_path / "settings.json"
+    settings.write_text(blank)
+
+    def unparseable(text: str) -> tuple[str, list[str]]:
+        raise InstallError(f"{settings}: not valid JSON")
+
+    assert uninstall_file("x", settings, None, unparseable, dry=False) == 0
+    assert settings.read_text() == blank
+    assert capsys.readouterr().out == f"{settings}: nothing of ours found, nothing changed\n"

@@ -11,7 +11,12 @@ from pathlib import Path
 import pytest
 from signet_adapter_gemini import PLUGIN
 from signet_adapter_gemini.install import hook_timeouts, is_ours, main
-from signet_e2e.installer_checks import assert_round_trip, install_over
+from signet_e2e.installer_checks import (
+    assert_crlf_kept,
+    assert_link_kept,
+    assert_round_trip,
+    install_over,
+)
 
 SDK = str(Path(sys.executable).parent / "signet-sdk")
 
@@ -215,3 +220,20 @@ def test_uninstall_without_the_record_removes_only_ours(isolated: Path) -> None:
     (isolated / "signet-sdk-install.json").unlink()
     assert main(["uninstall"]) == 0
     assert path.read_text() == USER_SETTINGS
+
+
+def test_a_linked_settings_file_stays_linked(isolated: Path) -> None:
+    assert_link_kept(main, _settings(isolated), USER_SETTINGS)
+
+
+def test_crlf_line_ends_are_kept_and_given_back(isolated: Path) -> None:
+    assert_crlf_kept(main, _settings(isolated), USER_SETTINGS)
+
+
+def test_an_empty_settings_file_installs_and_uninstalls_cleanly(isolated: Path) -> None:
+    path = _settings(isolated)
+    path.write_text("")
+    assert main(["install"]) == 0
+    assert main(["uninstall"]) == 0
+    assert path.read_text() == ""
+    assert main(["uninstall"]) == 0

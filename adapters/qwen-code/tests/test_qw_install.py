@@ -12,7 +12,13 @@ from typing import Any
 import pytest
 from signet_adapter_qwen_code import PLUGIN
 from signet_adapter_qwen_code.install import RECORD, hook_timeouts, is_ours, main
-from signet_e2e.installer_checks import assert_refused, assert_round_trip, install_over
+from signet_e2e.installer_checks import (
+    assert_crlf_kept,
+    assert_link_kept,
+    assert_refused,
+    assert_round_trip,
+    install_over,
+)
 
 SDK = str(Path(sys.executable).parent / "signet-sdk")
 REGISTERED = [e for e in PLUGIN.events if e != "SubagentStop"]
@@ -225,3 +231,20 @@ def test_install_through_the_sdk_command(isolated: Path) -> None:
     assert proc.returncode == 0 and not settings(isolated).exists()
     proc = subprocess.run([SDK, "doctor"], capture_output=True, text=True)
     assert "qwen-code: not installed (optional)" in proc.stdout
+
+
+def test_a_linked_settings_file_stays_linked(isolated: Path) -> None:
+    assert_link_kept(main, settings(isolated), USER_SETTINGS)
+
+
+def test_crlf_line_ends_are_kept_and_given_back(isolated: Path) -> None:
+    assert_crlf_kept(main, settings(isolated), USER_SETTINGS)
+
+
+def test_an_empty_settings_file_installs_and_uninstalls_cleanly(isolated: Path) -> None:
+    path = settings(isolated)
+    path.write_text("")
+    assert main(["install"]) == 0
+    assert main(["uninstall"]) == 0
+    assert path.read_text() == ""
+    assert main(["uninstall"]) == 0
