@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -20,6 +21,7 @@ __all__ = [
     "event_deadlines",
     "hook_timeouts",
     "millisecond_timeouts",
+    "program_words",
     "put_ours",
     "runs_sdk",
     "sdk_command",
@@ -53,13 +55,17 @@ def runs_sdk(
     args: Sequence[str],
     legacy: Callable[[list[str]], bool] | None = None,
 ) -> bool:
-    """Whether a hook entry's ``command`` runs ``signet-sdk <args...>`` from any environment.
+    """Whether a hook entry's ``command`` is ``signet-sdk <args...>`` from any environment.
 
-    An installer owns the entries whose command is the ``signet-sdk``
-    script or ``-m signet_sdk`` (of whatever interpreter) followed by
-    ``args``, so an install from another environment or version is updated
-    in place rather than duplicated. ``legacy`` recognises, from the
-    command's words, what older versions registered.
+    An installer owns the entries whose command starts with the
+    ``signet-sdk`` script, or ``<interpreter> -m signet_sdk``, followed by
+    ``args`` and at most one more word (the event), as it writes them: an
+    install from another environment or version is then updated in place
+    rather than duplicated. A command that merely mentions ours is the
+    user's and is never touched: a wrapper (``env ...``, ``timeout 30 ...``),
+    a second command after ``;`` or ``&&``, or an ``echo`` of our words.
+    ``legacy`` recognises, from the command's words, what older versions
+    registered.
     """
     if not isinstance(handler, dict) or not isinstance(handler.get("command"), str):
         return False
@@ -69,13 +75,31 @@ def runs_sdk(
         return False
     if legacy is not None and legacy(words):
         return True
-    wanted = tuple(args)
-    for i, word in enumerate(words):
-        program = os.path.basename(word) == _PROGRAM
-        module = word == "signet_sdk" and i > 0 and words[i - 1] == "-m"
-        if (program or module) and tuple(words[i + 1 : i + 1 + len(wanted)]) == wanted:
-            return True
-    return False
+    start = program_words(words, _PROGRAM, "signet_sdk")
+    if start is None:
+        return False
+    rest = words[start:]
+    wanted = list(args)
+    if rest[: len(wanted)] != wanted or len(rest) > len(wanted) + 1:
+        return False
+    return len(rest) == len(wanted) or _EVENT_WORD.fullmatch(rest[-1]) is not None
+
+
+#: The one word an installer writes after the arguments: an event's name.
+_EVENT_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
+
+
+def program_words(words: Sequence[str], program: str, module: str) -> int | None:
+    """Where a command's arguments start when it runs ``program`` or ``-m module``, else None.
+
+    The program is the command's first word (its file name, from any
+    folder), or the interpreter's ``-m module`` its second and third.
+    """
+    if words and os.path.basename(words[0]) == program:
+        return 1
+    if len(words) >= 3 and words[1] == "-m" and words[2] == module:
+        return 3
+    return None
 
 
 def put_ours(

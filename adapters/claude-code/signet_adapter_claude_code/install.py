@@ -39,7 +39,6 @@ User scope is ``$CLAUDE_CONFIG_DIR/settings.json`` (default
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import os
@@ -49,7 +48,12 @@ from pathlib import Path
 from typing import Any
 
 from signet_sdk.installing import cli
-from signet_sdk.installing.command import event_deadlines, runs_sdk, sdk_shell_command
+from signet_sdk.installing.command import (
+    event_deadlines,
+    program_words,
+    runs_sdk,
+    sdk_shell_command,
+)
 from signet_sdk.installing.files import InstallError, backup, parse_json, read_text, replace_text
 from signet_sdk.installing.hook_groups import (
     check_hook_groups,
@@ -116,9 +120,7 @@ def hook_command(python: str | None = None) -> str:
 
 
 def _legacy(words: list[str]) -> bool:
-    if any(os.path.basename(w) == _LEGACY_PROGRAM for w in words):
-        return True
-    return any(a == "-m" and b == _LEGACY_MODULE for a, b in itertools.pairwise(words))
+    return program_words(words, _LEGACY_PROGRAM, _LEGACY_MODULE) is not None
 
 
 def is_ours(handler: Any) -> bool:
