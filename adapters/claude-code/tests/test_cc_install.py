@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from signet_adapter_claude_code import install
 from signet_adapter_claude_code.install import HOOK_TIMEOUTS, hook_command, is_ours, main
+from signet_e2e.installer_checks import assert_crlf_kept, assert_link_kept
 
 USER_SETTINGS: dict[str, Any] = {
     "model": "opus",
@@ -261,3 +262,13 @@ def test_timeouts_follow_the_hooks_own_deadlines(
     assert timeout["Stop"] == timeout["PreCompact"] == timeout["PostCompact"] == 32
     assert timeout["SessionStart"] == 32  # follows SIGNET_FETCH_TIMEOUT when not set itself
     assert timeout["SessionEnd"] == 5
+
+
+def test_linked_and_crlf_settings_are_kept_as_the_user_keeps_them(isolated: Path) -> None:
+    # Claude Code's settings are rewritten as JSON (a backup keeps the user's
+    # bytes), so the link and the line ends are what must hold.
+    path = isolated / ".claude" / "settings.json"
+    text = json.dumps(USER_SETTINGS, indent=2) + "\n"
+    assert_link_kept(main, path, text, same_bytes=False)
+    path.unlink()
+    assert_crlf_kept(main, path, text, same_bytes=False)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from signet_adapter_copilot.install import HOOK_FILE, hook_command, hook_timeouts, main
-from signet_e2e.installer_checks import assert_refused
+from signet_e2e.installer_checks import assert_crlf_kept, assert_link_kept, assert_refused
 
 from signet_sdk.installing.command import sdk_command
 
@@ -270,3 +270,9 @@ def test_doctor_reports_the_install() -> None:
     hooks = _hooks(Path(os.environ["COPILOT_HOME"]))
     hooks.write_text(hooks.read_text().replace('"timeoutSec": 7', '"timeoutSec": 3'))
     assert "copilot: installed, but not as this SDK would install it now" in doctor()
+
+
+def test_linked_and_crlf_files_are_kept_as_the_user_keeps_them(isolated: Path) -> None:
+    assert_link_kept(main, _mcp(isolated), USER_MCP)
+    _mcp(isolated).unlink()
+    assert_crlf_kept(main, _mcp(isolated), USER_MCP)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from signet_adapter_cursor.install import RECORD, hook_command, hook_timeouts
 from signet_adapter_cursor.install import main as installer
-from signet_e2e.installer_checks import assert_refused
+from signet_e2e.installer_checks import assert_crlf_kept, assert_link_kept, assert_refused
 
 from signet_sdk.cli.doctor import diagnose
 
@@ -290,3 +290,10 @@ def test_doctor_reports_cursor(isolated: Path) -> None:
     hooks.write_text(hooks.read_text().replace('"timeout": 7', '"timeout": 3'))
     (stale,) = said()
     assert stale.startswith("cursor: installed, but not as this SDK would install it now")
+
+
+def test_linked_and_crlf_files_are_kept_as_the_user_keeps_them(isolated: Path) -> None:
+    assert_link_kept(installer, isolated / "hooks.json", USER_HOOKS)
+    (isolated / "hooks.json").unlink()
+    assert_crlf_kept(installer, isolated / "hooks.json", USER_HOOKS)
+    assert_crlf_kept(installer, isolated / "mcp.json", USER_MCP)

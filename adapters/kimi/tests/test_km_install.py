@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from signet_adapter_kimi import PLUGIN
 from signet_adapter_kimi.install import hook_command, hook_timeouts, main
-from signet_e2e.installer_checks import assert_refused
+from signet_e2e.installer_checks import assert_crlf_kept, assert_link_kept, assert_refused
 
 from signet_sdk.installing.command import sdk_command
 
@@ -249,3 +249,25 @@ def test_the_command_line_runs_the_installer(isolated: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith(f"Signet hooks installed into {isolated / 'config.toml'}\n")
+
+
+def test_linked_and_crlf_files_are_kept_as_the_user_keeps_them(isolated: Path) -> None:
+    assert_link_kept(main, isolated / "config.toml", USER_CONFIG)
+    (isolated / "config.toml").unlink()
+    assert_crlf_kept(main, isolated / "config.toml", USER_CONFIG)
+    assert_crlf_kept(main, isolated / "mcp.json", USER_MCP)
+
+
+def test_a_users_hook_that_mentions_ours_is_never_taken_for_ours(isolated: Path) -> None:
+    config = isolated / "config.toml"
+    mine = (
+        '[[hooks]]\nevent = "Notification"\n'
+        'command = "notify-send done; logger signet-sdk hook kimi Stop"\n'
+    )
+    config.write_text(mine)
+    assert main(["uninstall", "--no-mcp"]) == 0
+    assert config.read_text() == mine
+    assert main(["install", "--no-mcp"]) == 0
+    assert mine in config.read_text()
+    assert main(["uninstall", "--no-mcp"]) == 0
+    assert config.read_text() == mine

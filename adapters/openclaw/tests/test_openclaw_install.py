@@ -12,6 +12,7 @@ import pytest
 from signet_adapter_openclaw import SHIM_EVENTS
 from signet_adapter_openclaw._translate import SHIM_SCOPE
 from signet_adapter_openclaw.install import MARKER, main
+from signet_e2e.installer_checks import assert_crlf_kept, assert_link_kept
 
 from signet_sdk.tools import tool_definitions
 
@@ -218,3 +219,9 @@ def test_secrets_exec_is_registered_only_when_enabled_at_install(
     manifest = json.loads((folder(isolated) / "openclaw.plugin.json").read_text())
     assert "signet_secrets_exec" in [t["name"] for t in spec["tools"]]
     assert "signet_secrets_exec" in manifest["contracts"]["tools"]
+
+
+def test_linked_and_crlf_files_are_kept_as_the_user_keeps_them(isolated: Path) -> None:
+    assert_link_kept(main, config(isolated), USER_CONFIG)
+    config(isolated).unlink()
+    assert_crlf_kept(main, config(isolated), USER_CONFIG)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from signet_adapter_opencode import PLUGIN
 from signet_adapter_opencode.install import MARKER, main, mcp_entry, sdk_command
+from signet_e2e.installer_checks import assert_crlf_kept, assert_link_kept
 
 JSONC = """// My OpenCode settings
 {
@@ -204,3 +205,10 @@ def test_the_users_config_keeps_its_mode(isolated: Path) -> None:
     assert cfg.stat().st_mode & 0o777 == 0o600
     assert main(["uninstall"]) == 0
     assert cfg.stat().st_mode & 0o777 == 0o600
+
+
+def test_linked_and_crlf_files_are_kept_as_the_user_keeps_them(isolated: Path) -> None:
+    cfg = _config_dir(isolated) / "opencode.jsonc"
+    assert_link_kept(main, cfg, JSONC)
+    cfg.unlink()
+    assert_crlf_kept(main, cfg, JSONC)
