@@ -60,7 +60,7 @@ class Gate:
         any_ip: bool = False,
     ) -> None:
         self.app = app
-        self._token = None if token is None else f"Bearer {token}".encode()
+        self._token = None if token is None else token.encode()
         hosts = LOOPBACK_HOSTS if allowed_hosts is None else tuple(allowed_hosts)
         #: "*" (or an empty list) turns the check off, for a server behind your own front.
         self._check_host = bool(hosts) and "*" not in hosts
@@ -90,8 +90,8 @@ class Gate:
             await _refuse(send, 421, "unexpected Host header; this server answers its own address")
             return
         if self._token is not None:
-            given = headers.get(b"authorization", b"")
-            if not hmac.compare_digest(given, self._token):
+            given = _bearer(headers.get(b"authorization", b""))
+            if not given or not hmac.compare_digest(given, self._token):
                 if scope.get("path") == "/health" and scope.get("method") in ("GET", "HEAD"):
                     await _refuse_health(send)
                     return
@@ -163,3 +163,13 @@ async def _refuse_health(send: Send) -> None:
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": 200, "headers": headers})
     await send({"type": "http.response.body", "body": body})
+
+
+def _bearer(authorization: bytes) -> bytes:
+    """The credentials of a ``Bearer`` authorization (its scheme in any case), else ``b""``.
+
+    RFC 9110 makes the scheme case-insensitive, so ``bearer`` is accepted as
+    clients send it; the token itself is compared exactly.
+    """
+    scheme, _, credentials = authorization.partition(b" ")
+    return credentials.strip(b" ") if scheme.lower() == b"bearer" else b""

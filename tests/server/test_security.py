@@ -41,6 +41,26 @@ async def test_token_required_everywhere_but_a_bare_health() -> None:
         assert (await right.get("/v1/tools")).status_code == 200
 
 
+@pytest.mark.parametrize(
+    ("authorization", "status"),
+    [
+        (f"bearer {TOKEN}", 200),  # the scheme is case-insensitive (RFC 9110)
+        (f"BEARER  {TOKEN}", 200),
+        (TOKEN, 401),  # no scheme
+        (f"Basic {TOKEN}", 401),
+        (f"Bearer {TOKEN.upper()}x", 401),  # the token is compared exactly
+        ("Bearer ", 401),
+        ("Bearer", 401),
+    ],
+)
+async def test_the_bearer_scheme_in_any_case_and_only_the_exact_token(
+    authorization: str, status: int
+) -> None:
+    server = _server(server_token=TOKEN)
+    async with make_client(server, authorization=authorization) as client:
+        assert (await client.get("/v1/tools")).status_code == status
+
+
 async def test_host_header_must_name_the_server() -> None:
     server = _server()
     async with make_client(server) as client:
