@@ -112,21 +112,41 @@ def wire_field(model: type[BaseModel] | None, loc: Sequence[Any]) -> str:
 
     ``loc`` is FastAPI's (``("body", "session_key", ...)``); the leading
     ``body`` is dropped. Parts that are not fields of a known model (list
-    indexes, dict keys, union branches) are kept as they are.
+    indexes, dict keys) are kept as they are. The branch pydantic names
+    inside a field of several types (``tags`` of ``str | list[str]`` fails
+    at ``("tags", "str")``) is not on the wire, so the field is named alone.
     """
     parts = [p for p in loc][1:] if loc and loc[0] == "body" else list(loc)
     out: list[str] = []
     current: list[type[BaseModel]] = [model] if model is not None else []
+    branch_next = False
     for part in parts:
         info = None
         if isinstance(part, str):
             info = next((m.model_fields[part] for m in current if part in m.model_fields), None)
         if info is None:
-            out.append(str(part))
             if isinstance(part, str) and current:
                 # a union branch's tag names a model: keep descending into it
-                current = [m for m in current if m.__name__ == part] or current
+                named = [m for m in current if m.__name__ == part]
+                if branch_next and named:
+                    current, branch_next = named, False
+                    continue
+                current = named or current
+            if branch_next and isinstance(part, str):
+                break  # the branch of a plain-typed union: the field is the name
+            out.append(str(part))
+            branch_next = False
             continue
         out.append(info.alias or part)
         current = _models_in(info.annotation)
+        branch_next = _branches(info.annotation) > 1
     return ".".join(out) or "body"
+
+
+def _branches(annotation: Any) -> int:
+    """How many types other than None a union annotation joins (0: not a union)."""
+    if typing.get_origin(annotation) is not typing.Union and not isinstance(
+        annotation, types.UnionType
+    ):
+        return 0
+    return sum(1 for arg in typing.get_args(annotation) if arg is not type(None))

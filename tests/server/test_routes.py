@@ -74,6 +74,9 @@ async def test_invalid_bodies_are_422_naming_the_field(served: httpx.AsyncClient
         "/v1/h/lifecycle/user-prompt-submit", json={"sessionKey": "s", "userMessage": ["x"]}
     )
     assert nested.status_code == 422 and nested.json()["field"] == "userMessage"
+    # A field of several types names itself, not pydantic's branch ("tags.str").
+    union = await served.post("/v1/h/lifecycle/remember", json={"content": "c", "tags": [1, {}]})
+    assert union.status_code == 422 and union.json()["field"] == "tags"
     not_json = await served.post(
         "/v1/h/lifecycle/recall", content=b"{nope", headers={"content-type": "application/json"}
     )
