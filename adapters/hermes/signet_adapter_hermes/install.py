@@ -14,13 +14,31 @@ plugins/memory/__init__.py, ``find_provider_dir``). The installer:
   edit (comments and every other line kept byte for byte), after copying the
   old file to ``config.yaml.bak-<UTC time>``. A different provider already
   selected is refused (Hermes runs one) unless ``--force``; a flow-style
-  ``memory: {...}`` mapping is refused rather than rewritten.
+  ``memory: {...}`` mapping is refused rather than rewritten;
+* keeps what ``config.yaml`` was before that edit (its exact text, or that
+  there was no file) in ``config.yaml.signet-sdk-orig`` (0600), the
+  record of :mod:`signet_sdk.installing.originals`. It is written afresh by
+  every install that edits the file, since that install is the one whose
+  line uninstall must undo, and removed by uninstall.
 
 A second run finds nothing to change and writes nothing. ``--dry-run``
 prints the diff and writes nothing. ``uninstall`` removes our plugin file
-(and its folder when that leaves it empty) and the ``provider: signet`` line
-(and the ``memory:`` line when it was all that line held), with a backup;
-anything not ours is left alone.
+(and its folder when that leaves it empty) and undoes the ``config.yaml``
+edit, with a backup; anything not ours is left alone:
+
+* the ``provider`` line install replaced (``--force``, or an empty
+  ``provider: ""``) comes back byte for byte, comment included, in place of
+  ours, while ours is still exactly the line install wrote; a line edited
+  since is no longer ours to swap back, and goes as below;
+* otherwise our ``provider: signet`` line goes, and the ``memory:`` line
+  with it when that was all it held and the original had no ``memory:``
+  line;
+* when the rest of the file is what it was (up to a final newline, or
+  blank against no file), the original bytes come back: a file that was
+  only ``"\n"`` stays, one that did not exist is removed.
+
+An install from before the record (no ``.signet-sdk-orig``) uninstalls as
+it always did: our line goes, and a file left blank is removed.
 
 The plugin file imports ``signet_adapter_hermes``: install this package into
 the Python environment Hermes runs in.
@@ -48,6 +66,7 @@ from signet_sdk.installing.files import (
     replace_text,
     text_diff,
 )
+from signet_sdk.installing.originals import kept, original_path, original_record, restored
 
 __all__ = [
     "MARKER",
@@ -132,6 +151,29 @@ def _provider_line(lines: list[str], start: int, end: int) -> tuple[int, re.Matc
     return None
 
 
+def _ours_for(match: re.Match[str]) -> str:
+    """The line install puts in place of the ``provider`` line ``match`` (no line end)."""
+    return f"{match['indent']}provider: {NAME}{match['tail']}"
+
+
+def _before_install(original: str | None) -> tuple[bool, str | None]:
+    """From ``config.yaml``'s text before install: whether it had a ``memory:`` line, and
+    the ``provider`` line install replaced (no line end; None when it added its own)."""
+    if not original:
+        return False, None
+    lines = original.splitlines(keepends=True)
+    try:
+        block = _memory_block(lines)
+    except InstallError:
+        return False, None
+    if block is None:
+        return False, None
+    found = _provider_line(lines, *block)
+    if found is None or _unquote(found[1]["value"]) == NAME:
+        return True, None
+    return True, lines[found[0]].rstrip("\r\n")
+
+
 def with_provider(text: str | None, *, force: bool = False) -> str:
     """``config.yaml`` text with ``memory.provider: signet``; the rest kept as it was."""
     if not text:
@@ -157,12 +199,18 @@ def with_provider(text: str | None, *, force: bool = False) -> str:
             "so it was left as it is (pass --force to replace it with signet)"
         )
     newline = lines[i][len(lines[i].rstrip("\r\n")) :]
-    lines[i] = f"{match['indent']}provider: {NAME}{match['tail']}{newline}"
+    lines[i] = f"{_ours_for(match)}{newline}"
     return "".join(lines)
 
 
-def without_provider(text: str | None) -> str | None:
-    """``config.yaml`` text without our ``provider: signet`` line; None when the file goes."""
+def without_provider(text: str | None, original: str | None = None) -> str | None:
+    """``config.yaml`` text without our ``provider: signet`` line; None when the file goes.
+
+    ``original`` is the file's text before install (None: no record, or no
+    file). The ``provider`` line install replaced in it comes back in place
+    of ours while ours is exactly what install made of it; a ``memory:``
+    line it had stays.
+    """
     if text is None:
         return None
     lines = text.splitlines(keepends=True)
@@ -176,9 +224,17 @@ def without_provider(text: str | None) -> str | None:
     found = _provider_line(lines, start, end)
     if found is None or _unquote(found[1]["value"]) != NAME:
         return text
-    del lines[found[0]]
+    i = found[0]
+    had_memory, replaced = _before_install(original)
+    ours = lines[i].rstrip("\r\n")
+    if replaced is not None:
+        was = _PROVIDER.match(replaced)
+        if was is not None and ours == _ours_for(was):
+            lines[i] = replaced + lines[i][len(ours) :]
+            return "".join(lines)
+    del lines[i]
     rest = [ln for ln in lines[start + 1 : end - 1] if ln.strip() and ln.lstrip()[0] != "#"]
-    if not rest:
+    if not rest and not had_memory:
         del lines[start]  # the memory: line held only our provider
     out = "".join(lines)
     return out if out.strip() else None
@@ -186,6 +242,14 @@ def without_provider(text: str | None) -> str | None:
 
 def _is_ours(path: Path) -> bool:
     return marked(path, MARKER)
+
+
+def _normal(text: str | None) -> str:
+    """What ``config.yaml`` text means to uninstall's comparison with the original: a
+    blank file is no file, and a missing final newline (install adds one) is there."""
+    if text is None or not text.strip():
+        return ""
+    return text if text.endswith("\n") else text + "\n"
 
 
 def _plan_install(home: Path, force: bool) -> list[tuple[Path, str | None, str | None]]:
@@ -204,6 +268,12 @@ def _plan_install(home: Path, force: bool) -> list[tuple[Path, str | None, str |
         new = with_provider(old, force=force)
     except InstallError as exc:
         raise InstallError(f"{config}: {exc}") from None
+    record = original_path(config)
+    if old != new and record.is_dir() and not record.is_symlink():
+        raise InstallError(
+            f"{record}: a folder where the record of config.yaml's original goes; "
+            "move it away and run again"
+        )
     changes: list[tuple[Path, str | None, str | None]] = []
     if current != PLUGIN_TEXT:
         changes.append((plugin, current, PLUGIN_TEXT))
@@ -219,15 +289,33 @@ def _plan_uninstall(home: Path) -> list[tuple[Path, str | None, str | None]]:
         changes.append((plugin, read_text(plugin), None))
     config = home / "config.yaml"
     old = read_text(config)
-    new = without_provider(old)
+    was_kept, original = kept(config)
+    new = without_provider(old, original)
+    if old != new and was_kept:
+        new = restored(config, new, _normal)
     if old != new:
         changes.append((config, old, new))
     return changes
 
 
-def _apply(changes: Sequence[tuple[Path, str | None, str | None]]) -> list[Path]:
+def _keep_original(config: Path, text: str | None) -> None:
+    """Record ``text`` (None: no file) as ``config``'s original, replacing an older record.
+
+    Only an install that edits ``config.yaml`` calls this, and it edits the
+    file only when ``memory.provider`` is not ``signet``: any record already
+    there is from an install whose line has since been changed by hand, and
+    no longer says what this install replaces.
+    """
+    record = original_path(config)
+    record.unlink(missing_ok=True)
+    replace_text(record, original_record(config, text, folders=False), 0o600)
+
+
+def _apply(verb: str, changes: Sequence[tuple[Path, str | None, str | None]]) -> list[Path]:
     backups = []
     for path, old, new in changes:
+        if path.name == "config.yaml" and verb == "install":
+            _keep_original(path, old)
         if path.name == "config.yaml" and old is not None:
             backups.append(backup(path))
         if new is None:
@@ -292,16 +380,26 @@ def _check_importable(env: Mapping[str, str]) -> str:
 def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
     home = Path(opts.hermes_home).expanduser().absolute() if opts.hermes_home else hermes_home(env)
     changes = _plan_install(home, opts.force) if opts.verb == "install" else _plan_uninstall(home)
-    if not changes:
+    record = original_path(home / "config.yaml")
+    # A record with nothing else of ours left: uninstall still takes it away.
+    leftover = opts.verb == "uninstall" and not changes and record.exists()
+    if not changes and not leftover:
         what = "already installed" if opts.verb == "install" else "nothing of ours there"
         sys.stdout.write(f"{home}: {what}, nothing changed\n")
         return 0
     if opts.dry_run:
         for path, old, new in changes:
             sys.stdout.write(text_diff(path, old, new))
+        if leftover:
+            sys.stdout.write(f"would remove {record}\n")
         return 0
-    for copy in _apply(changes):
+    for copy in _apply(opts.verb, changes):
         sys.stdout.write(f"previous config.yaml saved as {copy}\n")
+    if opts.verb == "uninstall":
+        record.unlink(missing_ok=True)
+    if leftover:
+        sys.stdout.write(f"{home}: nothing of ours there but {record.name}; removed it\n")
+        return 0
     if opts.verb == "install":
         sys.stdout.write(
             f"Signet memory provider installed into {home} (memory.provider: signet).\n"

@@ -55,7 +55,7 @@ def test_install_writes_the_plugin_and_sets_the_provider(isolated: Path) -> None
     gone = subprocess.run([SDK, "uninstall", "hermes-agent"], capture_output=True, text=True)
     assert gone.returncode == 0, gone.stderr
     assert not (home / "plugins" / "signet").exists()
-    assert (home / "config.yaml").read_text() == USER_CONFIG.replace("  provider: ''\n", "")
+    assert (home / "config.yaml").read_text() == USER_CONFIG  # provider: '' back as it was
 
 
 def test_a_fresh_home_gets_a_config_with_only_the_provider(isolated: Path) -> None:
@@ -181,3 +181,202 @@ def test_install_notes_when_hermes_is_not_on_path(
     monkeypatch.setenv("PATH", str(isolated / "empty"))
     assert main(["install"]) == 0
     assert "note: no hermes command on PATH" in capsys.readouterr().out
+
+
+ORIG = "config.yaml.signet-sdk-orig"
+
+
+def test_force_then_uninstall_puts_back_the_replaced_line(isolated: Path) -> None:
+    home = _home(isolated)
+    home.mkdir()
+    text = "memory:\n  provider: honcho   # my provider\n  memory_enabled: true\n"
+    (home / "config.yaml").write_text(text)
+
+    run = subprocess.run(
+        [SDK, "install", "hermes-agent", "--force"], capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr
+    assert (home / "config.yaml").read_bytes() == (
+        b"memory:\n  provider: signet   # my provider\n  memory_enabled: true\n"
+    )
+    assert (home / ORIG).read_bytes() == text.encode()
+    assert (home / ORIG).stat().st_mode & 0o777 == 0o600
+
+    dry = subprocess.run(
+        [SDK, "uninstall", "hermes-agent", "--dry-run"], capture_output=True, text=True
+    )
+    assert dry.returncode == 0, dry.stderr
+    assert (
+        "-  provider: signet   # my provider\n+  provider: honcho   # my provider\n" in dry.stdout
+    )
+    assert (home / ORIG).exists()
+
+    gone = subprocess.run([SDK, "uninstall", "hermes-agent"], capture_output=True, text=True)
+    assert gone.returncode == 0, gone.stderr
+    assert (home / "config.yaml").read_bytes() == text.encode()
+    assert not (home / ORIG).exists()
+    assert not (home / "plugins" / "signet").exists()
+    assert len(list(home.glob("config.yaml.bak-*"))) == 2
+
+
+def test_the_replaced_line_comes_back_among_later_edits(isolated: Path) -> None:
+    home = _home(isolated)
+    home.mkdir()
+    config = home / "config.yaml"
+    config.write_bytes(b'model:\n  default: x\nmemory:\n    provider: ""  # none yet\n')
+    assert main(["install"]) == 0
+    assert (
+        config.read_bytes() == b"model:\n  default: x\nmemory:\n    provider: signet  # none yet\n"
+    )
+    config.write_bytes(config.read_bytes().replace(b"default: x", b"default: y"))
+    assert main(["uninstall"]) == 0
+    assert config.read_bytes() == b'model:\n  default: y\nmemory:\n    provider: ""  # none yet\n'
+
+
+def test_a_line_edited_since_install_is_not_ours_to_put_back(isolated: Path) -> None:
+    home = _home(isolated)
+    home.mkdir()
+    config = home / "config.yaml"
+    config.write_bytes(b"memory:\n  provider: honcho # mine\n  memory_enabled: true\n")
+    assert main(["install", "--force"]) == 0
+    assert (home / ORIG).exists()
+    config.write_bytes(b"memory:\n  provider: signet # edited\n  memory_enabled: true\n")
+    assert main(["uninstall"]) == 0
+    assert config.read_bytes() == b"memory:\n  memory_enabled: true\n"
+    assert not (home / ORIG).exists()
+
+
+@pytest.mark.parametrize("before", [b"\n", b"", b"  \n\n", b"model: x", b"memory:\n"])
+def test_a_config_install_grew_comes_back_as_it_was(isolated: Path, before: bytes) -> None:
+    home = _home(isolated)
+    home.mkdir()
+    config = home / "config.yaml"
+    config.write_bytes(before)
+    assert main(["install"]) == 0
+    assert b"  provider: signet\n" in config.read_bytes()
+    assert main(["uninstall"]) == 0
+    assert config.read_bytes() == before
+    assert not (home / ORIG).exists()
+
+
+def test_crlf_config_gets_its_line_back_with_crlf(isolated: Path) -> None:
+    home = _home(isolated)
+    home.mkdir()
+    config = home / "config.yaml"
+    config.write_bytes(b"memory:\r\n  provider: honcho\r\nx: 1\r\n")
+    assert main(["install", "--force"]) == 0
+    assert config.read_bytes() == b"memory:\r\n  provider: signet\r\nx: 1\r\n"
+    config.write_bytes(b"memory:\r\n  provider: signet\r\nx: 2\r\n")
+    assert main(["uninstall"]) == 0
+    assert config.read_bytes() == b"memory:\r\n  provider: honcho\r\nx: 2\r\n"
+
+
+def test_a_memory_line_the_user_had_stays(isolated: Path) -> None:
+    home = _home(isolated)
+    home.mkdir()
+    config = home / "config.yaml"
+    config.write_bytes(b"memory:\n  # pick one later\nmodel: x\n")
+    assert main(["install"]) == 0
+    assert config.read_bytes() == b"memory:\n  provider: signet\n  # pick one later\nmodel: x\n"
+    config.write_bytes(config.read_bytes().replace(b"model: x", b"model: y"))
+    assert main(["uninstall"]) == 0
+    assert config.read_bytes() == b"memory:\n  # pick one later\nmodel: y\n"
+
+
+def test_a_reinstall_after_a_hand_edit_remembers_the_newer_line(isolated: Path) -> None:
+    home = _home(isolated)
+    home.mkdir()
+    config = home / "config.yaml"
+    config.write_bytes(b"memory:\n  provider: honcho\n")
+    assert main(["install", "--force"]) == 0
+    config.write_bytes(b"memory:\n  provider: mem0  # switched by hand\n")
+    assert main(["install", "--force"]) == 0
+    assert config.read_bytes() == b"memory:\n  provider: signet  # switched by hand\n"
+    assert main(["uninstall"]) == 0
+    assert config.read_bytes() == b"memory:\n  provider: mem0  # switched by hand\n"
+
+
+def test_an_install_without_a_record_uninstalls_as_before(isolated: Path) -> None:
+    home = _home(isolated)
+    home.mkdir()
+    config = home / "config.yaml"
+    config.write_bytes(b"a: 1\nmemory:\n  provider: honcho\n  memory_enabled: true\n")
+    assert main(["install", "--force"]) == 0
+    (home / ORIG).unlink()  # as an install from before the record left it
+    assert main(["uninstall"]) == 0
+    assert config.read_bytes() == b"a: 1\nmemory:\n  memory_enabled: true\n"
+    (home / "config.yaml").write_bytes(b"memory:\n  provider: signet\n")
+    assert main(["uninstall"]) == 0
+    assert not config.exists()
+
+
+def test_an_unreadable_record_is_refused_naming_it(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home = _home(isolated)
+    home.mkdir()
+    (home / "config.yaml").write_bytes(b"memory:\n  provider: honcho\n")
+    assert main(["install", "--force"]) == 0
+    (home / ORIG).write_bytes(b"\xff\xfe not text\n")
+    assert main(["uninstall"]) == 1
+    err = capsys.readouterr().err
+    assert f"{home / ORIG}: cannot read" in err and "No file was changed." in err
+    assert (home / "config.yaml").read_bytes() == b"memory:\n  provider: signet\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "original", "after"),
+    [
+        (
+            "memory:\n  provider: signet # x\n",
+            "memory:\n  provider: honcho # x\n",
+            "memory:\n  provider: honcho # x\n",
+        ),
+        ("memory:\n  provider: signet\n", "memory:\n  provider: ''\n", "memory:\n  provider: ''\n"),
+        ("memory:\n  provider: signet\n", "memory:\n", "memory:\n"),
+        ("memory:\n  provider: signet\n", None, None),
+        # edited since install: no longer ours to swap back; the memory: line it had stays
+        ("memory:\n  provider: signet  # mine\n", "memory:\n  provider: honcho\n", "memory:\n"),
+        ("a: 1\nmemory:\n  provider: signet\n", "a: 1\n", "a: 1\n"),
+        ("memory:\n    provider: signet\n", "memory:\n  provider: honcho\n", "memory:\n"),  # indent
+    ],
+)
+def test_without_provider_puts_back_what_install_replaced(
+    text: str, original: str | None, after: str | None
+) -> None:
+    assert without_provider(text, original) == after
+
+
+def test_uninstall_takes_away_a_record_left_with_nothing_else(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home = _home(isolated)
+    home.mkdir()
+    config = home / "config.yaml"
+    config.write_bytes(b"memory:\n  provider: honcho\n")
+    assert main(["install", "--force"]) == 0
+    (home / "plugins" / "signet" / "__init__.py").unlink()
+    config.write_bytes(b"memory:\n  provider: mem0\n")  # the user moved on by hand
+    capsys.readouterr()
+    assert main(["uninstall", "--dry-run"]) == 0
+    assert capsys.readouterr().out == f"would remove {home / ORIG}\n"
+    assert (home / ORIG).exists()
+    assert main(["uninstall"]) == 0
+    assert capsys.readouterr().out == f"{home}: nothing of ours there but {ORIG}; removed it\n"
+    assert not (home / ORIG).exists()
+    assert config.read_bytes() == b"memory:\n  provider: mem0\n"
+    assert main(["uninstall"]) == 0
+    assert "nothing of ours there, nothing changed" in capsys.readouterr().out
+
+
+def test_a_folder_where_the_record_goes_is_refused_before_any_write(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home = _home(isolated)
+    (home / ORIG).mkdir(parents=True)
+    (home / "config.yaml").write_bytes(b"memory:\n  provider: ''\n")
+    assert main(["install"]) == 1
+    err = capsys.readouterr().err
+    assert f"{home / ORIG}: a folder where the record" in err and "No file was changed." in err
+    assert not (home / "plugins").exists()
+    assert (home / "config.yaml").read_bytes() == b"memory:\n  provider: ''\n"
