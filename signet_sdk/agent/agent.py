@@ -183,6 +183,7 @@ class Agent:
         files = SessionFiles(session_key, self.env)
         if (problem := files.ensure()) is not None:
             notes.append(f"memory: the state folder cannot be used ({problem}); writes go directly")
+        files.claim(fresh=resume is None)
         config = client.config
         writer = SessionWriter(
             config,

@@ -126,8 +126,13 @@ class AsyncSession(SessionCore):
                 value = await self._prepare(effect)
             elif isinstance(effect, Generate):
                 got: dict[str, Any] = {}
-                async for event in self._generate(effect, got):
-                    yield event
+                try:
+                    async for event in self._generate(effect, got):
+                        yield event
+                except Exception as exc:
+                    if not effect.fail_open:
+                        raise
+                    got["result"] = exc
                 value = got["result"]
             elif isinstance(effect, RunTools):
                 value = tuple(
@@ -183,7 +188,7 @@ class AsyncSession(SessionCore):
     async def _generate(self, generate: Generate, got: dict[str, Any]) -> AsyncIterator[AgentEvent]:
         if not self.streaming:
             result = await self.provider.complete(generate.messages, generate.options)
-            if shown := scrub(result.content):
+            if (shown := scrub(result.content)) and not generate.aside:
                 yield AgentEvent("text", shown)
             got["result"] = result
             return
@@ -192,7 +197,11 @@ class AsyncSession(SessionCore):
         chunks = self.provider.stream(generate.messages, generate.options)
         try:
             async for chunk in chunks:
-                if chunk.type == "text" and (shown := scrubber.feed(chunk.text)):
+                if (
+                    chunk.type == "text"
+                    and (shown := scrubber.feed(chunk.text))
+                    and not generate.aside
+                ):
                     yield AgentEvent("text", shown)
                 elif chunk.type == "done":
                     final = chunk.result
@@ -200,7 +209,7 @@ class AsyncSession(SessionCore):
             aclose = getattr(chunks, "aclose", None)
             if aclose is not None:
                 await aclose()
-        if tail := scrubber.end():
+        if (tail := scrubber.end()) and not generate.aside:
             yield AgentEvent("text", tail)
         if final is None:
             raise incomplete(self.provider.id)

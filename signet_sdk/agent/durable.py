@@ -33,9 +33,17 @@ from signet_sdk.runtime.files import private_dir, state_dir, write_durably
 from signet_sdk.wire.config import ClientConfig
 from signet_sdk.wire.lifecycle import LifecycleCall
 
-__all__ = ["SessionFiles", "SessionWriter", "recover_sessions"]
+__all__ = ["SessionFiles", "SessionKeyInUseError", "SessionWriter", "recover_sessions"]
 
 log = logging.getLogger("signet_sdk.agent")
+
+#: The transcripts of the sessions open in this process: one live session per key.
+_OPEN: set[str] = set()
+_OPEN_LOCK = threading.Lock()
+
+
+class SessionKeyInUseError(ValueError):
+    """A session was opened under a key another live session holds (their transcripts would mix)."""
 
 
 def _safe(key: str) -> str:
@@ -50,6 +58,7 @@ class SessionFiles:
     """Where one session keeps its transcript and its live record, under the state directory."""
 
     def __init__(self, key: str, env: Mapping[str, str] | None = None) -> None:
+        self.key = key
         self.root = os.path.join(state_dir(env), "agent")
         name = _safe(key)
         self.transcripts = os.path.join(self.root, "transcripts")
@@ -71,6 +80,50 @@ class SessionFiles:
         except OSError as exc:
             self.unusable = str(exc)
         return self.unusable
+
+    def claim(self, *, fresh: bool) -> None:
+        """Hold the key for this session; a new session (``fresh``) starts an empty transcript.
+
+        Checkpoints and the end send the key's whole transcript: a second live
+        session on it (here, or in a running process) would mix its turns in,
+        so it is refused, and a new session must not resend an earlier one's.
+        Emptying loses nothing: the earlier session's writes snapshotted it into
+        the outbox (a dead one's end by :func:`recover_sessions`, run first);
+        a live record left (a failed recovery) keeps the file for the next try.
+        """
+        with _OPEN_LOCK:
+            holder = self._live_holder()
+            elsewhere = holder is not None and holder != os.getpid() and _alive(holder)
+            if self.transcript in _OPEN or elsewhere:
+                where = f"in process {holder}" if elsewhere else "in this process"
+                raise SessionKeyInUseError(
+                    f"key: session {self.key} is already open {where}; "
+                    "end it first or choose another key"
+                )
+            _OPEN.add(self.transcript)
+        if fresh and holder is None and self.unusable is None:
+            try:
+                fd = os.open(
+                    self.transcript,
+                    os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0),
+                    0o600,
+                )
+                os.close(fd)
+            except OSError as exc:
+                self.unusable = str(exc)
+
+    def release(self) -> None:
+        """The session has ended: its key may be opened again (resumed, or a new session)."""
+        with _OPEN_LOCK:
+            _OPEN.discard(self.transcript)
+
+    def _live_holder(self) -> int | None:
+        """The process id in this key's live record, or None when there is none."""
+        try:
+            with open(self.live, encoding="utf-8") as fh:
+                return int(json.load(fh)["pid"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
 
     def append_transcript(self, text: str) -> None:
         self.lines.append(text)

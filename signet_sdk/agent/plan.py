@@ -83,10 +83,18 @@ class Prepare:
 
 @dataclass(frozen=True, slots=True)
 class Generate:
-    """One model call; answered with its :class:`CompletionResult` (streamed as text events)."""
+    """One model call; answered with its :class:`CompletionResult` (streamed as text events).
+
+    With ``fail_open`` a provider error is the answer instead of raised: the
+    plan decides what it costs (a compaction summary after an answered turn
+    costs a notice, never the turn). An ``aside`` (a compaction summary) is
+    not the answer: its text is not shown as ``text`` events.
+    """
 
     messages: tuple[Message, ...]
     options: CompletionOptions
+    fail_open: bool = False
+    aside: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +162,12 @@ def _take_start(state: SessionState, start: Any) -> None:
 
 
 def start_plan(state: SessionState, *, source: str = "startup") -> Plan:
-    """``/health``, then session-start; a daemon that is down costs one notice."""
+    """``/health``, then session-start; a daemon that is down costs one notice.
+
+    A session begun while the daemon was down is opened by the first turn the
+    daemon answers (:func:`turn_plan`), with the same ``source``.
+    """
+    state.start_source = source
     health = yield Read("health", None, "health check")
     if isinstance(health, BaseException):
         state.memory_online = False
@@ -199,11 +212,17 @@ def turn_plan(state: SessionState, text: str) -> Plan:
     turn_context = ""
     if answer is not None and not (answer.skipped or answer.bypassed):
         turn_context = answer.dynamic_context or answer.inject or ""
-        if answer.session_known is False:
-            # The daemon lost the session (restarted, expired): open it again.
-            start = yield Read("on_session_start", _start_params(state, "resume"), "session start")
+        if answer.session_known is False or not state.memory_online:
+            # The daemon lost the session (restarted, expired): open it again. Or it
+            # was down when the session began: open it now, as it began. (It may know
+            # the key already, from a checkpoint the outbox delivered meanwhile.)
+            source = "resume" if state.memory_online else state.start_source
+            start = yield Read("on_session_start", _start_params(state, source), "session start")
             if (problem := _failed("session start", start)) is not None:
                 notices.append(problem)
+            elif not state.memory_online:
+                state.memory_online = True
+                notices.append("memory online: the session is open at the daemon")
             _take_start(state, _ok(start))
     for line in notices:
         yield Emit(AgentEvent("notice", line))
@@ -214,7 +233,8 @@ def turn_plan(state: SessionState, text: str) -> Plan:
         research=research,
         summary=state.pending_summary,
     )
-    state.session_context = state.pending_summary = ""
+    # The one-time context stays in the state until the turn is answered
+    # (``commit_turn``): a failed or cancelled turn leaves it for the next one.
     state.add_user(message)
     state.append_transcript(transcript_line("user", text))
 
@@ -256,9 +276,8 @@ def turn_plan(state: SessionState, text: str) -> Plan:
             continue
         break
 
+    state.commit_turn()
     content = scrub(result.content) if result is not None else ""
-    if stop == "max_model_calls":
-        content = content or ""
     state.last_reply = content
     state.usage += usage
     state.turns += 1
@@ -270,7 +289,7 @@ def turn_plan(state: SessionState, text: str) -> Plan:
     checkpoint["transcriptPath"] = state.transcript_path
     yield Write(LifecycleCall("session_checkpoint_extract", checkpoint))
     if state.due_for_compaction():
-        yield from compact_plan(state)
+        yield from compact_plan(state, fail_open=True, notices=notices)
     output = AgentOutput(
         content=content,
         stop_reason=stop,
@@ -284,12 +303,19 @@ def turn_plan(state: SessionState, text: str) -> Plan:
     return output
 
 
-def compact_plan(state: SessionState) -> Plan:
+def compact_plan(
+    state: SessionState, *, fail_open: bool = False, notices: list[str] | None = None
+) -> Plan:
     """Pre-compaction, the model's summary (no tools), compaction-complete, the history replaced.
 
     Returns the summary, or "" when there was nothing to compact or the
-    model gave no summary (the history is then left as it was).
+    model gave no summary (the history is then left as it was). With
+    ``fail_open`` (the automatic compaction after an answered turn) a summary
+    the provider fails costs a notice: the history stays, so the next turn
+    past the threshold tries again. Its notices are also added to
+    ``notices`` (the turn's own, so ``AgentOutput.notices`` has them).
     """
+    said = notices if notices is not None else []
     if not state.history:
         return ""
     params = _set(
@@ -300,6 +326,7 @@ def compact_plan(state: SessionState) -> Plan:
     )
     pre = yield Read("on_pre_compaction", params, "pre-compaction")
     if (problem := _failed("pre-compaction", pre)) is not None:
+        said.append(problem)
         yield Emit(AgentEvent("notice", problem))
     answer = _ok(pre)
     ask = DEFAULT_SUMMARY_PROMPT
@@ -311,11 +338,18 @@ def compact_plan(state: SessionState) -> Plan:
         messages[-1] = Message("user", ask, tool_results=last.tool_results)
     else:
         messages.append(Message("user", ask))
-    result: CompletionResult = yield Generate(tuple(messages), state.options(tools=False))
+    result = yield Generate(
+        tuple(messages), state.options(tools=False), fail_open=fail_open, aside=True
+    )
+    if isinstance(result, Exception):
+        said.append(f"compaction skipped: the summary failed ({result})")
+        yield Emit(AgentEvent("notice", said[-1]))
+        return ""
     state.usage += result.usage
     summary = scrub(result.content).strip()
     if not summary:
-        yield Emit(AgentEvent("notice", "compaction skipped: the model gave no summary"))
+        said.append("compaction skipped: the model gave no summary")
+        yield Emit(AgentEvent("notice", said[-1]))
         return ""
     body: dict[str, Any] = {"sessionKey": state.key, "summary": summary}
     if state.project:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from signet_sdk.agent.plan import Plan
     from signet_sdk.agent.tools import CallContext, ToolRegistry
 
-__all__ = ["DEFERRABLE", "SessionCore", "TurnRunningError", "incomplete"]
+__all__ = ["DEFERRABLE", "SessionCore", "TurnRunningError", "check_text", "incomplete"]
 
 log = logging.getLogger("signet_sdk.agent")
 T = TypeVar("T")
@@ -38,6 +38,21 @@ END_WAIT_SECONDS = 5.0
 
 class TurnRunningError(RuntimeError):
     """A turn was started while another ran in the same session (one at a time)."""
+
+
+def check_text(text: str, what: str = "text") -> None:
+    """Refuse text that cannot be sent as UTF-8 (a lone surrogate: undecodable input).
+
+    The model server and the daemon both take JSON in UTF-8; caught here, it is
+    a ValueError naming the prompt instead of a serializer's error mid-turn.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"{what}: not valid text (character {exc.start} is a lone surrogate, "
+            "as from input that is not UTF-8)"
+        ) from None
 
 
 def incomplete(provider: str) -> APIConnectionError:
@@ -91,7 +106,7 @@ class SessionCore:
 
     @property
     def memory_online(self) -> bool:
-        """False when the daemon did not answer the health check at the start."""
+        """False from a start the daemon did not answer until a turn opens the session there."""
         return self.state.memory_online
 
     def note(self, event: AgentEvent) -> None:
@@ -106,6 +121,8 @@ class SessionCore:
             raise TurnRunningError(f"a turn is already running in session {self.key}")
         if text is not None and not text.strip():
             raise ValueError("text: a turn needs some text")
+        if text is not None:
+            check_text(text)
         self.running = True
 
     def state_mark(self) -> tuple[int, int, Usage]:
@@ -120,6 +137,7 @@ class SessionCore:
         half a turn; and the session is free for the next turn.
         """
         mark = self.state_mark()
+        self.state.turn_open = True
         try:
             with closing(plan):
                 yield
@@ -127,10 +145,11 @@ class SessionCore:
             self.turn_failed(mark, exc)
             raise
         finally:
+            self.state.turn_open = False
             self.running = False
 
     def turn_failed(self, mark: tuple[int, int, Usage], exc: BaseException) -> None:
-        """Undo a turn the model did not finish; the transcript says it was cut."""
+        """Undo a turn the model did not finish (one it answered stays)."""
         length, starts, _ = mark
         self.state.rollback(length, starts)
         why = "cancelled" if isinstance(exc, KeyboardInterrupt | GeneratorExit) else "failed"
@@ -188,6 +207,7 @@ class SessionCore:
             session_end_call(state.key, state.transcript_path, state.project, reason)
         )
         self.files.drop_live()
+        self.files.release()
         if not self.writer.finish(self.end_wait):
             self.notices.append("memory: the session end waits in the outbox")
         return True

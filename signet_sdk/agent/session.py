@@ -121,7 +121,12 @@ class Session(SessionCore):
             elif isinstance(effect, Prepare):
                 value = self._prepare(effect)
             elif isinstance(effect, Generate):
-                value = yield from self._generate(effect)
+                try:
+                    value = yield from self._generate(effect)
+                except Exception as exc:
+                    if not effect.fail_open:
+                        raise
+                    value = exc
             elif isinstance(effect, RunTools):
                 value = tuple(self.tools.run(call, self.context) for call in effect.calls)
             elif isinstance(effect, Write):
@@ -161,18 +166,22 @@ class Session(SessionCore):
     def _generate(self, generate: Generate) -> Generator[AgentEvent, None, CompletionResult]:
         if not self.streaming:
             result = self.provider.complete(generate.messages, generate.options)
-            if shown := scrub(result.content):
+            if (shown := scrub(result.content)) and not generate.aside:
                 yield AgentEvent("text", shown)
             return result
         final: CompletionResult | None = None
         scrubber = StreamScrubber()
         with closing(self.provider.stream(generate.messages, generate.options)) as chunks:  # type: ignore[type-var]
             for chunk in chunks:
-                if chunk.type == "text" and (shown := scrubber.feed(chunk.text)):
+                if (
+                    chunk.type == "text"
+                    and (shown := scrubber.feed(chunk.text))
+                    and not generate.aside
+                ):
                     yield AgentEvent("text", shown)
                 elif chunk.type == "done":
                     final = chunk.result
-        if tail := scrubber.end():
+        if (tail := scrubber.end()) and not generate.aside:
             yield AgentEvent("text", tail)
         if final is None:
             raise incomplete(self.provider.id)

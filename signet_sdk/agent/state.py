@@ -26,6 +26,12 @@ class SessionState:
     message is, for compaction and rollback. The transcript (what the daemon
     gets at checkpoints and at the end) holds the user's words and the
     answers, without fences.
+
+    The one-time context (``session_context``: the session's opening memory;
+    ``pending_summary``: a resumed session's earlier turns or a summary that
+    kept no turns) is fenced into the next turn's message but consumed only
+    when that turn is answered (:meth:`commit_turn`): a turn that fails or is
+    cancelled is rolled back, and the context must reach the next one.
     """
 
     def __init__(
@@ -59,7 +65,12 @@ class SessionState:
         self.last_prompt_tokens = 0
         self.usage = Usage()
         self.turns = 0
+        #: False until the daemon has the session open (it was down when the session began).
         self.memory_online = True
+        #: How the session began (``startup`` or ``resume``): the source of a late session-start.
+        self.start_source = "startup"
+        #: True from a turn's start until it is answered: only then may it be rolled back.
+        self.turn_open = False
 
     def options(self, *, tools: bool = True) -> CompletionOptions:
         return replace(
@@ -80,8 +91,24 @@ class SessionState:
             self.turn_starts.append(len(self.history))
             self.history.append(Message("user", text))
 
+    def commit_turn(self) -> None:
+        """The turn is answered: its one-time context has reached the model, and it stays.
+
+        What follows in the turn (the checkpoint, a compaction, the ``done``
+        event a caller may stop reading at) can no longer take the answer back.
+        """
+        self.session_context = self.pending_summary = ""
+        self.turn_open = False
+
     def rollback(self, length: int, starts: int) -> None:
-        """Forget a turn that failed or was cancelled: the model never sees half a turn."""
+        """Forget a turn that failed or was cancelled: the model never sees half a turn.
+
+        Its one-time context was not consumed (see :meth:`commit_turn`), so the
+        next turn carries it. A turn already answered is not undone.
+        """
+        if not self.turn_open:
+            return
+        self.turn_open = False
         del self.history[length:]
         del self.turn_starts[starts:]
 

@@ -196,6 +196,12 @@ def _chat(ns: argparse.Namespace) -> int:
         return _usage("argument -p/--prompt: the prompt is empty")
     if prompt is not None:
         prompt = prompt.strip()
+        from signet_sdk.agent.runner import check_text
+
+        try:
+            check_text(prompt, "stdin" if ns.prompt is None else "argument -p/--prompt")
+        except ValueError as exc:
+            return _usage(str(exc))
 
     project = ns.project or os.getcwd()
     if os.path.isdir(project):

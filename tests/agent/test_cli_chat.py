@@ -780,3 +780,22 @@ def test_resume_continues_a_session_with_its_earlier_turns(
     assert "user: The canary deploys first." in resumed
     assert "assistant: Noted: the canary goes first." in resumed
     assert resumed.endswith("What deploys first?")
+
+
+def test_a_prompt_that_is_not_utf8_is_a_usage_error(
+    model: FakeOpenAI, env: dict[str, str], mock_daemon: tuple[MockDaemon, str], project: Path
+) -> None:
+    daemon, _ = mock_daemon
+    # The C locale decodes stdin with surrogateescape: the bad byte arrives as a lone surrogate.
+    done = subprocess.run(
+        _argv(model),
+        input=b"bad \xff",
+        capture_output=True,
+        env={**env, "LC_ALL": "C", "PYTHONUTF8": "0"},
+        cwd=project,
+        timeout=120,
+    )
+    err = done.stderr.decode()
+    assert (done.returncode, done.stdout) == (2, b""), err
+    assert "stdin: not valid text" in err and "Traceback" not in err
+    assert model.chat_bodies() == [] and _hook_bodies(daemon, "user-prompt-submit") == []
