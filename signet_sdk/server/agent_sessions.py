@@ -129,6 +129,10 @@ class AgentSessions:
         try:
             session = await self.agent.async_session(project=project, key=key, resume=resume)
         except Exception as exc:
+            from signet_sdk.agent.durable import SessionKeyInUseError
+
+            if isinstance(exc, SessionKeyInUseError):  # open in another process
+                raise Refusal(409, str(exc), key=wanted) from exc
             named = str(exc).partition(":")[0]
             if isinstance(exc, ValueError) and named in _OPEN_FIELDS:  # the request's fault
                 raise Refusal(422, str(exc), field=named) from exc

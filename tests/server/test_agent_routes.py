@@ -260,6 +260,24 @@ def test_a_turn_posted_while_one_runs_is_refused_with_409(
         assert after.status_code == 200 and after.headers["x-signet-turn"] == "2"
 
 
+def test_a_key_open_outside_this_server_is_refused_with_409(
+    daemon: tuple[MockDaemon, str], model: ScriptedProvider
+) -> None:
+    # The same key open through the library (here, this process; or another
+    # process still running) is as much "already open" as one the server holds.
+    outside = Agent(model, daemon_url=daemon[1], instructions="x", research=())
+    with (
+        outside.session(project="/repo", key="held-outside") as held,
+        serving(daemon[1], model) as served,
+        served.client() as client,
+    ):
+        refused = client.post("/v1/agent/sessions", json={"key": "held-outside"})
+        assert refused.status_code == 409
+        assert refused.json()["key"] == "held-outside"
+        assert refused.json()["error"].startswith("key: ")
+        assert held.key == "held-outside"
+
+
 def test_unknown_keys_and_bad_bodies_are_refused_naming_what_is_wrong(
     daemon: tuple[MockDaemon, str], model: ScriptedProvider
 ) -> None:
