@@ -47,7 +47,7 @@ from signet_sdk.installing.hook_groups import (
     merge_hook_groups,
     unmerge_hook_groups,
 )
-from signet_sdk.installing.originals import original_record, restored, write_keeping
+from signet_sdk.installing.originals import kept, original_record, restored, write_keeping
 
 from ._paths import codex_home
 from ._toml import ConfigError, check_toml, merge_config, toml_data, unmerge_config
@@ -108,6 +108,13 @@ def _load_hooks(path: Path, text: str | None) -> dict[str, Any]:
     return check_hook_groups(parse_json(path, text, ConfigError), path, ConfigError)
 
 
+def _original(path: Path) -> Any:
+    """What the original kept at the first install means (``{}``: there was no file);
+    None when none was kept or it is no longer TOML: then nothing can be told from it."""
+    was_kept, text = kept(path)
+    return toml_data(text) if was_kept else None
+
+
 def _plan(
     verb: str, home: Path, hooks_dir: Path, command: str, env: Mapping[str, str]
 ) -> list[Any]:
@@ -122,7 +129,9 @@ def _plan(
         new_hooks = json.dumps(merged, indent=2, ensure_ascii=False) + "\n"
         if hooks_text is not None and _load_hooks(hooks_path, hooks_text) == merged:
             new_hooks = hooks_text
-        new_config = merge_config(config_text or "", source, old_trust, our_trust(source, merged))
+        new_config = merge_config(
+            config_path, config_text or "", source, old_trust, our_trust(source, merged)
+        )
         return [(hooks_path, hooks_text, new_hooks), (config_path, config_text, new_config)]
     left = unmerge_hook_groups(data, is_ours)
     out_hooks: str | None = json.dumps(left, indent=2, ensure_ascii=False) + "\n"
@@ -130,7 +139,9 @@ def _plan(
         out_hooks = hooks_text
     elif hooks_text is not None:
         out_hooks = restored(hooks_path, out_hooks or "", lambda t: _load_hooks(hooks_path, t))
-    out_config: str | None = unmerge_config(config_text or "", old_trust)
+    out_config: str | None = unmerge_config(
+        config_path, config_text or "", old_trust, _original(config_path)
+    )
     if config_text is None and not out_config:
         out_config = None
     elif out_config != config_text:

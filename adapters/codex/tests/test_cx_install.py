@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -122,6 +123,127 @@ def test_an_existing_hooks_feature_is_left_alone(isolated: Path) -> None:
     assert (isolated / "config.toml").read_text() == text
 
 
+def _our_trust(isolated: Path) -> list[tuple[str, str]]:
+    """(``hooks.state`` key, trusted hash) of each handler install wrote, in file order."""
+    source = isolated / "hooks.json"
+    hooks = json.loads(source.read_text())["hooks"]
+    return [
+        (f"{source}:{event_label(event)}:0:0", trusted_hash(event, hooks[event][0]["hooks"][0]))
+        for event in EVENTS
+    ]
+
+
+def _trust_tables(isolated: Path) -> str:
+    """The ``[hooks.state."…"]`` tables install appends to a config.toml."""
+    return "".join(
+        f'\n[hooks.state."{k}"]\ntrusted_hash = "{h}"\n' for k, h in _our_trust(isolated)
+    )
+
+
+NOTE = " # signet-sdk install codex"
+#: A [features] table continued past another table (tomlkit joins the pieces in a proxy).
+APART = 'model="o3"\n[features]\nweb_search=true\n[profiles.x]\nmodel="a"\n[features.sub]\nx=1\n'
+
+
+@pytest.mark.parametrize(
+    ("before", "installed"),
+    [
+        (
+            "features.web_search = true\n",
+            f"features.web_search = true\nfeatures.hooks = true{NOTE}\n",
+        ),
+        (APART, APART.replace("web_search=true\n", f"web_search=true\nhooks = true{NOTE}\n")),
+        # The user's own hooks = true (no comment of ours) is left alone, and stays.
+        ("features.web_search = true\nfeatures.hooks = true\n", None),
+        (APART.replace("web_search", "hooks"), None),
+    ],
+    ids=["dotted", "apart", "dotted-users-own", "apart-users-own"],
+)
+def test_a_features_table_written_in_pieces(
+    isolated: Path, before: str, installed: str | None
+) -> None:
+    """Dotted keys or a table split by others: uninstall used to crash (no ``item()``)."""
+    config = isolated / "config.toml"
+    config.write_text(before)
+    assert installer(["install"]) == 0
+    assert config.read_text() == (installed or before) + _trust_tables(isolated)
+    assert tomllib.loads(config.read_text())["features"]["hooks"] is True
+    assert installer(["uninstall"]) == 0
+    assert config.read_text() == before
+    # Edited since: the kept original no longer applies, only our lines go.
+    assert installer(["install"]) == 0
+    config.write_text("mine = 1\n" + config.read_text())
+    assert installer(["uninstall"]) == 0
+    assert config.read_text() == "mine = 1\n" + before
+
+
+@pytest.mark.parametrize(
+    ("before", "installed"),
+    [
+        ("features = { web_search = true }\n", "features = { web_search = true, hooks = true}\n"),
+        ("features = {}\n", "features = {hooks = true}\n"),
+        # The user's own: the kept original had it, so it stays.
+        ("features = { web_search = true, hooks = true }\n", None),
+    ],
+    ids=["one-key", "empty", "users-own"],
+)
+def test_an_inline_features_table(isolated: Path, before: str, installed: str | None) -> None:
+    """No comment fits in an inline table: the value is ours when the kept original lacked it."""
+    config, original = isolated / "config.toml", isolated / "config.toml.signet-sdk-orig"
+    config.write_text(before)
+    assert installer(["install"]) == 0
+    assert original.read_text() == before
+    assert config.read_text() == (installed or before) + _trust_tables(isolated)
+    assert tomllib.loads(config.read_text())["features"]["hooks"] is True
+    assert installer(["uninstall"]) == 0
+    assert config.read_text() == before and not original.exists()
+    # Edited since: the kept original no longer gives back the bytes, yet still tells.
+    assert installer(["install"]) == 0
+    config.write_text("mine = 1\n" + config.read_text())
+    assert installer(["uninstall"]) == 0
+    assert config.read_text() == "mine = 1\n" + before
+    # No original kept: nothing tells whose the value is, so it stays.
+    config.write_text(before)
+    assert installer(["install"]) == 0
+    original.unlink()
+    assert installer(["uninstall"]) == 0
+    assert config.read_text() == (installed or before)
+
+
+def test_trust_entries_written_in_pieces_are_removed(isolated: Path) -> None:
+    """Ours rewritten as a dotted key apart from the rest: uninstall used to crash."""
+    config = isolated / "config.toml"
+    before = '[hooks.state."mine"]\ntrusted_hash = "x"\n\n[other]\nz = 1\n'
+    mine = '[hooks.state."mine"]\ntrusted_hash = "x"\n'
+    for edit in ("", "mine = 1\n"):  # then edited since: only our entries go
+        config.write_text(before)
+        assert installer(["install"]) == 0
+        trust = _trust_tables(isolated)
+        assert (
+            config.read_text()
+            == mine + trust + f"[other]\nz = 1\n\n[features]\nhooks = true{NOTE}\n"
+        )
+        (key, hashed), *_ = _our_trust(isolated)
+        first = f'\n[hooks.state."{key}"]\ntrusted_hash = "{hashed}"\n'
+        dotted = f'hooks.state."{key}".trusted_hash = "{hashed}"\n'
+        config.write_text(edit + dotted + config.read_text().replace(first, ""))
+        assert installer(["uninstall"]) == 0
+        assert config.read_text() == edit + before
+
+
+def test_an_inline_hooks_table_gets_inline_entries(isolated: Path) -> None:
+    """A table cannot go into an inline one: install used to crash (ValueError)."""
+    config = isolated / "config.toml"
+    before = "[hooks]\nstate = {}\n"
+    config.write_text(before)
+    assert installer(["install"]) == 0
+    entries = ",".join(f'"{k}" = {{trusted_hash = "{h}"}}' for k, h in _our_trust(isolated))
+    installed = f"[hooks]\nstate = {{{entries}}}\n\n[features]\nhooks = true{NOTE}\n"
+    assert config.read_text() == installed
+    assert installer(["uninstall"]) == 0
+    assert config.read_text() == before
+
+
 def test_project_scope_and_dry_run(
     isolated: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -144,6 +266,13 @@ def test_project_scope_and_dry_run(
         ("hooks.json", '{"hooks": {"Stop": {}}}', "hooks.Stop must be a list"),
         ("config.toml", "model = ", "invalid TOML"),
         ("config.toml", "features = 3\n", "'features' must be a table"),
+        # tomlkit would write our entries under [state."…"], not [hooks.state."…"]
+        pytest.param(
+            "config.toml",
+            '[hooks]\nstate.mine.trusted_hash = "x"\n\n[other]\nz = 1\n',
+            "cannot edit its 'features' or 'hooks' tables safely",
+            id="config.toml-misedited-layout",
+        ),
     ],
 )
 def test_bad_files_are_named_and_left_untouched(
