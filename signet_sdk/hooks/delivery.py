@@ -75,6 +75,7 @@ class Delivery:
         outbox: Outbox | None = None,
         hold: Callable[[], Any] | None = None,
         event: EventWrites | None = None,
+        held: Exception | None = None,
     ) -> None:
         self.config = config
         #: A context manager factory around the outbox write (the hook's deadline
@@ -86,6 +87,9 @@ class Delivery:
         self.transcript_roots = transcript_roots
         self._outbox = outbox
         self.event = event
+        #: Why nothing may be sent (the daemon's address cannot be read): then
+        #: writes are only kept in the outbox and reads fail with this error.
+        self.held = held
         self._breaker: Any = False  # not looked up yet
 
     # -- the breaker -------------------------------------------------------
@@ -267,7 +271,18 @@ class Delivery:
 
     def send(self, call: LifecycleCall, *, detached: bool = False) -> Any:
         """``send`` for dispatch: writes through the outbox, reads straight to the daemon."""
+        if self.held is not None:
+            return self.keep(call)
         return self.write(call, detached=detached) if call.durable else self.read(call)
+
+    def keep(self, call: LifecycleCall) -> None:
+        """While nothing may be sent: a write is kept in the outbox, a read fails."""
+        if self.held is None or not call.durable:
+            raise self.held or ValueError("keep() is for a delivery that is held")
+        try:
+            self.put(call, entry_id=self.next_entry_id(call))
+        except OSError as exc:
+            self.log(f"{call.action} could not be kept ({exc}) and cannot be sent: {self.held}")
 
     # -- the detached sender -----------------------------------------------
 

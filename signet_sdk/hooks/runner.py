@@ -10,14 +10,19 @@ choices (transcript roots, which events detach, per-event deadlines).
 What ``run_hook`` guarantees:
 
 * ``SIGNET_BYPASS=1`` or ``SIGNET_NO_HOOKS=1``: exit 0 before reading stdin
-  or touching the network.
+  or touching the network, with the plugin's neutral output (as on every
+  fail-open path: a harness that needs an answer, such as Cursor's
+  ``{"continue": true}``, always gets one).
+* A variable that cannot be read costs no write: a bad ``SIGNET_*_TIMEOUT``
+  falls back to its default; a bad daemon address keeps the writes in the
+  outbox for the first hook after it is fixed.
 * A bounded stdin read (size cap, and a time bound for a harness that keeps
   the pipe open); it returns early once a whole JSON object has arrived.
 * One deadline for the whole process, from the contract's per-hook defaults
   and the ``SIGNET_*_TIMEOUT`` variables; a timer ends the process (exit 0,
   no stdout) if it is ever overrun.
 * Fail open: a daemon that is down, slow, erroring or answering 409, and a
-  malformed payload, all give exit 0, no stdout and one line in
+  malformed payload, all give exit 0, the neutral output and one line in
   ``${XDG_STATE_HOME:-~/.local/state}/signet-sdk/hooks.log``.
 * Writes (session-end, checkpoints, compaction summaries) are handed to the
   durable outbox before anything is sent, then sent inline or by a detached
@@ -56,8 +61,8 @@ from signet_sdk.hooks.sender import (
     flush,
     outbox_sender,
     spawn_flusher,
+    tolerant_config,
 )
-from signet_sdk.wire.config import resolve_config
 from signet_sdk.wire.errors import ConfigError
 
 # Names below are for annotations only: a hook process does not import typing,
@@ -111,29 +116,32 @@ def run_hook(
     away mid-event; one that is not an event id is logged and left out.
     """
     environ = os.environ if env is None else env
-    if bypassed(environ):
-        return 0
+    out = stdout if stdout is not None else sys.stdout.buffer
     harness = plugin.name
     name = event or "-"
 
     def log(message: str) -> None:
         hook_log(message, harness=harness, event=name, env=environ)
 
+    if bypassed(environ):
+        _answer(out, _neutral(plugin, event, environ), log)
+        return 0
     try:
-        config = resolve_config(
+        config, held = tolerant_config(
+            environ,
+            log,
             harness=harness,
-            runtime_path=plugin.runtime_path,  # type: ignore[arg-type]
-            env=environ,
+            runtime_path=plugin.runtime_path,
         )
     except ConfigError as exc:
         log(f"configuration error, hook skipped: {exc}")
+        _answer(out, _neutral(plugin, event, environ), log)
         return 0
     # Children (flushers, anything a library spawns) must not re-enter hooks.
     os.environ["SIGNET_NO_HOOKS"] = "1"
     spec = plugin.events.get(name)
     seconds = config.timeouts.for_class(spec.timeout_class if spec else "default") or 10.0
     deadline = Deadline(seconds, lambda: log(f"deadline of {seconds:.1f}s reached, exited"))
-    out = stdout if stdout is not None else sys.stdout.buffer
     writes = None
     if event_id is not None:
         from signet_sdk.hooks.entry import EventWrites, valid_event_id
@@ -143,14 +151,9 @@ def run_hook(
         else:
             log(f"--event-id {event_id[:100]!r} is not an event id: the event runs without it")
     try:
-        text = _run(plugin, event, config, deadline, log, environ, stdin_fd, writes)
+        text = _run(plugin, event, config, deadline, log, environ, stdin_fd, writes, held)
         deadline.disarm()
-        if text:
-            try:
-                out.write(text.encode("utf-8"))
-                out.flush()
-            except OSError as exc:  # the harness closed our stdout
-                log(f"could not write output: {exc}")
+        _answer(out, text, log)
     except BaseException as exc:  # fail open, whatever it was
         deadline.disarm()
         if isinstance(exc, KeyboardInterrupt | SystemExit):
@@ -158,6 +161,17 @@ def run_hook(
         else:
             log(f"internal error, failed open: {type(exc).__name__}: {exc}")
     return 0
+
+
+def _answer(out: IO[bytes], text: str, log: Any) -> None:
+    """Write the harness's output (nothing when ``text`` is empty)."""
+    if not text:
+        return
+    try:
+        out.write(text.encode("utf-8"))
+        out.flush()
+    except OSError as exc:  # the harness closed our stdout
+        log(f"could not write output: {exc}")
 
 
 def _run(
@@ -169,6 +183,7 @@ def _run(
     env: Mapping[str, str],
     stdin_fd: int,
     writes: EventWrites | None = None,
+    held: ConfigError | None = None,
 ) -> str:
     """Read the payload, then dispatch it with a sender that keeps writes durable."""
     try:
@@ -201,9 +216,10 @@ def _run(
         transcript_roots=lambda: plugin.transcript_roots(env),
         hold=deadline.hold,
         event=writes,
+        held=held,
     )
     detached = bool(spec and spec.detach)
-    if spec is not None and spec.flushes:
+    if spec is not None and spec.flushes and held is None:
         delivery.flush_if_pending()
     run = dispatch(translator, event, payload, lambda call: delivery.send(call, detached=detached))
     if run.error is not None and not isinstance(run.error, BreakerOpenError):
@@ -245,8 +261,6 @@ ${XDG_STATE_HOME:-~/.local/state}/signet-sdk/hooks.log.
 
 def hook_command(args: Sequence[str]) -> int:
     """``signet-sdk hook <harness> [<event>]``: find the plugin, run the event, exit 0."""
-    if bypassed(os.environ):
-        return 0  # before reading stdin or loading any plugin
     if not args or args[0] in ("-h", "--help"):
         (sys.stdout if args else sys.stderr).write(HOOK_USAGE)
         return 0 if args else 2
@@ -266,6 +280,8 @@ def hook_command(args: Sequence[str]) -> int:
     except Exception as exc:
         hook_log(f"plugin failed to load, hook skipped: {exc}", harness=harness, event=event or "-")
         return 0
+    # Off (SIGNET_BYPASS, SIGNET_NO_HOOKS) too, the harness gets the plugin's
+    # neutral answer: some need one (Cursor's {"continue": true}).
     return run_hook(plugin, event, event_id=event_id)
 
 

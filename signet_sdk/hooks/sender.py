@@ -16,16 +16,17 @@ import time
 
 from signet_sdk.hooks.process import hook_log, spawn_detached
 from signet_sdk.wire.config import resolve_config
+from signet_sdk.wire.errors import ConfigError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from typing import Any
 
     from signet_sdk.hooks.outbox import Entry
     from signet_sdk.wire.config import ClientConfig
 
-__all__ = ["FLUSH_SECONDS", "flush", "outbox_sender", "spawn_flusher"]
+__all__ = ["FLUSH_SECONDS", "flush", "outbox_sender", "spawn_flusher", "tolerant_config"]
 
 #: How long a detached flusher keeps retrying an unreachable daemon.
 FLUSH_SECONDS = 60.0
@@ -228,6 +229,41 @@ def _iso(epoch: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(epoch)) + ".000Z"
 
 
+#: Variables that say which daemon to send to: when one cannot be read, no
+#: other daemon is guessed at (see :func:`tolerant_config`).
+_ADDRESS = ("SIGNET_DAEMON_URL", "SIGNET_HOST", "SIGNET_PORT")
+
+
+def tolerant_config(
+    env: Mapping[str, str], log: Callable[[str], None], **arguments: Any
+) -> tuple[ClientConfig, ConfigError | None]:
+    """The hooks' configuration, with what a typo in a variable must not cost: the writes.
+
+    A ``SIGNET_*_TIMEOUT`` that cannot be read is left out (its default
+    holds) and logged. A daemon address that cannot be read is left out
+    too, and returned: the caller then keeps its writes in the outbox and
+    sends nothing, so they are delivered once the variable is fixed, not
+    sent to a daemon the user did not name. Any other :class:`ConfigError`
+    (``arguments`` are :func:`resolve_config`'s) is raised.
+    """
+    held: ConfigError | None = None
+    for _ in range(len(_ADDRESS) + 4):
+        try:
+            return resolve_config(env=env, **arguments), held
+        except ConfigError as exc:
+            if exc.field not in env:
+                raise
+            if exc.field in _ADDRESS:
+                log(f"configuration error: {exc}; writes are kept in the outbox, nothing is sent")
+                held = held or exc
+            elif exc.field.endswith("_TIMEOUT"):
+                log(f"configuration error: {exc}; its default is used")
+            else:
+                raise
+            env = {k: v for k, v in env.items() if k != exc.field}
+    raise ConfigError("environment", "too many SIGNET_* variables cannot be read")
+
+
 def flush(seconds: float = FLUSH_SECONDS, env: Mapping[str, str] | None = None) -> dict[str, int]:
     """Deliver the outbox now, retrying an unreachable daemon for up to ``seconds``.
 
@@ -244,7 +280,9 @@ def flush(seconds: float = FLUSH_SECONDS, env: Mapping[str, str] | None = None) 
     from signet_sdk.hooks.outbox import Outbox
     from signet_sdk.runtime.transcripts import sweep_staged
 
-    config = resolve_config(env=environ)
+    config, held = tolerant_config(environ, log)
+    if held is not None:
+        return {"held": 1}  # kept for the first hook or flush with an address it can read
     outbox = Outbox(env=environ, log=log)
     send = outbox_sender(config)
     deadline = time.monotonic() + seconds

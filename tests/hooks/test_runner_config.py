@@ -1,0 +1,105 @@
+"""A hook whose settings cannot all be read: the harness still gets its answer, no write is lost.
+
+A typo in one ``SIGNET_*`` variable must not cost the user's transcripts:
+a timeout that cannot be read falls back to its default, and a daemon
+address that cannot be read keeps the writes in the outbox until a hook
+runs with one that can (no other daemon is guessed at). Off switches and
+settings that stop the hook still answer the harness with the plugin's
+neutral output, which Cursor needs on every prompt.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from signet_sdk.testing.mock_daemon import MockDaemon
+
+from ..fault_support import hook_env, run_hook
+
+CURSOR_PROMPT = json.dumps(
+    {
+        "conversation_id": "c1",
+        "generation_id": "g1",
+        "hook_event_name": "beforeSubmitPrompt",
+        "prompt": "hi",
+        "workspace_roots": ["/repo"],
+    }
+).encode()
+
+
+def _end(session: str) -> bytes:
+    return json.dumps(
+        {"hook_event_name": "SessionEnd", "session_id": session, "reason": "other"}
+    ).encode()
+
+
+def _ends(daemon: MockDaemon, seconds: float = 20.0) -> list[str]:
+    """The session keys of the session-ends the daemon got, once one arrived (or in time)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        keys = [r.json["sessionKey"] for r in daemon.requests_to("/api/hooks/session-end")]
+        if keys or time.monotonic() > deadline:
+            return keys
+        time.sleep(0.05)
+
+
+def _log(home: Path) -> str:
+    return (home / "state" / "signet-sdk" / "hooks.log").read_text()
+
+
+@pytest.mark.parametrize(
+    "setting",
+    [
+        {"SIGNET_BYPASS": "1"},
+        {"SIGNET_NO_HOOKS": "1"},
+        {"SIGNET_TOKEN": "caf\u00e9"},  # a setting that stops the hook
+        {"SIGNET_DAEMON_URL": "localhost:3850"},  # no scheme: nothing may be sent
+    ],
+    ids=["bypass", "no-hooks", "bad-token", "bad-address"],
+)
+def test_cursor_gets_its_answer_whatever_stops_the_hook(
+    tmp_path: Path, setting: dict[str, str]
+) -> None:
+    done = run_hook(
+        hook_env(tmp_path, **setting),
+        harness="cursor",
+        event="beforeSubmitPrompt",
+        payload=CURSOR_PROMPT,
+    )
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert json.loads(done.stdout) == {"continue": True}
+
+
+def test_a_timeout_that_cannot_be_read_falls_back_and_the_write_is_sent(
+    tmp_path: Path,
+) -> None:
+    with MockDaemon() as daemon, daemon.serve() as handle:
+        env = hook_env(tmp_path, SIGNET_DAEMON_URL=handle.url, SIGNET_FETCH_TIMEOUT="ten")
+        done = run_hook(env, event="SessionEnd", payload=_end("s-timeout"))
+        assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+        assert _ends(daemon) == ["s-timeout"]
+    assert "SIGNET_FETCH_TIMEOUT: must be milliseconds" in _log(tmp_path)
+    assert "its default is used" in _log(tmp_path)
+
+
+def test_an_address_that_cannot_be_read_keeps_the_write_until_it_is_fixed(
+    tmp_path: Path,
+) -> None:
+    with MockDaemon() as daemon, daemon.serve() as handle:
+        bad = hook_env(tmp_path, SIGNET_DAEMON_URL=handle.url.removeprefix("http://"))
+        done = run_hook(bad, event="SessionEnd", payload=_end("s-held"))
+        assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+        assert _ends(daemon, seconds=1.0) == []  # nothing sent, not even to the default
+        pending = list((tmp_path / "state" / "signet-sdk" / "outbox").glob("*.json"))
+        assert len(pending) == 1 and json.loads(pending[0].read_text())["action"] == "session_end"
+        assert "writes are kept in the outbox, nothing is sent" in _log(tmp_path)
+
+        # The next hook, with the address fixed, delivers it.
+        fixed = hook_env(tmp_path, SIGNET_DAEMON_URL=handle.url)
+        start = b'{"hook_event_name": "SessionStart", "session_id": "s-next", "source": "startup"}'
+        assert run_hook(fixed, event="SessionStart", payload=start).returncode == 0
+        assert _ends(daemon) == ["s-held"]
