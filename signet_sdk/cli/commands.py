@@ -27,9 +27,76 @@ class _Parser(argparse.ArgumentParser):
     """Usage errors exit 2 with one line of help, as argparse does, never a traceback."""
 
 
+#: How long ``demo`` and ``parity`` wait for a daemon given by URL to answer ``/health``.
+HEALTH_SECONDS = 5.0
+
+
+def check_daemon(prog: str, url: str, source: str) -> int:
+    """0 when the daemon at ``url`` (given as ``source``) answers ``/health``; else the exit code.
+
+    Asked once, with a short deadline, before a command sends it hundreds of
+    calls: a daemon that is down, hangs or is some other server then stops the
+    command at once with the reason (it used to take a traceback, or minutes of
+    silence while every call waited out its timeout). A URL that is not one is
+    a usage error (2) naming ``source``; anything else is a failure (1). A
+    daemon in team mode that wants a token even for ``/health`` is a daemon:
+    the command's own calls say whether they are let in.
+    """
+    from signet_sdk.wire.config import resolve_config
+    from signet_sdk.wire.errors import (
+        APIConnectionError,
+        APIStatusError,
+        AuthenticationError,
+        ConfigError,
+        SignetError,
+    )
+    from signet_sdk.wire.lean import LeanClient
+
+    try:
+        config = resolve_config(url, max_retries=0, env={})
+    except ConfigError as exc:
+        reason = str(exc).removeprefix(f"{exc.field}: ")
+        sys.stderr.write(f"{prog}: {source}: {reason}\n")
+        return 2
+    where = config.base_url
+    try:
+        health = LeanClient(config).call("health", timeout=HEALTH_SECONDS)
+    except AuthenticationError:
+        return 0
+    except APIConnectionError as exc:
+        sys.stderr.write(f"{prog}: no Signet daemon answers at {where} ({source}): {exc}\n")
+        return 1
+    except APIStatusError as exc:
+        sys.stderr.write(
+            f"{prog}: {where} ({source}) answered GET /health with {exc.status_code}: "
+            "is it a Signet daemon?\n"
+        )
+        return 1
+    except SignetError as exc:
+        sys.stderr.write(f"{prog}: {where} ({source}) is not a Signet daemon: {exc}\n")
+        return 1
+    if not isinstance(health, dict) or not isinstance(health.get("status"), str):
+        sys.stderr.write(
+            f"{prog}: {where} ({source}) is not a Signet daemon: "
+            "its GET /health answer has no status\n"
+        )
+        return 1
+    return 0
+
+
 def _demo(ns: argparse.Namespace) -> int:
+    import os
+
     from signet_sdk.cli.demo import main as demo_main
 
+    # As the demo picks its daemon: the flag, else the variable, else a bundled one.
+    given, source = (ns.daemon_url or "").strip(), "--daemon-url"
+    if not given:
+        given, source = os.environ.get("SIGNET_DAEMON_URL", "").strip(), "SIGNET_DAEMON_URL"
+    if given:
+        code = check_daemon("signet-sdk demo", given, source)
+        if code:
+            return code
     return demo_main(ns)
 
 
@@ -58,7 +125,12 @@ def _parity(ns: argparse.Namespace) -> int:
             f"(installed: {', '.join(known)})\n"
         )
         return 2
-    report = run_parity(ns.daemon_url, ns.harness or None)
+    url = (ns.daemon_url or "").strip() or None  # none (or empty): each harness gets a mock
+    if url is not None:
+        code = check_daemon("signet-sdk parity", url, "--daemon-url")
+        if code:
+            return code
+    report = run_parity(url, ns.harness or None)
     if ns.json:
         sys.stdout.write(json.dumps(report.as_dict(), indent=2) + "\n")
     else:
@@ -149,6 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"signet-sdk {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="<command>")
+    from signet_sdk.server.cli import port_number
 
     p = sub.add_parser("demo", help="a two-session story through every installed adapter")
     p.add_argument(
@@ -159,7 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("dev-daemon", help="run the bundled mock daemon (a stand-in for Signet)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=3850, help="port to bind (default 3850)")
+    p.add_argument("--port", type=port_number, default=3850, help="port to bind (default 3850)")
     p.add_argument(
         "--db",
         default=None,

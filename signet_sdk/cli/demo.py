@@ -230,7 +230,23 @@ def _daemon(workdir: Path, url: str | None) -> Iterator[str]:
 
 
 def main(args: Any = None) -> int:
-    """Play the story for the generic plugin and every installed one; 1 if any step failed."""
+    """Play the story for the generic plugin and every installed one; 1 if any step failed.
+
+    A daemon given by URL that stops answering mid-story ends the demo with
+    one line naming it (exit 1), not a traceback from deep in the client.
+    """
+    from signet_sdk.wire.errors import SignetError
+
+    given = getattr(args, "daemon_url", None) or os.environ.get("SIGNET_DAEMON_URL")
+    try:
+        return _play(args)
+    except SignetError as exc:
+        where = f"the daemon at {given.strip()}" if given else "the bundled dev daemon"
+        sys.stderr.write(f"signet-sdk demo: a call to {where} failed: {exc}\n")
+        return 1
+
+
+def _play(args: Any) -> int:
     from signet_sdk.cli.demo_runtime import play_runtime_story
     from signet_sdk.runtime.generic import generic_plugin
     from signet_sdk.runtime.registry import create_adapter, installed_plugins

@@ -25,6 +25,40 @@ def _root() -> str:
     return outbox_dir(create=False)  # named only: a report must not create the folder
 
 
+def _unusable(root: str) -> str | None:
+    """Why the outbox at ``root`` cannot be used, as ``flush`` finds it, or None; creates nothing.
+
+    Its readers treat an unreadable folder as an empty one (a hook must not
+    fail over it), so without this check ``status`` said "pending: 0" and
+    ``purge`` "removed 0 entries" where ``flush`` said the outbox cannot be
+    used. A folder not created yet is fine: the first write creates it.
+    """
+    import stat
+
+    for path in (os.path.dirname(root), root):
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:  # a file where one of its parents should be, a closed folder
+            return str(exc)
+        if not stat.S_ISDIR(st.st_mode):
+            return f"{path} is not a directory (a symlink or a file is in the way)"
+        if hasattr(os, "geteuid") and st.st_uid != os.geteuid():
+            return f"{path} belongs to another user"
+    try:
+        os.listdir(root)
+    except OSError as exc:
+        return str(exc)
+    return None
+
+
+def _cannot_use(verb: str, problem: str) -> int:
+    sys.stderr.write(f"signet-sdk outbox {verb}: the outbox cannot be used: {problem}\n")
+    sys.stderr.write("see 'signet-sdk doctor' for what to do\n")
+    return 1
+
+
 def _read(path: str) -> dict[str, Any]:
     try:
         with open(path, "rb") as fh:
@@ -71,6 +105,9 @@ def outbox_report(root: str | None = None) -> dict[str, Any]:
 
 
 def _status(ns: argparse.Namespace) -> int:
+    problem = _unusable(_root())
+    if problem is not None:
+        return _cannot_use("status", problem)
     report = outbox_report()
     if ns.json:
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
@@ -124,9 +161,7 @@ def _flush(ns: argparse.Namespace) -> int:
             sys.stdout.write(f"revived {_revive(root)} dead letters\n")
         counts = flush(ns.seconds)
     except OSError as exc:  # a state directory that cannot be written, or is not a folder
-        sys.stderr.write(f"signet-sdk outbox flush: the outbox cannot be used: {exc}\n")
-        sys.stderr.write("see 'signet-sdk doctor' for what to do\n")
-        return 1
+        return _cannot_use("flush", str(exc))
     left = Outbox(root).pending()
     summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "nothing to send"
     sys.stdout.write(f"{summary}; {len(left)} still pending\n")
@@ -145,18 +180,25 @@ def _purge(ns: argparse.Namespace) -> int:
             "add --yes to confirm\n"
         )
         return 2
+    problem = _unusable(outbox.root)
+    if problem is not None:
+        return _cannot_use("purge", problem)
     removed = 0
     folders = [outbox.dead] + ([outbox.root] if ns.pending else [])
-    for folder in folders:
-        try:
-            names = os.listdir(folder)
-        except OSError:
-            continue
-        for name in names:
-            path = os.path.join(folder, name)
-            if os.path.isfile(path) and not os.path.islink(path) and name != ".sender.lock":
-                os.unlink(path)
-                removed += name.endswith(".json")
+    try:
+        for folder in folders:
+            try:
+                names = os.listdir(folder)
+            except FileNotFoundError:
+                continue
+            for name in names:
+                path = os.path.join(folder, name)
+                if os.path.isfile(path) and not os.path.islink(path) and name != ".sender.lock":
+                    os.unlink(path)
+                    removed += name.endswith(".json")
+    except OSError as exc:  # a dead-letter folder we may not read or change
+        sys.stdout.write(f"removed {removed} entries\n")
+        return _cannot_use("purge", str(exc))
     sys.stdout.write(f"removed {removed} entries\n")
     return 0
 

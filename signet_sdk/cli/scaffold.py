@@ -462,6 +462,29 @@ def scaffold(name: str, kind: str, target: Path) -> list[Path]:
     return written
 
 
+def _taken(name: str) -> str | None:
+    """Why ``name`` cannot be a new harness's, or None when it is free.
+
+    ``parity`` reports the generic client and the reference runtime under
+    their own column names, so an adapter called so would be hidden behind
+    them; and a second package for an installed harness makes both fail to
+    load (the registry refuses a name claimed by several packages).
+    """
+    from signet_sdk.runtime.registry import installed_adapters
+    from signet_sdk.testing.parity import RUNTIME_COLUMN
+
+    if name == "generic":
+        return "'signet-sdk parity' uses it for the generic client's column"
+    if name == RUNTIME_COLUMN:
+        return "'signet-sdk parity' uses it for the reference runtime's column"
+    if name in installed_adapters():
+        return (
+            "an installed package already provides that harness, and a second one "
+            "would make both fail to load"
+        )
+    return None
+
+
 def _new_adapter(ns: argparse.Namespace) -> int:
     name: str = ns.name
     if not _NAME.match(name):
@@ -470,11 +493,23 @@ def _new_adapter(ns: argparse.Namespace) -> int:
             "(lower-case letters and digits, words joined by '-')\n"
         )
         return 2
-    target = Path(ns.dir or f"signet-adapter-{name}")
-    if target.exists() and any(target.iterdir()):
-        sys.stderr.write(f"signet-sdk new-adapter: {target} exists and is not empty\n")
+    taken = _taken(name)
+    if taken:
+        sys.stderr.write(f"signet-sdk new-adapter: {name!r} is taken: {taken}; pick another name\n")
         return 2
-    written = scaffold(name, ns.kind, target)
+    target = Path(ns.dir or f"signet-adapter-{name}")
+    try:
+        if target.exists() and not target.is_dir():
+            sys.stderr.write(f"signet-sdk new-adapter: --dir {target} is a file, not a folder\n")
+            return 2
+        if target.exists() and any(target.iterdir()):
+            sys.stderr.write(f"signet-sdk new-adapter: {target} exists and is not empty\n")
+            return 2
+        written = scaffold(name, ns.kind, target)
+    except OSError as exc:  # a parent that is a file, a folder we may not write
+        where = exc.filename or target
+        sys.stderr.write(f"signet-sdk new-adapter: cannot write {where}: {exc.strerror}\n")
+        return 1
     sys.stdout.write(f"wrote {len(written)} files under {target}/ ({ns.kind} adapter {name!r})\n")
     sys.stdout.write(f"next: pip install -e '{target}[test]' && signet-sdk parity {name}\n")
     return 0

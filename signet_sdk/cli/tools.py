@@ -61,6 +61,8 @@ def _call(ns: argparse.Namespace) -> int:
         arguments = json.loads(raw) if raw.strip() else {}
     except ValueError as exc:
         return _fail(f"arguments are not JSON: {exc}", field="arguments")
+    except RecursionError:  # the parser recurses per level: deep nesting is bad input too
+        return _fail("arguments are nested too deeply to be read", field="arguments")
     if not isinstance(arguments, dict):
         return _fail("arguments must be a JSON object", field="arguments")
     env = os.environ

@@ -29,6 +29,34 @@ DEFAULT_BODY_LIMIT = 4 * 1024 * 1024
 DEFAULT_AGENT_IDLE = 30 * 60.0
 
 
+def port_number(text: str) -> int:
+    """argparse type of ``--port``: 0-65535, so a bad port is a usage error, not an OverflowError.
+
+    ``socket.bind`` raises OverflowError (no OSError) outside that range.
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be 0-65535, not {value}")
+    return value
+
+
+def _idle_seconds(text: str) -> float:
+    """argparse type of ``--idle-exit``: seconds, 0 or more (0: never), finite.
+
+    A negative time would stop the server at its first check; NaN would never stop it.
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, not {text}")
+    return value
+
+
 def register(sub: Any) -> None:
     """Add the ``serve`` subcommand to the CLI's subparsers."""
     p = sub.add_parser(
@@ -38,7 +66,9 @@ def register(sub: Any) -> None:
         "refuses any other address without --token.",
     )
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=3851, help="port (default 3851; 0 picks a free one)")
+    p.add_argument(
+        "--port", type=port_number, default=3851, help="port (default 3851; 0 picks a free one)"
+    )
     p.add_argument(
         "--token",
         help="require 'Authorization: Bearer TOKEN' on every request (SIGNET_ADAPTER_SERVER_TOKEN "
@@ -47,7 +77,7 @@ def register(sub: Any) -> None:
     p.add_argument("--daemon-url", help="the Signet daemon (default: SIGNET_DAEMON_URL, else 3850)")
     p.add_argument(
         "--idle-exit",
-        type=float,
+        type=_idle_seconds,
         metavar="SECONDS",
         help="stop after this long without requests, or within seconds once the state file "
         "is gone or names another server (how shims start one in the background)",

@@ -103,6 +103,28 @@ def findings(env: dict[str, str]) -> tuple[int, list[dict[str, object]]]:
     return done.returncode, json.loads(done.stdout)
 
 
+@pytest.mark.parametrize(
+    "verb", [["status"], ["status", "--json"], ["purge"], ["purge", "--pending", "--yes"]]
+)
+def test_every_verb_says_when_the_outbox_cannot_be_used(
+    home: dict[str, str], tmp_path: Path, verb: list[str]
+) -> None:
+    """A file where the state directory should be: status said "pending: 0", purge "removed 0".
+
+    Now each says what ``flush`` says.
+    """
+    state = tmp_path / "state-file"
+    state.write_text("x")
+    done = cli({**home, "XDG_STATE_HOME": str(state)}, "outbox", *verb)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (
+        f"signet-sdk outbox {verb[0]}: the outbox cannot be used: "
+        f"[Errno 20] Not a directory: '{state}/signet-sdk'\n"
+        "see 'signet-sdk doctor' for what to do\n"
+    )
+    assert state.read_text() == "x"
+
+
 def test_doctor_all_well(home: dict[str, str], daemon: tuple[MockDaemon, str]) -> None:
     code, report = findings({**home, "SIGNET_DAEMON_URL": daemon[1]})
     assert code == 0, report

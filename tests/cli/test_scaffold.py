@@ -61,3 +61,42 @@ def test_the_command_refuses_a_bad_name_and_a_full_folder(tmp_path: Path) -> Non
     )
     assert full.returncode == 2 and "is not empty" in full.stderr
     assert (tmp_path / "x").read_text() == "mine"
+
+
+def test_the_command_refuses_a_dir_that_is_a_file(tmp_path: Path) -> None:
+    mine = tmp_path / "notes"
+    mine.write_text("mine")
+    done = subprocess.run(
+        [CLI, "new-adapter", "acme", "--dir", str(mine)], capture_output=True, text=True
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"signet-sdk new-adapter: --dir {mine} is a file, not a folder\n"
+    below = subprocess.run(
+        [CLI, "new-adapter", "acme", "--dir", str(mine / "sub")], capture_output=True, text=True
+    )
+    assert (below.returncode, below.stdout) == (1, "")
+    assert below.stderr == f"signet-sdk new-adapter: cannot write {mine / 'sub'}: Not a directory\n"
+    assert mine.read_text() == "mine"
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("generic", "'signet-sdk parity' uses it for the generic client's column"),
+        ("runtime", "'signet-sdk parity' uses it for the reference runtime's column"),
+        (
+            "claude-code",
+            "an installed package already provides that harness, and a second one "
+            "would make both fail to load",
+        ),
+    ],
+)
+def test_the_command_refuses_a_name_parity_or_a_plugin_already_uses(
+    tmp_path: Path, name: str, why: str
+) -> None:
+    done = subprocess.run(
+        [CLI, "new-adapter", name, "--dir", str(tmp_path / "out")], capture_output=True, text=True
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"signet-sdk new-adapter: {name!r} is taken: {why}; pick another name\n"
+    assert not (tmp_path / "out").exists()

@@ -85,3 +85,10 @@ def test_call_with_the_daemon_down_says_so() -> None:
     )
     assert code == 1
     assert answer["error"].startswith("memory_search failed: cannot connect")
+
+
+def test_call_with_arguments_nested_too_deeply_is_a_bad_argument() -> None:
+    """The JSON parser recurses per level: 100 000 brackets must be a field error, not a crash."""
+    assert _run(
+        "call", "memory_search", stdin="[" * 100_000, SIGNET_DAEMON_URL="http://127.0.0.1:9"
+    ) == (1, {"error": "arguments are nested too deeply to be read", "field": "arguments"})

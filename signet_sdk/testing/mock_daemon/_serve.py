@@ -13,6 +13,7 @@ import logging
 import os
 import signal
 import socket
+import sqlite3
 import sys
 import threading
 import time
@@ -193,7 +194,15 @@ def serve_from_args(args: Any) -> int:
     if args.auth_mode != "local" and not tokens:
         fail(0, f"warning: --auth-mode {args.auth_mode} without any --token")
     version = getattr(args, "daemon_version", None) or DAEMON_VERSION
-    daemon = MockDaemon(db_path=db_path, auth_mode=args.auth_mode, tokens=tokens, version=version)
+    try:
+        daemon = MockDaemon(
+            db_path=db_path, auth_mode=args.auth_mode, tokens=tokens, version=version
+        )
+    except (OSError, sqlite3.Error) as exc:
+        # A directory, a file that is not SQLite, one we may not open: the option is wrong.
+        sock.close()
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return fail(2, f"--db {db_path}: cannot use it as the SQLite database: {reason}")
     daemon.port = port = int(sock.getsockname()[1])
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
