@@ -83,6 +83,10 @@ __all__ = [
 #: TCP connections.
 MAX_CONNECTIONS = 100
 KEEPALIVE_SECONDS = 30.0
+#: aiohttp rounds a timeout above its ``ceil_threshold`` (5 s) up to the next
+#: whole second of the loop's clock, so a 10 s deadline could end 10.99 s in;
+#: a deadline here is the caller's, kept to the millisecond.
+_NO_ROUNDING = float("inf")
 
 #: Headers httpx adds to every request on its own; the aiohttp I/O sends them
 #: too, so that the sync and async clients put the same request on the wire.
@@ -346,7 +350,7 @@ class AiohttpIO:
     def _timeout(self, seconds: float | None) -> aiohttp.ClientTimeout:
         found = self._timeouts.get(seconds)
         if found is None:
-            found = self._aiohttp.ClientTimeout(total=seconds)
+            found = self._aiohttp.ClientTimeout(total=seconds, ceil_threshold=_NO_ROUNDING)
             if len(self._timeouts) < 256:
                 self._timeouts[seconds] = found
         return found
@@ -429,7 +433,9 @@ class AiohttpIO:
         """The lines of a streamed answer, until the caller stops reading."""
         session = self._session_here()
         aiohttp = self._aiohttp
-        timeout = aiohttp.ClientTimeout(total=None, connect=connect_timeout)
+        timeout = aiohttp.ClientTimeout(
+            total=None, connect=connect_timeout, ceil_threshold=_NO_ROUNDING
+        )
         try:
             async with self._request(session, request, timeout) as resp:
                 if resp.status >= 300:

@@ -287,6 +287,17 @@ def test_no_answer_can_hold_a_call_past_its_deadline(kind: str, hold: str, daemo
     assert took < HOLD_DEADLINE * 1.1 + SCHEDULING, f"{kind} {hold}: {took:.2f}s"
 
 
+def test_aiohttp_never_rounds_a_deadline_up() -> None:
+    # aiohttp rounds a timeout above 5 s up to the loop clock's next whole
+    # second (a 10 s deadline ended up to 10.99 s in): the deadline tests above
+    # run at 1 s, under that threshold, so the setting itself is held here.
+    from signet_sdk.client.io import AiohttpIO
+
+    io = AiohttpIO()
+    for seconds in (0.5, 5.0, 10.0, 15.0, 120.0):
+        assert io._timeout(seconds).ceil_threshold == float("inf")
+
+
 # -- cancellation ------------------------------------------------------------
 
 
