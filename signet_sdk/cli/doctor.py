@@ -80,6 +80,15 @@ def _daemon(env: dict[str, str]) -> list[Finding]:
     try:
         health = client.call("health", timeout=5.0)
     except AuthenticationError:
+        if config.token:
+            return [
+                Finding(
+                    "daemon",
+                    False,
+                    f"{where} refuses the token given, even for /health (team mode)",
+                    "set SIGNET_API_KEY (or SIGNET_TOKEN) to a key this daemon issued",
+                )
+            ]
         return [
             Finding(
                 "daemon",

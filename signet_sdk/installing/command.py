@@ -130,7 +130,10 @@ def hook_timeouts(env: Mapping[str, str] | None = None) -> Timeouts:
     """
     from signet_sdk.wire.config import resolve_config
 
-    return resolve_config(env=dict(env or {})).timeouts
+    # Only the deadline variables: a daemon address or token that cannot be
+    # read is the hooks' problem at run time, not a reason to refuse an install.
+    deadlines = {k: v for k, v in (env or {}).items() if k.endswith("_TIMEOUT")}
+    return resolve_config(env=deadlines).timeouts
 
 
 #: A hook's deadline when its timeout class has none configured (seconds).

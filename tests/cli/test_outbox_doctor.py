@@ -161,3 +161,28 @@ def test_doctor_says_what_to_do(home: dict[str, str]) -> None:
     assert "chmod -R go=" in str(state_findings[0]["fix"])
     text = cli(stale, "doctor").stdout
     assert "FIX  daemon" in text and "-> signet-sdk install claude-code" in text
+
+
+def test_a_bad_daemon_address_is_named_once_not_blamed_on_the_harnesses(
+    home: dict[str, str],
+) -> None:
+    bad = {**home, "SIGNET_DAEMON_URL": "localhost:3850"}
+    assert cli(bad, "install", "claude-code").returncode == 0  # installing needs no address
+    code, report = findings(bad)
+    assert code == 1
+    problems = [f for f in report if not f["ok"]]
+    assert [f["area"] for f in problems] == ["daemon"]
+    assert "SIGNET_DAEMON_URL" in str(problems[0]["message"])
+    assert "claude-code: installed and up to date" in [f["message"] for f in report]
+
+
+def test_a_refused_token_is_not_called_missing(home: dict[str, str]) -> None:
+    team = MockDaemon(version="0.145", auth_mode="team", tokens={"right-token": "admin"})
+    with team.serve() as handle:
+        given = {**home, "SIGNET_DAEMON_URL": handle.url, "SIGNET_TOKEN": "wrong"}
+        _, report = findings(given)
+    team.close()
+    daemon = next(f for f in report if f["area"] == "daemon")
+    assert (
+        daemon["message"] == f"{handle.url} refuses the token given, even for /health (team mode)"
+    )
