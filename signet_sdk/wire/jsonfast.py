@@ -53,6 +53,14 @@ def loads(data: str | bytes | bytearray) -> Any:
         value, end = _scan(text, start)
     except StopIteration as stop:
         raise ValueError(f"Expecting value at character {stop.value}") from None
+    except SystemError:
+        # Most syntax errors are raised by the accelerator as json.decoder's
+        # JSONDecodeError, which it finds only once ``json`` is imported; until
+        # then it fails without saying why. A document that is not JSON is
+        # rare, so it pays for the import and is parsed again for the message.
+        import json
+
+        return json.loads(text)
     if text[end:].strip(_BLANK):
         raise ValueError(f"Extra data at character {end}")
     return value

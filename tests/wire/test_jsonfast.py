@@ -55,3 +55,23 @@ def test_importing_it_loads_neither_json_nor_re() -> None:
     code = "import sys, signet_sdk.wire.jsonfast; print('json' in sys.modules, 're' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["False", "False"]
+
+
+def test_a_bad_document_is_a_value_error_saying_why_before_json_is_imported() -> None:
+    # The accelerator reports most syntax errors through json.decoder, which
+    # the hook path has not imported: it must still be a ValueError with a
+    # message a user can act on, not a SystemError.
+    code = (
+        "from signet_sdk.wire.jsonfast import loads\n"
+        "for bad in ('{', '{\"a\"', '{\"a\" 1}'):\n"
+        "    try:\n"
+        "        loads(bad)\n"
+        "    except ValueError as exc:\n"
+        "        print(exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == [
+        "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)",
+        "Expecting ':' delimiter: line 1 column 5 (char 4)",
+        "Expecting ':' delimiter: line 1 column 6 (char 5)",
+    ]
