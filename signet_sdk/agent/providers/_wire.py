@@ -226,6 +226,12 @@ class SSEFramer:
         return (name, "\n".join(data)) if data else None
 
 
+#: The starts of the lines of a server-sent event stream (a comment, or a field).
+_SSE_FIELDS = (":", "data", "event", "id", "retry")
+#: How much of a non-stream answer is kept to say what it was.
+_STRAY_LIMIT = 4096
+
+
 class StreamDecoder(ABC):
     """One streamed answer: SSE lines (or a vendor client's decoded events) in, chunks out.
 
@@ -246,6 +252,10 @@ class StreamDecoder(ABC):
         self.url = url
         self.result: CompletionResult | None = None
         self._framer = SSEFramer()
+        #: Lines that are no SSE field, while no event has come: a server that
+        #: answered a stream request with one JSON document (an error, or a
+        #: whole completion: it does not stream) says so in them.
+        self._stray: list[str] | None = []
 
     @property
     def done(self) -> bool:
@@ -255,11 +265,36 @@ class StreamDecoder(ABC):
     def feed(self, line: str) -> list[Chunk]:
         if self.result is not None:
             return []
+        stray = self._stray
+        if stray is not None and line and not line.startswith(_SSE_FIELDS):
+            if sum(map(len, stray)) < _STRAY_LIMIT:
+                stray.append(line)
+            return []
         framed = self._framer.feed(line)
         if framed is None:
             return []
+        self._stray = None  # a stream after all
         name, data = framed
         return self.event(name, self.load(data))
+
+    def _not_a_stream(self) -> str | None:
+        """What a server said instead of streaming (one JSON document), or None."""
+        if not self._stray:
+            return None
+        text = "\n".join(self._stray)
+        try:
+            document = jsonfast.loads(text)
+        except ValueError:
+            return f"the answer is not a stream: {text[:200]!r}"
+        error = document.get("error") if isinstance(document, dict) else None
+        if isinstance(error, dict):
+            error = error.get("message", error)
+        if error is not None:
+            return f"the server answered with an error instead of a stream: {str(error)[:300]}"
+        return (
+            "the server answered with one JSON document, not a stream: it may not "
+            "stream (ask without streaming: stream=False, or --no-stream)"
+        )
 
     def load(self, data: str) -> Any:
         """One event's data, parsed; the text itself when it is an end marker, not JSON."""
@@ -300,7 +335,7 @@ class StreamDecoder(ABC):
                     if self.result is not None:
                         return chunks
         if self.result is None:
-            raise self.incomplete()
+            raise self.incomplete(self._not_a_stream())
         return []
 
     def incomplete(self, reason: str | None = None) -> IncompleteStreamError:

@@ -384,6 +384,32 @@ def test_how_far_a_cut_stream_got(upto: int, progress: str) -> None:
     assert codec_support.cut_progress(CODEC, PARALLEL[:upto]) == progress
 
 
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        (
+            ['{"error": {"message": "model not found", "type": "invalid_request_error"}}'],
+            "the server answered with an error instead of a stream: model not found",
+        ),
+        (
+            ["{", '  "id": "c1", "object": "chat.completion",', '  "choices": []', "}"],
+            "the server answered with one JSON document, not a stream: it may not stream "
+            "(ask without streaming: stream=False, or --no-stream)",
+        ),
+        (["<html>Bad Gateway</html>"], "the answer is not a stream: '<html>Bad Gateway</html>'"),
+    ],
+    ids=["error", "completion", "html"],
+)
+def test_a_server_that_answers_a_stream_request_with_a_document_says_so(
+    body: list[str], said: str
+) -> None:
+    # An OpenAI-compatible server that ignores "stream": true answers 200 with
+    # one document: the error names what it said, not only "no [DONE]".
+    with pytest.raises(IncompleteStreamError) as caught:
+        decode(body)
+    assert str(caught.value) == f"openai: POST {URL}: stream cut before the answer began: {said}"
+
+
 def test_done_without_its_blank_line_still_counts() -> None:
     assert decode(PARALLEL[:-1])[-1].type == "done"
 
