@@ -219,30 +219,63 @@ def test_force_then_uninstall_puts_back_the_replaced_line(isolated: Path) -> Non
     assert len(list(home.glob("config.yaml.bak-*"))) == 2
 
 
-def test_the_replaced_line_comes_back_among_later_edits(isolated: Path) -> None:
+#: install (with ``args``) over ``before`` gives ``installed``; the user then
+#: edits ``edit[0]`` into ``edit[1]``; uninstall gives ``after``.
+ROUND_TRIPS = {
+    "the replaced line comes back among later edits": (
+        b'model:\n  default: x\nmemory:\n    provider: ""  # none yet\n',
+        [],
+        b"model:\n  default: x\nmemory:\n    provider: signet  # none yet\n",
+        (b"default: x", b"default: y"),
+        b'model:\n  default: y\nmemory:\n    provider: ""  # none yet\n',
+    ),
+    "a line edited since install is not ours to put back": (
+        b"memory:\n  provider: honcho # mine\n  memory_enabled: true\n",
+        ["--force"],
+        b"memory:\n  provider: signet # mine\n  memory_enabled: true\n",
+        (b"signet # mine", b"signet # edited"),
+        b"memory:\n  memory_enabled: true\n",
+    ),
+    "crlf gets its line back with crlf": (
+        b"memory:\r\n  provider: honcho\r\nx: 1\r\n",
+        ["--force"],
+        b"memory:\r\n  provider: signet\r\nx: 1\r\n",
+        (b"x: 1", b"x: 2"),
+        b"memory:\r\n  provider: honcho\r\nx: 2\r\n",
+    ),
+    "a memory line the user had stays": (
+        b"memory:\n  # pick one later\nmodel: x\n",
+        [],
+        b"memory:\n  provider: signet\n  # pick one later\nmodel: x\n",
+        (b"model: x", b"model: y"),
+        b"memory:\n  # pick one later\nmodel: y\n",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("before", "args", "installed", "edit", "after"),
+    list(ROUND_TRIPS.values()),
+    ids=list(ROUND_TRIPS),
+)
+def test_uninstall_undoes_only_the_provider_line_after_the_users_edits(
+    isolated: Path,
+    before: bytes,
+    args: list[str],
+    installed: bytes,
+    edit: tuple[bytes, bytes],
+    after: bytes,
+) -> None:
     home = _home(isolated)
     home.mkdir()
     config = home / "config.yaml"
-    config.write_bytes(b'model:\n  default: x\nmemory:\n    provider: ""  # none yet\n')
-    assert main(["install"]) == 0
-    assert (
-        config.read_bytes() == b"model:\n  default: x\nmemory:\n    provider: signet  # none yet\n"
-    )
-    config.write_bytes(config.read_bytes().replace(b"default: x", b"default: y"))
-    assert main(["uninstall"]) == 0
-    assert config.read_bytes() == b'model:\n  default: y\nmemory:\n    provider: ""  # none yet\n'
-
-
-def test_a_line_edited_since_install_is_not_ours_to_put_back(isolated: Path) -> None:
-    home = _home(isolated)
-    home.mkdir()
-    config = home / "config.yaml"
-    config.write_bytes(b"memory:\n  provider: honcho # mine\n  memory_enabled: true\n")
-    assert main(["install", "--force"]) == 0
+    config.write_bytes(before)
+    assert main(["install", *args]) == 0
+    assert config.read_bytes() == installed
     assert (home / ORIG).exists()
-    config.write_bytes(b"memory:\n  provider: signet # edited\n  memory_enabled: true\n")
+    config.write_bytes(installed.replace(*edit))
     assert main(["uninstall"]) == 0
-    assert config.read_bytes() == b"memory:\n  memory_enabled: true\n"
+    assert config.read_bytes() == after
     assert not (home / ORIG).exists()
 
 
@@ -257,30 +290,6 @@ def test_a_config_install_grew_comes_back_as_it_was(isolated: Path, before: byte
     assert main(["uninstall"]) == 0
     assert config.read_bytes() == before
     assert not (home / ORIG).exists()
-
-
-def test_crlf_config_gets_its_line_back_with_crlf(isolated: Path) -> None:
-    home = _home(isolated)
-    home.mkdir()
-    config = home / "config.yaml"
-    config.write_bytes(b"memory:\r\n  provider: honcho\r\nx: 1\r\n")
-    assert main(["install", "--force"]) == 0
-    assert config.read_bytes() == b"memory:\r\n  provider: signet\r\nx: 1\r\n"
-    config.write_bytes(b"memory:\r\n  provider: signet\r\nx: 2\r\n")
-    assert main(["uninstall"]) == 0
-    assert config.read_bytes() == b"memory:\r\n  provider: honcho\r\nx: 2\r\n"
-
-
-def test_a_memory_line_the_user_had_stays(isolated: Path) -> None:
-    home = _home(isolated)
-    home.mkdir()
-    config = home / "config.yaml"
-    config.write_bytes(b"memory:\n  # pick one later\nmodel: x\n")
-    assert main(["install"]) == 0
-    assert config.read_bytes() == b"memory:\n  provider: signet\n  # pick one later\nmodel: x\n"
-    config.write_bytes(config.read_bytes().replace(b"model: x", b"model: y"))
-    assert main(["uninstall"]) == 0
-    assert config.read_bytes() == b"memory:\n  # pick one later\nmodel: y\n"
 
 
 def test_a_reinstall_after_a_hand_edit_remembers_the_newer_line(isolated: Path) -> None:
