@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 __all__ = [
+    "assert_blank_kept",
     "assert_crlf_kept",
     "assert_link_kept",
     "assert_refused",
@@ -115,3 +116,15 @@ def assert_crlf_kept(
     else:
         assert after.count(b"\n") == after.count(b"\r\n")
     return installed.decode("utf-8").replace("\r\n", "\n")
+
+
+def assert_blank_kept(main: Installer, path: Path) -> None:
+    """An empty ``path``: install accepts it, uninstall gives it back empty, and a second
+    uninstall finds nothing of ours (a blank file is no settings, not bad JSON)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("")
+    assert main(["install"]) == 0
+    assert path.read_text() != ""
+    assert main(["uninstall"]) == 0
+    assert path.read_text() == ""
+    assert main(["uninstall"]) == 0

@@ -12,6 +12,7 @@ import pytest
 from signet_adapter_gemini import PLUGIN
 from signet_adapter_gemini.install import hook_timeouts, is_ours, main
 from signet_e2e.installer_checks import (
+    assert_blank_kept,
     assert_crlf_kept,
     assert_link_kept,
     assert_round_trip,
@@ -231,9 +232,4 @@ def test_crlf_line_ends_are_kept_and_given_back(isolated: Path) -> None:
 
 
 def test_an_empty_settings_file_installs_and_uninstalls_cleanly(isolated: Path) -> None:
-    path = _settings(isolated)
-    path.write_text("")
-    assert main(["install"]) == 0
-    assert main(["uninstall"]) == 0
-    assert path.read_text() == ""
-    assert main(["uninstall"]) == 0
+    assert_blank_kept(main, _settings(isolated))

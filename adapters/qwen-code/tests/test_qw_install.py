@@ -13,6 +13,7 @@ import pytest
 from signet_adapter_qwen_code import PLUGIN
 from signet_adapter_qwen_code.install import RECORD, hook_timeouts, is_ours, main
 from signet_e2e.installer_checks import (
+    assert_blank_kept,
     assert_crlf_kept,
     assert_link_kept,
     assert_refused,
@@ -242,9 +243,4 @@ def test_crlf_line_ends_are_kept_and_given_back(isolated: Path) -> None:
 
 
 def test_an_empty_settings_file_installs_and_uninstalls_cleanly(isolated: Path) -> None:
-    path = settings(isolated)
-    path.write_text("")
-    assert main(["install"]) == 0
-    assert main(["uninstall"]) == 0
-    assert path.read_text() == ""
-    assert main(["uninstall"]) == 0
+    assert_blank_kept(main, settings(isolated))
