@@ -37,7 +37,7 @@ from signet_sdk.tools.inputs import (
     SessionSaveInput,
     SessionSaveWithLearningsInput,
 )
-from signet_sdk.wire.errors import SignetError
+from signet_sdk.wire.errors import APIConnectionError, SignetError
 from signet_sdk.wire.record import KW_ONLY, Record
 
 __all__ = ["TOOLS", "Plan", "Tool", "ToolContext"]
@@ -195,16 +195,37 @@ def _session_save(args: SessionSaveInput, ctx: ToolContext) -> Plan:
 
 
 def _session_save_with_learnings(args: SessionSaveWithLearningsInput, ctx: ToolContext) -> Plan:
+    """The record, then each learning; per-item outcomes, and an error when nothing was saved.
+
+    A failed save does not stop the rest, unless the daemon could not be
+    reached: then the items left are not tried (each would wait out its own
+    deadline) and are ``failed`` with that error. When no item was saved the
+    first error is raised, so a caller (an MCP client: a tool error) never
+    reads a total failure as a partial success.
+    """
     source_id, request = _record_request(args, ctx)
     result: dict[str, Any] = {}
+    unreachable: APIConnectionError | None = None
+    errors: list[SignetError] = []
+
+    def failed(exc: SignetError) -> dict[str, Any]:
+        nonlocal unreachable
+        errors.append(exc)
+        if isinstance(exc, APIConnectionError):
+            unreachable = unreachable or exc
+        return {"status": "failed", "error": str(exc)}
+
     try:
         result["session"] = _stored((yield ("memory_remember", (request,))))
     except SignetError as exc:  # the learnings are still tried
-        result["session"] = {"status": "failed", "error": str(exc)}
+        result["session"] = failed(exc)
     project = args.project_id
     for kind, items in (("decision", args.decisions), ("pattern", args.patterns)):
         outcomes = []
         for text in items:
+            if unreachable is not None:
+                outcomes.append({"status": "failed", "error": f"not tried: {unreachable}"})
+                continue
             learning = _req(
                 MemoryRememberRequest,
                 content=f"{kind.capitalize()}: {text}",
@@ -217,10 +238,12 @@ def _session_save_with_learnings(args: SessionSaveWithLearningsInput, ctx: ToolC
             try:
                 outcomes.append(_stored((yield ("memory_remember", (learning,)))))
             except SignetError as exc:
-                outcomes.append({"status": "failed", "error": str(exc)})
+                outcomes.append(failed(exc))
         result[f"{kind}s"] = outcomes
     saved = [result["session"], *result["decisions"], *result["patterns"]]
-    result["overall"] = "partial" if any(i["status"] == "failed" for i in saved) else "saved"
+    if errors and all(i["status"] == "failed" for i in saved):
+        raise errors[0]
+    result["overall"] = "partial" if errors else "saved"
     return result
 
 

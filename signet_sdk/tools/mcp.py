@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import Field
 
 from signet_sdk.tools.definitions import Tool, ToolContext
-from signet_sdk.tools.runner import drive_async, enabled_tools
-from signet_sdk.wire.errors import SignetError
+from signet_sdk.tools.runner import drive_async, enabled_tools, parse_arguments
+from signet_sdk.wire.errors import PayloadError, SignetError
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -77,9 +77,14 @@ def _handler(
     from mcp.server.mcpserver.exceptions import ToolError
 
     async def run(**arguments: Any) -> dict[str, Any]:
-        # MCP validated the arguments against the same fields, constraints and
-        # defaults (the signature is built from the input model): no second pass.
-        validated = tool.input_model.model_construct(**arguments)
+        # MCP checked each argument against its field; the input model's own
+        # rules (whitespace stripped before a length check, checks across
+        # fields) run here, so a bad argument is a tool error naming it, as
+        # ``signet-sdk tools call`` and the server say it.
+        try:
+            validated = parse_arguments(tool, arguments)
+        except PayloadError as exc:
+            raise ToolError(str(exc)) from None
         try:
             return await drive_async(client(), tool.plan(validated, context))
         except SignetError as exc:

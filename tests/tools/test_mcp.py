@@ -85,3 +85,30 @@ async def test_errors_are_tool_errors_not_crashes(stored_daemon: tuple[MockDaemo
     assert invalid.is_error and "id" in _text(invalid)
     assert disabled.is_error and "secrets_exec" in _text(disabled)
     assert again.is_error and "cannot connect" in _text(again)  # the server kept serving
+
+
+@pytest.mark.anyio
+async def test_the_input_models_own_rules_hold_over_mcp(
+    stored_daemon: tuple[MockDaemon, str],
+) -> None:
+    # Checks MCP's per-argument validation cannot make: whitespace stripped
+    # before a length check, a rule across fields. Each is a tool error naming
+    # the field, as `signet-sdk tools call` gives it, and nothing is sent.
+    mock, url = stored_daemon
+    before = len(mock.requests)
+    _, (blank_query, blank_content, no_change) = await _session_calls(
+        url,
+        [
+            ("memory_search", {"query": "   "}),
+            ("memory_store", {"content": "   "}),
+            ("memory_modify", {"id": "m1", "reason": "tidy"}),
+        ],
+    )
+    short = "String should have at least 1 character"
+    assert blank_query.is_error and f"query: memory_search: {short}" in _text(blank_query)
+    assert blank_content.is_error and f"content: memory_store: {short}" in _text(blank_content)
+    assert no_change.is_error and (
+        "arguments: memory_modify: Value error, at least one of content, tags, importance, "
+        "pinned is required"
+    ) in _text(no_change)
+    assert len(mock.requests) == before

@@ -23,7 +23,7 @@ from signet_sdk.tools import (
     openai_tools,
 )
 from signet_sdk.tools.inputs import MAX_CONTENT_CHARS
-from signet_sdk.wire.errors import status_error
+from signet_sdk.wire.errors import NotSentError, status_error
 
 RECORD = {
     "objective": "Implement the dedup engine for decisions",
@@ -164,6 +164,61 @@ def test_failed_session_save_does_not_stop_the_rest(client: AdapterClient) -> No
     assert [d["status"] for d in out["decisions"]] == ["saved"]
     assert [p["status"] for p in out["patterns"]] == ["saved"]
     assert out["overall"] == "partial" and flaky.calls == 3
+
+
+class _Unreachable:
+    """A client whose daemon cannot be reached: every remember is an APIConnectionError."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def memory_remember(self, request: Any) -> Any:
+        self.calls += 1
+        raise NotSentError(
+            "cannot connect", method="POST", url="http://127.0.0.1:9/api/memory/remember"
+        )
+
+
+def test_a_save_that_saves_nothing_is_an_error_and_stops_at_an_unreachable_daemon() -> None:
+    down = _Unreachable()
+    with pytest.raises(NotSentError):
+        call_tool(
+            down,  # type: ignore[arg-type]
+            "session_save_with_learnings",
+            {
+                "session": RECORD,
+                "decisions": [f"D{i}" for i in range(50)],
+                "patterns": ["P"],
+                "project_id": "atlas",
+            },
+        )
+    assert down.calls == 1  # one try: the other 51 would each wait out a deadline
+
+
+class _ReachableThenGone(_FailingFirst):
+    """Saves the record, then the daemon goes away."""
+
+    def memory_remember(self, request: Any) -> Any:
+        self.calls += 1
+        if self.calls == 1:
+            return self.real.memory_remember(request)
+        raise NotSentError("cannot connect", method="POST", url="http://127.0.0.1:9/x")
+
+
+def test_items_after_the_daemon_went_away_are_failed_without_a_try(
+    client: AdapterClient,
+) -> None:
+    gone = _ReachableThenGone(client)
+    out = call_tool(
+        gone,  # type: ignore[arg-type]
+        "session_save_with_learnings",
+        {"session": RECORD, "decisions": ["A", "B"], "patterns": ["C"], "project_id": "atlas"},
+    )
+    assert out["session"]["status"] == "saved"
+    assert [d["status"] for d in out["decisions"]] == ["failed", "failed"]
+    assert out["decisions"][1]["error"].startswith("not tried: ")
+    assert [p["status"] for p in out["patterns"]] == ["failed"]
+    assert out["overall"] == "partial" and gone.calls == 2
 
 
 def test_bad_input(client: AdapterClient, stored_daemon: tuple[MockDaemon, str]) -> None:
