@@ -3,13 +3,18 @@
 The same definitions MCP and the model-API renderings read. The body of a
 call is the tool's arguments; the tool context comes from headers
 (``X-Signet-Harness``, ``X-Signet-Session-Key``, ``X-Signet-Project``,
-``X-Signet-Agent-Id``). ``secrets_exec`` runs commands and is served only
-when the server was started with it enabled.
+``X-Signet-Agent-Id``). A header carries only ASCII safely, and a project
+path or session key may be any text: the shims' transport sends those
+values percent-encoded and says so with ``X-Signet-Context: uri``; a raw
+value (curl, an older transport) is read as the UTF-8 it was sent as.
+``secrets_exec`` runs commands and is served only when the server was
+started with it enabled.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
+from urllib.parse import unquote
 
 from fastapi import Body, FastAPI, Header
 from fastapi.responses import JSONResponse
@@ -47,9 +52,15 @@ def add_tool_routes(
         x_signet_session_key: Annotated[str | None, Header()] = None,
         x_signet_project: Annotated[str | None, Header()] = None,
         x_signet_agent_id: Annotated[str | None, Header()] = None,
+        x_signet_context: Annotated[str | None, Header()] = None,
     ) -> Any:
         """Run one tool call; errors name the field or list the tools."""
-        context = ToolContext(x_signet_session_key, x_signet_project, x_signet_agent_id)
+        uri = x_signet_context == "uri"
+        context = ToolContext(
+            _header_text(x_signet_session_key, uri),
+            _header_text(x_signet_project, uri),
+            _header_text(x_signet_agent_id, uri),
+        )
         client = server.client(x_signet_harness or "tools")
         try:
             return await call_tool_async(
@@ -63,3 +74,20 @@ def add_tool_routes(
         except SignetError as exc:
             response: JSONResponse = daemon_error(exc)
             return response
+
+
+def _header_text(value: str | None, uri: bool) -> str | None:
+    """A context header's text: percent-decoded (``uri``), else its bytes read as UTF-8.
+
+    The server reads header bytes as latin-1 (HTTP's default), so a raw
+    ``/home/josé`` arrives as ``/home/josÃ©``; its bytes are read again as
+    UTF-8, and kept as they came when they are not UTF-8.
+    """
+    if value is None:
+        return None
+    if uri:
+        return unquote(value, errors="replace")
+    try:
+        return value.encode("latin-1").decode("utf-8")
+    except UnicodeError:
+        return value

@@ -378,10 +378,14 @@ export async function callTool(harness, name, args, context = {}, options = {}) 
     const ctx = context || {};
     const server = discover(env);
     if (server) {
-      const headers = { "x-signet-harness": harness };
-      if (ctx.sessionKey) headers["x-signet-session-key"] = String(ctx.sessionKey);
-      if (ctx.project) headers["x-signet-project"] = String(ctx.project);
-      if (ctx.agentId) headers["x-signet-agent-id"] = String(ctx.agentId);
+      // Headers carry only ASCII safely; a path or key may be any text.
+      const headers = { "x-signet-harness": harness, "x-signet-context": "uri" };
+      const put = (name, value) => {
+        if (value) headers[name] = encodeURIComponent(String(value));
+      };
+      put("x-signet-session-key", ctx.sessionKey);
+      put("x-signet-project", ctx.project);
+      put("x-signet-agent-id", ctx.agentId);
       const path = `/v1/tools/${encodeURIComponent(name)}`;
       const answer = await viaServer(server, path, args || {}, timeoutMs, toolAnswer, headers);
       if (!answer.unreachable) return answer;

@@ -207,9 +207,26 @@ test("callTool: server path posts the arguments with the context headers", async
     assert.equal(seen.headers.authorization, "Bearer tok");
     assert.equal(seen.headers["x-signet-harness"], "pi");
     assert.equal(seen.headers["x-signet-session-key"], "s-1");
-    assert.equal(seen.headers["x-signet-project"], "/srv/app");
+    assert.equal(seen.headers["x-signet-project"], "%2Fsrv%2Fapp");
     assert.equal(seen.headers["x-signet-agent-id"], "agent-2");
+    assert.equal(seen.headers["x-signet-context"], "uri");
     assert.deepEqual(JSON.parse(seen.body), { query: "deploys" });
+  } finally {
+    await server.close();
+  }
+});
+
+test("callTool: a context of any text goes percent-encoded, on the server path", async () => {
+  const server = await fakeServer((req, res) => answer(res, 200, { results: [] }));
+  try {
+    const env = isolatedEnv({ SIGNET_ADAPTER_URL: server.url, SIGNET_ADAPTER_AUTOSTART: "0" });
+    const context = { sessionKey: "s-🚀", project: "/home/josé/项目", agentId: "a 1" };
+    const out = await callTool("pi", "memory_search", { query: "q" }, context, { env });
+    assert.deepEqual(out, { result: { results: [] } });
+    const seen = server.seen[0].headers;
+    assert.equal(seen["x-signet-session-key"], "s-%F0%9F%9A%80");
+    assert.equal(seen["x-signet-project"], "%2Fhome%2Fjos%C3%A9%2F%E9%A1%B9%E7%9B%AE");
+    assert.equal(seen["x-signet-agent-id"], "a%201");
   } finally {
     await server.close();
   }

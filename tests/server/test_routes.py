@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -177,6 +178,27 @@ async def test_a_slow_daemon_costs_the_event_its_deadline_only(
     await server.aclose()
     assert time.monotonic() - started < 3
     assert answer.status_code == 200 and answer.json()["degraded"]
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        # The shims' transport: percent-encoded, and said so.
+        {"x-signet-context": "uri", "x-signet-project": "%2Fhome%2Fjos%C3%A9%2F%E9%A1%B9"},
+        # curl or an older transport: the raw UTF-8 bytes.
+        {"x-signet-project": "/home/josé/项".encode()},
+    ],
+    ids=["percent-encoded", "raw-utf-8"],
+)
+async def test_a_tool_context_of_any_text_reaches_the_daemon_as_sent(
+    served: httpx.AsyncClient, daemon: tuple[MockDaemon, str], headers: dict[str, Any]
+) -> None:
+    stored = await served.post(
+        "/v1/tools/memory_store", json={"content": "the release branch is frozen"}, headers=headers
+    )
+    assert stored.status_code == 200, stored.text
+    (body,) = _sent(daemon[0], "/api/memory/remember")
+    assert body["project"] == "/home/josé/项"
 
 
 async def test_tools_are_listed_and_called(
