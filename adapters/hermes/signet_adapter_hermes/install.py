@@ -1,4 +1,4 @@
-# long module: the Hermes installer: plugin file, config.yaml line edit, its original kept and put back
+# long module: the Hermes installer: plugin file, config.yaml line edit, original kept
 """``signet-sdk install hermes-agent`` / ``uninstall``: our provider where Hermes looks for it.
 
 Hermes 0.19 loads one external memory provider, named by ``memory.provider``
