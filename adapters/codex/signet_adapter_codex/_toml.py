@@ -1,3 +1,4 @@
+# long module: config.toml tables written in pieces, edited piece by piece, every edit checked
 """config.toml edits for the installer, with tomlkit so comments, order and style stay.
 
 Install turns on ``features.hooks`` and keeps exactly our
@@ -19,6 +20,18 @@ is no telling, and the inline value stays. Likewise a table left empty
 goes only when the original did not have it (install made it); one the
 original had stays, so that its exact bytes can come back. With no original
 kept an emptied table goes, since install most likely made it.
+
+Only ``trusted_hash`` in our ``[hooks.state."…"]`` tables is ours. Install
+appends them at the end of the file, so a line the user appends afterwards
+(``echo 'approval_policy = "never"' >> config.toml``) lands inside our last
+one; when our entry goes, such a key moves to the table it would be in
+without our tables (the nearest one above that is not ours, nor a
+``[features]`` install made; the top level for a file that ended in root
+keys), and stays where it is, in a table then holding only the user's keys,
+when moving is not safe (the new table has the key; an entry without a
+header of its own). Each is said in a note (:func:`_let_go`). A
+``[features]`` table install made keeps a key the user put in it: features
+are set there on purpose.
 
 TOML lets one table be written in pieces: dotted keys
 (``features.web_search = true``), a ``[features]`` header with a
@@ -46,7 +59,7 @@ from typing import Any
 import tomlkit
 from tomlkit.container import Container
 from tomlkit.exceptions import TOMLKitError
-from tomlkit.items import InlineTable, Table
+from tomlkit.items import AoT, InlineTable, SingleKey, Table
 
 __all__ = ["ConfigError", "check_toml", "merge_config", "toml_data", "unmerge_config"]
 
@@ -175,15 +188,169 @@ def _ours_stale(
     ]
 
 
+#: A table's place in the plain data: its names, with an index into an array of tables.
+Place = tuple[str | int, ...]
+
+
+def _headers(doc: Any) -> list[tuple[Place, Any]]:
+    """Every table written under a header of its own, in the file's order, with its place.
+
+    A key line belongs to the table whose header comes last above it, so
+    this order is what tells where a line found in one of our tables would
+    be without them.
+    """
+    out: list[tuple[Place, Any]] = []
+    counts: dict[Place, int] = {}
+
+    def walk(container: Any, place: Place) -> None:
+        for key, item in container.body:
+            if key is None:
+                continue
+            here = (*place, key.key)
+            if isinstance(item, AoT):
+                for table in item.body:
+                    index = counts.get(here, 0)
+                    counts[here] = index + 1
+                    out.append(((*here, index), table))
+                    walk(table.value, (*here, index))
+            elif isinstance(item, Table):
+                if not item.is_super_table() and not key.is_dotted():
+                    out.append((here, item))
+                walk(item.value, here)
+
+    walk(doc, ())
+    return out
+
+
+def _at(data: Any, place: Place) -> Any:
+    for step in place:
+        data = data[step]
+    return data
+
+
+def _where(place: Place) -> str:
+    """A place as the user reads it in the file."""
+    if not place:
+        return "the top level"
+    names = ".".join(SingleKey(p).as_string() for p in place if isinstance(p, str))
+    if isinstance(place[-1], int):
+        return f"[[{names}]] entry {place[-1] + 1}"
+    return f"[{names}]"
+
+
+def _a_line(item: Any) -> bool:
+    """Whether ``item`` is a ``key = value`` line (dotted or not), not a table's header."""
+    return not isinstance(item, AoT) and not (isinstance(item, Table) and not item.is_super_table())
+
+
+def _home(doc: Any, piece: Any, ours: Collection[int]) -> tuple[Place, Any] | None:
+    """Where the lines under our header ``piece`` would be without our tables.
+
+    The nearest table above it written under a header that is not ours (the
+    top level when there is none); None when ``piece`` has no header of its
+    own (an inline or dotted entry, where the user put a key on purpose).
+    """
+    headers = _headers(doc)
+    at = next((i for i, (_, table) in enumerate(headers) if table is piece), None)
+    if at is None:
+        return None
+    for place, table in reversed(headers[:at]):
+        if id(table) not in ours:
+            return place, table
+    return (), doc
+
+
+def _let_go(
+    path: Path,
+    doc: Any,
+    intended: Any,
+    gone: Sequence[str],
+    ours: Collection[str],
+    original: Mapping[str, Any] | None,
+    move: bool,
+) -> list[str]:
+    """Remove our entries ``gone`` (keys of ``hooks.state``); return one note per user key.
+
+    Install appends our tables at the end of the file, so a line the user
+    appends afterwards (``approval_policy = "never"``) lands inside our last
+    one. Only ``trusted_hash`` is ours: any other line in our table is the
+    user's and moves, when ``move``, to the table it would be in without
+    ours (:func:`_home`; the top level for a file that ended in root keys).
+    A line that cannot move safely (a table's header, an entry without a
+    header of its own, a key its new table already has, or ``move`` False)
+    stays where it is, in a table that then holds only the user's keys.
+    """
+    notes: list[str] = []
+    state = intended["hooks"]["state"] if gone else {}
+    # Every table of ours, staying or not, is passed over in finding a key's home, and so
+    # is a [features] that install made (the original had none).
+    tables: list[tuple[str, ...]] = [(*_STATE, key) for key in {*gone, *ours}]
+    tables += [("features",)] if _goes(original, "features") else []
+    skip = {id(piece) for table in tables for piece in _pieces(doc, table)}
+    for key in gone:
+        pieces = _pieces(doc, (*_STATE, key))
+        if set(state[key]) == {"trusted_hash"}:
+            _drop(doc, _STATE, key)
+            del state[key]
+            continue
+        for piece in pieces:
+            names = [name for name in piece if name != "trusted_hash"]
+            if "trusted_hash" in piece:
+                del piece["trusted_hash"]
+            for name in names:
+                item = piece.item(name)
+                home = _home(doc, piece, skip) if move and _a_line(item) else None
+                shown = SingleKey(name).as_string()
+                if home is None or name in _at(intended, home[0]):
+                    notes.append(
+                        f"{path}: kept your '{shown}' where it is, in "
+                        f'[hooks.state."{key}"] (moving it out of Signet\'s table is not safe)'
+                    )
+                    continue
+                del piece[name]
+                home[1].add(name, item)
+                _at(intended, home[0])[name] = state[key].pop(name)
+                notes.append(
+                    f"{path}: moved your '{shown}' out of Signet's [hooks.state] table "
+                    f"to {_where(home[0])}, where it is without Signet's tables"
+                )
+        del state[key]["trusted_hash"]
+        if not state[key]:
+            _drop(doc, _STATE, key)
+            del state[key]
+    return notes
+
+
 def merge_config(
-    path: Path, text: str, source: str, old: Mapping[str, str], new: Mapping[str, str]
-) -> str:
-    """config.toml text with the hooks feature on and our trust entries exactly ``new``.
+    path: Path,
+    text: str,
+    source: str,
+    old: Mapping[str, str],
+    new: Mapping[str, str],
+    original: Mapping[str, Any] | None = None,
+) -> tuple[str, list[str]]:
+    """config.toml text with the hooks feature on and our trust entries exactly ``new``,
+    and a note per key of the user's found in an entry of ours that goes (:func:`_let_go`).
 
     ``old`` is our entries as the hooks file had them (those no longer in
-    ``new`` go). Raises :class:`ConfigError` naming ``path`` when the file
-    cannot be edited safely.
+    ``new`` go); ``original`` is as for :func:`unmerge_config`. Raises
+    :class:`ConfigError` naming ``path`` when the file cannot be edited
+    safely.
     """
+    try:
+        return _merge(path, text, old, new, original, move=True)
+    except ConfigError:
+        return _merge(path, text, old, new, original, move=False)
+
+
+def _merge(
+    path: Path,
+    text: str,
+    old: Mapping[str, str],
+    new: Mapping[str, str],
+    original: Mapping[str, Any] | None,
+    move: bool,
+) -> tuple[str, list[str]]:
     doc, data = _parse(path, text), _plain(path, text)
     intended = copy.deepcopy(data)
     state_data = _table(data, *_STATE) or {}
@@ -197,9 +364,8 @@ def merge_config(
                 features = tomlkit.table()
                 doc["features"] = features
             features["hooks"] = item  # in an inline table, without the comment
-        for key in _ours_stale(state_data, old, new):
-            _drop(doc, _STATE, key)
-            del intended["hooks"]["state"][key]
+        stale = _ours_stale(state_data, old, new)
+        notes = _let_go(path, doc, intended, stale, {*old, *new}, original, move)
         for key, value in new.items():
             entry = state_data.get(key)
             if entry is not None and not isinstance(entry, dict):
@@ -219,7 +385,9 @@ def merge_config(
         out = tomlkit.dumps(doc)
     except _EDIT_ERRORS:
         raise _unsafe(path) from None
-    return _checked(path, out, intended)
+    if stale and out.endswith("\n\n") and not text.endswith("\n\n"):
+        out = out.rstrip("\n") + "\n"  # the blank line before a last table that went
+    return _checked(path, out, intended), notes
 
 
 def _noted(item: Any) -> bool:
@@ -244,28 +412,29 @@ def _feature_is_ours(holder: Any, original: Mapping[str, Any] | None) -> bool:
 
 def unmerge_config(
     path: Path, text: str, old: Mapping[str, str], original: Mapping[str, Any] | None = None
-) -> str:
-    """config.toml text without our trust entries and without the feature install added.
+) -> tuple[str, list[str]]:
+    """config.toml text without our trust entries and without the feature install added,
+    and a note per key of the user's found in an entry of ours (:func:`_let_go`).
 
     ``original`` is what the kept original means (``{}`` for a file that
     was not there; None when no original was kept): it tells whether an
     inline ``features.hooks`` and an emptied table came from install.
-    Raises :class:`ConfigError` naming ``path`` when the file cannot be
+    A user's key that cannot be moved as the file is written stays where it
+    is. Raises :class:`ConfigError` naming ``path`` when the file cannot be
     edited safely.
     """
+    try:
+        return _unmerge(path, text, old, original, move=True)
+    except ConfigError:
+        return _unmerge(path, text, old, original, move=False)
+
+
+def _unmerge(
+    path: Path, text: str, old: Mapping[str, str], original: Mapping[str, Any] | None, move: bool
+) -> tuple[str, list[str]]:
     doc, data = _parse(path, text), _plain(path, text)
     intended = copy.deepcopy(data)
     try:
-        gone = _ours_stale(_table(data, *_STATE) or {}, old, ())
-        for key in gone:
-            _drop(doc, _STATE, key)
-            del intended["hooks"]["state"][key]
-        if gone and not intended["hooks"]["state"] and _goes(original, *_STATE):
-            _drop(doc, ("hooks",), "state")
-            del intended["hooks"]["state"]
-        if gone and not intended["hooks"] and _goes(original, "hooks"):
-            del doc["hooks"]
-            del intended["hooks"]
         holder = next((p for p in _pieces(doc, ("features",)) if "hooks" in p), None)
         if holder is not None and _feature_is_ours(holder, original):
             del holder["hooks"]
@@ -273,12 +442,20 @@ def unmerge_config(
             if not intended["features"] and _goes(original, "features"):
                 del doc["features"]
                 del intended["features"]
+        gone = _ours_stale(_table(data, *_STATE) or {}, old, ())
+        notes = _let_go(path, doc, intended, gone, (), original, move)
+        if gone and not intended["hooks"]["state"] and _goes(original, *_STATE):
+            _drop(doc, ("hooks",), "state")
+            del intended["hooks"]["state"]
+        if gone and not intended["hooks"] and _goes(original, "hooks"):
+            del doc["hooks"]
+            del intended["hooks"]
         out = tomlkit.dumps(doc)
     except _EDIT_ERRORS:
         raise _unsafe(path) from None
     # tomlkit leaves the blank line it put before our first appended table.
     out = out.rstrip("\n") + "\n" if out.endswith("\n\n") else out
-    return _checked(path, out, intended)
+    return _checked(path, out, intended), notes
 
 
 def check_toml(path: Path, text: str) -> None:

@@ -117,7 +117,9 @@ def _original(path: Path) -> Any:
 
 def _plan(
     verb: str, home: Path, hooks_dir: Path, command: str, env: Mapping[str, str]
-) -> list[Any]:
+) -> tuple[list[Any], list[str]]:
+    """The two files' planned changes, and a note per key of the user's found in an
+    entry of ours that goes (moved, or kept where it is), to say when written."""
     hooks_path, config_path = hooks_dir / "hooks.json", home / "config.toml"
     source = str(hooks_path)
     hooks_text, config_text = read_text(hooks_path), read_text(config_path)
@@ -129,34 +131,46 @@ def _plan(
         new_hooks = json.dumps(merged, indent=2, ensure_ascii=False) + "\n"
         if hooks_text is not None and _load_hooks(hooks_path, hooks_text) == merged:
             new_hooks = hooks_text
-        new_config = merge_config(
-            config_path, config_text or "", source, old_trust, our_trust(source, merged)
+        new_config, notes = merge_config(
+            config_path,
+            config_text or "",
+            source,
+            old_trust,
+            our_trust(source, merged),
+            _original(config_path),
         )
-        return [(hooks_path, hooks_text, new_hooks), (config_path, config_text, new_config)]
+        return [
+            (hooks_path, hooks_text, new_hooks),
+            (config_path, config_text, new_config),
+        ], notes
     left = unmerge_hook_groups(data, is_ours)
     out_hooks: str | None = json.dumps(left, indent=2, ensure_ascii=False) + "\n"
     if left == data:
         out_hooks = hooks_text
     elif hooks_text is not None:
         out_hooks = restored(hooks_path, out_hooks or "", lambda t: _load_hooks(hooks_path, t))
-    out_config: str | None = unmerge_config(
+    out_config: str | None
+    out_config, notes = unmerge_config(
         config_path, config_text or "", old_trust, _original(config_path)
     )
     if config_text is None and not out_config:
         out_config = None
     elif out_config != config_text:
         out_config = restored(config_path, out_config or "", toml_data)
-    return [(hooks_path, hooks_text, out_hooks), (config_path, config_text, out_config)]
+    return [(hooks_path, hooks_text, out_hooks), (config_path, config_text, out_config)], notes
 
 
 def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
     home = Path(codex_home(env)).expanduser().absolute()
     hooks_dir = Path(opts.project).expanduser().absolute() / ".codex" if opts.project else home
-    plan = _plan(opts.verb, home, hooks_dir, hook_command(opts.python), env)
+    plan, notes = _plan(opts.verb, home, hooks_dir, hook_command(opts.python), env)
 
     def write(change: cli.Change) -> str:
         # Codex's folders stay on uninstall: its own files live in them too.
         write_keeping(change, opts.verb, original_record(change.path, change.before, folders=False))
+        if change.path.name == "config.toml":
+            # A key of the user's was in a table of ours: say where it went once it has.
+            sys.stderr.write("".join(f"signet-sdk {opts.verb} codex: {n}\n" for n in notes))
         return f"{change.path}: {'written' if change.after is not None else 'removed'}\n"
 
     wrote = cli.apply("codex", opts.verb, [cli.Change(*c) for c in plan], opts.dry_run, write)

@@ -295,3 +295,77 @@ def test_a_users_files_keep_their_mode_and_new_ones_are_private(isolated: Path) 
         os.umask(old)
     assert config.stat().st_mode & 0o777 == 0o664
     assert hooks.stat().st_mode & 0o777 == 0o600
+
+
+MINE = 'approval_policy = "never"  # mine\n'
+
+
+def _moved(config: Path, verb: str, where: str) -> str:
+    return (
+        f"signet-sdk {verb} codex: {config}: moved your 'approval_policy' out of Signet's "
+        f"[hooks.state] table to {where}, where it is without Signet's tables\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("before", "where"),
+    [('model = "o3"\n', "the top level"), ("", "the top level"), (USER_TOML, "[mcp_servers.docs]")],
+    ids=["root-keys", "no-file", "ends-in-a-table"],
+)
+def test_a_key_appended_after_install_is_moved_back_not_deleted(
+    isolated: Path, capsys: pytest.CaptureFixture[str], before: str, where: str
+) -> None:
+    """``echo key >> config.toml`` lands in our last table; uninstall used to delete it."""
+    config = isolated / "config.toml"
+    if before:
+        config.write_text(before)
+    assert installer(["install"]) == 0
+    with config.open("a") as file:
+        file.write(MINE)
+    capsys.readouterr()
+    assert installer(["uninstall"]) == 0
+    assert config.read_text() == before + MINE
+    assert "approval_policy" in str(tomllib.loads(config.read_text()))
+    assert capsys.readouterr().err == _moved(config, "uninstall", where)
+
+
+def test_a_key_that_cannot_move_stays_in_place_and_is_named(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The top level has the key already: it stays in our table, which loses only our hash."""
+    config = isolated / "config.toml"
+    config.write_text('model = "o3"\n')
+    assert installer(["install"]) == 0
+    with config.open("a") as file:
+        file.write('model = "o4"\n')
+    capsys.readouterr()
+    assert installer(["uninstall"]) == 0
+    key = f"{isolated / 'hooks.json'}:session_end:0:0"
+    assert config.read_text() == f'model = "o3"\n\n[hooks.state."{key}"]\nmodel = "o4"\n'
+    assert capsys.readouterr().err == (
+        f"signet-sdk uninstall codex: {config}: kept your 'model' where it is, in "
+        f'[hooks.state."{key}"] (moving it out of Signet\'s table is not safe)\n'
+    )
+
+
+def test_a_reinstall_that_drops_an_entry_of_ours_moves_the_users_key(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A second handler of ours (trusted) goes on reinstall; the key after its table stays."""
+    config, hooks = isolated / "config.toml", isolated / "hooks.json"
+    config.write_text('model = "o3"\n')
+    assert installer(["install"]) == 0
+    installed = config.read_text()
+    data = json.loads(hooks.read_text())
+    data["hooks"]["SessionEnd"].append(data["hooks"]["SessionEnd"][0])
+    hooks.write_text(json.dumps(data))
+    (key, hashed), *_ = _our_trust(isolated)[::-1]
+    key = key.replace(":session_end:0:0", ":session_end:1:0")
+    with config.open("a") as file:
+        file.write(f'\n[hooks.state."{key}"]\ntrusted_hash = "{hashed}"\n{MINE}')
+    capsys.readouterr()
+    assert installer(["install"]) == 0
+    assert capsys.readouterr().err == _moved(config, "install", "the top level")
+    assert config.read_text() == installed.replace('model = "o3"\n', 'model = "o3"\n' + MINE)
+    assert installer(["uninstall"]) == 0
+    assert config.read_text() == 'model = "o3"\n' + MINE

@@ -12,17 +12,30 @@ again leaves the user's bytes.
 
 An entry is ours when its command runs ``signet-sdk hook kimi`` (from any
 environment); every other entry is the user's and is never changed.
+
+Only ``event``, ``matcher``, ``command`` and ``timeout`` of our entry are
+ours. Since our entries end the file, a line the user appends to it
+(``default_thinking = true``) lands inside our last ``[[hooks]]`` entry;
+when our entries go (uninstall, or a reinstall that replaces them), such a
+key moves to the table it would be in without our entries (the nearest
+table above them that is not ours; the top level for a file that ended in
+root keys), and stays where it is, in an entry then holding only the
+user's keys, when that is not safe (its new table has the key already; an
+inline entry). Each is said in a note. The edited text must mean exactly
+that (checked with :mod:`tomllib`), else the keys stay where they are, and
+failing that the file is refused.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import tomllib
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
-from tomlkit.items import AoT, Array
+from tomlkit.items import AoT, Array, SingleKey, Table
 
 from signet_sdk.installing.command import runs_sdk
 
@@ -39,6 +52,12 @@ __all__ = [
 #: What our hook commands run after the ``signet-sdk`` program.
 HOOK_ARGS = ("hook", "kimi")
 _FIELDS = ("event", "command", "timeout")
+#: The keys of an entry of ours that are ours (``matcher`` only means something there).
+_ENTRY_KEYS = frozenset(("event", "matcher", "command", "timeout"))
+#: What tomlkit raises for a layout its edits do not cover.
+_EDIT_ERRORS = (TOMLKitError, ValueError, LookupError, TypeError, AttributeError)
+#: A table's place in the plain data: its names, with an index into an array of tables.
+Place = tuple[str | int, ...]
 
 
 class ConfigError(Exception):
@@ -104,22 +123,173 @@ def _followed(doc: Any, key: str) -> bool:
     return any(k is not None or v.as_string().strip() for k, v in doc.body[names.index(key) + 1 :])
 
 
-def merge_hooks(text: str, wanted: Sequence[Mapping[str, Any]]) -> str:
-    """``text`` with our entries exactly ``wanted`` (``event``, ``command``, ``timeout``).
+def _headers(doc: Any) -> list[tuple[Place, Any]]:
+    """Every table written under a header of its own, in the file's order, with its place.
+
+    A key line belongs to the table whose header comes last above it, so
+    this order is what tells where a line found in an entry of ours would
+    be without them.
+    """
+    out: list[tuple[Place, Any]] = []
+    counts: dict[Place, int] = {}
+
+    def walk(container: Any, place: Place) -> None:
+        for key, item in container.body:
+            if key is None:
+                continue
+            here = (*place, key.key)
+            if isinstance(item, AoT):
+                for table in item.body:
+                    index = counts.get(here, 0)
+                    counts[here] = index + 1
+                    out.append(((*here, index), table))
+                    walk(table.value, (*here, index))
+            elif isinstance(item, Table):
+                if not item.is_super_table() and not key.is_dotted():
+                    out.append((here, item))
+                walk(item.value, here)
+
+    walk(doc, ())
+    return out
+
+
+def _at(data: Any, place: Place) -> Any:
+    for step in place:
+        data = data[step]
+    return data
+
+
+def _where(place: Place) -> str:
+    """A place as the user reads it in the file."""
+    if not place:
+        return "the top level"
+    names = ".".join(SingleKey(p).as_string() for p in place if isinstance(p, str))
+    if isinstance(place[-1], int):
+        return f"[[{names}]] entry {place[-1] + 1}"
+    return f"[{names}]"
+
+
+def _a_line(item: Any) -> bool:
+    """Whether ``item`` is a ``key = value`` line (dotted or not), not a table's header."""
+    return not isinstance(item, AoT) and not (isinstance(item, Table) and not item.is_super_table())
+
+
+def _home(doc: Any, entry: Any, ours: Collection[int]) -> tuple[Place, Any] | None:
+    """Where the lines under our ``[[hooks]]`` header ``entry`` would be without ours.
+
+    The nearest table above it written under a header that is not ours (the
+    top level when there is none); None for an entry without a header of its
+    own (inline), where the user put a key on purpose.
+    """
+    headers = _headers(doc)
+    at = next((i for i, (_, table) in enumerate(headers) if table is entry), None)
+    if at is None:
+        return None
+    for place, table in reversed(headers[:at]):
+        if id(table) not in ours:
+            return place, table
+    return (), doc
+
+
+def _plain(text: str) -> Any:
+    return tomllib.loads(text, parse_float=str)
+
+
+def _kept(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """What stays of an entry of ours: the user's keys (none, most often)."""
+    return {k: v for k, v in entry.items() if k not in _ENTRY_KEYS}
+
+
+def _unsafe(path: Path) -> ConfigError:
+    return ConfigError(
+        f"{path}: cannot take Signet's [[hooks]] entries out safely as the file is written; "
+        "left untouched"
+    )
+
+
+def _released(path: Path, text: str) -> tuple[str, list[str]]:
+    """:func:`_release`, moving the user's keys; failing that, keeping them in place."""
+    try:
+        return _release(path, text, move=True)
+    except ConfigError:
+        return _release(path, text, move=False)
+
+
+def _release(path: Path, text: str, move: bool) -> tuple[str, list[str]]:
+    """``text`` without our entries, keeping each key of the user's found in one.
+
+    A ``key = value`` line moves, when ``move``, to the table it would be in
+    without our entries (:func:`_home`); else, or when its new table has that
+    key, it stays in its entry, which loses only our keys (and, without its
+    command, is no longer taken for ours). Raises :class:`ConfigError` when
+    tomlkit writes something that does not mean exactly that.
+    """
+    doc, intended = tomlkit.parse(text), _plain(text)
+    hooks: Any = doc.get("hooks")
+    notes: list[str] = []
+    try:
+        ours = [(i, entry) for i, entry in enumerate(hooks) if is_ours(entry)]
+        ids = {id(entry) for _, entry in ours}
+        for i, entry in ours:
+            for name in [n for n in entry if n not in _ENTRY_KEYS]:
+                item = entry.item(name)
+                home = _home(doc, entry, ids) if move and _a_line(item) else None
+                shown = SingleKey(name).as_string()
+                if home is None or name in _at(intended, home[0]):
+                    notes.append(
+                        f"{path}: kept your '{shown}' where it is, in the [[hooks]] entry "
+                        f"that held Signet's {entry.get('event')} hook (moving it is not safe)"
+                    )
+                    continue
+                del entry[name]
+                home[1].add(name, item)
+                _at(intended, home[0])[name] = intended["hooks"][i].pop(name)
+                notes.append(
+                    f"{path}: moved your '{shown}' out of Signet's [[hooks]] entry "
+                    f"to {_where(home[0])}, where it is without Signet's entries"
+                )
+            if any(n not in _ENTRY_KEYS for n in entry):  # kept: only our keys go
+                for name in [n for n in entry if n in _ENTRY_KEYS]:
+                    del entry[name]
+        _without_ours(hooks)
+        if not len(hooks):
+            del doc["hooks"]
+        out = tomlkit.dumps(doc)
+    except _EDIT_ERRORS:
+        raise _unsafe(path) from None
+    left = [_kept(e) if is_ours(e) else e for e in intended["hooks"]]
+    intended["hooks"] = [e for e in left if e]
+    if not intended["hooks"]:
+        del intended["hooks"]
+    try:
+        got = _plain(out)
+    except tomllib.TOMLDecodeError:
+        raise _unsafe(path) from None
+    if got != intended:
+        raise _unsafe(path)
+    return out, notes
+
+
+def merge_hooks(
+    path: Path, text: str, wanted: Sequence[Mapping[str, Any]]
+) -> tuple[str, list[str]]:
+    """``text`` with our entries exactly ``wanted`` (``event``, ``command``, ``timeout``),
+    and a note per key of the user's found in an entry of ours that is replaced.
 
     Blank lines follow the file's style: where the user's last entry is set
     off by a blank line (or ends the file) ours are too; in a file written
-    without them, ours come without them.
+    without them, ours come without them. Raises :class:`ConfigError` naming
+    ``path`` when the file cannot be edited safely.
     """
     doc = tomlkit.parse(text)
     hooks = doc.get("hooks")
     if _ours(hooks) == [dict(w) for w in wanted]:
-        return text  # already so: not a byte changes
-    if hooks is not None:
-        _without_ours(hooks)
-        if not len(hooks):
-            del doc["hooks"]
-            hooks = None
+        return text, []  # already so: not a byte changes
+    notes: list[str] = []
+    if _ours(hooks):
+        text, notes = _released(path, text)
+        doc = tomlkit.parse(text)
+        hooks = doc.get("hooks")
     if hooks is None:
         so_far = tomlkit.dumps(doc)
         spaced, first_gap, last_gap = (
@@ -139,22 +309,20 @@ def merge_hooks(text: str, wanted: Sequence[Mapping[str, Any]]) -> str:
         before = first_gap if i == 0 else spaced
         after = last_gap and i == len(wanted) - 1
         hooks.append(_table(entry, before=before, after=after, inline=inline))
-    return tomlkit.dumps(doc)
+    return tomlkit.dumps(doc), notes
 
 
-def unmerge_hooks(text: str) -> str:
-    """``text`` without our entries, and without a ``hooks`` array only they filled.
+def unmerge_hooks(path: Path, text: str) -> tuple[str, list[str]]:
+    """``text`` without our entries, and without a ``hooks`` array only they filled,
+    and a note per key of the user's found in one of them (see the module's docstring).
 
     The blank line that set our first entry apart stays with the entry
     before it when the file is read back; at the end of the file it is
-    taken off again.
+    taken off again. Raises :class:`ConfigError` naming ``path`` when the
+    file cannot be edited safely.
     """
     doc = tomlkit.parse(text)
-    hooks: Any = doc.get("hooks")
-    if not _ours(hooks):
-        return text
-    _without_ours(hooks)
-    if not len(hooks):
-        del doc["hooks"]
-    out = tomlkit.dumps(doc)
-    return out.rstrip("\n") + "\n" if out.endswith("\n\n") else out
+    if not _ours(doc.get("hooks")):
+        return text, []
+    out, notes = _released(path, text)
+    return (out.rstrip("\n") + "\n" if out.endswith("\n\n") else out), notes

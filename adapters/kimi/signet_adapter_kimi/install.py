@@ -79,20 +79,24 @@ def _config_normal(text: str | None) -> Any:
     return toml_data(text) if text and text.strip() else {}
 
 
-def _config_change(verb: str, path: Path, command: str, env: Mapping[str, str]) -> cli.Change:
+def _config_change(
+    verb: str, path: Path, command: str, env: Mapping[str, str]
+) -> tuple[cli.Change, list[str]]:
+    """config.toml's planned change, and a note per key of the user's found in an entry
+    of ours that goes (moved, or kept where it is), to say once written."""
     text = read_text(path)
     check_toml(path, text or "")
     what = "hooks"
     if verb == "install":
-        after = merge_hooks(text or "", hook_entries(command, hook_timeouts(env)))
-        return cli.Change(path, text, text if after == (text or "") else after, what)
+        after, notes = merge_hooks(path, text or "", hook_entries(command, hook_timeouts(env)))
+        return cli.Change(path, text, text if after == (text or "") else after, what), notes
     if text is None:
-        return cli.Change(path, text, text, what)
-    left = unmerge_hooks(text)
+        return cli.Change(path, text, text, what), []
+    left, notes = unmerge_hooks(path, text)
     if left == text:
-        return cli.Change(path, text, text, what)
+        return cli.Change(path, text, text, what), notes
     out: str | None = left if left.strip() else None
-    return cli.Change(path, text, restored(path, out, _config_normal), what)
+    return cli.Change(path, text, restored(path, out, _config_normal), what), notes
 
 
 def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
@@ -100,7 +104,8 @@ def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
     project = Path(opts.project).expanduser().absolute() if opts.project else None
     mcp_folder = project / ".kimi-code" if project is not None else home
     verb = opts.verb
-    changes = [_config_change(verb, home / "config.toml", hook_command(opts.python), env)]
+    config, notes = _config_change(verb, home / "config.toml", hook_command(opts.python), env)
+    changes = [config]
     if not opts.no_mcp:
         entry = sdk_mcp_entry("kimi", opts.python)
         what = "memory tools (MCP server 'signet')"
@@ -108,6 +113,9 @@ def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
     wrote = apply_keeping("kimi", verb, changes, opts.dry_run)
     if wrote is None:
         return 1
+    if config.after != config.before and not opts.dry_run:
+        # A key of the user's was in an entry of ours: say where it went, now that it has.
+        sys.stderr.write("".join(f"signet-sdk {verb} kimi: {note}\n" for note in notes))
     if wrote and verb == "install":
         sys.stdout.write(
             "Kimi Code reads its config when a session starts: restart running ones.\n"

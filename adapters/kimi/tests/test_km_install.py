@@ -271,3 +271,81 @@ def test_a_users_hook_that_mentions_ours_is_never_taken_for_ours(isolated: Path)
     assert mine in config.read_text()
     assert main(["uninstall", "--no-mcp"]) == 0
     assert config.read_text() == mine
+
+
+MINE = "default_thinking = true  # mine\n"
+
+
+def _moved(config: Path, verb: str, where: str) -> str:
+    return (
+        f"signet-sdk {verb} kimi: {config}: moved your 'default_thinking' out of Signet's "
+        f"[[hooks]] entry to {where}, where it is without Signet's entries\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("before", "where"),
+    [
+        ('default_model = "k3"\n', "the top level"),
+        ("", "the top level"),
+        ('[models."k3"]\nmodel = "k3"\n', "[models.k3]"),
+        ('[[hooks]]\nevent = "Stop"\ncommand = "notify-send done"\n', "[[hooks]] entry 1"),
+    ],
+    ids=["root-keys", "no-file", "ends-in-a-table", "ends-in-a-hook-of-the-users"],
+)
+def test_a_key_appended_after_install_is_moved_back_not_deleted(
+    isolated: Path, capsys: pytest.CaptureFixture[str], before: str, where: str
+) -> None:
+    """``echo key >> config.toml`` lands in our last entry; uninstall used to delete it."""
+    config = isolated / "config.toml"
+    if before:
+        config.write_text(before)
+    assert main(["install", "--no-mcp"]) == 0
+    with config.open("a") as file:
+        file.write(MINE)
+    capsys.readouterr()
+    assert main(["uninstall", "--no-mcp"]) == 0
+    assert config.read_text() == before + MINE
+    assert capsys.readouterr().err == _moved(config, "uninstall", where)
+
+
+def test_a_key_that_cannot_move_stays_in_place_and_is_named(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The top level has the key already: it stays, in an entry without our keys."""
+    config = isolated / "config.toml"
+    config.write_text("default_thinking = false\n")
+    assert main(["install", "--no-mcp"]) == 0
+    with config.open("a") as file:
+        file.write(MINE)
+    capsys.readouterr()
+    assert main(["uninstall", "--no-mcp"]) == 0
+    assert config.read_text() == "default_thinking = false\n\n[[hooks]]\n" + MINE
+    assert capsys.readouterr().err == (
+        f"signet-sdk uninstall kimi: {config}: kept your 'default_thinking' where it is, in "
+        "the [[hooks]] entry that held Signet's SessionEnd hook (moving it is not safe)\n"
+    )
+
+
+def test_a_reinstall_from_another_environment_moves_the_users_key(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Our entries are replaced; the key appended into the last one is not lost with it."""
+    config = isolated / "config.toml"
+    config.write_text('default_model = "k3"\n')
+    assert main(["install", "--no-mcp"]) == 0
+    installed = config.read_text()
+    with config.open("a") as file:
+        file.write(MINE)
+    other = isolated.parent / "venv2" / "bin" / "python"
+    other.parent.mkdir(parents=True)
+    other.symlink_to(sys.executable)
+    capsys.readouterr()
+    assert main(["install", "--no-mcp", "--python", str(other)]) == 0
+    assert capsys.readouterr().err == _moved(config, "install", "the top level")
+    mine = 'default_model = "k3"\n' + MINE
+    assert config.read_text() == installed.replace(
+        hook_command(), hook_command(str(other))
+    ).replace('default_model = "k3"\n', mine)
+    assert main(["uninstall", "--no-mcp"]) == 0
+    assert config.read_text() == mine
