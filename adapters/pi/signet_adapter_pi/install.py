@@ -16,8 +16,10 @@ directly). The installer writes one directory there, ``extensions/signet-sdk``:
   pi (from the SDK's tool set).
 
 Rules: the directory is ours only when its ``index.js`` carries the marker
-(or it does not exist yet); anything else there is refused, not overwritten
-(exit 1). A second run finds nothing to change and writes nothing.
+(or it does not exist yet); anything else there (a user's ``index.ts``, our
+file names without the marker) is refused, not overwritten (exit 1), since
+pi loads the folder as one extension. A second run finds nothing to change
+and writes nothing.
 ``--dry-run`` prints what would change and writes nothing. ``uninstall``
 removes only our four files, and the directory if that left it empty; a
 directory that is not ours is left alone. Files are replaced atomically.
@@ -140,10 +142,24 @@ def is_ours(folder: Path) -> bool:
 
 
 def _check_place(folder: Path, names: Sequence[str]) -> None:
-    """Refuse a place we would overwrite without owning it."""
+    """Refuse a place we would overwrite without owning it, or share with files not ours.
+
+    pi loads the folder as one extension, from one index file: beside a
+    user's ``index.ts`` (which pi may load first) ours would never run, or
+    theirs would not. So any file there other than our four is refused,
+    whether or not ours are there too, and is never touched.
+    """
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
         raise InstallError(f"{folder}: exists and is not a directory we manage; left untouched")
-    if not folder.exists() or is_ours(folder):
+    if not folder.exists():
+        return
+    others = sorted(p.name for p in folder.iterdir() if p.name not in names)
+    if others:
+        raise InstallError(
+            f"{folder}: holds {', '.join(others)}, not ours; pi loads this folder as one "
+            "extension, so Signet's cannot go beside it; left untouched (move it elsewhere)"
+        )
+    if is_ours(folder):
         return
     taken = [n for n in names if (folder / n).exists() or (folder / n).is_symlink()]
     if taken:

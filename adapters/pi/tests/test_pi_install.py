@@ -183,3 +183,27 @@ def test_cli_install_dry_run_and_uninstall(isolated: Path) -> None:
     assert done.returncode == 0 and ext(isolated).is_dir()
     gone = subprocess.run([sdk, "uninstall", "pi"], capture_output=True, text=True, env=env)
     assert gone.returncode == 0 and not ext(isolated).exists()
+
+
+@pytest.mark.parametrize("installed_first", [False, True], ids=["fresh", "over-ours"])
+def test_refuses_a_folder_holding_a_file_not_ours_and_never_removes_it(
+    isolated: Path, capsys: pytest.CaptureFixture[str], installed_first: bool
+) -> None:
+    """A user's index.ts (pi may load it before our index.js) used to get ours beside it."""
+    folder = ext(isolated)
+    folder.mkdir(parents=True)
+    if installed_first:
+        assert main(["install"]) == 0
+    (folder / "index.ts").write_text("export default function (pi) {}\n")
+    before = snapshot(folder)
+    capsys.readouterr()
+    assert main(["install"]) == 1
+    assert capsys.readouterr().err == (
+        f"signet-sdk install pi: {folder}: holds index.ts, not ours; pi loads this folder "
+        "as one extension, so Signet's cannot go beside it; left untouched (move it "
+        "elsewhere)\nNo file was changed.\n"
+    )
+    assert snapshot(folder) == before
+    assert main(["uninstall"]) == 0
+    assert {p.name for p in folder.iterdir()} == {"index.ts"}
+    assert (folder / "index.ts").read_text() == "export default function (pi) {}\n"
