@@ -22,7 +22,8 @@ comments, trailing commas and layout survive), a backup of the previous
 bytes is kept beside it as ``<name>.signet-sdk.bak``, and what was changed
 is recorded in ``plugins/signet-sdk/install.json`` so that uninstall puts
 back exactly what was there (a ``signet`` MCP entry of someone else's
-included). A config file that does not parse is reported and left untouched.
+included; install says when it replaced one, since until uninstall that
+server is not run). A config file that does not parse is reported and left untouched.
 
 Rules: files are ours only when the shim carries the marker; anything else
 in their place is refused (exit 1). A second run finds nothing to change and
@@ -206,6 +207,8 @@ def _install(plugins: Path, files: Mapping[str, str], cfg: Path, entry: Any, dry
     else:
         new_cfg, change = merge_config(cfg, cfg_text, entry)
     out = dict(files)
+    # A value of someone else's goes (our older entry aside): said, since uninstall restores it.
+    replaced = change is not None and change["change"][0] == "replaced"
     if change is not None and old_record_text is not None:
         # Our own older entry replaced (a new interpreter path): uninstall still
         # restores what was there before the first install.
@@ -217,6 +220,7 @@ def _install(plugins: Path, files: Mapping[str, str], cfg: Path, entry: Any, dry
         ours = isinstance(old, dict) and first[0] == "replaced"
         if ours and isinstance(old, dict) and j5.plain(j5.parse(first[2])) == old.get("entry"):
             change["change"], change["existed"] = old.get("change"), old.get("existed")
+            replaced = False
     if change is not None:
         change["entry"] = entry
         out[f"{SUPPORT_DIR}/{RECORD}"] = _json(change)
@@ -244,6 +248,10 @@ def _install(plugins: Path, files: Mapping[str, str], cfg: Path, entry: Any, dry
     sys.stdout.write(f"Signet OpenCode plugin installed into {plugins}\n")
     if cfg_changed:
         sys.stdout.write(f"{cfg}: mcp.{MCP_NAME} runs the memory tools (signet-sdk mcp)\n")
+    if replaced and cfg_changed:
+        sys.stdout.write(
+            f"{cfg}: replaced your own mcp.{MCP_NAME}; signet-sdk uninstall opencode puts it back\n"
+        )
     sys.stdout.write("OpenCode loads plugins at start-up: restart running sessions.\n")
     if (plugins / _SIGNET_CONNECTOR_FILE).exists():
         sys.stdout.write(

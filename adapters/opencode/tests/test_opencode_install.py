@@ -100,11 +100,24 @@ def test_install_without_a_config_creates_one_and_uninstall_removes_it(isolated:
     assert not (_plugins(isolated) / "signet-sdk.js").exists()
 
 
-def test_a_signet_mcp_entry_of_someone_else_is_restored_on_uninstall(isolated: Path) -> None:
-    original = '{\n  "mcp": {\n    "signet": {"type": "local", "command": ["signet-mcp"]}\n  }\n}\n'
+def test_a_signet_mcp_entry_of_someone_else_is_restored_on_uninstall(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Replaced, and said so (it used to go without a word); uninstall puts it back."""
+    original = '{\n  "mcp": {\n    "signet": {"type": "remote", "url": "https://x"}\n  }\n}\n'
     cfg = _user_config(isolated, "opencode.json", original)
     assert main(["install"]) == 0
     assert json.loads(cfg.read_text())["mcp"]["signet"] == mcp_entry()
+    plugins = _plugins(isolated)
+    assert capsys.readouterr().out == (
+        f"Signet OpenCode plugin installed into {plugins}\n"
+        f"{cfg}: mcp.signet runs the memory tools (signet-sdk mcp)\n"
+        f"{cfg}: replaced your own mcp.signet; signet-sdk uninstall opencode puts it back\n"
+        "OpenCode loads plugins at start-up: restart running sessions.\n"
+    )
+    other = str(isolated / "other-venv" / "bin" / "python3")
+    assert main(["install", "--python", other]) == 0  # our own older entry: nothing to say
+    assert "replaced" not in capsys.readouterr().out
     assert main(["uninstall"]) == 0
     assert cfg.read_text() == original
 
