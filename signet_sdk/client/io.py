@@ -44,6 +44,7 @@ when the first async client is made.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
@@ -101,9 +102,18 @@ def _where(request: PreparedRequest) -> tuple[str, dict[str, str]]:
     return f"{request.method} {request.url}", {"method": request.method, "url": request.url}
 
 
+#: What a timeout that says nothing itself meant, for the message of a call never sent.
+_UNSENT_BECAUSE = {
+    "PoolTimeout": "every connection stayed busy until the deadline",
+    "ConnectTimeout": "no connection was made before the deadline",
+}
+
+
 def not_sent(request: PreparedRequest, exc: BaseException) -> NotSentError:
     where, kw = _where(request)
-    return NotSentError(f"cannot connect to the Signet daemon: {where}: {exc}", **kw)
+    name = type(exc).__name__
+    why = str(exc) or _UNSENT_BECAUSE.get(name, name)
+    return NotSentError(f"cannot connect to the Signet daemon: {where}: {why}", **kw)
 
 
 def timed_out(request: PreparedRequest) -> APITimeoutError:
@@ -194,18 +204,25 @@ class HttpxIO:
         #: pools; a pool the caller passed is used as is).
         self.own_connections = own_connections and self.owned
         self._unpooled: httpx.Client | None = None
+        #: One writes' client however many threads write first at once (each
+        #: would make its own, and only the last would ever be closed).
+        self._making = threading.Lock()
 
     def _client_for(self, request: PreparedRequest) -> httpx.Client:
         if not (self.own_connections and request.endpoint.writes):
             return self.client
-        if self._unpooled is None:
-            import httpx
+        unpooled = self._unpooled
+        if unpooled is None:
+            with self._making:
+                unpooled = self._unpooled
+                if unpooled is None:
+                    import httpx
 
-            from signet_sdk.client.deadline import deadline_transport
+                    from signet_sdk.client.deadline import deadline_transport
 
-            transport = deadline_transport(_pool_limits(keep_alive=False))
-            self._unpooled = httpx.Client(transport=transport)
-        return self._unpooled
+                    transport = deadline_transport(_pool_limits(keep_alive=False))
+                    unpooled = self._unpooled = httpx.Client(transport=transport)
+        return unpooled
 
     def send(self, request: PreparedRequest, timeout: float | None) -> Answer:
         import httpx

@@ -14,6 +14,7 @@ two differ, so they cannot drift.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Iterator, Mapping
 from types import TracebackType
@@ -80,6 +81,7 @@ from signet_sdk.models import (
     UserPromptSubmitResult,
 )
 from signet_sdk.wire.errors import (
+    APIConnectionError,
     APIResponseValidationError,
     ConflictError,
     NotFoundError,
@@ -338,20 +340,26 @@ class AdapterClient(BaseAdapterClient, RuntimeAdapter):
         0.109 runs it within the request. 0.145 queues a job (202), which is
         polled with back-off (a 429's ``Retry-After`` honoured) until it is
         done, all inside one deadline: the write timeout plus the command's
-        own ``timeoutMs``. A job that failed raises ``JobFailedError`` with
-        the daemon's reason; one still running at the deadline raises
-        ``APITimeoutError`` naming the job, which the daemon keeps running.
+        own ``timeoutMs`` (on 0.109 the one request gets it all). A job that
+        failed raises ``JobFailedError`` with the daemon's reason; one still
+        running at the deadline raises ``APITimeoutError`` naming the job,
+        which the daemon keeps running. Once the job is started, a look at it
+        that cannot reach the daemon is tried again until the deadline: it
+        never surfaces as ``NotSentError``, which would say the command is
+        safe to run again.
         """
         deadline = self._exec_deadline(params)
         started = time.monotonic()
-        job = self.secrets_exec_start(params)
+        job = self.with_options(timeout=deadline).secrets_exec_start(params)
         delay = self._POLL_FIRST
         while not job.finished:
             left = deadline - (time.monotonic() - started)
             if left <= delay:
                 raise self._exec_timed_out(job, deadline)
             self._sleep(delay)
-            job = self.with_options(timeout=left - delay).secrets_exec_status(self._job_id(job))
+            # The daemon away for a moment (restarting): look again.
+            with contextlib.suppress(APIConnectionError):
+                job = self.with_options(timeout=left - delay).secrets_exec_status(self._job_id(job))
             delay = min(delay * 2, self._POLL_MAX)
         return self._exec_outcome(job)
 

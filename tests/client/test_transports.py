@@ -325,3 +325,63 @@ def test_a_cancelled_call_leaves_no_half_read_connection(kind: str, daemon: Daem
     assert result.inject == INJECT["inject"]
     first, second = daemon.calls(PATH)
     assert first.connection != second.connection
+
+
+def test_threads_writing_first_at_once_share_one_writes_pool(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Each thread that found no writes' pool used to make its own: only the
+    # last was kept and closed, the rest leaked with their connections.
+    import threading
+
+    import httpx
+
+    from signet_sdk.testing.mock_daemon import MockDaemon
+
+    made: list[httpx.Client] = []
+    real_init = httpx.Client.__init__
+
+    def counting(self: httpx.Client, *args: Any, **kwargs: Any) -> None:
+        made.append(self)
+        real_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(httpx.Client, "__init__", counting)
+    failures: list[BaseException] = []
+    with MockDaemon() as mock, mock.serve() as handle:
+        client = s.AdapterClient("h", handle.url, max_retries=0)
+        start = threading.Barrier(16)
+
+        def write() -> None:
+            start.wait()
+            try:
+                client.remember(s.RememberParams(content="one"))
+            except BaseException as exc:
+                failures.append(exc)
+
+        threads = [threading.Thread(target=write) for _ in range(16)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        client.close()
+    assert failures == []
+    assert len(made) == 2  # the client's pool, and the one for writes
+    assert all(c.is_closed for c in made)
+
+
+def test_a_call_never_sent_for_want_of_a_connection_says_why() -> None:
+    import httpx
+
+    from signet_sdk.client.io import not_sent
+    from signet_sdk.wire.config import resolve_config
+    from signet_sdk.wire.endpoints import endpoint
+    from signet_sdk.wire.request import build_request
+
+    config = resolve_config("http://127.0.0.1:3850", harness="h", env={})
+    request = build_request(config, endpoint("remember"), body={"content": "x"})
+    for exc, why in (
+        (httpx.PoolTimeout(""), "every connection stayed busy until the deadline"),
+        (httpx.ConnectTimeout(""), "no connection was made before the deadline"),
+    ):
+        error = not_sent(request, exc)
+        assert str(error).endswith(f"POST http://127.0.0.1:3850/api/hooks/remember: {why}")

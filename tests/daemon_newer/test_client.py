@@ -427,6 +427,47 @@ def test_secrets_exec_polls_a_newer_daemons_job_to_its_result() -> None:
     assert (done.stdout, done.code, done.timed_out) == ("ok\n", 0, False)
 
 
+def test_a_job_is_looked_at_again_while_the_daemon_is_away_never_reported_as_not_sent() -> None:
+    # The command has started: a NotSentError ("safe to retry") would invite
+    # running it twice. A look that cannot connect is made again instead.
+    refused = httpx.ConnectError("[Errno 111] Connection refused")
+    with respx.mock(base_url=BASE, assert_all_called=True) as mock:
+        mock.post("/api/secrets/exec").respond(202, json=ANSWERS["secrets_exec_start"].body)
+        poll = mock.get("/api/secrets/exec/job-1").mock(
+            side_effect=[
+                refused,
+                refused,
+                httpx.Response(200, json=ANSWERS["secrets_exec_status"].body),
+            ]
+        )
+        with AdapterClient("claude-code", BASE, max_retries=0) as client:
+            client._sleep = lambda seconds: None  # type: ignore[method-assign,assignment]
+            done = client.secrets_exec(models.SecretsExecRequest(command="env", secrets={"K": "k"}))
+    assert poll.call_count == 3
+    assert (done.stdout, done.code) == ("ok\n", 0)
+
+
+def test_a_daemon_that_runs_the_command_within_the_request_gets_the_commands_time() -> None:
+    # 0.109 answers only once the command is done: the one request's deadline
+    # is the write timeout plus the command's timeoutMs, as on a newer daemon.
+    seen: list[Any] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request.extensions["timeout"])
+        return httpx.Response(
+            200, json={"stdout": "ok\n", "stderr": "", "code": 0, "timedOut": False}
+        )
+
+    with respx.mock(base_url=BASE, assert_all_called=True) as mock:
+        mock.post("/api/secrets/exec").mock(side_effect=answer)
+        with AdapterClient("claude-code", BASE, timeout=2.0) as client:
+            done = client.secrets_exec(
+                models.SecretsExecRequest(command="make", secrets={"K": "k"}, timeout_ms=60000)
+            )
+    assert done.stdout == "ok\n"
+    assert [t["read"] for t in seen] == [62.0]
+
+
 def test_log_stream_of_a_newer_daemon() -> None:
     entry = ANSWERS["logs"].body["logs"][0]
     sse = f'data: {{"type":"connected"}}\n\ndata: {json.dumps(entry)}\n\n'
