@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from .files import InstallError, text_diff
+from .files import InstallError, replace_text, text_diff
 
 __all__ = [
     "DIFFS",
@@ -210,9 +210,12 @@ def apply(
     An unchanged file is said to be up to date; ``--dry-run`` prints the
     diff (both sides named by the path, as the file stands on disk);
     otherwise ``write`` writes it and returns the line to print. A write
-    that fails stops the run with ``cannot write`` on stderr.
+    that fails stops the run with ``cannot write`` on stderr, and the files
+    this run already wrote are put back as they were: a harness is never
+    left half installed (hooks without their memory tools, say).
     """
     wrote = False
+    done: list[Change] = []
     for change in changes:
         path = change.path
         if change.after == change.before:
@@ -225,10 +228,26 @@ def apply(
             line = write(change)
         except OSError as exc:
             sys.stderr.write(f"signet-sdk {verb} {harness}: cannot write {path}: {exc}\n")
+            _put_back(done, f"signet-sdk {verb} {harness}")
             return None
         wrote = True
+        done.append(change)
         sys.stdout.write(line)
     return wrote
+
+
+def _put_back(done: Sequence[Change], prog: str) -> None:
+    """Give the files of ``done`` their ``before`` again, last first; say what could not be."""
+    for change in reversed(done):
+        try:
+            if change.before is None:
+                change.path.unlink(missing_ok=True)
+            else:
+                replace_text(change.path, change.before)
+        except OSError as exc:
+            sys.stderr.write(f"{prog}: could not put {change.path} back as it was: {exc}\n")
+        else:
+            sys.stderr.write(f"{prog}: {change.path} put back as it was\n")
 
 
 def remove_folder(folder: Path, names: Sequence[str], marker_file: str) -> None:
