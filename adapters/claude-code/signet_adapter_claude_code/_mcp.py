@@ -1,24 +1,42 @@
-"""The memory tools' MCP server entry in Claude Code's config files.
+"""The memory tools' MCP server entry in Claude Code's config files, as data.
 
 Claude Code reads MCP servers from ``mcpServers`` in the project's
 ``.mcp.json`` (and runs them in a project once approved, e.g. through
 ``enabledMcpjsonServers`` in that project's settings) or in the user-scope
 ``~/.claude.json`` (``$CLAUDE_CONFIG_DIR/.claude.json`` when set). These
-functions add and remove only our entry and approval.
+functions say what such a file should hold with or without our entry and
+approval; :mod:`.install` then edits only those members of the text.
+
+The ``signet`` member is ours only while it runs ``signet-sdk mcp`` (from
+whatever environment): a server of the user's under that name is refused on
+install and kept on uninstall, never replaced or removed.
 """
 
 from __future__ import annotations
 
-import json
+import copy
 import shlex
 from pathlib import Path
 from typing import Any
 
-__all__ = ["MCP_NAME", "approve_mcp", "mcp_entry", "mcp_path", "merge_mcp", "unmerge_mcp"]
+from signet_sdk.installing.files import InstallError
+from signet_sdk.installing.mcp import is_sdk_server
+
+__all__ = [
+    "MCP_NAME",
+    "approve_mcp",
+    "check_mcp",
+    "mcp_entry",
+    "mcp_path",
+    "merge_mcp",
+    "unapprove_mcp",
+    "unmerge_mcp",
+]
 
 
 #: The name our MCP server is registered under (tools appear as ``mcp__signet__<tool>``).
 MCP_NAME = "signet"
+_APPROVED = "enabledMcpjsonServers"
 
 
 def mcp_entry(hook_command: str, hook_args: int) -> dict[str, Any]:
@@ -36,40 +54,68 @@ def mcp_entry(hook_command: str, hook_args: int) -> dict[str, Any]:
     }
 
 
-def merge_mcp(config: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
-    """``config`` with our server under ``mcpServers``; every other key and server kept."""
-    out: dict[str, Any] = json.loads(json.dumps(config))
-    servers = out.setdefault("mcpServers", {})
-    if not isinstance(servers, dict):
-        raise ValueError("'mcpServers' must be an object")
-    servers[MCP_NAME] = entry
+def check_mcp(config: Any, path: Path) -> dict[str, Any]:
+    """``config`` when it is an object whose ``mcpServers``, if any, is one; else refused."""
+    if not isinstance(config, dict):
+        raise InstallError(f"{path}: expected a JSON object at the top level")
+    servers = config.get("mcpServers")
+    if servers is not None and not isinstance(servers, dict):
+        raise InstallError(f"{path}: 'mcpServers' must be an object")
+    return config
+
+
+def merge_mcp(config: dict[str, Any], entry: dict[str, Any], path: Path) -> dict[str, Any]:
+    """Checked ``config`` with our server under ``mcpServers``; every other key and server kept.
+
+    A ``signet`` server that does not run ``signet-sdk mcp`` is the user's:
+    refused, naming the file, rather than replaced.
+    """
+    current = (config.get("mcpServers") or {}).get(MCP_NAME)
+    if current is not None and not is_sdk_server(current):
+        raise InstallError(
+            f"{path}: mcpServers.{MCP_NAME} is another server; left untouched "
+            "(rename it, or install with --no-mcp)"
+        )
+    out = copy.deepcopy(config)
+    out.setdefault("mcpServers", {})[MCP_NAME] = entry
     return out
 
 
-def approve_mcp(settings: dict[str, Any]) -> dict[str, Any]:
+def unmerge_mcp(config: dict[str, Any], drop_empty: bool) -> dict[str, Any]:
+    """Checked ``config`` without our server (a user's ``signet`` stays).
+
+    ``drop_empty``: ``mcpServers`` goes too when ours was all it held (the
+    install created it, or there is no record of whether it did).
+    """
+    out = copy.deepcopy(config)
+    servers = out.get("mcpServers")
+    if not isinstance(servers, dict) or not is_sdk_server(servers.get(MCP_NAME)):
+        return out
+    del servers[MCP_NAME]
+    if drop_empty and not servers:
+        del out["mcpServers"]
+    return out
+
+
+def approve_mcp(settings: dict[str, Any], path: Path) -> dict[str, Any]:
     """Project ``settings`` that approve our ``.mcp.json`` server (``enabledMcpjsonServers``)."""
-    out: dict[str, Any] = json.loads(json.dumps(settings))
-    enabled = out.setdefault("enabledMcpjsonServers", [])
+    out = copy.deepcopy(settings)
+    enabled = out.setdefault(_APPROVED, [])
     if not isinstance(enabled, list):
-        raise ValueError("'enabledMcpjsonServers' must be a list")
+        raise InstallError(f"{path}: '{_APPROVED}' must be a list")
     if MCP_NAME not in enabled:
         enabled.append(MCP_NAME)
     return out
 
 
-def unmerge_mcp(config: dict[str, Any]) -> dict[str, Any]:
-    """``config`` without our server or approval, and without what only they filled."""
-    out: dict[str, Any] = json.loads(json.dumps(config))
-    servers = out.get("mcpServers")
-    if isinstance(servers, dict) and MCP_NAME in servers:
-        del servers[MCP_NAME]
-        if not servers:
-            del out["mcpServers"]
-    enabled = out.get("enabledMcpjsonServers")
+def unapprove_mcp(settings: dict[str, Any]) -> dict[str, Any]:
+    """Project ``settings`` without our approval, and without the list when only it filled it."""
+    out = copy.deepcopy(settings)
+    enabled = out.get(_APPROVED)
     if isinstance(enabled, list) and MCP_NAME in enabled:
         enabled.remove(MCP_NAME)
         if not enabled:
-            del out["enabledMcpjsonServers"]
+            del out[_APPROVED]
     return out
 
 

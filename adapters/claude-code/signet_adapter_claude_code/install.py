@@ -1,3 +1,4 @@
+# long module: install and uninstall splice two files as text (settings, MCP) with an undo record
 """``signet-sdk install claude-code`` / ``uninstall``: our hooks in Claude Code's settings.
 
 Claude Code reads hooks from ``settings.json``: per event a list of matcher
@@ -5,32 +6,39 @@ groups, each with a list of handlers ``{"type": "command", "command": ...,
 "timeout": <seconds>}``. The installer merges one handler per event into
 that structure and changes nothing else:
 
-* user hooks, including other handlers on the same events, and every other
-  setting are kept, in their order;
-* our handler is recognised by its command (``signet-sdk hook claude-code``
-  or ``-m signet_sdk hook claude-code``, and the older
-  ``signet-claude-code-hook`` forms), so an install from another
-  environment or version is updated in place rather than duplicated;
-* a second run finds nothing to change and leaves the file byte-identical;
+* the file is edited as text (:mod:`._splice`): only our handlers (and the
+  groups, event lists and ``hooks`` they need) are spliced in or out, so the
+  user's indent, key order, compact arrays, an empty ``"hooks": {}`` and
+  every other setting keep their bytes;
+* user hooks, including other handlers on the same events, stay where they
+  are; our handler is recognised by its command (``signet-sdk hook
+  claude-code`` or ``-m signet_sdk hook claude-code``, and the older
+  ``signet-claude-code-hook`` forms), so an install from another environment
+  or version is updated in place rather than duplicated;
+* a second run finds nothing to change and writes nothing;
 * timeouts are in seconds, as Claude Code reads them: the contract's
   per-hook deadline plus 2 s, and SessionEnd short, since Claude Code cuts it
   off anyway and the hook only hands its work to the durable outbox;
-* before a change the old file is copied to ``settings.json.bak-<UTC time>``,
-  and the new one replaces it atomically;
+* what the install changed is recorded beside the settings
+  (``signet-sdk-install.json``, 0600: it holds the settings as they were):
+  ``uninstall`` puts back the exact bytes when the file is as the install
+  left it (removing a file, and the folders, the install created), and
+  otherwise removes only our handlers and what only they filled. That
+  record is the way back, so no ``.bak`` copies are made;
 * ``--dry-run`` prints the unified diff and writes nothing;
 * a file that is not valid JSON or has the wrong shape is reported with its
-  path and the problem (exit 1) and left untouched.
-
-``uninstall`` removes only our handlers, then the groups and event keys that
-removing them left empty (and ``hooks`` itself if it ends up empty).
+  path and the problem (exit 1) and nothing is changed.
 
 The memory tools are registered too, as the MCP server ``signet``
 (``signet-sdk mcp``, stdio) under ``mcpServers``: in ``DIR/.mcp.json`` for
 ``--project`` (and approved for that project through
 ``enabledMcpjsonServers`` in its settings, so headless runs load it), else
 in the user-scope ``~/.claude.json`` (``$CLAUDE_CONFIG_DIR/.claude.json``
-when set). The same rules hold: other servers and keys are kept, a second
-run changes nothing, uninstall removes only ours, ``--no-mcp`` skips it.
+when set). That file is Claude Code's own state, which it rewrites itself:
+only the ``mcpServers.signet`` member is spliced in or out (and
+``mcpServers`` when the install created it), never the rest, and the record
+keeps only whether the file and ``mcpServers`` were there. A ``signet``
+server of the user's is refused, not replaced; ``--no-mcp`` skips it all.
 
 User scope is ``$CLAUDE_CONFIG_DIR/settings.json`` (default
 ``~/.claude/settings.json``); ``--project DIR`` writes
@@ -39,11 +47,11 @@ User scope is ``$CLAUDE_CONFIG_DIR/settings.json`` (default
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
-import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -54,17 +62,30 @@ from signet_sdk.installing.command import (
     runs_sdk,
     sdk_shell_command,
 )
-from signet_sdk.installing.files import InstallError, backup, parse_json, read_text, replace_text
+from signet_sdk.installing.files import InstallError, parse_json, read_text, replace_text
 from signet_sdk.installing.hook_groups import (
     check_hook_groups,
     merge_hook_groups,
     unmerge_hook_groups,
 )
+from signet_sdk.installing.mcp import is_sdk_server
+from signet_sdk.installing.undo import RECORD, read_record, write_record
 
-from ._mcp import approve_mcp, mcp_entry, mcp_path, merge_mcp, unmerge_mcp
+from ._mcp import (
+    MCP_NAME,
+    approve_mcp,
+    check_mcp,
+    mcp_entry,
+    mcp_path,
+    merge_mcp,
+    unapprove_mcp,
+    unmerge_mcp,
+)
+from ._splice import reshape
 
 __all__ = [
     "HOOK_TIMEOUTS",
+    "RECORD",
     "SettingsError",
     "hook_command",
     "hook_timeouts",
@@ -77,6 +98,10 @@ __all__ = [
 _MARGIN = 2
 #: SessionEnd only hands its write to the outbox; Claude Code cuts it short anyway.
 _SESSION_END_TIMEOUT = 5
+#: The undo record's ``managedBy``: another installer's record beside the file is not ours.
+_MANAGED_BY = "signet-sdk install claude-code"
+_HOOKS = "hooks"
+_SERVER = "memory tools (MCP server)"
 
 
 def hook_timeouts(env: Mapping[str, str] | None = None) -> dict[str, int]:
@@ -146,7 +171,8 @@ def unmerge(settings: dict[str, Any]) -> dict[str, Any]:
     return unmerge_hook_groups(settings, is_ours)
 
 
-def settings_path(project: str | None, explicit: str | None, env: dict[str, str]) -> Path:
+def settings_path(project: str | None, explicit: str | None, env: Mapping[str, str]) -> Path:
+    """``--settings FILE``, else ``DIR/.claude/settings.json``, else the user's settings file."""
     if explicit:
         return Path(explicit).expanduser().absolute()
     if project:
@@ -156,92 +182,249 @@ def settings_path(project: str | None, explicit: str | None, env: dict[str, str]
     return base.absolute() / "settings.json"
 
 
-def load(path: Path) -> tuple[dict[str, Any], str | None]:
-    """The parsed settings and the original text (None when the file does not exist)."""
-    text = read_text(path)
-    if text is None:
-        return {}, None
-    return check_hook_groups(parse_json(path, text, SettingsError), path, SettingsError), text
+def load(path: Path, text: str | None) -> dict[str, Any]:
+    """The settings ``text`` parsed (``{}``: no file, or blank), once its shape is checked."""
+    return check_hook_groups(parse_json(path, text, SettingsError), path, SettingsError)
 
 
-def render(settings: dict[str, Any]) -> str:
-    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
+def render(data: Mapping[str, Any]) -> str:
+    """A file we create whole, laid out as Claude Code writes its own."""
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def _write(path: Path, text: str, original: str | None) -> Path | None:
-    """Back the old file up, then replace it atomically; returns the backup path."""
-    copy = backup(path) if original is not None else None
-    replace_text(path, text, 0o600)
-    return copy
+def _same(a: Any, b: Any) -> bool:
+    """Equal as JSON values: key order is the user's layout, not a change to write."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``main(["install" | "uninstall", *options])``; 0 on success, 1 on a bad file, 2 on usage."""
-    parser = cli.parser(
-        "claude-code",
-        "Merge Signet's Claude Code hooks into settings.json and its memory tools "
-        "(MCP server 'signet') into Claude Code's MCP config, or remove them.",
-        [
-            (
-                cli.Option("--project", "use DIR/.claude/settings.json", "DIR"),
-                cli.Option("--settings", "use this settings file", "FILE"),
+def _blank(text: str | None) -> bool:
+    """No settings to keep (no file, or only blanks): such a file is written whole."""
+    return text is None or not text.strip()
+
+
+def _edited(text: str | None, now: Any, want: Any) -> str | None:
+    """``text`` holding ``want``: whole when there is no text to keep, else spliced."""
+    if _same(now, want) and text is not None:
+        return text
+    return render(want) if _blank(text) else reshape(str(text), want)
+
+
+def _missing_folders(path: Path) -> list[str]:
+    """The folders above ``path`` that do not exist yet (an install creates them), deepest first."""
+    out: list[str] = []
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        out.append(str(folder))
+        folder = folder.parent
+    return out
+
+
+def _keep_empty(now: Any, want: Any, before: Any) -> Any:
+    """``want``, with the empty objects and lists the user had ``before`` kept where they are.
+
+    Removing our handlers empties what held only them; a ``"hooks": {}`` or an
+    event's ``[]`` that was there before the install is the user's, not ours.
+    """
+    if not (isinstance(now, dict) and isinstance(want, dict) and isinstance(before, dict)):
+        return want
+    out: dict[str, Any] = {}
+    for key, value in now.items():
+        if key in want:
+            out[key] = _keep_empty(value, want[key], before.get(key))
+        elif isinstance(value, dict | list) and before.get(key) == type(value)():
+            out[key] = type(value)()
+    for key, value in want.items():
+        out.setdefault(key, value)
+    return out
+
+
+# -- the settings file ------------------------------------------------------------
+
+
+def _settings_without_ours(
+    path: Path, text: str, now: dict[str, Any], approved: bool, old: Mapping[str, Any] | None
+) -> str | None:
+    """The settings without our handlers (and approval); None: the file goes.
+
+    The recorded ``before`` when the file is byte for byte what the install
+    wrote and removing ours leaves what it held then; else only ours are
+    spliced out.
+    """
+    want = unmerge(now)
+    if approved:
+        want = unapprove_mcp(want)
+    if _same(want, now):
+        return text
+    if old is not None:
+        before = old.get("before")
+        try:
+            was = parse_json(path, before if isinstance(before, str) else None)
+        except InstallError:
+            was = None
+        if old.get("after") == text and _same(was, want):
+            return before if old.get("existed", True) and isinstance(before, str) else None
+        want = _keep_empty(now, want, was)
+    return reshape(text, want)
+
+
+def _plan_settings(
+    path: Path, text: str | None, opts: argparse.Namespace, env: Mapping[str, str], files: Any
+) -> cli.Change:
+    """The settings file's change; its record entry in ``files`` updated to match."""
+    now, key = load(path, text), str(path)
+    approved = bool(opts.project) and not opts.no_mcp
+    if opts.verb == "uninstall":
+        old = files.pop(key, None)
+        new = text if text is None else _settings_without_ours(path, text, now, approved, old)
+        return cli.Change(path, text, new, _HOOKS)
+    want = merge(now, hook_command(opts.python), hook_timeouts(env))
+    if approved:
+        want = approve_mcp(want, path)
+    new = _edited(text, now, want)
+    if new != text:
+        old = files.get(key)
+        if old is not None and old.get("after") == text:
+            files[key] = {**old, "after": new}  # ours updated: the user's original still holds
+        else:
+            # Ours from an install whose record is gone or stale are not the user's.
+            before = (
+                text
+                if _blank(text)
+                else _settings_without_ours(path, str(text), now, approved, None)
             )
-        ],
-        [cli.NO_MCP],
-        dry_run="print the diff, write nothing",
-        python=cli.HOOK_PYTHON,
-    )
-    opts = cli.parse(parser, argv)
-    if isinstance(opts, int):
-        return opts
+            files[key] = {
+                "existed": text is not None,
+                "before": before,
+                "after": new,
+                "folders": _missing_folders(path) if text is None else [],
+            }
+    return cli.Change(path, text, new, _HOOKS)
 
-    env = dict(os.environ)
+
+# -- the MCP file -------------------------------------------------------------------
+
+
+def _plan_mcp(
+    path: Path, text: str | None, verb: str, entry: dict[str, Any], files: Any
+) -> cli.Change:
+    """The MCP file's change; its record entry in ``files`` updated to match.
+
+    Only ``mcpServers.signet`` (and ``mcpServers`` when the install created
+    it) is touched; the record never copies the file (``~/.claude.json`` is
+    Claude Code's whole state), only whether it and ``mcpServers`` were there.
+    """
+    now, key = check_mcp(parse_json(path, text, SettingsError), path), str(path)
+    servers = now.get("mcpServers") or {}
+    if verb == "install":
+        new = _edited(text, now, merge_mcp(now, entry, path))
+        if new != text and not (key in files and is_sdk_server(servers.get(MCP_NAME))):
+            record: dict[str, Any] = {
+                "existed": text is not None,
+                "created": "mcpServers" not in now,
+                "folders": _missing_folders(path) if text is None else [],
+            }
+            if _blank(text):
+                record["before"] = text  # nothing but what we wrote: give back the blank or no file
+            files[key] = record
+        return cli.Change(path, text, new, _SERVER)
+    old = files.pop(key, None)
+    if MCP_NAME in servers and not is_sdk_server(servers[MCP_NAME]):
+        sys.stderr.write(f"{path}: mcpServers.{MCP_NAME} does not run signet-sdk; kept\n")
+    if text is None:
+        return cli.Change(path, text, text, _SERVER)
+    want = unmerge_mcp(now, drop_empty=old is None or bool(old.get("created")))
+    if _same(want, now):
+        return cli.Change(path, text, text, _SERVER)
+    if old is not None and "before" in old and want == {}:
+        return cli.Change(path, text, old["before"], _SERVER)
+    return cli.Change(path, text, reshape(text, want), _SERVER)
+
+
+# -- install / uninstall --------------------------------------------------------------
+
+
+def _record_files(path: Path) -> dict[str, Any]:
+    """The files an earlier install recorded (by path); a record we cannot read is refused."""
+    record = read_record(path, _MANAGED_BY)
+    if record is None:
+        return {}
+    files = record.get("files")
+    if not isinstance(files, dict) or not all(isinstance(v, dict) for v in files.values()):
+        raise InstallError(f"{path}: not an install record; remove it and run again")
+    return dict(files)
+
+
+def _write_files(path: Path, files: Mapping[str, Any]) -> None:
+    """Keep the record of ``files``; with none left it goes, so nothing of ours stays behind."""
+    if files:
+        write_record(path, {"managedBy": _MANAGED_BY, "files": dict(files)})
+    else:
+        path.unlink(missing_ok=True)
+
+
+def _remove_folders(folders: list[str]) -> None:
+    """The folders an install created, deepest first, while they are empty."""
+    for folder in sorted(set(folders), key=lambda f: f.count("/"), reverse=True):
+        try:
+            Path(folder).rmdir()
+        except OSError:
+            continue  # the user keeps something there
+
+
+def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
     path = settings_path(opts.project, opts.settings, env)
     install = opts.verb == "install"
-    edits: list[cli.Change] = []
-    target = path
-
-    def edit(what: str, target: Path, text: str | None, now: dict[str, Any], new: Any) -> None:
-        # An absent file stays absent unless install has something to put there.
-        same = new == now and (text is not None or not install)
-        edits.append(cli.Change(target, text, text if same else render(new), what))
-
-    try:
-        current, original = load(path)
-        timeouts = hook_timeouts(env)
-        updated = (
-            merge(current, hook_command(opts.python), timeouts) if install else unmerge(current)
-        )
-        if not opts.no_mcp and opts.project:
-            updated = approve_mcp(updated) if install else unmerge_mcp(updated)
-        edit("hooks", path, original, current, updated)
-        if not opts.no_mcp:
-            target = mcp_path(opts.project, env)
-            mcp_now, mcp_text = load(target)
-            entry = mcp_entry(hook_command(opts.python), len(_HOOK_ARGS))
-            changed = merge_mcp(mcp_now, entry) if install else unmerge_mcp(mcp_now)
-            edit("memory tools (MCP server)", target, mcp_text, mcp_now, changed)
-    except ValueError as exc:  # a wrong shape found while merging
-        problem = f"{target}: {exc}"
-        sys.stderr.write(f"signet-sdk {opts.verb} claude-code: {problem}\nNo file was changed.\n")
-        return 1
-    except InstallError as exc:
-        sys.stderr.write(f"signet-sdk {opts.verb} claude-code: {exc}\nNo file was changed.\n")
-        return 1
-
+    record_path = path.with_name(RECORD)
+    recorded = _record_files(record_path)
+    files = dict(recorded)
+    # Every file is read and checked before the first write: a refusal changes nothing.
+    changes = [_plan_settings(path, read_text(path), opts, env, files)]
+    if not opts.no_mcp:
+        target = mcp_path(opts.project, env)
+        entry = mcp_entry(hook_command(opts.python), len(_HOOK_ARGS))
+        changes.append(_plan_mcp(target, read_text(target), opts.verb, entry, files))
+    moved = any(c.before != c.after for c in changes)
+    if install and moved and not opts.dry_run:
+        _write_files(record_path, files)  # first: a file written after it is never unrecorded
     done = "installed into" if install else "removed from"
 
     def write(change: cli.Change) -> str:
-        copy = _write(change.path, change.after or "", change.before)
-        note = f" (previous version saved as {copy})" if copy else ""
-        return f"Signet {change.what} {done} {change.path}{note}\n"
+        if change.after is None:
+            change.path.unlink(missing_ok=True)
+            return f"Signet {change.what} {done} {change.path} (file removed)\n"
+        replace_text(change.path, change.after, 0o600)
+        return f"Signet {change.what} {done} {change.path}\n"
 
-    wrote = cli.apply("claude-code", opts.verb, edits, opts.dry_run, write)
+    wrote = cli.apply("claude-code", opts.verb, changes, opts.dry_run, write)
     if wrote is None:
         return 1
+    if not install and not opts.dry_run:
+        if files != recorded:
+            _write_files(record_path, files)
+        gone = [c for c in changes if c.after is None and c.before is not None]
+        _remove_folders([f for c in gone for f in recorded.get(str(c.path), {}).get("folders", [])])
     if wrote and install:
         sys.stdout.write("Claude Code reads hooks at start-up: restart running sessions.\n")
     return 0
+
+
+#: ``main(["install" | "uninstall", *options])``; 0 on success, 1 on a bad file, 2 on usage.
+main = cli.command(
+    "claude-code",
+    "Merge Signet's Claude Code hooks into settings.json and its memory tools "
+    "(MCP server 'signet') into Claude Code's MCP config, or remove them.",
+    _run,
+    [
+        (
+            cli.Option("--project", "use DIR/.claude/settings.json", "DIR"),
+            cli.Option("--settings", "use this settings file", "FILE"),
+        )
+    ],
+    [cli.NO_MCP],
+    dry_run="print the diff, write nothing",
+    python=cli.HOOK_PYTHON,
+    refused=(InstallError, ValueError),
+)
 
 
 if __name__ == "__main__":

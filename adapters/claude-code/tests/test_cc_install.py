@@ -1,4 +1,4 @@
-"""``signet-sdk install claude-code`` / ``uninstall``: merging into settings.json."""
+"""``signet-sdk install claude-code`` / ``uninstall``: settings.json and the MCP file, as text."""
 
 from __future__ import annotations
 
@@ -10,8 +10,14 @@ from typing import Any
 
 import pytest
 from signet_adapter_claude_code import install
-from signet_adapter_claude_code.install import HOOK_TIMEOUTS, hook_command, is_ours, main
-from signet_e2e.installer_checks import assert_crlf_kept, assert_link_kept
+from signet_adapter_claude_code.install import HOOK_TIMEOUTS, RECORD, hook_command, is_ours, main
+from signet_e2e.installer_checks import (
+    assert_blank_kept,
+    assert_crlf_kept,
+    assert_link_kept,
+    assert_round_trip,
+    install_over,
+)
 
 USER_SETTINGS: dict[str, Any] = {
     "model": "opus",
@@ -60,9 +66,9 @@ def test_install_merges_and_preserves_everything(tmp_path: Path) -> None:
         assert handler["timeout"] == seconds
         words = shlex.split(handler["command"])
         assert os.path.isabs(words[0]) and words[-1] == event
-    backups = list(path.parent.glob("settings.json.bak-*"))
-    assert len(backups) == 1
-    assert json.loads(backups[0].read_text()) == USER_SETTINGS
+    # The undo record, not a backup copy, is the way back (0600: it holds the settings).
+    assert not list(path.parent.glob("settings.json.bak-*"))
+    assert (path.parent / RECORD).stat().st_mode & 0o777 == 0o600
 
 
 def test_timeouts_are_seconds() -> None:
@@ -80,7 +86,7 @@ def test_install_twice_is_byte_identical(tmp_path: Path) -> None:
     assert main(["install", "--project", str(tmp_path)]) == 0
     assert path.read_bytes() == first
     assert path.stat().st_mtime_ns == stat_before
-    assert len(list(path.parent.glob("settings.json.bak-*"))) == 1
+    assert not list(path.parent.glob("settings.json.bak-*"))
 
 
 def test_install_into_a_new_file_and_user_scope(
@@ -124,10 +130,10 @@ def test_dry_run_prints_a_diff_and_writes_nothing(
 
 def test_uninstall_removes_only_ours(tmp_path: Path) -> None:
     path = settings_file(tmp_path, USER_SETTINGS)
-    original = json.loads(path.read_text())
+    original = path.read_bytes()
     assert main(["install", "--project", str(tmp_path)]) == 0
     assert main(["uninstall", "--project", str(tmp_path)]) == 0
-    assert json.loads(path.read_text()) == original
+    assert path.read_bytes() == original
     again = path.read_bytes()
     assert main(["uninstall", "--project", str(tmp_path)]) == 0
     assert path.read_bytes() == again
@@ -228,7 +234,7 @@ def test_user_install_uses_the_user_scope_file(
     assert state["mcpServers"]["signet"]["args"][-1] == "mcp"
     assert "enabledMcpjsonServers" not in json.loads((config_dir / "settings.json").read_text())
     assert main(["uninstall"]) == 0
-    assert json.loads((config_dir / ".claude.json").read_text()) == {}
+    assert not (config_dir / ".claude.json").exists()  # the install created it
 
 
 def test_no_mcp_leaves_mcp_files_alone(tmp_path: Path) -> None:
@@ -265,10 +271,180 @@ def test_timeouts_follow_the_hooks_own_deadlines(
 
 
 def test_linked_and_crlf_settings_are_kept_as_the_user_keeps_them(isolated: Path) -> None:
-    # Claude Code's settings are rewritten as JSON (a backup keeps the user's
-    # bytes), so the link and the line ends are what must hold.
     path = isolated / ".claude" / "settings.json"
-    text = json.dumps(USER_SETTINGS, indent=2) + "\n"
-    assert_link_kept(main, path, text, same_bytes=False)
+    assert_link_kept(main, path, FOUR_SPACES, same_bytes=True)
     path.unlink()
-    assert_crlf_kept(main, path, text, same_bytes=False)
+    assert_crlf_kept(main, path, FOUR_SPACES, same_bytes=True)
+
+
+# -- the user's bytes -----------------------------------------------------------------
+
+#: A user's own layout: 4-space indent, compact arrays and objects, no comments.
+FOUR_SPACES = (
+    "{\n"
+    '    "model": "opus",\n'
+    '    "permissions": {"allow": ["Bash(ls:*)", "Read"]},\n'
+    '    "hooks": {\n'
+    '        "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]\n'
+    "    }\n"
+    "}\n"
+)
+
+
+def our_group(event: str) -> dict[str, Any]:
+    handler = {"type": "command", "command": f"{hook_command()} {event}"}
+    return {"hooks": [{**handler, "timeout": HOOK_TIMEOUTS[event]}]}
+
+
+def no_mcp(argv: list[str]) -> int:
+    """The installer on the settings file alone (the MCP file has its own tests)."""
+    return main([*argv, "--no-mcp"])
+
+
+def test_a_four_space_file_with_compact_arrays_keeps_every_byte(tmp_path: Path) -> None:
+    path = settings_file(tmp_path, text=FOUR_SPACES)
+    assert main(["install", "--project", str(tmp_path), "--no-mcp"]) == 0
+    # Ours go where the user's layout puts them: into the compact Stop list on its
+    # line, and as new events in the file's own 4-space indent; nothing else moves.
+    added = "".join(
+        f',\n        "{event}": '
+        + json.dumps([our_group(event)], indent=4).replace("\n", "\n        ")
+        for event in HOOK_TIMEOUTS
+        if event != "Stop"
+    )
+    stop = '{"hooks": [{"type": "command", "command": "notify-send done"}]}'
+    assert path.read_text() == FOUR_SPACES.replace(
+        stop + "]", f"{stop}, {json.dumps(our_group('Stop'))}]"
+    ).replace("]\n    }", "]" + added + "\n    }")
+    assert main(["uninstall", "--project", str(tmp_path), "--no-mcp"]) == 0
+    assert path.read_text() == FOUR_SPACES
+    assert sorted(p.name for p in path.parent.iterdir()) == ["settings.json"]  # no record left
+
+
+def test_the_shared_round_trip_gives_back_the_users_bytes(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = isolated / ".claude" / "settings.json"
+    installed = install_over(no_mcp, path, FOUR_SPACES)
+    assert installed.startswith('{\n    "model": "opus",\n    "permissions": {"allow": [')
+    assert_round_trip(no_mcp, path, FOUR_SPACES, installed, capsys)
+
+
+def test_an_empty_hooks_object_comes_back_empty(tmp_path: Path) -> None:
+    text = '{\n  "model": "opus",\n  "hooks": {}\n}\n'
+    path = settings_file(tmp_path, text=text)
+    assert main(["install", "--project", str(tmp_path)]) == 0
+    installed = path.read_text()
+    assert installed.startswith('{\n  "model": "opus",\n  "hooks": {\n    "')
+    assert installed.endswith(']\n  },\n  "enabledMcpjsonServers": [\n    "signet"\n  ]\n}\n')
+    assert main(["uninstall", "--project", str(tmp_path)]) == 0
+    assert path.read_text() == text
+
+
+def test_an_empty_hooks_object_is_kept_after_an_edit(tmp_path: Path) -> None:
+    text = '{\n  "model": "opus",\n  "hooks": {}\n}\n'
+    path = settings_file(tmp_path, text=text)
+    assert main(["install", "--project", str(tmp_path), "--no-mcp"]) == 0
+    path.write_text(path.read_text().replace('"opus"', '"sonnet"'))
+    assert main(["uninstall", "--project", str(tmp_path), "--no-mcp"]) == 0
+    assert path.read_text() == text.replace('"opus"', '"sonnet"')
+
+
+def test_a_blank_settings_file_is_given_back_blank(isolated: Path) -> None:
+    assert_blank_kept(main, isolated / ".claude" / "settings.json")
+
+
+def test_no_file_at_all_install_creates_and_uninstall_removes(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    assert main(["install", "--project", str(project)]) == 0
+    settings = project / ".claude" / "settings.json"
+    assert set(json.loads(settings.read_text())["hooks"]) == set(HOOK_TIMEOUTS)
+    assert json.loads((project / ".mcp.json").read_text())["mcpServers"]["signet"]
+    assert main(["uninstall", "--project", str(project)]) == 0
+    assert list(project.iterdir()) == []  # the files, the record and .claude/ are gone
+    assert main(["uninstall", "--project", str(project)]) == 0
+    assert list(project.iterdir()) == []
+
+
+def test_no_user_config_at_all_leaves_nothing_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config_dir = tmp_path / "a" / "claude-config"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config_dir))
+    assert main(["install"]) == 0
+    assert sorted(p.name for p in config_dir.iterdir()) == [".claude.json", "settings.json", RECORD]
+    assert main(["uninstall"]) == 0
+    assert not (tmp_path / "a").exists()  # the folders it created went with the files
+
+
+def test_a_user_edit_between_install_and_uninstall_is_kept(tmp_path: Path) -> None:
+    path = settings_file(tmp_path, text=FOUR_SPACES)
+    assert main(["install", "--project", str(tmp_path), "--no-mcp"]) == 0
+    edited = path.read_text().replace('"opus"', '"sonnet"').replace('"Read"]', '"Read", "Edit"]')
+    path.write_text(edited)
+    assert main(["uninstall", "--project", str(tmp_path), "--no-mcp"]) == 0
+    expected = FOUR_SPACES.replace('"opus"', '"sonnet"').replace('"Read"]', '"Read", "Edit"]')
+    assert path.read_text() == expected
+    assert not (path.parent / RECORD).exists()
+
+
+def test_without_the_record_uninstall_still_takes_out_only_ours(tmp_path: Path) -> None:
+    path = settings_file(tmp_path, text=FOUR_SPACES)
+    assert main(["install", "--project", str(tmp_path), "--no-mcp"]) == 0
+    (path.parent / RECORD).unlink()  # e.g. installed by an older version
+    assert main(["uninstall", "--project", str(tmp_path), "--no-mcp"]) == 0
+    assert path.read_text() == FOUR_SPACES
+
+
+#: Claude Code's own state file, as it writes it: only ``mcpServers.signet`` is ours.
+CLAUDE_JSON = (
+    "{\n"
+    '  "numStartups": 3,\n'
+    '  "projects": {\n'
+    '    "/work/x": {"allowedTools": [], "history": [{"display": "hi"}]}\n'
+    "  },\n"
+    '  "mcpServers": {\n'
+    '    "other": {\n'
+    '      "command": "x"\n'
+    "    }\n"
+    "  },\n"
+    '  "userID": "abc"\n'
+    "}\n"
+)
+
+
+def test_claude_json_keeps_everything_but_our_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config_dir = tmp_path / "claude-config"
+    config_dir.mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config_dir))
+    state = config_dir / ".claude.json"
+    state.write_text(CLAUDE_JSON)
+    assert main(["install"]) == 0
+    entry = json.loads(state.read_text())["mcpServers"]["signet"]
+    server = '      "command": "x"\n    }'
+    rendered = json.dumps(entry, indent=2).replace("\n", "\n    ")
+    assert state.read_text() == CLAUDE_JSON.replace(server, f'{server},\n    "signet": {rendered}')
+    assert "numStartups" not in (config_dir / RECORD).read_text()  # its state is not copied
+    assert main(["uninstall"]) == 0
+    assert state.read_text() == CLAUDE_JSON
+    # Claude Code rewrites its state while we are installed: uninstall takes out only ours.
+    assert main(["install"]) == 0
+    state.write_text(state.read_text().replace('"numStartups": 3', '"numStartups": 4'))
+    assert main(["uninstall"]) == 0
+    assert state.read_text() == CLAUDE_JSON.replace('"numStartups": 3', '"numStartups": 4')
+
+
+def test_a_users_own_signet_server_is_refused_not_replaced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mcp_file = tmp_path / ".mcp.json"
+    mine = '{"mcpServers": {"signet": {"command": "my-own-signet"}}}\n'
+    mcp_file.write_text(mine)
+    assert main(["install", "--project", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert str(mcp_file) in err and "mcpServers.signet is another server" in err
+    assert mcp_file.read_text() == mine
+    assert not (tmp_path / ".claude").exists()
