@@ -196,7 +196,17 @@ class Outbox:
         if repeat:
             record["repeat"] = True
         data = jsonfast.dumps(record).encode("utf-8")
-        write_durably(os.path.join(self.root, f"{entry_id}.json"), data)
+        try:
+            write_durably(os.path.join(self.root, f"{entry_id}.json"), data)
+        except OSError:
+            # No entry names the copy (a full disk, say): take it away rather
+            # than leave it holding the last free space for the hour to its sweep.
+            if info is not None:
+                try:  # noqa: SIM105 (no contextlib on the hook path)
+                    os.unlink(os.path.join(self.root, info["file"]))
+                except OSError:
+                    pass
+            raise
         fsync_dir(self.root)
         self.unusable = None
         entry = entry_of(record)

@@ -116,7 +116,8 @@ def run_hook(
     away mid-event; one that is not an event id is logged and left out.
     """
     environ = os.environ if env is None else env
-    out = stdout if stdout is not None else sys.stdout.buffer
+    # A harness may start the hook with stdout closed (None): then the output has nowhere to go.
+    out = stdout if stdout is not None else getattr(sys.stdout, "buffer", None)
     harness = plugin.name
     name = event or "-"
 
@@ -163,9 +164,9 @@ def run_hook(
     return 0
 
 
-def _answer(out: IO[bytes], text: str, log: Any) -> None:
-    """Write the harness's output (nothing when ``text`` is empty)."""
-    if not text:
+def _answer(out: IO[bytes] | None, text: str, log: Any) -> None:
+    """Write the harness's output (nothing when ``text`` is empty or there is no stdout)."""
+    if not text or out is None:
         return
     try:
         out.write(text.encode("utf-8"))

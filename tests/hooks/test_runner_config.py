@@ -103,3 +103,49 @@ def test_an_address_that_cannot_be_read_keeps_the_write_until_it_is_fixed(
         start = b'{"hook_event_name": "SessionStart", "session_id": "s-next", "source": "startup"}'
         assert run_hook(fixed, event="SessionStart", payload=start).returncode == 0
         assert _ends(daemon) == ["s-held"]
+
+
+def test_a_hook_started_with_stdout_closed_still_keeps_its_write(tmp_path: Path) -> None:
+    import os
+    import subprocess
+
+    from signet_sdk.testing.hook_process import SIGNET_SDK
+
+    with MockDaemon() as daemon, daemon.serve() as handle:
+        env = hook_env(tmp_path, SIGNET_DAEMON_URL=handle.url)
+        done = subprocess.run(
+            [SIGNET_SDK, "hook", "claude-code", "SessionEnd"],
+            input=_end("s-closed"),
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            preexec_fn=lambda: os.close(1),
+            timeout=30,
+        )
+        assert (done.returncode, done.stderr) == (0, b"")
+        assert _ends(daemon) == ["s-closed"]
+
+
+def test_a_transcript_copy_no_entry_names_is_not_left_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+    import os
+
+    from signet_sdk.hooks import outbox as outbox_module
+    from signet_sdk.hooks.outbox import Outbox
+    from signet_sdk.runtime.transcripts import TranscriptSnapshot
+
+    real = outbox_module.write_durably
+
+    def full_disk(path: str, data: bytes, **kwargs: object) -> None:
+        if str(path).endswith(".json"):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real(path, data)
+
+    monkeypatch.setattr(outbox_module, "write_durably", full_disk)
+    outbox = Outbox(tmp_path / "outbox")
+    snapshot = TranscriptSnapshot(b'{"role":"user"}\n', 16, False)
+    with pytest.raises(OSError, match="No space left"):
+        outbox.put("session_end", {"sessionKey": "s"}, harness="h", transcript=snapshot)
+    assert sorted(p.name for p in (tmp_path / "outbox").iterdir() if not p.is_dir()) == []
