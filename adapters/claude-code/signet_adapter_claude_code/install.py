@@ -6,7 +6,7 @@ groups, each with a list of handlers ``{"type": "command", "command": ...,
 "timeout": <seconds>}``. The installer merges one handler per event into
 that structure and changes nothing else:
 
-* the file is edited as text (:mod:`._splice`): only our handlers (and the
+* the file is edited as text (:mod:`._edit`): only our handlers (and the
   groups, event lists and ``hooks`` they need) are spliced in or out, so the
   user's indent, key order, compact arrays, an empty ``"hooks": {}`` and
   every other setting keep their bytes;
@@ -71,6 +71,7 @@ from signet_sdk.installing.hook_groups import (
 from signet_sdk.installing.mcp import is_sdk_server
 from signet_sdk.installing.undo import RECORD, read_record, write_record
 
+from ._edit import reshape
 from ._mcp import (
     MCP_NAME,
     approve_mcp,
@@ -81,7 +82,6 @@ from ._mcp import (
     unapprove_mcp,
     unmerge_mcp,
 )
-from ._splice import reshape
 
 __all__ = [
     "HOOK_TIMEOUTS",
