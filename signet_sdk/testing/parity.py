@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 
 from signet_sdk.runtime.plugin import HarnessPlugin
 from signet_sdk.testing.parity_tools import TOOL_PATHS, TOOL_ROWS, NotExercised, exercise_tools
-from signet_sdk.testing.vectors import load_vectors, vector_problems
+from signet_sdk.testing.vectors import _shape_problems, load_vectors, read_vector, vector_problems
 from signet_sdk.wire.config import resolve_config
 from signet_sdk.wire.endpoints import DEPENDENCY_MAP_ROWS, endpoint, endpoint_for_row
 from signet_sdk.wire.errors import ConflictError, SignetError
@@ -61,11 +61,13 @@ class HarnessReport:
     vectors: list[VectorResult]
     rows: dict[str, tuple[str, str]]
     events: dict[str, tuple[str, str]]
+    #: What kept the harness from being checked at all (its translator cannot be made).
+    problems: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         cells = [*self.rows.values(), *self.events.values()]
-        if not self.vectors:  # a column over nothing proves nothing
+        if not self.vectors or self.problems:  # a column over nothing proves nothing
             return False
         return all(v.ok for v in self.vectors) and all(s != MISSING for s, _ in cells)
 
@@ -87,6 +89,7 @@ class ParityReport:
             "harnesses": {
                 h.harness: {
                     "ok": h.ok,
+                    "problems": h.problems,
                     "rows": {r: {"status": s, "reason": why} for r, (s, why) in h.rows.items()},
                     "events": {e: {"status": s, "reason": why} for e, (s, why) in h.events.items()},
                     "vectors": [
@@ -115,7 +118,7 @@ def _check_vector(
     daemon: LeanClient,
     recorded: Callable[[], list[Any]] | None,
 ) -> VectorResult:
-    result = VectorResult(str(vector["name"]), str(vector["event"]))
+    result = VectorResult(str(vector.get("name")), str(vector.get("event") or "?"))
     problems, calls, run = vector_problems(plugin, vector, daemon.config)
     result.problems += problems
     if run is None:  # a refused payload: nothing was sent
@@ -219,21 +222,7 @@ def run_parity(daemon_url: str | None = None, harnesses: list[str] | None = None
     for name, plugin in plugins().items():
         if harnesses and name not in harnesses:
             continue
-        vectors = load_vectors(plugin)
-        with _daemon(daemon_url) as (url, mock):
-            config = resolve_config(
-                url,
-                harness=plugin.name,
-                runtime_path=plugin.runtime_path,  # type: ignore[arg-type]
-                max_retries=0,
-                env={},
-            )
-            client = LeanClient(config)
-            recorded = (lambda: mock.requests) if mock is not None else None
-            results = [_check_vector(plugin, v, client, recorded) for v in vectors]
-            tools = exercise_tools(plugin.name, url, mock) if plugin.tools else None
-        rows, events = _matrix(plugin, results, tools)
-        reports.append(HarnessReport(name, results, rows, events))
+        reports.append(_harness_report(name, plugin, daemon_url))
     if not harnesses or RUNTIME_COLUMN in harnesses:
         # The reference runtime: audited by running one session, not by vectors.
         from signet_sdk.testing.parity_runtime import runtime_report
@@ -241,6 +230,62 @@ def run_parity(daemon_url: str | None = None, harnesses: list[str] | None = None
         with _daemon(daemon_url) as (url, mock):
             reports.append(runtime_report(url, mock))
     return ParityReport(label, reports)
+
+
+def _harness_report(name: str, plugin: HarnessPlugin, daemon_url: str | None) -> HarnessReport:
+    """One harness's column. Whatever its package gets wrong (a translator that
+    cannot be made, a vector file that is not JSON, a handler that crashes) is a
+    FAIL in this column only: one bad package must never hide the others."""
+    results: list[VectorResult] = []
+    problems: list[str] = []
+    tools = None
+    try:
+        plugin.make_translator({})
+    except Exception as exc:
+        problems.append(f"its translator cannot be made: {type(exc).__name__}: {exc}")
+    else:
+        try:
+            with _daemon(daemon_url) as (url, mock):
+                config = resolve_config(
+                    url,
+                    harness=plugin.name,
+                    runtime_path=plugin.runtime_path,  # type: ignore[arg-type]
+                    max_retries=0,
+                    env={},
+                )
+                client = LeanClient(config)
+                recorded = (lambda: mock.requests) if mock is not None else None
+                for path in plugin.vector_files():
+                    results.append(_check_file(plugin, path, client, recorded))
+                tools = exercise_tools(plugin.name, url, mock) if plugin.tools else None
+        except Exception as exc:
+            problems.append(f"parity could not check it: {type(exc).__name__}: {exc}")
+    rows, events = _matrix(plugin, results, tools)
+    return HarnessReport(name, results, rows, events, problems)
+
+
+def _check_file(
+    plugin: HarnessPlugin,
+    path: str,
+    daemon: LeanClient,
+    recorded: Callable[[], list[Any]] | None,
+) -> VectorResult:
+    """One vector file's result. A file that cannot be run names itself (the
+    column names the harness), and a check that crashes fails only this vector."""
+    file = Path(path)
+    try:
+        vector = read_vector(file)
+    except ValueError as exc:  # not JSON, or not an object
+        return VectorResult(file.stem, "?", [f"{file.name}: {str(exc).removeprefix(f'{file}: ')}"])
+    name, event = str(vector["name"]), str(vector.get("event") or "?")
+    shape = _shape_problems(vector)
+    if shape:
+        return VectorResult(name, event, [f"{file.name}: {p}" for p in shape])
+    try:
+        return _check_vector(plugin, vector, daemon, recorded)
+    except Exception as exc:  # a check this suite did not foresee
+        problem = f"{file.name}: parity could not check it: {type(exc).__name__}: {exc}"
+        return VectorResult(name, event, [problem])
 
 
 def _fill(text: str, indent: str) -> list[str]:
@@ -283,7 +328,9 @@ def format_table(report: ParityReport) -> str:
             lines.append(f"{h.harness}: {passed}/{len(h.vectors)} steps of one session pass:")
         else:
             lines.append(f"{h.harness}: {passed}/{len(h.vectors)} vectors pass; native events:")
-        if not h.vectors:
+        for problem in h.problems:
+            lines += _fill(f"  FAIL {problem}", "      ")
+        if not h.vectors and not h.problems:
             lines.append("  FAIL no vectors: the plugin ships none, so nothing is proven")
         ew = max([len(e) for e in h.events] + [10]) + 2
         for event, (status, why) in h.events.items():

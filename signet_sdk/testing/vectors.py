@@ -6,8 +6,10 @@ A vector is one native event and everything that must follow from it: the
 ``answers`` and the native ``output`` the harness must get back (or the
 ``error`` field a bad payload must be refused on). :func:`check_vector`
 runs the event through the one dispatch path with the canned answers and
-raises ``AssertionError`` listing every difference; the parity suite sends
-the same calls to a daemon as well.
+raises ``AssertionError`` listing every difference, including a call body
+the client would refuse and a translator that raised (which the harness
+would only see as the neutral output); the parity suite sends the same
+calls to a daemon as well.
 
 An adapter's own tests need only::
 
@@ -28,20 +30,22 @@ adapter server as well: :func:`check_vector_through_server`.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from signet_sdk.runtime.dispatch import Dispatched, dispatch
+from signet_sdk.runtime.native import NativeOutput
 from signet_sdk.runtime.plugin import HarnessPlugin
 from signet_sdk.wire.config import ClientConfig, resolve_config
 from signet_sdk.wire.endpoints import endpoint
 from signet_sdk.wire.errors import PayloadError, status_error
-from signet_sdk.wire.lifecycle import LifecycleCall
+from signet_sdk.wire.lifecycle import LIFECYCLE, LifecycleCall
 from signet_sdk.wire.request import build_request
 
 if TYPE_CHECKING:
+    from signet_sdk.runtime.translator import HarnessTranslator
     from signet_sdk.testing.hook_process import HookRun
     from signet_sdk.testing.scripted import Recorded, ScriptedDaemon
     from signet_sdk.testing.serve_process import ServeProcess
@@ -58,12 +62,24 @@ __all__ = [
 
 def load_vectors(plugin: HarnessPlugin) -> list[dict[str, Any]]:
     """The plugin's vectors, each named after its file when it has no name."""
-    vectors = []
-    for path in plugin.vector_files():
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-        data.setdefault("name", Path(path).stem)
-        vectors.append(data)
-    return vectors
+    return [read_vector(path) for path in plugin.vector_files()]
+
+
+def read_vector(path: str | Path) -> dict[str, Any]:
+    """One vector file, named after the file when it has no name.
+
+    Raises ``ValueError`` naming the file when it is not a JSON object: a bare
+    ``JSONDecodeError`` says where in the text, not which of a package's files.
+    """
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:  # ValueError: bad JSON, bad UTF-8
+        raise ValueError(f"{path}: not a JSON vector: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: a vector is a JSON object, not a {type(data).__name__}")
+    data.setdefault("name", path.stem)
+    return data
 
 
 def vector_id(vector: Mapping[str, Any]) -> str:
@@ -110,20 +126,52 @@ def default_config(plugin: HarnessPlugin) -> ClientConfig:
 def vector_problems(
     plugin: HarnessPlugin, vector: Mapping[str, Any], config: ClientConfig | None = None
 ) -> tuple[list[str], list[LifecycleCall], Dispatched | None]:
-    """What differs from the vector, the calls the event made, and the dispatch result."""
+    """What differs from the vector, the calls the event made, and the dispatch result.
+
+    The result is None when nothing should reach a daemon: a refused payload,
+    a vector that cannot run, or a call whose body the client would refuse.
+    Dispatch fails open on any exception, which is right for a harness but
+    would hide a crashing translator from its tests: every exception the
+    translator raised, other than the ``PayloadError`` a vector expects, is a
+    problem here.
+    """
+    problems = _shape_problems(vector)
+    if problems:
+        return problems, [], None
     config = config or default_config(plugin)
     payload = vector.get("payload") or {}
     expected_error = vector.get("error")
     calls: list[LifecycleCall] = []
-    run = dispatch(plugin.make_translator({}), str(vector["event"]), payload, canned(vector, calls))
-    if isinstance(run.error, PayloadError):
-        exc = run.error
-        if expected_error and expected_error.get("field") == exc.field:
-            return [], calls, None
-        return [f"translate raised {exc}"], calls, None
+    watched = _Watched(plugin.make_translator({}))
+    try:
+        run = dispatch(watched, str(vector["event"]), payload, canned(vector, calls))
+    except Exception as exc:  # the fail-open path itself failed (a broken neutral)
+        return [*watched.problems, f"dispatch raised {_raised(exc)}"], calls, None
+    raised = watched.raised
     if expected_error:
-        return [f"expected PayloadError on {expected_error.get('field')!r}"], calls, None
-    problems = []
+        field = expected_error.get("field")
+        if isinstance(raised, PayloadError) and raised.field == field:
+            return watched.problems, calls, None
+        what = f"the handler raised {_raised(raised)}" if raised else "the payload was accepted"
+        return [f"expected PayloadError on {field!r}, but {what}"], calls, None
+    if raised is not None:
+        problems.append(f"handler raised {_raised(raised)}")
+    problems += watched.problems
+    refused = [p for p in map(_body_problem, calls) if p]
+    problems += refused
+    if not refused:
+        problems += _request_problems(vector, calls, config)
+    if isinstance(run.output, NativeOutput):  # else a problem of ``watched`` says what it is
+        output = run.output.to_wire()
+        if output != expected_output(vector):
+            problems.append(f"output differs: want {expected_output(vector)!r}, got {output!r}")
+    return problems, calls, None if raised is not None or refused else run
+
+
+def _request_problems(
+    vector: Mapping[str, Any], calls: list[LifecycleCall], config: ClientConfig
+) -> list[str]:
+    """The calls as the core builds their requests, against the vector's ``calls``."""
     built = [build_request(config, endpoint(c.action), body=c.body) for c in calls]
     got = [
         {
@@ -136,15 +184,107 @@ def vector_problems(
     ]
     keys = ("action", "method", "path", "body")
     want = [{k: c.get(k) for k in keys} for c in vector.get("calls") or []]
-    if got != want:
-        problems.append(
-            f"requests differ:\n  want {json.dumps(want, sort_keys=True)}\n"
-            f"  got  {json.dumps(got, sort_keys=True)}"
-        )
-    output = run.output.to_wire()
-    if output != expected_output(vector):
-        problems.append(f"output differs: want {expected_output(vector)!r}, got {output!r}")
-    return problems, calls, run
+    if got == want:
+        return []
+    return [
+        f"requests differ:\n  want {json.dumps(want, sort_keys=True)}\n"
+        f"  got  {json.dumps(got, sort_keys=True)}"
+    ]
+
+
+def _shape_problems(vector: Mapping[str, Any]) -> list[str]:
+    """Why ``vector`` cannot be run at all: no event, or a part of the wrong JSON type."""
+    if not isinstance(vector.get("event"), str) or not vector["event"]:
+        return ["the vector has no 'event' (the native event name to run)"]
+    problems = []
+    for key in ("calls", "answers"):
+        items = vector.get(key) or []
+        if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
+            problems.append(f"the vector's {key!r} must be an array of objects")
+    for key in ("output", "error"):
+        if not isinstance(vector.get(key) or {}, dict):
+            problems.append(f"the vector's {key!r} must be an object")
+    return problems
+
+
+def _body_problem(call: LifecycleCall) -> str | None:
+    """Why the client would refuse the call's body (``client_sender`` validates it), or None.
+
+    The requests a vector pins are built from the raw body, so a misspelt key
+    or a wrong type written into the vector as well used to pass here while
+    ``AdapterClient.call_lifecycle`` refused it: the same validation runs here.
+    """
+    from signet_sdk.client.base import BaseAdapterClient
+
+    model = LIFECYCLE[call.action].params_model
+    if not isinstance(call.body, Mapping):
+        return f"{call.action} body is a {type(call.body).__name__}, not a {model} object"
+    try:
+        BaseAdapterClient._lifecycle_params(call)
+    except PayloadError as exc:
+        detail = str(exc).replace(f"{call.action}: ", "", 1)  # "field: message"
+        return f"{call.action} body does not fit {model}, so the client refuses it: {detail}"
+    return None
+
+
+def _raised(exc: BaseException | None) -> str:
+    """``KeyError: 'text'``: the class as well, since many messages are only a name."""
+    return f"{type(exc).__name__}: {exc}"
+
+
+class _Watched:
+    """The translator, noting what its methods raised or returned wrong.
+
+    ``dispatch`` turns any of that into the neutral output, as a harness
+    needs; a vector check needs to see it. ``raised`` is what ``translate``
+    (the event's handler) raised, ``problems`` what ``render``, ``neutral``
+    or ``fail_open`` did wrong.
+    """
+
+    def __init__(self, inner: HarnessTranslator) -> None:
+        self.inner = inner
+        self.raised: Exception | None = None
+        self.problems: list[str] = []
+
+    def translate(self, event: str, payload: Mapping[str, Any]) -> list[LifecycleCall]:
+        try:
+            calls = self.inner.translate(event, payload)
+            if not isinstance(calls, list | tuple):
+                raise TypeError(f"translate returned a {type(calls).__name__}, not a list")
+            for call in calls:
+                if not isinstance(call, LifecycleCall):
+                    raise TypeError(f"translate returned a {type(call).__name__} call: {call!r}")
+        except Exception as exc:
+            self.raised = exc
+            raise
+        return list(calls)
+
+    def render(
+        self, event: str, payload: Mapping[str, Any], results: Sequence[Any]
+    ) -> NativeOutput:
+        return self._output("render", self.inner.render, event, payload, results)
+
+    def neutral(self, event: str) -> NativeOutput:
+        return self._output("neutral", self.inner.neutral, event)
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self.inner, name)  # fail_open, where the translator has it
+        if name != "fail_open":
+            return method
+        return lambda *args: self._output("fail_open", method, *args)
+
+    def _output(self, name: str, method: Callable[..., Any], *args: Any) -> NativeOutput:
+        try:
+            output = method(*args)
+        except Exception as exc:
+            self.problems.append(f"{name} raised {_raised(exc)}")
+            raise
+        if not isinstance(output, NativeOutput):
+            self.problems.append(
+                f"{name} returned a {type(output).__name__}, not a NativeOutput"
+                + (" (context_output must return one too)" if name == "render" else "")
+            )
+        return output  # type: ignore[no-any-return]
 
 
 def check_vector(plugin: HarnessPlugin, vector: Mapping[str, Any]) -> None:

@@ -102,6 +102,23 @@ class LifecycleCall(Record):
     action: str
     body: Mapping[str, Any]
 
+    def __post_init__(self) -> None:
+        """Refuse an unknown action here, where the translator's handler makes the call.
+
+        Checked later, a typo (``"precompact"``) surfaced far from its cause: as a
+        ``KeyError`` in the hook log or a crashed parity run. A ``PayloadError`` on
+        ``action`` is what the client raised for it before, so code that caught that
+        still does; a handler that raises it fails open like any translator error.
+        """
+        if self.action not in LIFECYCLE:
+            # Imported only on this rare path: the hook path pays nothing for the check.
+            from signet_sdk.wire.errors import PayloadError
+
+            known = ", ".join(LIFECYCLE)
+            raise PayloadError(
+                "action", f"unknown lifecycle action {self.action!r}; known: {known}"
+            )
+
     @property
     def method(self) -> str:
         """The ``RuntimeAdapter`` method that performs this call."""
