@@ -59,7 +59,9 @@ from typing import Any
 import tomlkit
 from tomlkit.container import Container
 from tomlkit.exceptions import TOMLKitError
-from tomlkit.items import AoT, InlineTable, SingleKey, Table
+from tomlkit.items import InlineTable, Table
+
+from signet_sdk.installing.toml_places import key_text, move_line_home
 
 __all__ = ["ConfigError", "check_toml", "merge_config", "toml_data", "unmerge_config"]
 
@@ -188,78 +190,6 @@ def _ours_stale(
     ]
 
 
-#: A table's place in the plain data: its names, with an index into an array of tables.
-Place = tuple[str | int, ...]
-
-
-def _headers(doc: Any) -> list[tuple[Place, Any]]:
-    """Every table written under a header of its own, in the file's order, with its place.
-
-    A key line belongs to the table whose header comes last above it, so
-    this order is what tells where a line found in one of our tables would
-    be without them.
-    """
-    out: list[tuple[Place, Any]] = []
-    counts: dict[Place, int] = {}
-
-    def walk(container: Any, place: Place) -> None:
-        for key, item in container.body:
-            if key is None:
-                continue
-            here = (*place, key.key)
-            if isinstance(item, AoT):
-                for table in item.body:
-                    index = counts.get(here, 0)
-                    counts[here] = index + 1
-                    out.append(((*here, index), table))
-                    walk(table.value, (*here, index))
-            elif isinstance(item, Table):
-                if not item.is_super_table() and not key.is_dotted():
-                    out.append((here, item))
-                walk(item.value, here)
-
-    walk(doc, ())
-    return out
-
-
-def _at(data: Any, place: Place) -> Any:
-    for step in place:
-        data = data[step]
-    return data
-
-
-def _where(place: Place) -> str:
-    """A place as the user reads it in the file."""
-    if not place:
-        return "the top level"
-    names = ".".join(SingleKey(p).as_string() for p in place if isinstance(p, str))
-    if isinstance(place[-1], int):
-        return f"[[{names}]] entry {place[-1] + 1}"
-    return f"[{names}]"
-
-
-def _a_line(item: Any) -> bool:
-    """Whether ``item`` is a ``key = value`` line (dotted or not), not a table's header."""
-    return not isinstance(item, AoT) and not (isinstance(item, Table) and not item.is_super_table())
-
-
-def _home(doc: Any, piece: Any, ours: Collection[int]) -> tuple[Place, Any] | None:
-    """Where the lines under our header ``piece`` would be without our tables.
-
-    The nearest table above it written under a header that is not ours (the
-    top level when there is none); None when ``piece`` has no header of its
-    own (an inline or dotted entry, where the user put a key on purpose).
-    """
-    headers = _headers(doc)
-    at = next((i for i, (_, table) in enumerate(headers) if table is piece), None)
-    if at is None:
-        return None
-    for place, table in reversed(headers[:at]):
-        if id(table) not in ours:
-            return place, table
-    return (), doc
-
-
 def _let_go(
     path: Path,
     doc: Any,
@@ -298,21 +228,17 @@ def _let_go(
             if "trusted_hash" in piece:
                 del piece["trusted_hash"]
             for name in names:
-                item = piece.item(name)
-                home = _home(doc, piece, skip) if move and _a_line(item) else None
-                shown = SingleKey(name).as_string()
-                if home is None or name in _at(intended, home[0]):
+                moved = move and move_line_home(doc, intended, piece, name, skip, state[key])
+                shown = key_text(name)
+                if not moved:
                     notes.append(
                         f"{path}: kept your '{shown}' where it is, in "
                         f'[hooks.state."{key}"] (moving it out of Signet\'s table is not safe)'
                     )
                     continue
-                del piece[name]
-                home[1].add(name, item)
-                _at(intended, home[0])[name] = state[key].pop(name)
                 notes.append(
                     f"{path}: moved your '{shown}' out of Signet's [hooks.state] table "
-                    f"to {_where(home[0])}, where it is without Signet's tables"
+                    f"to {moved}, where it is without Signet's tables"
                 )
         del state[key]["trusted_hash"]
         if not state[key]:

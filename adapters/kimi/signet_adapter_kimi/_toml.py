@@ -29,15 +29,16 @@ failing that the file is refused.
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
-from tomlkit.items import AoT, Array, SingleKey, Table
+from tomlkit.items import AoT, Array
 
 from signet_sdk.installing.command import runs_sdk
+from signet_sdk.installing.toml_places import key_text, move_line_home
 
 __all__ = [
     "HOOK_ARGS",
@@ -56,8 +57,6 @@ _FIELDS = ("event", "command", "timeout")
 _ENTRY_KEYS = frozenset(("event", "matcher", "command", "timeout"))
 #: What tomlkit raises for a layout its edits do not cover.
 _EDIT_ERRORS = (TOMLKitError, ValueError, LookupError, TypeError, AttributeError)
-#: A table's place in the plain data: its names, with an index into an array of tables.
-Place = tuple[str | int, ...]
 
 
 class ConfigError(Exception):
@@ -123,74 +122,6 @@ def _followed(doc: Any, key: str) -> bool:
     return any(k is not None or v.as_string().strip() for k, v in doc.body[names.index(key) + 1 :])
 
 
-def _headers(doc: Any) -> list[tuple[Place, Any]]:
-    """Every table written under a header of its own, in the file's order, with its place.
-
-    A key line belongs to the table whose header comes last above it, so
-    this order is what tells where a line found in an entry of ours would
-    be without them.
-    """
-    out: list[tuple[Place, Any]] = []
-    counts: dict[Place, int] = {}
-
-    def walk(container: Any, place: Place) -> None:
-        for key, item in container.body:
-            if key is None:
-                continue
-            here = (*place, key.key)
-            if isinstance(item, AoT):
-                for table in item.body:
-                    index = counts.get(here, 0)
-                    counts[here] = index + 1
-                    out.append(((*here, index), table))
-                    walk(table.value, (*here, index))
-            elif isinstance(item, Table):
-                if not item.is_super_table() and not key.is_dotted():
-                    out.append((here, item))
-                walk(item.value, here)
-
-    walk(doc, ())
-    return out
-
-
-def _at(data: Any, place: Place) -> Any:
-    for step in place:
-        data = data[step]
-    return data
-
-
-def _where(place: Place) -> str:
-    """A place as the user reads it in the file."""
-    if not place:
-        return "the top level"
-    names = ".".join(SingleKey(p).as_string() for p in place if isinstance(p, str))
-    if isinstance(place[-1], int):
-        return f"[[{names}]] entry {place[-1] + 1}"
-    return f"[{names}]"
-
-
-def _a_line(item: Any) -> bool:
-    """Whether ``item`` is a ``key = value`` line (dotted or not), not a table's header."""
-    return not isinstance(item, AoT) and not (isinstance(item, Table) and not item.is_super_table())
-
-
-def _home(doc: Any, entry: Any, ours: Collection[int]) -> tuple[Place, Any] | None:
-    """Where the lines under our ``[[hooks]]`` header ``entry`` would be without ours.
-
-    The nearest table above it written under a header that is not ours (the
-    top level when there is none); None for an entry without a header of its
-    own (inline), where the user put a key on purpose.
-    """
-    headers = _headers(doc)
-    at = next((i for i, (_, table) in enumerate(headers) if table is entry), None)
-    if at is None:
-        return None
-    for place, table in reversed(headers[:at]):
-        if id(table) not in ours:
-            return place, table
-    return (), doc
-
-
 def _plain(text: str) -> Any:
     return tomllib.loads(text, parse_float=str)
 
@@ -232,21 +163,18 @@ def _release(path: Path, text: str, move: bool) -> tuple[str, list[str]]:
         ids = {id(entry) for _, entry in ours}
         for i, entry in ours:
             for name in [n for n in entry if n not in _ENTRY_KEYS]:
-                item = entry.item(name)
-                home = _home(doc, entry, ids) if move and _a_line(item) else None
-                shown = SingleKey(name).as_string()
-                if home is None or name in _at(intended, home[0]):
+                plain = intended["hooks"][i]
+                moved = move and move_line_home(doc, intended, entry, name, ids, plain)
+                if not moved:
                     notes.append(
-                        f"{path}: kept your '{shown}' where it is, in the [[hooks]] entry "
-                        f"that held Signet's {entry.get('event')} hook (moving it is not safe)"
+                        f"{path}: kept your '{key_text(name)}' where it is, in the [[hooks]] "
+                        f"entry that held Signet's {entry.get('event')} hook "
+                        "(moving it is not safe)"
                     )
                     continue
-                del entry[name]
-                home[1].add(name, item)
-                _at(intended, home[0])[name] = intended["hooks"][i].pop(name)
                 notes.append(
-                    f"{path}: moved your '{shown}' out of Signet's [[hooks]] entry "
-                    f"to {_where(home[0])}, where it is without Signet's entries"
+                    f"{path}: moved your '{key_text(name)}' out of Signet's [[hooks]] entry "
+                    f"to {moved}, where it is without Signet's entries"
                 )
             if any(n not in _ENTRY_KEYS for n in entry):  # kept: only our keys go
                 for name in [n for n in entry if n in _ENTRY_KEYS]:
