@@ -161,6 +161,7 @@ def run_hook(
             log(f"interrupted: {type(exc).__name__}")
         else:
             log(f"internal error, failed open: {type(exc).__name__}: {exc}")
+            _answer(out, _neutral(plugin, event, environ), log)
     return 0
 
 

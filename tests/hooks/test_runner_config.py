@@ -149,3 +149,25 @@ def test_a_transcript_copy_no_entry_names_is_not_left_behind(
     with pytest.raises(OSError, match="No space left"):
         outbox.put("session_end", {"sessionKey": "s"}, harness="h", transcript=snapshot)
     assert sorted(p.name for p in (tmp_path / "outbox").iterdir() if not p.is_dir()) == []
+
+
+def test_an_internal_error_still_gives_cursor_its_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    from signet_sdk.hooks import runner
+    from signet_sdk.runtime.registry import find_plugin
+
+    def broken(*args: object, **kwargs: object) -> str:
+        raise RuntimeError("a bug past the translator")
+
+    monkeypatch.setattr(runner, "_run", broken)
+    monkeypatch.setattr(runner.os, "environ", dict(runner.os.environ))  # SIGNET_NO_HOOKS is set
+    plugin = find_plugin("cursor")
+    assert plugin is not None
+    out = io.BytesIO()
+    env = hook_env(tmp_path, SIGNET_DAEMON_URL="http://127.0.0.1:9")
+    assert runner.run_hook(plugin, "beforeSubmitPrompt", stdout=out, env=env) == 0
+    assert json.loads(out.getvalue()) == {"continue": True}
+    assert "internal error, failed open: RuntimeError: a bug past the translator" in _log(tmp_path)
