@@ -184,15 +184,19 @@ class Agent:
         if (problem := files.ensure()) is not None:
             notes.append(f"memory: the state folder cannot be used ({problem}); writes go directly")
         files.claim(fresh=resume is None)
-        config = client.config
-        writer = SessionWriter(
-            config,
-            self.env,
-            files,
-            notice=notes.append,
-            detached_sender=self.detached_sender,
-        )
-        files.write_live(live_record(config, session_key, project, files.transcript))
+        try:
+            config = client.config
+            writer = SessionWriter(
+                config,
+                self.env,
+                files,
+                notice=notes.append,
+                detached_sender=self.detached_sender,
+            )
+            files.write_live(live_record(config, session_key, project, files.transcript))
+        except BaseException:
+            files.release()  # no session came of it: the key is free again
+            raise
         state = SessionState(
             key=session_key,
             project=project,

@@ -214,6 +214,28 @@ def test_a_second_live_session_on_one_key_is_refused(
     assert [r.json["sessionKey"] for r in ends] == ["shared", "shared"]
 
 
+def test_a_session_that_fails_to_open_leaves_its_key_free(
+    mock_daemon: tuple[MockDaemon, str],
+    agent_env: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from signet_sdk.agent import agent as agent_module
+
+    _, url = mock_daemon
+    agent = _agent(ScriptedProvider(["fine"]), url, agent_env)
+    real = agent_module.SessionWriter
+
+    def failing(*args: Any, **kwargs: Any) -> Any:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(agent_module, "SessionWriter", failing)
+    with pytest.raises(OSError, match="No space left"):
+        agent.session(key="retried")
+    monkeypatch.setattr(agent_module, "SessionWriter", real)
+    with agent.session(key="retried") as chat:  # not "already open"
+        assert chat.send("hello").content == "fine"
+
+
 def _free_port() -> int:
     import socket
 
