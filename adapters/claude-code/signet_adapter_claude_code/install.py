@@ -319,7 +319,6 @@ def _plan_mcp(
         new = _edited(text, now, merge_mcp(now, entry, path))
         if new != text and not (key in files and is_sdk_server(servers.get(MCP_NAME))):
             record: dict[str, Any] = {
-                "existed": text is not None,
                 "created": "mcpServers" not in now,
                 "folders": _missing_folders(path) if text is None else [],
             }
