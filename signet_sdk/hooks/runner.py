@@ -19,8 +19,9 @@ What ``run_hook`` guarantees:
 * A bounded stdin read (size cap, and a time bound for a harness that keeps
   the pipe open); it returns early once a whole JSON object has arrived.
 * One deadline for the whole process, from the contract's per-hook defaults
-  and the ``SIGNET_*_TIMEOUT`` variables; a timer ends the process (exit 0,
-  no stdout) if it is ever overrun.
+  and the ``SIGNET_*_TIMEOUT`` variables, counted from when the harness
+  started the process (Python's start-up is part of it); a timer ends the
+  process (exit 0, no stdout) if it is ever overrun.
 * Fail open: a daemon that is down, slow, erroring or answering 409, and a
   malformed payload, all give exit 0, the neutral output and one line in
   ``${XDG_STATE_HOME:-~/.local/state}/signet-sdk/hooks.log``.
@@ -46,7 +47,7 @@ from __future__ import annotations
 import os
 import sys
 
-from signet_sdk.hooks.deadline import Deadline
+from signet_sdk.hooks.deadline import Deadline, process_age
 from signet_sdk.hooks.process import (
     STDIN_LIMIT,
     STDIN_TIMEOUT,
@@ -105,6 +106,7 @@ def run_hook(
     stdout: IO[bytes] | None = None,
     env: Mapping[str, str] | None = None,
     event_id: str | None = None,
+    spent: float = 0.0,
 ) -> int:
     """Run one hook event of ``plugin`` end to end and return the exit code (always 0).
 
@@ -114,6 +116,9 @@ def run_hook(
     (``detach``) and whether pending writes are flushed (``flushes``).
     ``event_id`` is the event's id from a transport whose adapter server went
     away mid-event; one that is not an event id is logged and left out.
+    ``spent`` is the part of the deadline gone before the call: the hook
+    command passes the process's age, since the harness's clock started
+    when it started the process.
     """
     environ = os.environ if env is None else env
     # A harness may start the hook with stdout closed (None): then the output has nowhere to go.
@@ -142,7 +147,11 @@ def run_hook(
     os.environ["SIGNET_NO_HOOKS"] = "1"
     spec = plugin.events.get(name)
     seconds = config.timeouts.for_class(spec.timeout_class if spec else "default") or 10.0
-    deadline = Deadline(seconds, lambda: log(f"deadline of {seconds:.1f}s reached, exited"))
+    deadline = Deadline(
+        seconds,
+        lambda: log(f"deadline of {seconds:.1f}s reached ({spent:.1f}s of it starting), exited"),
+        spent,
+    )
     writes = None
     if event_id is not None:
         from signet_sdk.hooks.entry import EventWrites, valid_event_id
@@ -284,7 +293,7 @@ def hook_command(args: Sequence[str]) -> int:
         return 0
     # Off (SIGNET_BYPASS, SIGNET_NO_HOOKS) too, the harness gets the plugin's
     # neutral answer: some need one (Cursor's {"continue": true}).
-    return run_hook(plugin, event, event_id=event_id)
+    return run_hook(plugin, event, event_id=event_id, spent=process_age())
 
 
 def _event_id_option(args: Sequence[str]) -> tuple[list[str], str | None]:
