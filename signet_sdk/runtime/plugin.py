@@ -148,6 +148,8 @@ class HarnessPlugin:
         if translator is None:
             raise ValueError("HarnessPlugin needs a translator (or a package with _translate.py)")
         self._translator = translator
+        #: The class :meth:`of_translator` was given; what is made must be one.
+        self._translator_class: type[EventTranslator] | None = None
         self._transcript_roots = transcript_roots
         self.installer = installer
         self.vectors = vectors
@@ -198,14 +200,26 @@ class HarnessPlugin:
         description: str,
         shims: str | None = None,
     ) -> HarnessPlugin:
-        """The plugin whose translator class is ``translator``, in its package's ``_translate.py``.
+        """The plugin whose translator class is ``translator``.
 
         The class says the name (``harness``), the events and the rows it does
         not cover (``not_applicable``); the package it sits in gives the other
-        parts by convention (``package=``).
+        parts by convention (``package=``). The translator itself is the
+        class's own module's ``translator_for(env)`` when that module has one
+        (a translator built for the environment), else an instance of the
+        class; either way it must be an instance of ``translator``, which
+        :meth:`make_translator` checks, so the events declared and the events
+        translated cannot come from two different classes.
         """
-        return cls(
+        module = sys.modules.get(translator.__module__)
+        made: HarnessTranslator | str = (
+            f"{translator.__module__}:translator_for"
+            if callable(getattr(module, "translator_for", None))
+            else translator()
+        )
+        plugin = cls(
             translator.harness,
+            translator=made,
             package=translator.__module__.rpartition(".")[0],
             events=translator.events,
             runtime_path=runtime_path,
@@ -214,6 +228,8 @@ class HarnessPlugin:
             tools=tools,
             description=description,
         )
+        plugin._translator_class = translator
+        return plugin
 
     def __repr__(self) -> str:
         return f"HarnessPlugin({self.name!r}, events={list(self.events)!r})"
@@ -222,8 +238,14 @@ class HarnessPlugin:
         """The translator, built for ``env`` (default: this process's environment)."""
         tr = self._translator
         if isinstance(tr, str):
-            factory = _load_ref(tr)
-            return factory(os.environ if env is None else env)  # type: ignore[no-any-return]
+            made: HarnessTranslator = _load_ref(tr)(os.environ if env is None else env)
+            wanted = self._translator_class
+            if wanted is not None and not isinstance(made, wanted):
+                raise TypeError(
+                    f"{tr} made a translator of class {type(made).__name__}; the "
+                    f"{self.name!r} plugin declares its events with {wanted.__name__}"
+                )
+            return made
         return tr
 
     def transcript_roots(self, env: Mapping[str, str] | None = None) -> list[str] | None:
