@@ -84,17 +84,30 @@ def check_daemon(prog: str, url: str, source: str) -> int:
     return 0
 
 
-def _demo(ns: argparse.Namespace) -> int:
+def given_daemon(flag: str | None, *, variable: bool = True) -> tuple[str, str] | None:
+    """The daemon a command is pointed at and what named it, or None: it starts its own.
+
+    ``--daemon-url`` (``flag``) when not blank, else, with ``variable``,
+    ``SIGNET_DAEMON_URL`` when not blank, else None (``demo`` then starts a
+    dev daemon, ``parity`` a mock for each harness). The one place the choice
+    is made: ``demo``'s ``/health`` check, its story and its closing parity
+    run, and ``parity`` (which takes no ``variable``), all ask here.
+    """
     import os
 
+    url = (flag or "").strip()
+    if url:
+        return url, "--daemon-url"
+    url = os.environ.get("SIGNET_DAEMON_URL", "").strip() if variable else ""
+    return (url, "SIGNET_DAEMON_URL") if url else None
+
+
+def _demo(ns: argparse.Namespace) -> int:
     from signet_sdk.cli.demo import main as demo_main
 
-    # As the demo picks its daemon: the flag, else the variable, else a bundled one.
-    given, source = (ns.daemon_url or "").strip(), "--daemon-url"
-    if not given:
-        given, source = os.environ.get("SIGNET_DAEMON_URL", "").strip(), "SIGNET_DAEMON_URL"
-    if given:
-        code = check_daemon("signet-sdk demo", given, source)
+    given = given_daemon(ns.daemon_url)
+    if given is not None:
+        code = check_daemon("signet-sdk demo", *given)
         if code:
             return code
     return demo_main(ns)
@@ -125,12 +138,12 @@ def _parity(ns: argparse.Namespace) -> int:
             f"(installed: {', '.join(known)})\n"
         )
         return 2
-    url = (ns.daemon_url or "").strip() or None  # none (or empty): each harness gets a mock
-    if url is not None:
-        code = check_daemon("signet-sdk parity", url, "--daemon-url")
+    given = given_daemon(ns.daemon_url, variable=False)  # none: each harness gets a mock
+    if given is not None:
+        code = check_daemon("signet-sdk parity", *given)
         if code:
             return code
-    report = run_parity(url, ns.harness or None)
+    report = run_parity(given[0] if given else None, ns.harness or None)
     if ns.json:
         sys.stdout.write(json.dumps(report.as_dict(), indent=2) + "\n")
     else:

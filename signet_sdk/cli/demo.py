@@ -216,7 +216,7 @@ def _did_something(answer: Any) -> bool:
 
 @contextmanager
 def _daemon(workdir: Path, url: str | None) -> Iterator[str]:
-    url = (url or os.environ.get("SIGNET_DAEMON_URL", "")).strip()
+    """The daemon given (by :func:`~signet_sdk.cli.commands.given_daemon`), else a fresh dev one."""
     if url:
         sys.stdout.write(f"daemon: {url}\n")
         yield url
@@ -235,18 +235,22 @@ def main(args: Any = None) -> int:
     A daemon given by URL that stops answering mid-story ends the demo with
     one line naming it (exit 1), not a traceback from deep in the client.
     """
+    from signet_sdk.cli.commands import given_daemon
     from signet_sdk.wire.errors import SignetError
 
-    given = getattr(args, "daemon_url", None) or os.environ.get("SIGNET_DAEMON_URL")
+    given = given_daemon(getattr(args, "daemon_url", None))
+    url = given[0] if given else None
     try:
-        return _play(args)
+        return _play(url)
     except SignetError as exc:
-        where = f"the daemon at {given.strip()}" if given else "the bundled dev daemon"
+        where = f"the daemon at {url}" if url else "the bundled dev daemon"
         sys.stderr.write(f"signet-sdk demo: a call to {where} failed: {exc}\n")
         return 1
 
 
-def _play(args: Any) -> int:
+def _play(given: str | None) -> int:
+    """The story for each harness and the runtime, then parity: all on the daemon ``given``,
+    or (None) each on a fresh dev daemon of its own."""
     from signet_sdk.cli.demo_runtime import play_runtime_story
     from signet_sdk.runtime.generic import generic_plugin
     from signet_sdk.runtime.registry import create_adapter, installed_plugins
@@ -255,8 +259,6 @@ def _play(args: Any) -> int:
     plugins = [generic_plugin("generic"), *installed_plugins()]
     harnesses = [p.name for p in plugins]
     failures: dict[str, list[str]] = {}
-    given = getattr(args, "daemon_url", None)
-    real = given or os.environ.get("SIGNET_DAEMON_URL")
     with tempfile.TemporaryDirectory(prefix="signet-demo-") as tmp:
         # Harness transcripts the story writes live here; adapters read only allowed roots.
         roots = os.environ.get("SIGNET_TRANSCRIPT_ROOTS", "")
@@ -273,7 +275,7 @@ def _play(args: Any) -> int:
         with _daemon(folder, given) as url:
             failures["runtime"] = play_runtime_story(url, folder)
         sys.stdout.write("\n")
-        report = run_parity(real or None)
+        report = run_parity(given)
         sys.stdout.write(format_table(report) + "\n")
     bad = {h: f for h, f in failures.items() if f}
     for harness, problems in bad.items():

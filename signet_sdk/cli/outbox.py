@@ -2,7 +2,7 @@
 
 The outbox is the hook path's (``${XDG_STATE_HOME:-~/.local/state}/signet-sdk/outbox``).
 ``status`` lists pending entries and dead letters with their reasons;
-``flushes`` sends what is pending now (``--dead`` first puts dead letters
+``flush`` sends what is pending now (``--dead`` first puts dead letters
 back); ``purge`` deletes dead letters (``--pending`` also pending entries,
 which are then lost: it asks for ``--yes``).
 """
@@ -25,32 +25,21 @@ def _root() -> str:
     return outbox_dir(create=False)  # named only: a report must not create the folder
 
 
-def _unusable(root: str) -> str | None:
-    """Why the outbox at ``root`` cannot be used, as ``flush`` finds it, or None; creates nothing.
+def _checked_root(verb: str) -> str | int:
+    """The outbox folder, checked as its writers check it (creating nothing); else exit 1.
 
     Its readers treat an unreadable folder as an empty one (a hook must not
-    fail over it), so without this check ``status`` said "pending: 0" and
-    ``purge`` "removed 0 entries" where ``flush`` said the outbox cannot be
-    used. A folder not created yet is fine: the first write creates it.
+    fail over it), so without the check ``status`` would say "pending: 0"
+    and ``purge`` "removed 0 entries" where a write would find that the
+    outbox cannot be used. A folder not created yet is fine: the first
+    write creates it.
     """
-    import stat
+    from signet_sdk.runtime.files import outbox_dir
 
-    for path in (os.path.dirname(root), root):
-        try:
-            st = os.lstat(path)
-        except FileNotFoundError:
-            return None
-        except OSError as exc:  # a file where one of its parents should be, a closed folder
-            return str(exc)
-        if not stat.S_ISDIR(st.st_mode):
-            return f"{path} is not a directory (a symlink or a file is in the way)"
-        if hasattr(os, "geteuid") and st.st_uid != os.geteuid():
-            return f"{path} belongs to another user"
     try:
-        os.listdir(root)
-    except OSError as exc:
-        return str(exc)
-    return None
+        return outbox_dir(check_only=True)
+    except OSError as exc:  # a file or a link in the way, another user's, unreadable
+        return _cannot_use(verb, str(exc))
 
 
 def _cannot_use(verb: str, problem: str) -> int:
@@ -105,10 +94,10 @@ def outbox_report(root: str | None = None) -> dict[str, Any]:
 
 
 def _status(ns: argparse.Namespace) -> int:
-    problem = _unusable(_root())
-    if problem is not None:
-        return _cannot_use("status", problem)
-    report = outbox_report()
+    root = _checked_root("status")
+    if isinstance(root, int):
+        return root
+    report = outbox_report(root)
     if ns.json:
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
         return 0
@@ -155,7 +144,9 @@ def _flush(ns: argparse.Namespace) -> int:
     from signet_sdk.hooks.outbox import Outbox
     from signet_sdk.hooks.sender import flush
 
-    root = _root()
+    root = _checked_root("flush")  # before a dead letter is moved
+    if isinstance(root, int):
+        return root
     try:
         if ns.dead:
             sys.stdout.write(f"revived {_revive(root)} dead letters\n")
@@ -173,16 +164,16 @@ def _flush(ns: argparse.Namespace) -> int:
 def _purge(ns: argparse.Namespace) -> int:
     from signet_sdk.hooks.outbox import Outbox
 
-    outbox = Outbox(_root())
     if ns.pending and not ns.yes:
         sys.stderr.write(
             "signet-sdk outbox purge: --pending deletes writes the daemon never got; "
             "add --yes to confirm\n"
         )
         return 2
-    problem = _unusable(outbox.root)
-    if problem is not None:
-        return _cannot_use("purge", problem)
+    root = _checked_root("purge")
+    if isinstance(root, int):
+        return root
+    outbox = Outbox(root)
     removed = 0
     folders = [outbox.dead] + ([outbox.root] if ns.pending else [])
     try:

@@ -99,26 +99,54 @@ def private_dir(path: str | os.PathLike[str]) -> str:
     path = os.fspath(path)
     _make_private_dirs(path)
     st = os.lstat(path)
-    if not stat.S_ISDIR(st.st_mode):
-        raise OSError(f"{path} is not a directory (a symlink or a file is in the way)")
-    if hasattr(os, "geteuid") and st.st_uid != os.geteuid():
-        raise OSError(f"{path} belongs to another user")
+    _refuse_foreign(path, st)
     if stat.S_IMODE(st.st_mode) & 0o077:
         os.chmod(path, 0o700)
     return path
 
 
-def outbox_dir(env: Mapping[str, str] | None = None, *, create: bool = True) -> str:
-    """The outbox folder, ``<state dir>/outbox``: the one place that names it.
+def _refuse_foreign(path: str, st: os.stat_result) -> None:
+    """Raise :class:`OSError` unless ``st`` (of ``path``, not followed) is a directory of ours."""
+    if not stat.S_ISDIR(st.st_mode):
+        raise OSError(f"{path} is not a directory (a symlink or a file is in the way)")
+    if hasattr(os, "geteuid") and st.st_uid != os.geteuid():
+        raise OSError(f"{path} belongs to another user")
+
+
+def _checked_dir(path: str) -> str:
+    """:func:`private_dir`'s checks on what is at ``path``, creating and changing nothing.
+
+    Nothing there passes (the first write creates it); a folder that is there
+    must also be readable, since its readers take an unreadable one for empty.
+    """
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return path
+    _refuse_foreign(path, st)
+    os.listdir(path)
+    return path
+
+
+def outbox_dir(
+    env: Mapping[str, str] | None = None, *, create: bool = True, check_only: bool = False
+) -> str:
+    """The outbox folder, ``<state dir>/outbox``: the one place that names and checks it.
 
     With ``create`` (what every writer asks for) the state directory and the
     outbox are made if missing and checked: both ours, 0700, neither a link
     nor a file in the way; anything else raises :class:`OSError` naming the
-    path, before a byte is written under it. ``create=False`` only names the
-    folder (for a reader, or an :class:`~signet_sdk.hooks.outbox.Outbox`
-    that checks when it first writes): a state directory that cannot be
-    written must not stop a hook, a server or a report from starting.
+    path, before a byte is written under it. ``check_only`` applies the same
+    checks to what is there and raises the same errors, but creates nothing
+    and changes no mode (a folder not there yet passes): for a command that
+    reports on the outbox or acts on what it holds (``signet-sdk outbox``).
+    ``create=False`` only names the folder (for a reader, or an
+    :class:`~signet_sdk.hooks.outbox.Outbox` that checks when it first
+    writes): a state directory that cannot be written must not stop a hook,
+    a server or a report from starting.
     """
+    if check_only:
+        return _checked_dir(os.path.join(_checked_dir(state_dir(env)), "outbox"))
     if not create:
         return os.path.join(state_dir(env), "outbox")
     return private_dir(os.path.join(private_dir(state_dir(env)), "outbox"))

@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 
 from signet_sdk.runtime.plugin import HarnessPlugin
 from signet_sdk.testing.parity_tools import TOOL_PATHS, TOOL_ROWS, NotExercised, exercise_tools
-from signet_sdk.testing.vectors import _shape_problems, load_vectors, read_vector, vector_problems
+from signet_sdk.testing.vectors import load_vectors, read_vector, vector_problems
 from signet_sdk.wire.config import resolve_config
 from signet_sdk.wire.endpoints import DEPENDENCY_MAP_ROWS, endpoint, endpoint_for_row
 from signet_sdk.wire.errors import ConflictError, SignetError
@@ -121,7 +121,7 @@ def _check_vector(
     result = VectorResult(str(vector.get("name")), str(vector.get("event") or "?"))
     problems, calls, run = vector_problems(plugin, vector, daemon.config)
     result.problems += problems
-    if run is None:  # a refused payload: nothing was sent
+    if run is None:  # a refused payload, or a vector that cannot run: nothing was sent
         return result
     result.endpoints = [c.action for c in calls]
 
@@ -237,7 +237,7 @@ def _harness_report(name: str, plugin: HarnessPlugin, daemon_url: str | None) ->
     cannot be made, a vector file that is not JSON, a handler that crashes) is a
     FAIL in this column only: one bad package must never hide the others."""
     results: list[VectorResult] = []
-    problems: list[str] = []
+    problems = _unknown_not_applicable(plugin)
     tools = None
     try:
         plugin.make_translator({})
@@ -264,28 +264,38 @@ def _harness_report(name: str, plugin: HarnessPlugin, daemon_url: str | None) ->
     return HarnessReport(name, results, rows, events, problems)
 
 
+def _unknown_not_applicable(plugin: HarnessPlugin) -> list[str]:
+    """A ``not_applicable`` key that is neither a dependency-map row nor one of the
+    plugin's native events: a typo ("helth") that would leave the row it meant
+    MISSING unexplained, or pass unseen. Checked here, not by ``HarnessPlugin``:
+    the hook path loads the plugin and must not load the endpoint table."""
+    known = {*DEPENDENCY_MAP_ROWS, *plugin.events}
+    return [
+        f"plugin {plugin.name!r}: not_applicable names {key!r}, which is neither "
+        "a dependency-map row nor one of its native events"
+        for key in plugin.not_applicable
+        if key not in known
+    ]
+
+
 def _check_file(
     plugin: HarnessPlugin,
     path: str,
     daemon: LeanClient,
     recorded: Callable[[], list[Any]] | None,
 ) -> VectorResult:
-    """One vector file's result. A file that cannot be run names itself (the
+    """One vector file's result. A file that cannot be read names itself (the
     column names the harness), and a check that crashes fails only this vector."""
     file = Path(path)
     try:
         vector = read_vector(file)
     except ValueError as exc:  # not JSON, or not an object
         return VectorResult(file.stem, "?", [f"{file.name}: {str(exc).removeprefix(f'{file}: ')}"])
-    name, event = str(vector["name"]), str(vector.get("event") or "?")
-    shape = _shape_problems(vector)
-    if shape:
-        return VectorResult(name, event, [f"{file.name}: {p}" for p in shape])
-    try:
+    try:  # a vector of the wrong shape is a problem of vector_problems, as check_vector says it
         return _check_vector(plugin, vector, daemon, recorded)
     except Exception as exc:  # a check this suite did not foresee
         problem = f"{file.name}: parity could not check it: {type(exc).__name__}: {exc}"
-        return VectorResult(name, event, [problem])
+        return VectorResult(str(vector["name"]), str(vector.get("event") or "?"), [problem])
 
 
 def _fill(text: str, indent: str) -> list[str]:

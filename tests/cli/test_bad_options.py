@@ -207,3 +207,50 @@ def test_demo_stops_with_one_line_when_the_daemon_fails_mid_story(
         f"POST {url}/api/hooks/remember -> 500: disk full\n"
     )
     assert proc.stdout.startswith(f"daemon: {url}\n\n== generic")
+
+
+def test_demo_plays_against_the_daemon_it_checked(tmp_path: Path, home: dict[str, str]) -> None:
+    """A blank ``--daemon-url`` leaves the choice to ``SIGNET_DAEMON_URL``, in every part.
+
+    The check took the variable's daemon while the story took a bundled one
+    and the closing parity run the blank flag as its URL: three choices made
+    three ways. Now one function chooses for all of them.
+    """
+    with _server(healthy=True) as url:
+        proc = subprocess.run(
+            [sys.executable, "-m", "signet_sdk", "demo", "--daemon-url", " "],
+            capture_output=True,
+            text=True,
+            env={**home, "SIGNET_MAX_RETRIES": "0", "SIGNET_DAEMON_URL": url},
+            timeout=300,
+        )
+    assert proc.returncode == 1
+    assert proc.stderr == (
+        f"signet-sdk demo: a call to the daemon at {url} failed: "
+        f"POST {url}/api/hooks/remember -> 500: disk full\n"
+    )
+    assert proc.stdout.startswith(f"daemon: {url}\n\n== generic")
+
+
+@pytest.mark.parametrize(
+    ("flag", "variable", "chosen"),
+    [
+        ("http://127.0.0.1:1", "http://127.0.0.1:2", ("http://127.0.0.1:1", "--daemon-url")),
+        (" http://127.0.0.1:1 ", "", ("http://127.0.0.1:1", "--daemon-url")),
+        (None, " http://127.0.0.1:2", ("http://127.0.0.1:2", "SIGNET_DAEMON_URL")),
+        (" ", "http://127.0.0.1:2", ("http://127.0.0.1:2", "SIGNET_DAEMON_URL")),
+        ("", " ", None),
+        (None, None, None),
+    ],
+)
+def test_one_function_chooses_the_daemon(
+    monkeypatch: pytest.MonkeyPatch, flag: str | None, variable: str | None, chosen: object
+) -> None:
+    if variable is None:
+        monkeypatch.delenv("SIGNET_DAEMON_URL", raising=False)
+    else:
+        monkeypatch.setenv("SIGNET_DAEMON_URL", variable)
+    assert commands.given_daemon(flag) == chosen
+    assert commands.given_daemon(flag, variable=False) == (
+        chosen if chosen is None or chosen[1] == "--daemon-url" else None
+    )

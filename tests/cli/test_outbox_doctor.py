@@ -125,6 +125,37 @@ def test_every_verb_says_when_the_outbox_cannot_be_used(
     assert state.read_text() == "x"
 
 
+def test_flush_dead_checks_the_outbox_before_moving_a_letter(
+    home: dict[str, str], tmp_path: Path
+) -> None:
+    """An outbox that is a link: ``flush --dead`` revived the letters behind it, then refused.
+
+    It now checks the folder as every verb does (``outbox_dir``), before touching anything.
+    """
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "dead").mkdir(parents=True)
+    (elsewhere / "dead" / "x.json").write_text("{}")
+    (elsewhere / "dead" / "x.reason").write_text("no")
+    state = Path(home["XDG_STATE_HOME"]) / "signet-sdk"
+    state.mkdir(parents=True, mode=0o700)
+    (state / "outbox").symlink_to(elsewhere)
+    for verb in (["status"], ["flush", "--dead", "--seconds", "0.5"], ["purge"]):
+        done = cli(home, "outbox", *verb)
+        assert (done.returncode, done.stdout) == (1, ""), verb
+        assert done.stderr == (
+            f"signet-sdk outbox {verb[0]}: the outbox cannot be used: {state}/outbox is not "
+            "a directory (a symlink or a file is in the way)\n"
+            "see 'signet-sdk doctor' for what to do\n"
+        )
+    assert sorted(p.name for p in elsewhere.rglob("*")) == ["dead", "x.json", "x.reason"]
+
+
+def test_status_and_purge_create_no_folder(home: dict[str, str]) -> None:
+    assert cli(home, "outbox", "status").stdout.startswith("outbox: ")
+    assert cli(home, "outbox", "purge").stdout == "removed 0 entries\n"
+    assert not Path(home["XDG_STATE_HOME"]).exists()
+
+
 def test_doctor_all_well(home: dict[str, str], daemon: tuple[MockDaemon, str]) -> None:
     code, report = findings({**home, "SIGNET_DAEMON_URL": daemon[1]})
     assert code == 0, report

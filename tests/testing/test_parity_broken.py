@@ -19,6 +19,9 @@ from signet_sdk.plugin import (
     string,
 )
 from signet_sdk.testing import parity
+from signet_sdk.testing.vectors import vector_problems
+from signet_sdk.wire.config import resolve_config
+from signet_sdk.wire.lean import LeanClient
 
 NEUTRAL = {"data": None, "stdout": "", "exit_code": 0}
 
@@ -140,7 +143,7 @@ def test_each_broken_package_is_a_fail_in_its_own_column(
         (
             "b-no-event",
             "?",
-            ["b-no-event.json: the vector has no 'event' (the native event name to run)"],
+            ["the vector has no 'event' (the native event name to run)"],
         ),
         (
             "c-plain-dict",
@@ -174,8 +177,7 @@ def test_each_broken_package_is_a_fail_in_its_own_column(
         "  FAIL a-not-json: a-not-json.json: not a JSON vector: Expecting property name enclosed"
         " in double",
         "      quotes: line 1 column 2 (char 1)",
-        "  FAIL b-no-event: b-no-event.json: the vector has no 'event'"
-        " (the native event name to run)",
+        "  FAIL b-no-event: the vector has no 'event' (the native event name to run)",
         "  FAIL c-plain-dict: render returned a dict, not a NativeOutput"
         " (context_output must return one too)",
         "  FAIL d-unknown-action: handler raised PayloadError: action: unknown lifecycle action"
@@ -190,3 +192,56 @@ def test_each_broken_package_is_a_fail_in_its_own_column(
     ]
     as_json = parity.ParityReport("x", [untranslatable]).as_dict()["harnesses"]
     assert as_json["untranslatable"]["problems"] == untranslatable.problems
+
+
+@pytest.mark.parametrize(
+    "vector",
+    [
+        {"payload": {"sid": "s-1"}},
+        {"event": "start", "calls": {"action": "session_start"}},
+        {"event": "start", "answers": [200]},
+        {"event": "start", "output": [], "error": "sid"},
+    ],
+)
+def test_a_vector_of_the_wrong_shape_is_one_check_with_one_message(
+    tmp_path: Path, vector: dict[str, Any]
+) -> None:
+    """Parity checked the shape before ``vector_problems`` checked it again, and said it
+    otherwise (the file's name in front): now it says what ``check_vector`` says."""
+    file = tmp_path / "bad.json"
+    file.write_text(json.dumps(vector))
+    plugin = HarnessPlugin("good", translator=Good(), events=Good.events, runtime_path="legacy")
+    client = LeanClient(resolve_config("http://127.0.0.1:9", max_retries=0, env={}))
+    result = parity._check_file(plugin, str(file), client, None)
+    problems, calls, run = vector_problems(plugin, {**vector, "name": "bad"})
+    assert (calls, run) == ([], None)
+    assert result.problems == problems != []
+
+
+def test_a_not_applicable_key_that_names_nothing_is_a_fail(
+    installed: dict[str, HarnessPlugin],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A typo in ``not_applicable`` ("helth") was ignored: the row it meant stayed MISSING
+    with no word of why, or (a row covered anyway) the typo was never seen."""
+    from signet_sdk.cli import main as cli_main
+
+    good = installed["good"]
+    good.not_applicable = {"health": "real row", "start": "real event", "helth": "typo", "stat": ""}
+    report = parity.run_parity(None, ["good"])
+    column = report.harnesses[0]
+    assert column.problems == [
+        f"plugin 'good': not_applicable names {key!r}, which is neither a dependency-map row "
+        "nor one of its native events"
+        for key in ("helth", "stat")
+    ]
+    assert column.rows["health"] == (parity.NOT_APPLICABLE, "real row")
+    assert not column.ok and not report.ok
+    table = parity.format_table(report)
+    assert "  FAIL plugin 'good': not_applicable names 'helth', which is neither a" in table
+    monkeypatch.setattr(parity, "plugins", lambda: {"generic": good})
+    assert cli_main(["parity", "generic"]) == 1
+    out, err = capsys.readouterr()
+    assert "  FAIL plugin 'good': not_applicable names 'stat', which is neither a" in out
+    assert "Traceback" not in out + err
