@@ -47,6 +47,7 @@ import asyncio
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from types import CodeType
 from typing import TYPE_CHECKING, Any
 
 from signet_sdk.client.deadline import DEADLINE
@@ -102,23 +103,52 @@ def _where(request: PreparedRequest) -> tuple[str, dict[str, str]]:
     return f"{request.method} {request.url}", {"method": request.method, "url": request.url}
 
 
-#: What a timeout that says nothing itself meant, for the message of a call never sent.
-_UNSENT_BECAUSE = {
-    "PoolTimeout": "every connection stayed busy until the deadline",
-    "ConnectTimeout": "no connection was made before the deadline",
-}
+#: Why a call that timed out before it was sent was not: every transport says it alike.
+POOL_FULL = "every connection stayed busy until the deadline"
+NO_CONNECTION = "no connection was made before the deadline"
+#: The same, by the name of httpx's timeout.
+_UNSENT_BECAUSE = {"PoolTimeout": POOL_FULL, "ConnectTimeout": NO_CONNECTION}
 
 
-def not_sent(request: PreparedRequest, exc: BaseException) -> NotSentError:
+def not_sent(request: PreparedRequest, exc: BaseException, why: str | None = None) -> NotSentError:
+    """``request`` never left: ``why``, else the words of ``exc`` (a timeout's: its kind)."""
     where, kw = _where(request)
     name = type(exc).__name__
-    why = str(exc) or _UNSENT_BECAUSE.get(name, name)
+    why = why or _UNSENT_BECAUSE.get(name) or str(exc) or name
     return NotSentError(f"cannot connect to the Signet daemon: {where}: {why}", **kw)
 
 
 def timed_out(request: PreparedRequest) -> APITimeoutError:
     where, kw = _where(request)
     return APITimeoutError(f"no answer within the deadline: {where}", **kw)
+
+
+#: Functions an HTTP library waits in for a connection, by their code, each with
+#: why a call stopped there was never sent; the first found applies.
+Waits = Mapping[CodeType, str]
+
+
+def unsent_because(exc: BaseException, waits: Waits) -> str | None:
+    """Why the call a deadline ended (``exc``, a ``TimeoutError``) sent nothing, or None.
+
+    On asyncio a deadline cancels the call wherever it is, and the timeout it
+    raises (asyncio's, or aiohttp's ``total``) does not say where that was:
+    waiting for a free connection of a full pool, making one, or awaiting the
+    answer. The cancellation it was raised from does: its traceback is the
+    stack it unwound. Only a call stopped in one of ``waits`` had sent nothing;
+    anywhere else (None) the request may have reached the daemon.
+    """
+    codes: set[CodeType] = set()
+    chain: BaseException | None = exc
+    for _ in range(8):  # the timeout raised from the cancellation: a short chain
+        if chain is None:
+            break
+        tb = chain.__traceback__
+        while tb is not None:
+            codes.add(tb.tb_frame.f_code)
+            tb = tb.tb_next
+        chain = chain.__cause__
+    return next((why for code, why in waits.items() if code in codes), None)
 
 
 def failed(
@@ -260,6 +290,30 @@ class HttpxIO:
             self._unpooled.close()
 
 
+def _httpcore_waits() -> Waits:
+    """Where httpcore's async pool waits for a free connection, and makes a new one.
+
+    Private names of httpcore 1.0: one it lacks is a wait not known, whose
+    timeout stays ``APITimeoutError`` (the request may have been sent).
+    """
+    import importlib
+
+    import httpcore
+
+    found = {}
+    try:
+        pool_module: Any = importlib.import_module("httpcore._async.connection_pool")
+    except ImportError:
+        pool_module = None
+    wait = getattr(getattr(pool_module, "AsyncPoolRequest", None), "wait_for_connection", None)
+    if wait is not None:
+        found[wait.__code__] = POOL_FULL
+    connect = getattr(httpcore.AsyncHTTPConnection, "_connect", None)
+    if connect is not None:
+        found[connect.__code__] = NO_CONNECTION
+    return found
+
+
 class AsyncHttpxIO:
     """The async client's I/O on an ``httpx.AsyncClient`` the caller chose."""
 
@@ -279,7 +333,10 @@ class AsyncHttpxIO:
             async with asyncio.timeout(timeout):
                 return await self._send(request, timeout)
         except TimeoutError as exc:
-            raise timed_out(request) from exc
+            # This deadline ends a wait for a connection before httpx's own pool
+            # or connect timeout could (they start later): where was the call?
+            why = unsent_because(exc, _httpcore_waits())
+            raise (timed_out(request) if why is None else not_sent(request, exc, why)) from exc
 
     async def _send(self, request: PreparedRequest, timeout: float | None) -> Answer:
         import httpx
@@ -398,10 +455,17 @@ class AiohttpIO:
         aiohttp = self._aiohttp
         # Order matters: aiohttp's timeouts are connection errors too, and its
         # connector errors are OS errors.
-        if isinstance(exc, aiohttp.ConnectionTimeoutError | aiohttp.ClientConnectorError):
+        if isinstance(exc, aiohttp.ClientConnectorError):
             return not_sent(request, exc)
         if isinstance(exc, TimeoutError):
-            return timed_out(request)
+            # The call's deadline (``total``) raises a bare TimeoutError wherever
+            # the call was, a full pool's wait included; ``connect`` (a stream's)
+            # raises ConnectionTimeoutError (aiohttp 3.10 on): never sent either.
+            why = unsent_because(exc, _aiohttp_waits(aiohttp))
+            connecting = getattr(aiohttp, "ConnectionTimeoutError", ())
+            if why is None and not isinstance(exc, connecting):
+                return timed_out(request)
+            return not_sent(request, exc, why)
         # Raised while the answer's head is awaited; a cut body is a payload error.
         unanswered = isinstance(exc, aiohttp.ServerDisconnectedError)
         return failed(request, exc, unanswered=unanswered)
@@ -470,6 +534,21 @@ class AiohttpIO:
         for session in mine:
             if session is not None and not session.closed:
                 await session.close()
+
+
+def _aiohttp_waits(aiohttp: Any) -> Waits:
+    """Where aiohttp waits for a free connection of a full pool, and makes a new one.
+
+    Both are in ``BaseConnector.connect``, which aiohttp 3.10 on leaves for
+    its ``_wait_for_available_connection`` to wait for a free connection.
+    """
+    connector = aiohttp.BaseConnector
+    found = {}
+    wait = getattr(connector, "_wait_for_available_connection", None)
+    if wait is not None:
+        found[wait.__code__] = POOL_FULL
+    found[connector.connect.__code__] = NO_CONNECTION
+    return found
 
 
 def aiohttp_session(*, keep_alive: bool = True) -> aiohttp.ClientSession:
