@@ -9,14 +9,15 @@ to the table whose header comes last above it. These helpers read that
 order from a tomlkit document (the ``tomlkit`` package those installers
 depend on). The SDK's installing layer stays on the standard library, so
 tomlkit's items are told apart here by what they are called and what they
-hold, never imported.
+hold, never imported. The edit these moves are part of, checked and refused
+alike for both installers, is :mod:`.toml_edits`.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection, MutableMapping
+from collections.abc import Collection, Iterable, MutableMapping
 from typing import Any
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "is_key_line",
     "key_text",
     "move_line_home",
+    "move_lines_home",
     "place_name",
     "value_at",
 ]
@@ -141,3 +143,25 @@ def move_line_home(
     home[1].add(name, item)
     value_at(intended, home[0])[name] = plain.pop(name)
     return place_name(home[0])
+
+
+def move_lines_home(
+    doc: Any,
+    intended: Any,
+    table: Any,
+    names: Iterable[str],
+    ours: Collection[int],
+    plain: MutableMapping[str, Any],
+    move: bool = True,
+) -> list[tuple[str, str | None]]:
+    """The user's lines ``names`` in our ``table``, each moved home when ``move``.
+
+    A pair a line, for the installer's note on it: its key as the file
+    writes it (:func:`key_text`), and where it went (:func:`move_line_home`)
+    or None where it stayed. With ``move`` False (a move the installer found
+    it cannot make safely) every line stays.
+    """
+    return [
+        (key_text(name), move_line_home(doc, intended, table, name, ours, plain) if move else None)
+        for name in names
+    ]

@@ -1,4 +1,3 @@
-# long module: config.toml tables written in pieces, edited piece by piece, every edit checked
 """config.toml edits for the installer, with tomlkit so comments, order and style stay.
 
 Install turns on ``features.hooks`` and keeps exactly our
@@ -58,37 +57,23 @@ from typing import Any
 
 import tomlkit
 from tomlkit.container import Container
-from tomlkit.exceptions import TOMLKitError
 from tomlkit.items import InlineTable, Table
 
-from signet_sdk.installing.toml_places import key_text, move_line_home
+from signet_sdk.installing.toml_edits import (
+    ConfigError,
+    means,
+    moving_else_keeping,
+    parsed,
+    refused_as,
+    toml_plain,
+    without_blank_end,
+)
+from signet_sdk.installing.toml_places import move_lines_home
 
 __all__ = ["ConfigError", "check_toml", "merge_config", "toml_data", "unmerge_config"]
 
 _FEATURE_NOTE = "# signet-sdk install codex"
 _STATE = ("hooks", "state")
-#: What tomlkit raises for a layout its edits do not cover (say, a table put into an
-#: inline one): the file is then refused, never half-edited.
-_EDIT_ERRORS = (TOMLKitError, ValueError, LookupError, TypeError, AttributeError)
-
-
-class ConfigError(Exception):
-    """A file cannot be merged safely; the message names the file and the problem."""
-
-
-def _parse(path: Path, text: str) -> Any:
-    try:
-        return tomlkit.parse(text)
-    except TOMLKitError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
-
-
-def _plain(path: Path, text: str) -> dict[str, Any]:
-    """``text`` as plain data; floats as written, so that two reads compare equal (even nan)."""
-    try:
-        return tomllib.loads(text, parse_float=str)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
 
 
 def _table(data: Any, *path: str) -> dict[str, Any] | None:
@@ -154,11 +139,7 @@ def _unsafe(path: Path) -> ConfigError:
 
 def _checked(path: Path, text: str, intended: dict[str, Any]) -> str:
     """``text``, when it is valid TOML meaning ``intended``; else the file is refused."""
-    try:
-        got = tomllib.loads(text, parse_float=str)
-    except tomllib.TOMLDecodeError:
-        raise _unsafe(path) from None
-    if _pruned(got) != _pruned(intended):
+    if not means(text, intended, _pruned):
         raise _unsafe(path)
     return text
 
@@ -205,7 +186,8 @@ def _let_go(
     appends afterwards (``approval_policy = "never"``) lands inside our last
     one. Only ``trusted_hash`` is ours: any other line in our table is the
     user's and moves, when ``move``, to the table it would be in without
-    ours (:func:`_home`; the top level for a file that ended in root keys).
+    ours (:func:`~signet_sdk.installing.toml_places.home_of_lines`; the top
+    level for a file that ended in root keys).
     A line that cannot move safely (a table's header, an entry without a
     header of its own, a key its new table already has, or ``move`` False)
     stays where it is, in a table that then holds only the user's keys.
@@ -227,9 +209,9 @@ def _let_go(
             names = [name for name in piece if name != "trusted_hash"]
             if "trusted_hash" in piece:
                 del piece["trusted_hash"]
-            for name in names:
-                moved = move and move_line_home(doc, intended, piece, name, skip, state[key])
-                shown = key_text(name)
+            for shown, moved in move_lines_home(
+                doc, intended, piece, names, skip, state[key], move
+            ):
                 if not moved:
                     notes.append(
                         f"{path}: kept your '{shown}' where it is, in "
@@ -263,10 +245,7 @@ def merge_config(
     :class:`ConfigError` naming ``path`` when the file cannot be edited
     safely.
     """
-    try:
-        return _merge(path, text, old, new, original, move=True)
-    except ConfigError:
-        return _merge(path, text, old, new, original, move=False)
+    return moving_else_keeping(lambda move: _merge(path, text, old, new, original, move))
 
 
 def _merge(
@@ -277,10 +256,10 @@ def _merge(
     original: Mapping[str, Any] | None,
     move: bool,
 ) -> tuple[str, list[str]]:
-    doc, data = _parse(path, text), _plain(path, text)
+    doc, data = parsed(path, text, tomlkit.parse), parsed(path, text, toml_plain)
     intended = copy.deepcopy(data)
     state_data = _table(data, *_STATE) or {}
-    try:
+    with refused_as(_unsafe(path)):
         if "hooks" not in (_table(data, "features") or {}):
             intended.setdefault("features", {})["hooks"] = True
             item = tomlkit.item(True)
@@ -309,10 +288,8 @@ def _merge(
             intended.setdefault("hooks", {}).setdefault("state", {}).setdefault(key, {})
             intended["hooks"]["state"][key]["trusted_hash"] = value
         out = tomlkit.dumps(doc)
-    except _EDIT_ERRORS:
-        raise _unsafe(path) from None
-    if stale and out.endswith("\n\n") and not text.endswith("\n\n"):
-        out = out.rstrip("\n") + "\n"  # the blank line before a last table that went
+    if stale and not text.endswith("\n\n"):
+        out = without_blank_end(out)  # the blank line before a last table that went
     return _checked(path, out, intended), notes
 
 
@@ -349,18 +326,15 @@ def unmerge_config(
     is. Raises :class:`ConfigError` naming ``path`` when the file cannot be
     edited safely.
     """
-    try:
-        return _unmerge(path, text, old, original, move=True)
-    except ConfigError:
-        return _unmerge(path, text, old, original, move=False)
+    return moving_else_keeping(lambda move: _unmerge(path, text, old, original, move))
 
 
 def _unmerge(
     path: Path, text: str, old: Mapping[str, str], original: Mapping[str, Any] | None, move: bool
 ) -> tuple[str, list[str]]:
-    doc, data = _parse(path, text), _plain(path, text)
+    doc, data = parsed(path, text, tomlkit.parse), parsed(path, text, toml_plain)
     intended = copy.deepcopy(data)
-    try:
+    with refused_as(_unsafe(path)):
         holder = next((p for p in _pieces(doc, ("features",)) if "hooks" in p), None)
         if holder is not None and _feature_is_ours(holder, original):
             del holder["hooks"]
@@ -377,18 +351,15 @@ def _unmerge(
             del doc["hooks"]
             del intended["hooks"]
         out = tomlkit.dumps(doc)
-    except _EDIT_ERRORS:
-        raise _unsafe(path) from None
-    # tomlkit leaves the blank line it put before our first appended table.
-    out = out.rstrip("\n") + "\n" if out.endswith("\n\n") else out
+    out = without_blank_end(out)  # the blank line before our first appended table
     return _checked(path, out, intended), notes
 
 
 def check_toml(path: Path, text: str) -> None:
     """Refuse, naming the file, what cannot be edited: text that tomlkit or tomllib
     rejects, or a ``features``, ``hooks`` or ``hooks.state`` that is not a table."""
-    _parse(path, text)
-    data = _plain(path, text)
+    parsed(path, text, tomlkit.parse)
+    data = parsed(path, text, toml_plain)
     hooks = data.get("hooks", {})
     for name, value in (("features", data.get("features", {})), ("hooks", hooks)):
         if not isinstance(value, dict):
@@ -401,6 +372,6 @@ def toml_data(text: str | None) -> Any:
     """What a text means (``{}`` for no file), for comparing two texts; None for text
     that is not TOML (a kept original spoiled since), which then matches nothing."""
     try:
-        return tomllib.loads(text or "", parse_float=str)
+        return toml_plain(text or "")
     except tomllib.TOMLDecodeError:
         return None

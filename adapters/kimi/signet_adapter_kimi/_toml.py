@@ -28,17 +28,24 @@ failing that the file is refused.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import tomlkit
-from tomlkit.exceptions import TOMLKitError
 from tomlkit.items import AoT, Array
 
 from signet_sdk.installing.command import runs_sdk
-from signet_sdk.installing.toml_places import key_text, move_line_home
+from signet_sdk.installing.toml_edits import (
+    ConfigError,
+    means,
+    moving_else_keeping,
+    parsed,
+    refused_as,
+    toml_plain,
+    without_blank_end,
+)
+from signet_sdk.installing.toml_places import move_lines_home
 
 __all__ = [
     "HOOK_ARGS",
@@ -55,12 +62,6 @@ HOOK_ARGS = ("hook", "kimi")
 _FIELDS = ("event", "command", "timeout")
 #: The keys of an entry of ours that are ours (``matcher`` only means something there).
 _ENTRY_KEYS = frozenset(("event", "matcher", "command", "timeout"))
-#: What tomlkit raises for a layout its edits do not cover.
-_EDIT_ERRORS = (TOMLKitError, ValueError, LookupError, TypeError, AttributeError)
-
-
-class ConfigError(Exception):
-    """A file cannot be merged safely; the message names the file and the problem."""
 
 
 def is_ours(entry: Any) -> bool:
@@ -68,16 +69,9 @@ def is_ours(entry: Any) -> bool:
     return isinstance(entry, Mapping) and runs_sdk({"command": entry.get("command")}, HOOK_ARGS)
 
 
-def _parse(path: Path, text: str) -> Any:
-    try:
-        return tomlkit.parse(text)
-    except TOMLKitError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}; fix it and run again") from None
-
-
 def check_toml(path: Path, text: str) -> None:
     """Refuse, naming the file, what cannot be merged: bad TOML or a ``hooks`` of another shape."""
-    hooks = _parse(path, text).get("hooks")
+    hooks = parsed(path, text, tomlkit.parse, "; fix it and run again").get("hooks")
     if hooks is None:
         return
     if not isinstance(hooks, AoT | Array):
@@ -122,10 +116,6 @@ def _followed(doc: Any, key: str) -> bool:
     return any(k is not None or v.as_string().strip() for k, v in doc.body[names.index(key) + 1 :])
 
 
-def _plain(text: str) -> Any:
-    return tomllib.loads(text, parse_float=str)
-
-
 def _kept(entry: Mapping[str, Any]) -> dict[str, Any]:
     """What stays of an entry of ours: the user's keys (none, most often)."""
     return {k: v for k, v in entry.items() if k not in _ENTRY_KEYS}
@@ -140,40 +130,39 @@ def _unsafe(path: Path) -> ConfigError:
 
 def _released(path: Path, text: str) -> tuple[str, list[str]]:
     """:func:`_release`, moving the user's keys; failing that, keeping them in place."""
-    try:
-        return _release(path, text, move=True)
-    except ConfigError:
-        return _release(path, text, move=False)
+    return moving_else_keeping(lambda move: _release(path, text, move))
 
 
 def _release(path: Path, text: str, move: bool) -> tuple[str, list[str]]:
     """``text`` without our entries, keeping each key of the user's found in one.
 
     A ``key = value`` line moves, when ``move``, to the table it would be in
-    without our entries (:func:`_home`); else, or when its new table has that
-    key, it stays in its entry, which loses only our keys (and, without its
-    command, is no longer taken for ours). Raises :class:`ConfigError` when
-    tomlkit writes something that does not mean exactly that.
+    without our entries
+    (:func:`~signet_sdk.installing.toml_places.home_of_lines`); else, or
+    when its new table has that key, it stays in its entry, which loses
+    only our keys (and, without its command, is no longer taken for ours).
+    Raises :class:`ConfigError` when tomlkit writes something that does not
+    mean exactly that.
     """
-    doc, intended = tomlkit.parse(text), _plain(text)
+    doc, intended = tomlkit.parse(text), toml_plain(text)
     hooks: Any = doc.get("hooks")
     notes: list[str] = []
-    try:
+    with refused_as(_unsafe(path)):
         ours = [(i, entry) for i, entry in enumerate(hooks) if is_ours(entry)]
         ids = {id(entry) for _, entry in ours}
         for i, entry in ours:
-            for name in [n for n in entry if n not in _ENTRY_KEYS]:
-                plain = intended["hooks"][i]
-                moved = move and move_line_home(doc, intended, entry, name, ids, plain)
+            names = [n for n in entry if n not in _ENTRY_KEYS]
+            plain = intended["hooks"][i]
+            for shown, moved in move_lines_home(doc, intended, entry, names, ids, plain, move):
                 if not moved:
                     notes.append(
-                        f"{path}: kept your '{key_text(name)}' where it is, in the [[hooks]] "
+                        f"{path}: kept your '{shown}' where it is, in the [[hooks]] "
                         f"entry that held Signet's {entry.get('event')} hook "
                         "(moving it is not safe)"
                     )
                     continue
                 notes.append(
-                    f"{path}: moved your '{key_text(name)}' out of Signet's [[hooks]] entry "
+                    f"{path}: moved your '{shown}' out of Signet's [[hooks]] entry "
                     f"to {moved}, where it is without Signet's entries"
                 )
             if any(n not in _ENTRY_KEYS for n in entry):  # kept: only our keys go
@@ -183,17 +172,11 @@ def _release(path: Path, text: str, move: bool) -> tuple[str, list[str]]:
         if not len(hooks):
             del doc["hooks"]
         out = tomlkit.dumps(doc)
-    except _EDIT_ERRORS:
-        raise _unsafe(path) from None
     left = [_kept(e) if is_ours(e) else e for e in intended["hooks"]]
     intended["hooks"] = [e for e in left if e]
     if not intended["hooks"]:
         del intended["hooks"]
-    try:
-        got = _plain(out)
-    except tomllib.TOMLDecodeError:
-        raise _unsafe(path) from None
-    if got != intended:
+    if not means(out, intended):
         raise _unsafe(path)
     return out, notes
 
@@ -253,4 +236,4 @@ def unmerge_hooks(path: Path, text: str) -> tuple[str, list[str]]:
     if not _ours(doc.get("hooks")):
         return text, []
     out, notes = _released(path, text)
-    return (out.rstrip("\n") + "\n" if out.endswith("\n\n") else out), notes
+    return without_blank_end(out), notes
