@@ -5,8 +5,10 @@ trailing commas, unquoted keys, single quotes) or JSONC (OpenCode's
 ``opencode.jsonc``: comments and trailing commas, a subset of JSON5). A
 parse-and-dump round trip would lose the user's comments and layout, so an
 installer parses the text only to locate spans and splices its own members
-in (and out) as text. Inserting a member
-and removing it again gives back the original bytes.
+in (and out) as text, laid out as the file lays out its own
+(:mod:`.json_layout`: its indent unit where a container is spread over
+lines, one line where it is compact). Inserting a member or an item and
+removing it again gives back the original bytes.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from . import json_layout as layout
 
 __all__ = [
     "Json5Error",
@@ -212,16 +216,6 @@ def find(root: Node, path: list[str]) -> Node | None:
     return node
 
 
-def _indent(text: str, pos: int) -> str:
-    line_start = text.rfind("\n", 0, pos) + 1
-    lead = text[line_start:pos]
-    return lead if not lead.strip() else ""
-
-
-def _render(value: Any, indent: str) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + indent)
-
-
 def _nest(path: list[str], value: Any) -> Any:
     for key in reversed(path):
         value = {key: value}
@@ -246,33 +240,51 @@ def set_member(text: str, path: list[str], value: Any) -> tuple[str, list[Any] |
     if depth == len(path):
         if plain(node) == value:
             return text, None
-        indent = _indent(text, node.start) or _member_indent(text, root)
-        new = text[: node.start] + _render(value, indent) + text[node.end :]
+        new = _splice(text, layout.replace_node(text, node, root, value))
         return new, ["replaced", path, text[node.start : node.end]]
     if depth < len(path) - 1 and find(node, [path[depth]]) is not None:
         raise Json5Error(f"{'.'.join(path[: depth + 1])} is not an object")
-    return _insert(text, node, path[depth], _nest(path[depth + 1 :], value)), [
+    return _insert(text, node, root, path[depth], _nest(path[depth + 1 :], value)), [
         "created",
         path[: depth + 1],
     ]
 
 
-def _member_indent(text: str, obj: Node) -> str:
-    if obj.members:
-        return _indent(text, obj.members[-1][1])
-    return _indent(text, obj.start) + "  "
+def _splice(text: str, splice: layout.Splice) -> str:
+    start, end, new = splice
+    return text[:start] + new + text[end:]
 
 
-def _insert(text: str, obj: Node, key: str, value: Any) -> str:
-    if obj.members:
-        indent = _indent(text, obj.members[-1][1])
-        at = obj.members[-1][2].end
-        sep = ",\n" + indent if indent or text[obj.start : at].count("\n") else ", "
-        member = json.dumps(key) + ": " + _render(value, indent)
-        return text[:at] + sep + member + text[at:]
-    indent = _indent(text, obj.start)
-    member = json.dumps(key) + ": " + _render(value, indent)
-    return text[: obj.start + 1] + member + text[obj.start + 1 :]
+def _inside(text: str, container: Node) -> str:
+    """What an empty ``{...}`` or ``[...]`` holds between its brackets (blanks, comments)."""
+    return text[container.start + 1 : container.end - 1]
+
+
+def _first(text: str, container: Node, root: Node, head: str, value: Any) -> str:
+    """``head`` and ``value`` right after the opening bracket, before what ``container`` holds.
+
+    For an empty container with blanks or a comment inside: they stay, so
+    taking the first member or item out again gives back these bytes.
+    """
+    lead, unit = layout.line_lead(text, container.start), layout.indent_unit(text)
+    first = head + layout.render(value, lead, unit, layout.spreads(text, container, root))
+    return text[: container.start + 1] + first + text[container.start + 1 :]
+
+
+def _insert(text: str, obj: Node, root: Node, key: str, value: Any) -> str:
+    if not obj.members and _inside(text, obj):
+        return _first(text, obj, root, json.dumps(key, ensure_ascii=False) + ": ", value)
+    return _splice(text, layout.add_member(text, obj, root, key, value))
+
+
+def _only(text: str, container: Node, start: int, end: int) -> bool:
+    """Whether ``text[start:end]``, alone in ``container``, is on lines of its own.
+
+    As :func:`.json_layout.add_member` lays out the first member of an
+    empty container spread over lines: taking it out leaves ``{}`` (``[]``).
+    """
+    before, after = text[container.start + 1 : start], text[end : container.end - 1]
+    return bool(before) and not before.strip() and not after.strip()
 
 
 def remove_member(text: str, path: list[str]) -> str:
@@ -286,6 +298,8 @@ def remove_member(text: str, path: list[str]) -> str:
     if index is None:
         return text
     _, key_start, value = members[index]
+    if len(members) == 1 and _only(text, parent, key_start, value.end):
+        return text[: parent.start] + "{}" + text[parent.end :]
     if index > 0:
         return text[: members[index - 1][2].end] + text[value.end :]
     end = value.end
@@ -305,11 +319,9 @@ def append_item(text: str, path: list[str], item: Any) -> str:
     arr = find(root, path)
     if arr is None or arr.kind != "array":
         raise Json5Error(f"{'.'.join(path)} is not an array")
-    rendered = json.dumps(item, ensure_ascii=False)
-    if arr.items:
-        at = arr.items[-1].end
-        return text[:at] + ", " + rendered + text[at:]
-    return text[: arr.start + 1] + rendered + text[arr.start + 1 :]
+    if not arr.items and _inside(text, arr):
+        return _first(text, arr, root, "", item)
+    return _splice(text, layout.add_item(text, arr, root, len(arr.items), item))
 
 
 def remove_item(text: str, path: list[str], item: Any) -> str:
@@ -324,6 +336,8 @@ def remove_item(text: str, path: list[str], item: Any) -> str:
     if index is None:
         return text
     node = arr.items[index]
+    if len(arr.items) == 1 and _only(text, arr, node.start, node.end):
+        return text[: arr.start] + "[]" + text[arr.end :]
     if index > 0:
         return text[: arr.items[index - 1].end] + text[node.end :]
     if len(arr.items) > 1:

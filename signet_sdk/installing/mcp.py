@@ -6,8 +6,8 @@ Most harnesses read stdio MCP servers from the same shape: ``{"mcpServers":
 label what they store. An installer owns the ``signet`` member only while it
 runs ``signet-sdk mcp`` (from whatever environment): a server of the user's
 that happens to have that name is refused, never replaced. Members are
-added and removed as text (:mod:`.json5edit`), so every other byte of the
-user's file stays.
+added and removed as text (:mod:`.json5edit`), in the file's own layout,
+so every other byte of the user's file stays.
 """
 
 from __future__ import annotations
@@ -85,7 +85,8 @@ def add_server(path: Path, text: str | None, entry: dict[str, Any]) -> str:
     Refused, naming the file, when ``signet`` is a server of the user's.
     """
     if text is None or not text.strip():
-        return json.dumps({"mcpServers": {MCP_NAME: entry}}, indent=2) + "\n"
+        fresh = {"mcpServers": {MCP_NAME: entry}}
+        return json.dumps(fresh, indent=2, ensure_ascii=False) + "\n"
     current = _servers(path, text).get(MCP_NAME)
     if current is not None and not is_sdk_server(current):
         raise InstallError(

@@ -82,3 +82,24 @@ def test_server_change_restores_the_original_bytes_on_uninstall(
     assert apply_keeping("kimi", "uninstall", [gone], dry_run=False) is True
     assert "(file removed)" in capsys.readouterr().out
     assert not (tmp_path / "home").exists()
+
+
+def test_a_new_file_is_laid_out_as_a_spliced_one_non_ascii_paths_as_they_are(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "mcp.json"
+    entry = {**sdk_mcp_entry("kimi"), "command": "/home/zoë/venv/bin/signet-sdk"}
+    fresh = add_server(path, None, entry)
+    spliced = add_server(path, "{}\n", entry)
+    assert fresh == spliced  # a new file, or a spliced empty one: the same bytes
+    assert '"/home/zoë/venv/bin/signet-sdk"' in fresh
+
+
+def test_our_server_follows_the_files_indent(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    mine = '{\n\t"mcpServers": {\n\t\t"other": {\n\t\t\t"command": "x"\n\t\t}\n\t}\n}\n'
+    entry = sdk_mcp_entry("kimi")
+    added = add_server(path, mine, entry)
+    rendered = json.dumps(entry, indent="\t").replace("\n", "\n\t\t")
+    assert added == mine.replace("\t\t}\n\t}", '\t\t},\n\t\t"signet": ' + rendered + "\n\t}")
+    assert remove_server(path, added, drop_empty=True) == mine

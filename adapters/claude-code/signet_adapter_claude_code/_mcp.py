@@ -1,57 +1,35 @@
-"""The memory tools' MCP server entry in Claude Code's config files, as data.
+"""The memory tools' MCP server in Claude Code's config files: where, and what Claude Code adds.
 
 Claude Code reads MCP servers from ``mcpServers`` in the project's
 ``.mcp.json`` (and runs them in a project once approved, e.g. through
 ``enabledMcpjsonServers`` in that project's settings) or in the user-scope
-``~/.claude.json`` (``$CLAUDE_CONFIG_DIR/.claude.json`` when set). These
-functions say what such a file should hold with or without our entry and
-approval; :mod:`.install` then edits only those members of the text.
-
-The ``signet`` member is ours only while it runs ``signet-sdk mcp`` (from
-whatever environment): a server of the user's under that name is refused on
-install and kept on uninstall, never replaced or removed.
+``~/.claude.json`` (``$CLAUDE_CONFIG_DIR/.claude.json`` when set). Our
+``signet`` member is spliced in and out by :mod:`signet_sdk.installing.mcp`
+(a ``signet`` server of the user's is refused on install and kept on
+uninstall); what is Claude Code's own is here: the files, their strict JSON,
+the entry's ``type`` and the project's approval.
 """
 
 from __future__ import annotations
 
 import copy
-import shlex
 from pathlib import Path
 from typing import Any
 
 from signet_sdk.installing.files import InstallError
-from signet_sdk.installing.mcp import is_sdk_server
+from signet_sdk.installing.mcp import MCP_NAME, sdk_mcp_entry
 
-__all__ = [
-    "MCP_NAME",
-    "approve_mcp",
-    "check_mcp",
-    "mcp_entry",
-    "mcp_path",
-    "merge_mcp",
-    "unapprove_mcp",
-    "unmerge_mcp",
-]
+__all__ = ["approve_mcp", "check_mcp", "mcp_entry", "mcp_path", "unapprove_mcp"]
 
-
-#: The name our MCP server is registered under (tools appear as ``mcp__signet__<tool>``).
-MCP_NAME = "signet"
 _APPROVED = "enabledMcpjsonServers"
 
 
-def mcp_entry(hook_command: str, hook_args: int) -> dict[str, Any]:
-    """The ``mcpServers`` entry: ``signet-sdk mcp`` on stdio, labelled as Claude Code.
+def mcp_entry(python: str | None = None) -> dict[str, Any]:
+    """The ``mcpServers`` entry: ``signet-sdk mcp`` of ``python``'s environment on stdio.
 
-    ``hook_command`` is the registered hook command; its program (and
-    ``-m signet_sdk`` when there is no script) runs the ``mcp`` subcommand.
+    Labelled as Claude Code, with the ``type`` Claude Code writes first.
     """
-    words = shlex.split(hook_command)[:-hook_args]
-    return {
-        "type": "stdio",
-        "command": words[0],
-        "args": [*words[1:], "mcp"],
-        "env": {"SIGNET_HARNESS": "claude-code"},
-    }
+    return {"type": "stdio", **sdk_mcp_entry("claude-code", python)}
 
 
 def check_mcp(config: Any, path: Path) -> dict[str, Any]:
@@ -62,39 +40,6 @@ def check_mcp(config: Any, path: Path) -> dict[str, Any]:
     if servers is not None and not isinstance(servers, dict):
         raise InstallError(f"{path}: 'mcpServers' must be an object")
     return config
-
-
-def merge_mcp(config: dict[str, Any], entry: dict[str, Any], path: Path) -> dict[str, Any]:
-    """Checked ``config`` with our server under ``mcpServers``; every other key and server kept.
-
-    A ``signet`` server that does not run ``signet-sdk mcp`` is the user's:
-    refused, naming the file, rather than replaced.
-    """
-    current = (config.get("mcpServers") or {}).get(MCP_NAME)
-    if current is not None and not is_sdk_server(current):
-        raise InstallError(
-            f"{path}: mcpServers.{MCP_NAME} is another server; left untouched "
-            "(rename it, or install with --no-mcp)"
-        )
-    out = copy.deepcopy(config)
-    out.setdefault("mcpServers", {})[MCP_NAME] = entry
-    return out
-
-
-def unmerge_mcp(config: dict[str, Any], drop_empty: bool) -> dict[str, Any]:
-    """Checked ``config`` without our server (a user's ``signet`` stays).
-
-    ``drop_empty``: ``mcpServers`` goes too when ours was all it held (the
-    install created it, or there is no record of whether it did).
-    """
-    out = copy.deepcopy(config)
-    servers = out.get("mcpServers")
-    if not isinstance(servers, dict) or not is_sdk_server(servers.get(MCP_NAME)):
-        return out
-    del servers[MCP_NAME]
-    if drop_empty and not servers:
-        del out["mcpServers"]
-    return out
 
 
 def approve_mcp(settings: dict[str, Any], path: Path) -> dict[str, Any]:

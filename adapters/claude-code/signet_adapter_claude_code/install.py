@@ -6,10 +6,10 @@ groups, each with a list of handlers ``{"type": "command", "command": ...,
 "timeout": <seconds>}``. The installer merges one handler per event into
 that structure and changes nothing else:
 
-* the file is edited as text (:mod:`._edit`): only our handlers (and the
-  groups, event lists and ``hooks`` they need) are spliced in or out, so the
-  user's indent, key order, compact arrays, an empty ``"hooks": {}`` and
-  every other setting keep their bytes;
+* the file is edited as text (:mod:`signet_sdk.installing.json_reshape`):
+  only our handlers (and the groups, event lists and ``hooks`` they need)
+  are spliced in or out, so the user's indent, key order, compact arrays,
+  an empty ``"hooks": {}`` and every other setting keep their bytes;
 * user hooks, including other handlers on the same events, stay where they
   are; our handler is recognised by its command (``signet-sdk hook
   claude-code`` or ``-m signet_sdk hook claude-code``, and the older
@@ -35,8 +35,9 @@ The memory tools are registered too, as the MCP server ``signet``
 ``enabledMcpjsonServers`` in its settings, so headless runs load it), else
 in the user-scope ``~/.claude.json`` (``$CLAUDE_CONFIG_DIR/.claude.json``
 when set). That file is Claude Code's own state, which it rewrites itself:
-only the ``mcpServers.signet`` member is spliced in or out (and
-``mcpServers`` when the install created it), never the rest, and the record
+only the ``mcpServers.signet`` member is spliced in or out
+(:mod:`signet_sdk.installing.mcp`; and ``mcpServers`` when the install
+created it), never the rest, and the record
 keeps only whether the file and ``mcpServers`` were there. A ``signet``
 server of the user's is refused, not replaced; ``--no-mcp`` skips it all.
 
@@ -68,20 +69,11 @@ from signet_sdk.installing.hook_groups import (
     merge_hook_groups,
     unmerge_hook_groups,
 )
-from signet_sdk.installing.mcp import is_sdk_server
+from signet_sdk.installing.json_reshape import reshape
+from signet_sdk.installing.mcp import MCP_NAME, add_server, is_sdk_server, remove_server
 from signet_sdk.installing.undo import RECORD, read_record, write_record
 
-from ._edit import reshape
-from ._mcp import (
-    MCP_NAME,
-    approve_mcp,
-    check_mcp,
-    mcp_entry,
-    mcp_path,
-    merge_mcp,
-    unapprove_mcp,
-    unmerge_mcp,
-)
+from ._mcp import approve_mcp, check_mcp, mcp_entry, mcp_path, unapprove_mcp
 
 __all__ = [
     "HOOK_TIMEOUTS",
@@ -310,13 +302,15 @@ def _plan_mcp(
     """The MCP file's change; its record entry in ``files`` updated to match.
 
     Only ``mcpServers.signet`` (and ``mcpServers`` when the install created
-    it) is touched; the record never copies the file (``~/.claude.json`` is
-    Claude Code's whole state), only whether it and ``mcpServers`` were there.
+    it) is touched, by the SDK's :func:`add_server` and :func:`remove_server`,
+    once the file is checked as the strict JSON Claude Code reads. The record
+    never copies the file (``~/.claude.json`` is Claude Code's whole state),
+    only whether it and ``mcpServers`` were there, and a blank file's text.
     """
     now, key = check_mcp(parse_json(path, text, SettingsError), path), str(path)
     servers = now.get("mcpServers") or {}
     if verb == "install":
-        new = _edited(text, now, merge_mcp(now, entry, path))
+        new = add_server(path, text, entry)
         if new != text and not (key in files and is_sdk_server(servers.get(MCP_NAME))):
             record: dict[str, Any] = {
                 "created": "mcpServers" not in now,
@@ -329,14 +323,13 @@ def _plan_mcp(
     old = files.pop(key, None)
     if MCP_NAME in servers and not is_sdk_server(servers[MCP_NAME]):
         sys.stderr.write(f"{path}: mcpServers.{MCP_NAME} does not run signet-sdk; kept\n")
-    if text is None:
+    # Without a record, ``mcpServers`` goes too when ours was all it held.
+    after = remove_server(path, text, drop_empty=old is None or bool(old.get("created")))
+    if after is None or after == text:
         return cli.Change(path, text, text, _SERVER)
-    want = unmerge_mcp(now, drop_empty=old is None or bool(old.get("created")))
-    if _same(want, now):
-        return cli.Change(path, text, text, _SERVER)
-    if old is not None and "before" in old and want == {}:
+    if old is not None and "before" in old and parse_json(path, after) == {}:
         return cli.Change(path, text, old["before"], _SERVER)
-    return cli.Change(path, text, reshape(text, want), _SERVER)
+    return cli.Change(path, text, after, _SERVER)
 
 
 # -- install / uninstall --------------------------------------------------------------
@@ -380,7 +373,7 @@ def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
     changes = [_plan_settings(path, read_text(path), opts, env, files)]
     if not opts.no_mcp:
         target = mcp_path(opts.project, env)
-        entry = mcp_entry(hook_command(opts.python), len(_HOOK_ARGS))
+        entry = mcp_entry(opts.python)
         changes.append(_plan_mcp(target, read_text(target), opts.verb, entry, files))
     moved = any(c.before != c.after for c in changes)
     if install and moved and not opts.dry_run:
