@@ -15,5 +15,11 @@ comments, Gemini CLI's and Qwen Code's),
 :mod:`.mcp` (our ``signet`` server in a JSON ``mcpServers`` file) and
 :mod:`.originals` (the user's original bytes, kept beside a file until
 uninstall restores them) and :mod:`.undo` (the record of one settings
-file's install, and the uninstall that reads it). What to merge where stays in each adapter.
+file's install, and the uninstall that reads it). The text editors:
+:mod:`.json5edit` (members and items of a JSON or JSON5 document),
+:mod:`.json_layout` (what they add, laid out as the file lays out its own),
+:mod:`.json_reshape` (a JSON file edited until it holds a wanted value),
+:mod:`.toml_edits` (one checked tomlkit edit of a TOML config) and
+:mod:`.toml_places` (where a line the user appended into our TOML tables
+belongs). What to merge where stays in each adapter.
 """
