@@ -190,38 +190,23 @@ def test_another_server_at_the_url_is_not_taken_for_a_daemon(
     )
 
 
+@pytest.mark.parametrize("named_by", ["flag", "variable"])
 def test_demo_stops_with_one_line_when_the_daemon_fails_mid_story(
-    tmp_path: Path, home: dict[str, str]
+    tmp_path: Path, home: dict[str, str], named_by: str
 ) -> None:
-    with _server(healthy=True) as url:
-        proc = subprocess.run(
-            [sys.executable, "-m", "signet_sdk", "demo", "--daemon-url", url],
-            capture_output=True,
-            text=True,
-            env={**home, "SIGNET_MAX_RETRIES": "0"},
-            timeout=120,
-        )
-    assert proc.returncode == 1
-    assert proc.stderr == (
-        f"signet-sdk demo: a call to the daemon at {url} failed: "
-        f"POST {url}/api/hooks/remember -> 500: disk full\n"
-    )
-    assert proc.stdout.startswith(f"daemon: {url}\n\n== generic")
+    """One line, naming the daemon the demo checked, whether the flag or the variable named it.
 
-
-def test_demo_plays_against_the_daemon_it_checked(tmp_path: Path, home: dict[str, str]) -> None:
-    """A blank ``--daemon-url`` leaves the choice to ``SIGNET_DAEMON_URL``, in every part.
-
-    The check took the variable's daemon while the story took a bundled one
-    and the closing parity run the blank flag as its URL: three choices made
-    three ways. Now one function chooses for all of them.
+    With a blank ``--daemon-url`` the choice is ``SIGNET_DAEMON_URL``'s in every
+    part: the check once took the variable's daemon while the story took a
+    bundled one and the closing parity run the blank flag as its URL.
     """
     with _server(healthy=True) as url:
+        flag, variable = (url, {}) if named_by == "flag" else (" ", {"SIGNET_DAEMON_URL": url})
         proc = subprocess.run(
-            [sys.executable, "-m", "signet_sdk", "demo", "--daemon-url", " "],
+            [sys.executable, "-m", "signet_sdk", "demo", "--daemon-url", flag],
             capture_output=True,
             text=True,
-            env={**home, "SIGNET_MAX_RETRIES": "0", "SIGNET_DAEMON_URL": url},
+            env={**home, "SIGNET_MAX_RETRIES": "0", **variable},
             timeout=300,
         )
     assert proc.returncode == 1
