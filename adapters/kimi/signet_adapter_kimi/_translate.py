@@ -141,6 +141,14 @@ class KimiTranslator(CommandHookTranslator):
 
     def __init__(self, files: Files | None = None) -> None:
         self.files = files
+        #: The daemon did not help with this process's event: what is rendered after that
+        #: (the opt-in degraded notice) is no start context to hold.
+        self._failed = False
+
+    def translate(self, event: str, payload: Mapping[str, Any]) -> list[LifecycleCall]:
+        """The event's calls; a new event, so an earlier one's failure no longer counts."""
+        self._failed = False
+        return super().translate(event, payload)
 
     # -- what disk adds ----------------------------------------------------------
 
@@ -226,7 +234,7 @@ class KimiTranslator(CommandHookTranslator):
         session = string(payload, "session_id") or ""
         if event == "SessionStart":
             text = context_text(results[-1], prompt=False) if results else ""
-            if text and self.files is not None:
+            if text and self.files is not None and not self._failed:
                 self.files.keep_context(session, text)
             return self.context_output(event, text) if text else self.neutral(event)
         if event == "UserPromptSubmit":
@@ -235,6 +243,11 @@ class KimiTranslator(CommandHookTranslator):
             text = "\n\n".join(t.strip("\n") for t in (held, recall) if t and t.strip())
             return self.context_output(event, text) if text else self.neutral(event)
         return self.neutral(event)
+
+    def fail_open(self, event: str, payload: Mapping[str, Any]) -> NativeOutput:
+        """No output; and nothing rendered after this (a degraded notice) is held."""
+        self._failed = True
+        return super().fail_open(event, payload)
 
     def context_output(self, event: str, text: str) -> NativeOutput:
         """Kimi reads a hook's context as plain stdout text."""

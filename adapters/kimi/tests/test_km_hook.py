@@ -88,6 +88,26 @@ def test_the_start_context_reaches_the_first_prompt_once(
     assert (record.session, record.pid) == (SESSION, os.getpid())
 
 
+def test_a_degraded_notice_at_session_start_is_not_held_for_the_first_prompt(
+    isolated: Path, scripted_daemon: ScriptedDaemon
+) -> None:
+    """SIGNET_DEGRADED_NOTICE=1 and the daemon down at SessionStart: the notice is that
+    hook's output only. Held, it told the model at the first prompt (the daemon back)
+    that memory could not be loaded, above the memory it did load."""
+    make_session(isolated, [])
+    notice = {"SIGNET_DEGRADED_NOTICE": "1"}
+    start = payload("SessionStart", source="startup")
+
+    down = run_hook("kimi", "SessionStart", start, daemon_url=down_daemon_url(), env=notice)
+    scripted_daemon.replies = [Reply(200, {"inject": RECALL})]
+    first = run_hook(
+        "kimi", "UserPromptSubmit", ask("And staging?"), daemon_url=scripted_daemon.url, env=notice
+    )
+
+    assert down.returncode == 0 and b"could not be loaded" in down.stdout
+    assert (first.returncode, first.stdout, first.stderr) == (0, RECALL.encode(), b"")
+
+
 def _dead_pid() -> int:
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
     proc.wait()
