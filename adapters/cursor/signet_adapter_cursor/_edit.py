@@ -21,7 +21,7 @@ from typing import Any
 
 from signet_sdk.installing import json5edit as j5
 from signet_sdk.installing.files import InstallError, parse_config
-from signet_sdk.installing.mcp import is_sdk_server
+from signet_sdk.installing.mcp import MCP_NAME, add_server, remove_server
 
 __all__ = [
     "MCP_NAME",
@@ -32,40 +32,8 @@ __all__ = [
     "unmerge_mcp",
 ]
 
-#: The name our MCP server is registered under in ``mcpServers``.
-MCP_NAME = "signet"
-
 #: Whether a hook definition is one the installer wrote.
 IsOurs = Callable[[Any], bool]
-
-
-def _render(value: Any, indent: str = "") -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + indent)
-
-
-def _line_indent(text: str, pos: int) -> str:
-    start = text.rfind("\n", 0, pos) + 1
-    lead = text[start:pos]
-    return lead if not lead.strip() else ""
-
-
-def _append(text: str, array: j5.Node, item: Any) -> str:
-    """``text`` with ``item`` after the last element of ``array``, laid out like its neighbours.
-
-    An array written one element per line gets the new element on a line of
-    its own at the same indent; an inline one gets it inline. Either way
-    :func:`json5edit.remove_item` takes out exactly what was added.
-    """
-    if not array.items:
-        first = json.dumps(item, ensure_ascii=False)
-        return text[: array.start + 1] + first + text[array.start + 1 :]
-    last = array.items[-1]
-    if "\n" in text[array.start : last.start]:
-        indent = _line_indent(text, last.start)
-        added = ",\n" + indent + _render(item, indent)
-    else:
-        added = ", " + json.dumps(item, ensure_ascii=False)
-    return text[: last.end] + added + text[last.end :]
 
 
 def _nothing_in(text: str) -> bool:
@@ -100,7 +68,8 @@ def merge_hooks(path: Path, text: str | None, wanted: Mapping[str, Any], is_ours
     and ours (updated if the command or timeout changed) ends it.
     """
     if text is None or _nothing_in(text):
-        return _render({"version": 1, "hooks": {e: [d] for e, d in wanted.items()}}) + "\n"
+        fresh = {"version": 1, "hooks": {e: [d] for e, d in wanted.items()}}
+        return json.dumps(fresh, indent=2, ensure_ascii=False) + "\n"
     current = text
     root = _check_hooks(path, current)
     for event, definition in wanted.items():
@@ -113,9 +82,7 @@ def merge_hooks(path: Path, text: str | None, wanted: Mapping[str, Any], is_ours
                 continue  # installed as wanted: where it stands
             for old in ours:
                 current = j5.remove_item(current, ["hooks", event], old)
-            node = j5.find(j5.parse(current), ["hooks", event])
-            assert node is not None and node.kind == "array"
-            current = _append(current, node, definition)
+            current = j5.append_item(current, ["hooks", event], definition)
         root = j5.parse(current)
     return current
 
@@ -146,37 +113,17 @@ def unmerge_hooks(path: Path, text: str, is_ours: IsOurs) -> str:
 # -- mcp.json -------------------------------------------------------------------
 
 
-def _check_mcp(path: Path, text: str) -> j5.Node:
-    return parse_config(path, text, "JSON", ["mcpServers"])
-
-
 def merge_mcp(path: Path, text: str | None, entry: dict[str, Any]) -> str:
     """The file with ``mcpServers.signet`` = ``entry``; every other server and key kept.
 
     A server of that name that is not ours is refused rather than replaced.
     """
-    if text is None or _nothing_in(text):
-        return _render({"mcpServers": {MCP_NAME: entry}}) + "\n"
-    root = _check_mcp(path, text)
-    found = j5.find(root, ["mcpServers", MCP_NAME])
-    if found is not None and not is_sdk_server(j5.plain(found)):
-        raise InstallError(
-            f"{path}: mcpServers.{MCP_NAME} is another server; rename it, or install with "
-            "--no-mcp; left untouched"
-        )
-    current, _ = j5.set_member(text, ["mcpServers", MCP_NAME], entry)
-    return current
+    return add_server(path, None if text is None or _nothing_in(text) else text, entry)
 
 
 def unmerge_mcp(path: Path, text: str) -> str:
     """The file without our server, nor ``mcpServers`` if only ours filled it."""
-    root = _check_mcp(path, text)
-    servers = j5.find(root, ["mcpServers"])
-    found = j5.find(root, ["mcpServers", MCP_NAME])
-    if servers is None or found is None or not is_sdk_server(j5.plain(found)):
-        return text
-    alone = [k for k, _, _ in servers.members] == [MCP_NAME]
-    return j5.remove_member(text, ["mcpServers"] if alone else ["mcpServers", MCP_NAME])
+    return remove_server(path, text, drop_empty=True) or text
 
 
 # -- comparing ------------------------------------------------------------------

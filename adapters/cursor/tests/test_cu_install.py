@@ -297,3 +297,28 @@ def test_linked_and_crlf_files_are_kept_as_the_user_keeps_them(isolated: Path) -
     (isolated / "hooks.json").unlink()
     assert_crlf_kept(installer, isolated / "hooks.json", USER_HOOKS)
     assert_crlf_kept(installer, isolated / "mcp.json", USER_MCP)
+
+
+@pytest.mark.parametrize("unit", ["    ", "\t"], ids=["four-spaces", "tabs"])
+def test_what_is_added_follows_the_files_own_indent(isolated: Path, unit: str) -> None:
+    hooks = USER_HOOKS.replace("  ", unit)
+    mcp = USER_MCP.replace("  ", unit)
+    (isolated / "hooks.json").write_text(hooks)
+    (isolated / "mcp.json").write_text(mcp)
+    assert installer(["install"]) == 0
+
+    command = hook_command()
+    ours_after_audit = (
+        f'{unit * 4}"command": "./hooks/audit.sh"\n{unit * 3}}},\n{unit * 3}{{\n'
+        f'{unit * 4}"command": "{command} stop",\n{unit * 4}"timeout": 12\n{unit * 3}}}\n'
+    )
+    assert ours_after_audit in (isolated / "hooks.json").read_text()
+    program = hook_command().split(" hook cursor")[0]
+    entry = {"command": program, "args": ["mcp"], "env": {"SIGNET_HARNESS": "cursor"}}
+    server = json.dumps(entry, indent=unit).replace("\n", "\n" + unit * 2)
+    assert (isolated / "mcp.json").read_text() == mcp.replace(
+        f'"args": ["--fast"]\n{unit * 2}}}\n',
+        f'"args": ["--fast"]\n{unit * 2}}},\n{unit * 2}"signet": {server}\n',
+    )
+    assert installer(["uninstall"]) == 0
+    assert files(isolated) == {"hooks.json": hooks.encode(), "mcp.json": mcp.encode()}
