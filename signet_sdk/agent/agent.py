@@ -103,6 +103,7 @@ class Agent:
         client = create_adapter(self.harness, self.daemon_url, **self._client_options())
         provider = _sync_provider(self.provider)
         session = Session(**self._parts(client, provider, project, key, resume, asynchronous=False))
+        session.owns_provider = _is_twin(provider, self.provider)
         try:
             earlier = _earlier(session, resume, lambda: client.get_session_transcript(resume or ""))
             session.open(start_plan(session.state, source="resume" if resume else "startup"))
@@ -133,6 +134,7 @@ class Agent:
             self._parts, client, provider, project, key, resume, asynchronous=True
         )
         session = AsyncSession(**parts)
+        session.owns_provider = _is_twin(provider, self.provider)
         try:
             earlier: Any = None
             if resume:
@@ -308,6 +310,16 @@ def _async_provider(provider: Any) -> Any:
     from signet_sdk.agent.threaded import ThreadedProvider
 
     return ThreadedProvider(provider)
+
+
+def _is_twin(provider: Any, given: Any) -> bool:
+    """Whether ``provider`` is a built-in provider's twin, made for one session (it closes it).
+
+    A twin of another kind (a user's ``as_async``) may be shared: it stays open.
+    """
+    from signet_sdk.agent.providers._base import AsyncModelProvider, SyncModelProvider
+
+    return provider is not given and isinstance(provider, SyncModelProvider | AsyncModelProvider)
 
 
 def _is_async(provider: Any) -> bool:

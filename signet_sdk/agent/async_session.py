@@ -104,6 +104,8 @@ class AsyncSession(SessionCore):
         """End the session: the transcript to the daemon, exactly once, through the outbox."""
         if await asyncio.to_thread(self.finish_session, reason):
             await self.client.aclose()
+            if self.owns_provider:
+                await self.provider.aclose()  # type: ignore[attr-defined]
 
     # -- the driver --------------------------------------------------------
 

@@ -91,6 +91,8 @@ class SessionCore:
         self.end_wait = end_wait
         self.running = False
         self.ended = False
+        #: Whether ``provider`` is a twin the agent made for this session (closed at its end).
+        self.owns_provider = False
         #: Every notice of the session so far (daemon down, a read skipped ...).
         self.notices: list[str] = notices if notices is not None else []
 
@@ -114,9 +116,13 @@ class SessionCore:
             self.notices.append(event.text)
             log.info("signet: %s", event.text)
 
-    def begin_turn(self, text: str | None) -> None:
+    def check_open(self) -> None:
+        """Refuse a session that has ended: a turn, a compaction, a memory read or write."""
         if self.ended:
             raise RuntimeError(f"session {self.key} has ended; open a new one or resume it")
+
+    def begin_turn(self, text: str | None) -> None:
+        self.check_open()
         if self.running:
             raise TurnRunningError(f"a turn is already running in session {self.key}")
         if text is not None and not text.strip():
@@ -157,6 +163,7 @@ class SessionCore:
 
     def remember_call(self, content: str, tags: list[str] | None = None) -> LifecycleCall:
         """The durable remember of ``/remember`` (the user's own words, not the model's)."""
+        self.check_open()
         if not content.strip():
             raise ValueError("content: nothing to remember")
         body: dict[str, Any] = {"content": content.strip(), "sessionKey": self.key}
@@ -169,6 +176,7 @@ class SessionCore:
     def recall_params(self, query: str, limit: int) -> Any:
         from signet_sdk.models import RecallParams
 
+        self.check_open()
         if not query.strip():
             raise ValueError("query: nothing to look for")
         return RecallParams(query=query.strip(), limit=limit, project=self.state.project)

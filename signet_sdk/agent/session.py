@@ -89,7 +89,8 @@ class Session(SessionCore):
 
     def recall(self, query: str, *, limit: int = 10) -> RecallResult:
         """Search memory now (raises the client's error when the daemon cannot answer)."""
-        return self.guarded(lambda: self.client.recall(self.recall_params(query, limit)))
+        params = self.recall_params(query, limit)
+        return self.guarded(lambda: self.client.recall(params))
 
     def open(self, plan: Plan) -> None:
         """Run the session's opening plan (health, session start), keeping its notices."""
@@ -101,6 +102,8 @@ class Session(SessionCore):
         """End the session: the transcript to the daemon, exactly once, through the outbox."""
         if self.finish_session(reason):
             self.client.close()
+            if self.owns_provider:
+                self.provider.close()  # type: ignore[attr-defined]
 
     # -- the driver --------------------------------------------------------
 

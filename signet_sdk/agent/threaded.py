@@ -2,13 +2,15 @@
 
 Built-in providers have a real async twin; a user's own sync provider is
 run here so it never blocks the event loop. The stream's chunks cross from
-the worker thread through a queue, so text still arrives as it is made.
+the worker thread through a queue, so text still arrives as it is made; a
+consumer that stops reading stops the worker at the next chunk.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+import threading
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -40,21 +42,40 @@ class ThreadedProvider:
     ) -> AsyncIterator[Chunk]:
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[object] = asyncio.Queue()
+        stop = threading.Event()
+
+        def put(item: object) -> None:
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, item)
+            except RuntimeError:  # the loop is closed: no one reads any more
+                stop.set()
 
         def pump() -> None:
+            chunks: Iterator[Chunk] | None = None
             try:
-                for chunk in self.sync.stream(messages, options):
-                    loop.call_soon_threadsafe(queue.put_nowait, chunk)
+                chunks = iter(self.sync.stream(messages, options))
+                for chunk in chunks:
+                    if stop.is_set():
+                        break
+                    put(chunk)
             except BaseException as exc:
-                loop.call_soon_threadsafe(queue.put_nowait, exc)
-            loop.call_soon_threadsafe(queue.put_nowait, _END)
+                put(exc)
+            finally:
+                close = getattr(chunks, "close", None)
+                if close is not None:
+                    close()  # the sync stream's connection, given back now
+            put(_END)
 
-        # A consumer that stops early leaves the worker to finish the sync stream.
+        # A consumer that stops early (a cancelled turn) stops the worker at its
+        # next chunk: the rest of the answer is neither read nor waited for.
         loop.run_in_executor(None, pump)
-        while (item := await queue.get()) is not _END:
-            if isinstance(item, BaseException):
-                raise item
-            yield item  # type: ignore[misc]
+        try:
+            while (item := await queue.get()) is not _END:
+                if isinstance(item, BaseException):
+                    raise item
+                yield item  # type: ignore[misc]
+        finally:
+            stop.set()
 
     async def available(self) -> bool:
         return await asyncio.to_thread(self.sync.available)

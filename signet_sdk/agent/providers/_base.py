@@ -92,7 +92,11 @@ def resolve_settings(
     key = api_key if api_key else (environ.get(key_variable) or None)
     source = "base_url" if base_url else base_variable
     base = (base_url or environ.get(base_variable) or vendor.default_base).strip().rstrip("/")
-    parts = urlsplit(base)
+    try:
+        parts = urlsplit(base)
+        parts.port  # noqa: B018 - raises for a port that is no number in 0-65535
+    except ValueError as exc:  # "Invalid IPv6 URL", "Port out of range 0-65535"
+        raise ConfigError(source, f"expected an http(s) URL, got {base!r} ({exc})") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError(source, f"expected an http(s) URL, got {base!r}")
     needs_key = parts.hostname.lower() == vendor.host

@@ -340,11 +340,17 @@ class OpenAIStreamDecoder(StreamDecoder):
         return chunks
 
     def end_of_events(self) -> list[Chunk]:
-        """The events ran out where a client that hides ``[DONE]`` stops: the answer is whole.
+        """The events ran out where a client that hides ``[DONE]`` stops: whole if it finished.
 
-        For an official client's stream, which consumes the end marker itself.
+        For an official client's stream, which consumes the end marker itself
+        and ends quietly when the connection is cut: an answer whose choice
+        never gave its ``finish_reason`` was cut, and raises as one.
         """
-        return [] if self.done else self.finished(self._result())
+        if self.done:
+            return []
+        if self._finish is None:
+            raise self.incomplete("the events ended before the finish_reason")
+        return self.finished(self._result())
 
     def _piece(self, raw: dict[str, Any], position: int) -> None:
         index = raw.get("index", position)

@@ -192,3 +192,30 @@ def test_importing_the_providers_loads_no_vendor_sdk() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["sync", "async"])
+def test_an_openai_stream_cut_before_its_finish_reason_is_cut(
+    fake: Scripted, use_async: bool
+) -> None:
+    """The official client hides ``[DONE]`` and ends quietly when the connection is cut:
+    a stream without the choice's ``finish_reason`` is a cut answer, not a whole one."""
+    call_piece = {
+        "index": 0,
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "memory_store", "arguments": '{"content": "dep'},
+    }
+    fake.answers = [
+        sse_answer(
+            [
+                (None, {"choices": [{"index": 0, "delta": {"content": "Storing"}}]}),
+                (None, {"choices": [{"index": 0, "delta": {"tool_calls": [call_piece]}}]}),
+            ]
+        )
+    ]
+    client = clients("openai", fake.url)[1 if use_async else 0]
+    wrapper = (AsyncSDKProvider if use_async else SDKProvider)(client, "m")
+    with pytest.raises(errors.APIConnectionError) as caught:
+        call(wrapper, True)
+    assert getattr(caught.value, "progress", None) == "during tool call memory_store"

@@ -65,6 +65,10 @@ def test_a_local_server_needs_no_key() -> None:
         ({"model": " "}, "model"),
         ({"model": "m", "base_url": "api.openai.com/v1"}, "base_url"),
         ({"model": "m", "env": {"OPENAI_BASE_URL": "ftp://x"}}, "OPENAI_BASE_URL"),
+        # urlsplit's own ValueError ("Invalid IPv6 URL", a port out of range) named too
+        ({"model": "m", "base_url": "http://[::1/v1"}, "base_url"),
+        ({"model": "m", "base_url": "http://127.0.0.1:99999/v1"}, "base_url"),
+        ({"model": "m", "env": {"OPENAI_BASE_URL": "http://host:port/v1"}}, "OPENAI_BASE_URL"),
     ],
 )
 def test_bad_settings_are_named(kw: dict[str, object], field: str) -> None:
