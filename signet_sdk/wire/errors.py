@@ -437,20 +437,37 @@ _STATUS: dict[int, type[APIStatusError]] = {
 def parse_retry_after(
     headers: Mapping[str, str], body: object, now_ms: float | None = None
 ) -> float | None:
-    """Seconds to wait before retrying, or None when the daemon did not say."""
+    """Seconds to wait before retrying, or None when the server did not say.
+
+    ``Retry-After`` is seconds or an HTTP date (RFC 9110, 10.2.3; model APIs
+    and proxies send either); else the body's ``retryAfter`` in epoch ms.
+    """
+    if now_ms is None:
+        import time
+
+        now_ms = time.time() * 1000
     for key, value in headers.items():
         if key.lower() == "retry-after":
             try:
                 return max(0.0, float(value))
             except ValueError:
+                when = _http_date_ms(value)
+                if when is not None:
+                    return max(0.0, (when - now_ms) / 1000)
                 break
     if isinstance(body, dict) and isinstance(body.get("retryAfter"), int | float):
-        if now_ms is None:
-            import time
-
-            now_ms = time.time() * 1000
         return max(0.0, (float(body["retryAfter"]) - now_ms) / 1000)
     return None
+
+
+def _http_date_ms(value: str) -> float | None:
+    """An HTTP date (``Wed, 21 Oct 2015 07:28:00 GMT``) in epoch ms, or None."""
+    from email.utils import parsedate_to_datetime
+
+    try:
+        return parsedate_to_datetime(value).timestamp() * 1000
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
 
 
 def decode_body(content: bytes, content_type: str | None) -> object:

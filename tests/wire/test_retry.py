@@ -100,6 +100,25 @@ def test_retry_after_from_body_epoch_ms() -> None:
     assert e.retry_after == 2.5
 
 
+@pytest.mark.parametrize(
+    ("header", "body", "seconds"),
+    [
+        ("Wed, 21 Oct 2015 07:28:04 GMT", None, 4.0),  # an HTTP date, 4 s ahead
+        ("Wed, 21 Oct 2015 07:27:00 GMT", None, 0.0),  # already past
+        ("soon", {"retryAfter": 1_445_412_482_500}, 2.5),  # unreadable: the body says
+        ("soon", None, None),
+    ],
+)
+def test_retry_after_may_be_an_http_date(
+    header: str, body: dict[str, int] | None, seconds: float | None
+) -> None:
+    now_ms = 1_445_412_480_000.0  # Wed, 21 Oct 2015 07:28:00 GMT
+    e = RateLimitError(
+        "x", now_ms=now_ms, status_code=429, body=body, headers={"Retry-After": header}, **KW
+    )
+    assert e.retry_after == seconds
+
+
 def test_attempts_are_capped_by_max_retries() -> None:
     assert retry_delay(RetryPolicy(max_retries=2), 3, err(503), None) is None
 
