@@ -30,13 +30,16 @@ function sessionOf(properties) {
   return properties.info && typeof properties.info.id === "string" ? properties.info.id : null;
 }
 
+// The session's messages, or undefined when OpenCode could not give them (its
+// client answers a failed call with {error}): then the event goes without them,
+// never as an empty session.
 async function messagesOf(client, sessionID) {
   try {
     const answer = await client.session.messages({ path: { id: sessionID } });
-    const list = answer && Array.isArray(answer.data) ? answer.data : answer;
-    return Array.isArray(list) ? list : [];
+    if (Array.isArray(answer)) return answer;
+    return answer && Array.isArray(answer.data) ? answer.data : undefined;
   } catch (error) {
-    return [];
+    return undefined;
   }
 }
 
@@ -131,10 +134,9 @@ export const SignetMemory = async (ctx) => {
       const payload = { type: event, ...(select(fields, rule.fields || {}) || {}) };
       const ready = !(rule.messages && sessionID)
         ? payload
-        : messagesOf(ctx.client, sessionID).then((list) => ({
-            ...payload,
-            messages: select(list, rule.messages),
-          }));
+        : messagesOf(ctx.client, sessionID).then((list) =>
+            list === undefined ? payload : { ...payload, messages: select(list, rule.messages) },
+          );
       apply(await forward(event, ready, rule.timeoutMs), output);
     } catch (error) {
       // OpenCode carries on as if no plugin were loaded
@@ -159,29 +161,32 @@ export const SignetMemory = async (ctx) => {
   });
 
   const hooks = {
-    event: async ({ event }) => {
+    event: async (input) => {
+      const event = input && input.event;
       if (!event || typeof event.type !== "string" || !spec.events[event.type]) return;
       const properties = event.properties || {};
       const sessionID = sessionOf(properties);
       await handle(event.type, { ...properties, sessionID }, sessionID, null);
     },
     "chat.message": async (input, output) => {
+      const given = input || {};
       const message = (output && output.message) || {};
       const fields = {
-        sessionID: input.sessionID,
-        messageID: input.messageID || message.id,
-        agent: input.agent || message.agent,
-        model: input.model || message.model,
+        sessionID: given.sessionID,
+        messageID: given.messageID || message.id,
+        agent: given.agent || message.agent,
+        model: given.model || message.model,
         parts: (output && output.parts) || [],
       };
-      await handle("chat.message", fields, input.sessionID, output);
+      await handle("chat.message", fields, given.sessionID, output);
     },
     "experimental.session.compacting": async (input, output) => {
-      await handle("experimental.session.compacting", input, input.sessionID, output);
+      const given = input || {};
+      await handle("experimental.session.compacting", given, given.sessionID, output);
     },
     "experimental.chat.system.transform": async (input, output) => {
       try {
-        if (!output || !Array.isArray(output.system) || state.system.size === 0) return;
+        if (!input || !output || !Array.isArray(output.system) || state.system.size === 0) return;
         const model = modelKey(input.model);
         for (const [name, slot] of state.system) {
           if (slot.session !== input.sessionID) continue;

@@ -221,3 +221,30 @@ test("SIGNET_BYPASS=1 and SIGNET_NO_HOOKS=1 turn the plugin off", async () => {
     assert.equal(sent.length, 0);
   }
 });
+
+test("messages OpenCode could not give are left out, never sent as an empty session", async () => {
+  // OpenCode's SDK client answers a failed call with {error} rather than throwing.
+  const failing = [
+    async () => ({ error: { name: "NotFoundError" }, data: undefined }),
+    async () => {
+      throw new Error("ECONNREFUSED");
+    },
+  ];
+  for (const messages of failing) {
+    const { ctx, sent } = setup();
+    ctx.client = { session: { messages } };
+    const hooks = await SignetMemory(ctx);
+    await hooks.event({ event: { type: "session.idle", properties: { sessionID: "s1" } } });
+    assert.equal(sent.length, 1);
+    assert.equal("messages" in sent[0].payload, false); // the translator answers neutral
+  }
+});
+
+test("a hook called without its input or output never throws into OpenCode", async () => {
+  const { ctx } = setup();
+  const hooks = await SignetMemory(ctx);
+  for (const [name, hook] of Object.entries(hooks)) {
+    await hook(); // resolves: no TypeError reaches OpenCode
+    await hook(null, null);
+  }
+});
