@@ -193,6 +193,10 @@ function eventAnswer(status, answer) {
   return { data: ok && "data" in answer ? answer.data : null };
 }
 
+function eventOrTooBig(status, answer) {
+  return status === 413 ? { tooBig: true } : eventAnswer(status, answer);
+}
+
 function viaProcess(command, args, payload, timeoutMs, env) {
   return new Promise((resolve) => {
     let out = "";
@@ -205,7 +209,9 @@ function viaProcess(command, args, payload, timeoutMs, env) {
       }
     };
     let child;
+    let input;
     try {
+      input = JSON.stringify(payload); // before the spawn: a payload that cannot be sent starts nothing
       child = spawn(command[0], [...command.slice(1), ...args], {
         env,
         stdio: ["pipe", "pipe", "ignore"],
@@ -240,7 +246,7 @@ function viaProcess(command, args, payload, timeoutMs, env) {
       }
     });
     child.stdin.on("error", () => {});
-    child.stdin.end(JSON.stringify(payload));
+    child.stdin.end(input);
   });
 }
 
@@ -303,11 +309,13 @@ export async function send(harness, event, payload, options = {}) {
     if (server) {
       const path = `/v1/${encodeURIComponent(harness)}/events/${encodeURIComponent(event)}`;
       const headers = { [EVENT_ID_HEADER]: eventId };
-      const answer = await viaServer(server, path, payload, timeoutMs, eventAnswer, headers);
-      if (!answer.unreachable) return answer.data;
+      const answer = await viaServer(server, path, payload, timeoutMs, eventOrTooBig, headers);
+      if (!answer.unreachable && !answer.tooBig) return answer.data;
       // Nothing listens there (a stale state file), or the server went away
       // mid-event: fall through to the process path, with the event's id when
-      // the server may have stored or sent some of its writes already.
+      // the server may have stored or sent some of its writes already. An event
+      // over the server's body limit (413, refused unread) goes that way too: the
+      // hook process takes larger payloads, and its writes must not be lost.
       maybeSeen = Boolean(answer.maybeSeen);
     }
     if (env.SIGNET_ADAPTER_AUTOSTART !== "0") startServer(env);

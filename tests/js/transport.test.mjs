@@ -195,6 +195,35 @@ test("a stale state file (nothing listening) falls through to the hook process",
   assert.deepEqual(await send("h", "e", { a: 1 }, { env }), { via: "process" });
 });
 
+test("an event over the server's body limit (413) goes to the hook process, not lost", async () => {
+  const server = await fakeServer((req, res) => answer(res, 413, { error: "request body over 4194304 bytes" }));
+  try {
+    const env = isolatedEnv({ SIGNET_ADAPTER_URL: server.url });
+    env.SIGNET_SDK_COMMAND = fakeSdk(env.HOME, JSON.stringify({ via: "process" }));
+    const payload = { session: { id: "s-big" }, messages: ["x".repeat(5 * 1024 * 1024)] };
+    assert.deepEqual(await send("pi", "agent_end", payload, { env }), { via: "process" });
+    assert.equal(server.seen.length, 1);
+    const call = JSON.parse(readFileSync(join(env.HOME, "sdk-hook.json"), "utf8"));
+    assert.deepEqual(call.argv, ["hook", "pi", "agent_end"]); // refused unread: no event id
+    assert.deepEqual(JSON.parse(call.input), payload);
+  } finally {
+    await server.close();
+  }
+});
+
+test("a payload that cannot be serialised starts no hook process", async () => {
+  const env = isolatedEnv();
+  // A stand-in that marks its start at once (it would wait on stdin for the deadline).
+  const script = join(env.HOME, "marking-sdk.mjs");
+  const mark = join(env.HOME, "started");
+  writeFileSync(script, `#!/usr/bin/env node\nimport { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(mark)}, "");\n`);
+  chmodSync(script, 0o755);
+  env.SIGNET_SDK_COMMAND = script;
+  assert.equal(await send("pi", "agent_end", { count: 1n }, { env, timeoutMs: 5000 }), null);
+  await new Promise((r) => setTimeout(r, 1000));
+  assert.equal(existsSync(mark), false);
+});
+
 test("callTool: server path posts the arguments with the context headers", async () => {
   const server = await fakeServer((req, res) => answer(res, 200, { results: [{ id: "m1" }] }));
   try {
