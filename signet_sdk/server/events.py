@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from signet_sdk.hooks.delivery import STILL_PENDING
 from signet_sdk.hooks.entry import EventWrites
+from signet_sdk.hooks.process import hook_log
 from signet_sdk.runtime.dispatch import Dispatched, dispatch_async, fail_open_output
 from signet_sdk.runtime.events import async_client_sender
 from signet_sdk.wire.errors import APITimeoutError
@@ -180,6 +181,16 @@ class EventRunner:
         if run.error is None and problems:
             # The write is safe in the outbox, but the daemon has not taken it.
             run = Dispatched(run.output, run.calls, run.results, problems[0])
+        if run.error is not None:
+            # The line a hook process writes for the same event: hooks.log is where a
+            # user looks, whichever path the event took.
+            why = "payload rejected" if not run.calls else "daemon call failed"
+            hook_log(
+                f"{why}, failed open: {run.error}",
+                harness=self.plugin.name,
+                event=event,
+                env=self.env,
+            )
         return run, list(pending)
 
     async def _replay_if_pending(self) -> None:

@@ -162,6 +162,11 @@ async def test_events_fail_open_when_the_daemon_is_down(private_state: Path) -> 
     assert write.json()["pending"] == [entry["id"]]  # safe on disk, sent later
     assert entry["action"] == "compaction_complete"
     assert entry["body"] == {"sessionKey": "s", "summary": "we chose make ship", "project": "/w"}
+    # One line each in hooks.log, as a hook process writes for the same event.
+    log = (private_state / "signet-sdk" / "hooks.log").read_text().splitlines()
+    said = [line.split(" ", 1)[1].split(" pid=")[0] for line in log if "failed open" in line]
+    assert said == ["claude-code UserPromptSubmit", "claude-code PostCompact"]
+    assert all("daemon call failed, failed open: cannot connect" in line for line in log)
 
 
 async def test_a_slow_daemon_costs_the_event_its_deadline_only(
