@@ -198,7 +198,9 @@ def take_transcript(
 
     Returns the body without the path and the snapshot, or None (logged) when
     there is no path or the file may not or cannot be read: the call then goes
-    without a transcript rather than not at all.
+    without a transcript rather than not at all (a checkpoint too: the daemon
+    then extracts the transcript it stored for the session, TS 0.109.15 and
+    0.145.8 ``handleCheckpointExtract``; see docs/reliability.md).
     """
     rest = dict(body)
     path = rest.pop("transcriptPath", None)

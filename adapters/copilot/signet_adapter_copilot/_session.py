@@ -14,9 +14,13 @@ it is, and whatever they cannot see yet the next hook finds. Then:
   (:func:`._state.claim_compaction`) before it is returned, and the cursor
   moved past them;
 * when asked, the whole conversation, written to the session's
-  conversation file, whose path is returned.
+  conversation file, whose path is returned; ``""`` when the file was read
+  but holds no conversation (no message the user typed or the main agent
+  wrote), or it cannot be kept: there is nothing to send, and Copilot's own
+  log is never sent in its place.
 
-Anything that cannot be read gives nothing: the hook carries on without it.
+Anything that cannot be read gives nothing (``None``): the hook carries on
+without it.
 Standard library only: the hook process imports this.
 """
 
@@ -88,7 +92,11 @@ def look_at_session(
     with_conversation: bool,
     settle: float = 0.0,
 ) -> tuple[list[tuple[str, str]], str | None]:
-    """The claimed compactions ``(event id, summary)`` and the conversation file's path."""
+    """The claimed compactions ``(event id, summary)`` and the conversation file's path.
+
+    The path is None when the file could not be read (or no conversation was
+    asked for), ``""`` when it was read and there is no conversation to send.
+    """
     given = payload.get("transcriptPath")
     path = given if isinstance(given, str) and given else events_path(env, session)
     if path is None:
@@ -114,4 +122,6 @@ def look_at_session(
     claimed = [item for item in found if claim_compaction(env, session, item[0])]
     if end > cursor:
         write_cursor(env, session, end)
-    return claimed, write_conversation(env, session, text) if text else None
+    if not with_conversation:
+        return claimed, None
+    return claimed, (write_conversation(env, session, text) or "") if text else ""

@@ -24,9 +24,13 @@ Choices, and why:
 * ``agentStop`` fires after every turn: a mid-session checkpoint, never a
   session-end. Its transcript is the conversation read from
   ``events.jsonl`` (the user's and the agent's messages, see
-  :mod:`._events`), kept as a file the daemon reads; ``sessionEnd`` sends
-  the same with its ``reason`` (``complete``, ``user_exit``, ``abort``,
-  ``error``, ``timeout``) through the outbox and a detached sender.
+  :mod:`._events`), kept as a file the daemon reads. A file read that holds
+  no such message has nothing to save: no checkpoint, and never the raw log
+  (system prompts, tool output) in its place; only when there is no file to
+  read does the checkpoint carry the ``transcriptPath`` Copilot gave.
+  ``sessionEnd`` sends the same conversation (or none) with its ``reason``
+  (``complete``, ``user_exit``, ``abort``, ``error``, ``timeout``) through
+  the outbox and a detached sender.
 * ``preCompact`` (``/compact``, or automatic) is the pre-compaction. No hook
   follows a compaction: its summary (``session.compaction_complete``) is
   read from ``events.jsonl`` by the session's next hook of the main agent
@@ -66,7 +70,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     #: (session, event, payload, with the conversation?, settle first?)
-    #: -> (compactions found and claimed, conversation path)
+    #: -> (compactions found and claimed, conversation path: None when there is
+    #: no file to read, "" when the file holds no conversation)
     Look = Callable[
         [str, str, Mapping[str, Any], bool, bool], tuple[list[tuple[str, str]], str | None]
     ]
@@ -98,10 +103,11 @@ class CopilotTranslator(EventTranslator):
     ``look(session, event, payload, conversation, settle)`` returns the
     compactions this hook reports (``(event id, summary)``, oldest first,
     already claimed) and, when ``conversation`` is asked for, the path of the
-    session's conversation file (or None); ``settle`` asks it to wait until
-    Copilot has written everything before this hook. Without it no
-    compaction is reported and a checkpoint carries the ``transcriptPath``
-    Copilot gave.
+    session's conversation file: None when there is no ``events.jsonl`` to
+    read, ``""`` when it was read and holds no conversation. ``settle`` asks
+    it to wait until Copilot has written everything before this hook.
+    Without it no compaction is reported and a checkpoint carries the
+    ``transcriptPath`` Copilot gave.
     """
 
     harness = "copilot"
@@ -177,7 +183,9 @@ class CopilotTranslator(EventTranslator):
         if self._in_subagent(p, session):
             return []  # the subagent's work returns into the parent's conversation
         compactions, conversation = self._looked(p, session, "agentStop", settle=True)
-        transcript = conversation or given
+        # "": the log was read and holds no conversation (nothing to save, and the
+        # raw log is not one); None: no log was read, so the path Copilot gave goes.
+        transcript = given if conversation is None else conversation
         if not transcript:
             return compactions
         checkpoint = self.checkpoint_call(session, string(p, "cwd"), transcript)

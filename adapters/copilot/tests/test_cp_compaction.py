@@ -276,6 +276,13 @@ def test_a_hook_without_its_file_finds_nothing_and_waits_for_no_session(isolated
     assert look_at_session(env, "../escape", "sessionEnd", END, **options) == ([], None)
 
 
+def test_a_file_without_a_conversation_is_told_from_no_file(isolated: Path) -> None:
+    """Read, but no message typed by the user or written by the agent: "", not None (no file)."""
+    events_file(isolated, [other("system.message"), user("skill", source="skill")])
+    assert _look("sessionEnd", END, with_conversation=True) == ([], "")
+    assert _look("sessionEnd", END) == ([], None)  # not asked for
+
+
 def test_a_cursor_past_the_end_means_another_file_and_starts_over(isolated: Path) -> None:
     state = Path(os.environ["XDG_STATE_HOME"]) / "signet-sdk" / "copilot-compactions"
     state.mkdir(parents=True)

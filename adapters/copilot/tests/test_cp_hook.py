@@ -207,3 +207,26 @@ def test_an_unreadable_events_file_costs_the_summary_nothing_else(
     assert _paths(scripted_daemon) == ["session-checkpoint-extract"]
     assert "transcriptPath" not in scripted_daemon.requests[0].json
     assert any("transcript not sent" in line for line in hook_log_lines())
+
+
+def test_a_log_without_a_conversation_sends_no_checkpoint_and_never_the_log(
+    scripted_daemon: ScriptedDaemon, isolated: Path
+) -> None:
+    """events.jsonl was read but holds no message typed by the user or written by the agent
+    (system prompts, a skill's injected prompt, tool output): there is nothing to save, so no
+    checkpoint goes, and Copilot's raw log is never sent in place of the conversation."""
+    records = [
+        other("session.start"),
+        hook_start("sessionStart", payload(T0, source="new")),
+        other("system.message"),
+        user("Load the deploy skill.", source="skill"),
+        other("tool.execution_complete"),
+        assistant("helper work", agent="sub-1"),
+        hook_start("agentStop", STOP),
+    ]
+    path = events_file(isolated, records)
+
+    assert _run("agentStop", {**STOP, "transcriptPath": str(path)}, scripted_daemon.url) == b""
+
+    assert outbox_left(5) == []
+    assert _paths(scripted_daemon) == []

@@ -124,6 +124,16 @@ def test_agent_stop_without_a_conversation_falls_back_to_the_path_copilot_gave()
     assert CopilotTranslator(FakeLook([], None)).translate("agentStop", payload(T0)) == []
 
 
+def test_agent_stop_whose_log_holds_no_conversation_sends_no_checkpoint() -> None:
+    """The log was read ("" from look) but holds no message: nothing to save, not the raw log."""
+    given = payload(T0, transcriptPath=EVENTS_JSONL, stopReason="end_turn")
+    assert CopilotTranslator(FakeLook([], "")).translate("agentStop", given) == []
+    calls = CopilotTranslator(FakeLook([("ev-1", "S1")], "")).translate("agentStop", given)
+    assert calls == [_compacted("S1")]
+    ended = CopilotTranslator(FakeLook([], "")).translate("sessionEnd", payload(T0, reason="abort"))
+    assert [call.body.get("transcriptPath") for call in ended] == [None]
+
+
 def test_pre_compact_reports_earlier_summaries_before_its_own_call() -> None:
     look = FakeLook([("ev-0", "OLDER")])
     given = payload(T0, trigger="manual", customInstructions="  focus on deploys ")
