@@ -14,6 +14,7 @@ from signet_sdk.runtime.registry import installed_adapters
 from signet_sdk.server import RuntimeAdapterServer
 from signet_sdk.testing.mock_daemon import MockDaemon
 
+from ..fault_support import FaultProxy
 from .server_support import make_client, stand_in_daemon
 
 pytestmark = pytest.mark.anyio
@@ -173,14 +174,19 @@ async def test_a_slow_daemon_costs_the_event_its_deadline_only(
     daemon: tuple[MockDaemon, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SIGNET_PROMPT_SUBMIT_TIMEOUT", "1000")
-    server = RuntimeAdapterServer("http://10.255.255.1:9", max_retries=0)  # never answers
-    async with make_client(server) as client:
-        started = time.monotonic()
-        answer = await client.post(
-            "/v1/claude-code/events/UserPromptSubmit",
-            json={"session_id": "s", "cwd": "/w", "prompt": "hi"},
-        )
-    await server.aclose()
+    hung = FaultProxy(mode="hang")  # on 127.0.0.1: reads each request, never answers
+    server = RuntimeAdapterServer(hung.url, max_retries=0)
+    try:
+        async with make_client(server) as client:
+            started = time.monotonic()
+            answer = await client.post(
+                "/v1/claude-code/events/UserPromptSubmit",
+                json={"session_id": "s", "cwd": "/w", "prompt": "hi"},
+            )
+        await server.aclose()
+    finally:
+        hung.close()
+    assert [seen.path for seen in hung.seen] == ["/api/hooks/user-prompt-submit"]
     assert time.monotonic() - started < 3
     assert answer.status_code == 200 and answer.json()["degraded"]
 
