@@ -41,7 +41,9 @@ Choices, and why:
   once between two compressions (``claim``); otherwise it sends nothing.
 * ``SessionEnd`` (``exit``, ``clear``, ``logout``, ``prompt_input_exit``,
   ``other``) sends session-end with the chat file through the outbox and a
-  detached sender (Gemini does not wait for it), preceded by
+  detached sender (Gemini does not wait for it; ``clear`` without the file,
+  as for Claude Code: the daemon discards the session and reads none, and
+  each turn's AfterAgent already handed the chat over), preceded by
   compaction-complete when a compression came after the last turn.
   Interactive ``/quit`` fires SessionEnd three times at once: the daemon
   drops the repeated session-ends, and a summary is claimed by the first
@@ -170,8 +172,9 @@ class GeminiTranslator(CommandHookTranslator):
     def _session_end(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         body: dict[str, Any] = {"sessionKey": session, "sessionId": session}
         put(body, "cwd", string(p, "cwd"))
-        body["reason"] = string(p, "reason") or "other"
-        put(body, "transcriptPath", string(p, "transcript_path"))
+        reason = body["reason"] = string(p, "reason") or "other"
+        if reason != "clear":  # the daemon reads no transcript for /clear: none is staged
+            put(body, "transcriptPath", string(p, "transcript_path"))
         calls = self._compaction(p, session, at_end=True)
         return [*calls, LifecycleCall("session_end", body)]
 

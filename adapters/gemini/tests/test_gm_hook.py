@@ -112,3 +112,23 @@ def test_a_session_end_the_daemon_missed_is_sent_by_the_next_session_start(
     ended = [r for r in got if r.path == "/api/hooks/session-end"]
     assert len(ended) == 1 and ended[0].json["sessionKey"] == SID
     assert ended[0].staged == path.read_bytes()  # with the chat as it was at exit
+
+
+def test_a_clear_session_end_sends_no_chat_file(
+    scripted_daemon: ScriptedDaemon, isolated: Path
+) -> None:
+    """``/clear``: the daemon discards the session and reads no transcript, as for Claude
+    Code's; each turn's AfterAgent already handed the chat over, so none is staged."""
+    path = chat_file(isolated, [{"sessionId": SID}, message(1, "user", "q", 1)])
+    run = _hook("SessionEnd", scripted_daemon.url, reason="clear", transcript_path=str(path))
+    assert (run.returncode, run.stdout, run.stderr) == (0, b"{}", b"")
+    (ended,) = scripted_daemon.wait_for(1)
+    assert ended.path == "/api/hooks/session-end"
+    assert ended.json == {
+        "sessionKey": SID,
+        "sessionId": SID,
+        "cwd": "/srv/atlas",
+        "reason": "clear",
+        "harness": "gemini",
+        "runtimePath": "legacy",
+    }
