@@ -101,7 +101,11 @@ def _reworded(provider: str, request: ModelRequest, exc: APIConnectionError) -> 
     """``exc`` from the I/O object, in a model API's words (it speaks of the daemon)."""
     where = f"{request.method} {request.url}"
     cause = exc.__cause__
-    detail = (str(cause) or type(cause).__name__) if cause is not None else exc.message
+    detail = str(cause) if cause is not None else ""
+    if not detail:
+        # A bare timeout says nothing; the I/O object's message ends with why (a
+        # pool that stayed full, a connect that hung): "...: <where>: <why>".
+        detail = exc.message.rpartition(": ")[2] or type(cause).__name__
     new: APIConnectionError
     if isinstance(exc, NotSentError):
         new = NotSentError(f"{provider}: cannot connect: {where}: {detail}", **_at(request))

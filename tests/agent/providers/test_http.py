@@ -514,3 +514,30 @@ def test_available_on_the_vendors_host_spends_nothing() -> None:
     assert provider.available() is True
     assert asyncio.run(AsyncAnthropicProvider("m", api_key="k", env={}).available()) is True
     assert asyncio.run(AsyncOpenAIProvider("m", api_key="k", env={}).available()) is True
+
+
+@pytest.mark.parametrize(
+    ("why", "said"),
+    [
+        ("every connection stayed busy until the deadline", "every connection stayed busy"),
+        ("no connection was made before the deadline", "no connection was made"),
+    ],
+)
+def test_a_call_never_sent_for_want_of_a_connection_says_why(why: str, said: str) -> None:
+    # The deadline ends a wait for a pooled connection (or a connect) with a bare
+    # TimeoutError: the provider's message must keep the I/O layer's reason.
+    from signet_sdk.agent.providers._http import _prepared, _reworded
+    from signet_sdk.agent.providers._wire import ModelRequest
+    from signet_sdk.client.io import not_sent
+
+    request = ModelRequest("POST", "http://127.0.0.1:9/v1/messages", {}, b"{}")
+    try:
+        try:
+            raise TimeoutError
+        except TimeoutError as timeout:
+            raise not_sent(_prepared(request), timeout, why) from timeout
+    except errors.NotSentError as exc:
+        reworded = _reworded("anthropic", request, exc)
+    assert isinstance(reworded, errors.NotSentError)
+    assert str(reworded) == f"anthropic: cannot connect: POST http://127.0.0.1:9/v1/messages: {why}"
+    assert said in str(reworded)
