@@ -37,13 +37,17 @@ from signet_sdk.tools.inputs import (
     SessionSaveInput,
     SessionSaveWithLearningsInput,
 )
-from signet_sdk.wire.errors import APIConnectionError, SignetError
+from signet_sdk.wire.errors import APIConnectionError, ConflictError, SignetError
 from signet_sdk.wire.record import KW_ONLY, Record
 
-__all__ = ["TOOLS", "Plan", "Tool", "ToolContext"]
+__all__ = ["TOOLS", "Plan", "Tool", "ToolContext", "ToolError"]
 
 #: Yields ``(client method, positional args)``; receives the answer; returns the result.
 Plan = Generator[tuple[str, tuple[Any, ...]], Any, dict[str, Any]]
+
+
+class ToolError(SignetError):
+    """A tool call that cannot run as asked (the message is written for the model)."""
 
 
 class ToolContext(Record):
@@ -158,7 +162,16 @@ def _modify(args: MemoryModifyInput, ctx: ToolContext) -> Plan:
 
 
 def _forget(args: MemoryForgetInput, ctx: ToolContext) -> Plan:
-    answer = yield ("forget_memory", (args.id, ForgetMemoryRequest(reason=args.reason)))
+    try:
+        answer = yield ("forget_memory", (args.id, ForgetMemoryRequest(reason=args.reason)))
+    except ConflictError as exc:
+        # The daemon asks for ``force=true``, an argument this tool does not have.
+        if exc.code != "pinned_requires_force":
+            raise
+        raise ToolError(
+            f"id: memory {args.id!r} is pinned; unpin it first "
+            "(memory_modify with pinned: false), then forget it"
+        ) from None
     return _dump(answer)
 
 

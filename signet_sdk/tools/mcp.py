@@ -134,7 +134,30 @@ def build_mcp_server(
             description=tool.description,
             structured_output=False,
         )
+        _forbid_unknown_arguments(server, tool.name)
     return server
+
+
+def _forbid_unknown_arguments(server: MCPServer, name: str) -> None:
+    """Refuse an argument the tool does not have, as the input model does.
+
+    MCP's argument model ignores one, so a misspelt argument was dropped and
+    the call reported done without it. The published schema is unchanged.
+    """
+    from pydantic import BaseModel, ConfigDict
+
+    # No public way to reach the registered Tool: a release of ``mcp`` without
+    # these names keeps its own behaviour (an unknown argument ignored), never
+    # a server that cannot start.
+    manager = getattr(server, "_tool_manager", None)
+    registered = getattr(manager, "get_tool", lambda _name: None)(name)
+    meta = getattr(registered, "fn_metadata", None)
+    model = getattr(meta, "arg_model", None)
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        return
+    meta.arg_model = type(  # type: ignore[union-attr]
+        model.__name__, (model,), {"model_config": ConfigDict(extra="forbid")}
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from signet_sdk.tools.definitions import TOOLS, Plan, Tool, ToolContext
+from signet_sdk.tools.definitions import TOOLS, Plan, Tool, ToolContext, ToolError
 from signet_sdk.wire.errors import PayloadError, SignetError
 
 if TYPE_CHECKING:
@@ -33,10 +33,6 @@ __all__ = [
     "enabled_tools",
     "parse_arguments",
 ]
-
-
-class ToolError(SignetError):
-    """A tool call that cannot run as asked (the message is written for the model)."""
 
 
 class UnknownToolError(ToolError, LookupError):

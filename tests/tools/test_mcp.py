@@ -112,3 +112,16 @@ async def test_the_input_models_own_rules_hold_over_mcp(
         "pinned is required"
     ) in _text(no_change)
     assert len(mock.requests) == before
+
+
+@pytest.mark.anyio
+async def test_an_unknown_argument_is_refused_over_mcp(
+    stored_daemon: tuple[MockDaemon, str],
+) -> None:
+    # MCP's argument model dropped an argument it did not know, so a model's
+    # misspelt `tag` or `importance_level` was stored without it and reported saved.
+    mock, url = stored_daemon
+    before = len(mock.requests)
+    _, (extra,) = await _session_calls(url, [("memory_store", {"content": "x", "bogus": 1})])
+    assert extra.is_error and "bogus" in _text(extra)
+    assert len(mock.requests) == before

@@ -16,6 +16,7 @@ from signet_sdk.tools import (
     TOOLS,
     ToolContext,
     ToolDisabledError,
+    ToolError,
     UnknownToolError,
     anthropic_tools,
     call_tool,
@@ -270,3 +271,19 @@ async def test_async_executor(tmp_path: Path) -> None:
         got = await call_tool_async(c, "memory_get", {"id": saved["id"]})
     assert got["session_record"]["session"] == RECORD
     mock.close()
+
+
+def test_forgetting_a_pinned_memory_says_to_unpin_it(client: AdapterClient) -> None:
+    # The daemon's "Pinned memories require force=true" names an argument the tool does not have.
+    stored = call_tool(
+        client, "memory_store", {"content": "Kafka runs on 3 brokers", "pinned": True}
+    )
+    with pytest.raises(ToolError) as caught:
+        call_tool(client, "memory_forget", {"id": stored["id"], "reason": "obsolete"})
+    message = str(caught.value)
+    assert "pinned" in message and "memory_modify" in message and "force" not in message
+    call_tool(client, "memory_modify", {"id": stored["id"], "reason": "unpin", "pinned": False})
+    assert (
+        call_tool(client, "memory_forget", {"id": stored["id"], "reason": "obsolete"})["status"]
+        == "deleted"
+    )
