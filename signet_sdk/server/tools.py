@@ -20,7 +20,7 @@ from fastapi import Body, FastAPI, Header
 from fastapi.responses import JSONResponse
 
 from signet_sdk.server.errors import daemon_error, error
-from signet_sdk.tools.definitions import ToolContext
+from signet_sdk.tools.definitions import ToolContext, ToolError
 from signet_sdk.tools.render import tool_definitions
 from signet_sdk.tools.runner import (
     ToolDisabledError,
@@ -28,7 +28,7 @@ from signet_sdk.tools.runner import (
     call_tool_async,
     enabled_tools,
 )
-from signet_sdk.wire.errors import SignetError
+from signet_sdk.wire.errors import APIStatusError, SignetError
 
 if TYPE_CHECKING:
     from signet_sdk.server.app import RuntimeAdapterServer
@@ -72,6 +72,13 @@ def add_tool_routes(
         except ToolDisabledError as exc:
             return error(403, str(exc))
         except SignetError as exc:
+            # A tool that words a daemon's refusal for the model (a missing id) keeps
+            # the daemon's status, with the tool's words.
+            cause = exc.__cause__ if isinstance(exc, ToolError) else None
+            if isinstance(cause, APIStatusError):
+                kept = daemon_error(cause).status_code
+                if kept < 500:
+                    return error(kept, str(exc), daemonStatus=cause.status_code)
             response: JSONResponse = daemon_error(exc)
             return response
 

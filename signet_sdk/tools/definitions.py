@@ -37,7 +37,13 @@ from signet_sdk.tools.inputs import (
     SessionSaveInput,
     SessionSaveWithLearningsInput,
 )
-from signet_sdk.wire.errors import APIConnectionError, ConflictError, SignetError
+from signet_sdk.wire.errors import (
+    APIConnectionError,
+    ConflictError,
+    NotFoundError,
+    SignetError,
+    UnsupportedByDaemonError,
+)
 from signet_sdk.wire.record import KW_ONLY, Record
 
 __all__ = ["TOOLS", "Plan", "Tool", "ToolContext", "ToolError"]
@@ -145,8 +151,38 @@ def _store(args: MemoryStoreInput, ctx: ToolContext) -> Plan:
     return _stored(answer)
 
 
+def _by_id(
+    tool: str, memory_id: str, call: str, *rest: Any
+) -> Generator[tuple[str, tuple[Any, ...]], Any, Any]:
+    """Call ``call`` on one memory; a missing or forgotten one is an error naming ``id``.
+
+    The client's bare 404 or 409 (``GET .../api/memory/x -> 404: not found``)
+    never says which argument was wrong, so the model is told here; the
+    daemon's error stays the cause (the adapter server answers with its status).
+    """
+    try:
+        answer = yield (call, (memory_id, *rest))
+    except UnsupportedByDaemonError:
+        raise  # the route is missing, not the memory
+    except NotFoundError as exc:
+        raise ToolError(
+            f"id: {tool}: no memory with id {memory_id!r} (never stored, or forgotten)"
+        ) from exc
+    except ConflictError as exc:
+        if exc.code in ("already_deleted", "deleted"):
+            raise ToolError(f"id: {tool}: memory {memory_id!r} has already been forgotten") from exc
+        if exc.code == "pinned_requires_force":
+            # The daemon asks for ``force=true``, an argument this tool does not have.
+            raise ToolError(
+                f"id: memory {memory_id!r} is pinned; unpin it first "
+                "(memory_modify with pinned: false), then forget it"
+            ) from exc
+        raise
+    return answer
+
+
 def _get(args: MemoryGetInput, ctx: ToolContext) -> Plan:
-    row = yield ("get_memory", (args.id,))
+    row: Any = yield from _by_id("memory_get", args.id, "get_memory")
     result = _dump(row)
     if row.source_type == records.RECORD_SOURCE_TYPE:
         parsed = records.parse_record(row.content)
@@ -157,21 +193,14 @@ def _get(args: MemoryGetInput, ctx: ToolContext) -> Plan:
 
 def _modify(args: MemoryModifyInput, ctx: ToolContext) -> Plan:
     change = args.model_dump(exclude={"id"}, exclude_none=True)
-    answer = yield ("modify_memory", (args.id, ModifyMemoryRequest(**change)))
+    request = ModifyMemoryRequest(**change)
+    answer: Any = yield from _by_id("memory_modify", args.id, "modify_memory", request)
     return _dump(answer)
 
 
 def _forget(args: MemoryForgetInput, ctx: ToolContext) -> Plan:
-    try:
-        answer = yield ("forget_memory", (args.id, ForgetMemoryRequest(reason=args.reason)))
-    except ConflictError as exc:
-        # The daemon asks for ``force=true``, an argument this tool does not have.
-        if exc.code != "pinned_requires_force":
-            raise
-        raise ToolError(
-            f"id: memory {args.id!r} is pinned; unpin it first "
-            "(memory_modify with pinned: false), then forget it"
-        ) from None
+    request = ForgetMemoryRequest(reason=args.reason)
+    answer: Any = yield from _by_id("memory_forget", args.id, "forget_memory", request)
     return _dump(answer)
 
 

@@ -8,9 +8,11 @@ executors translate to the daemon's wire names.
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 __all__ = [
     "MAX_CONTENT_CHARS",
@@ -30,6 +32,42 @@ __all__ = [
 MAX_CONTENT_CHARS = 20_000
 #: One list entry: a short, non-empty line of text.
 Item = Annotated[str, Field(min_length=1, max_length=2_000)]
+#: An ISO 8601 calendar date, optionally with a time and an offset (what ``created_at`` holds).
+_ISO_DATE = re.compile(
+    r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?"
+)
+
+
+def _tag_list(tags: list[str] | None) -> list[str] | None:
+    # The daemon receives tags comma-joined: a comma would split one tag in two
+    # and a blank tag would vanish, so both are refused here, naming ``tags``.
+    for tag in tags or ():
+        if not tag:
+            raise ValueError("a tag cannot be blank")
+        if "," in tag:
+            raise ValueError(f"a tag cannot hold a comma: {tag!r}")
+    return tags
+
+
+def _iso_date(value: str | None) -> str | None:
+    # The daemon filters ``created_at`` by ``since`` and silently matches nothing
+    # on a string that is no date, so anything but an ISO 8601 date is refused.
+    if value is None:
+        return None
+    try:
+        if not _ISO_DATE.fullmatch(value):
+            raise ValueError(value)
+        dt.datetime.fromisoformat(value)
+    except ValueError:
+        raise ValueError(
+            f"not an ISO 8601 date or datetime: {value!r} "
+            "(e.g. '2025-01-31' or '2025-01-31T09:00:00Z')"
+        ) from None
+    return value
+
+
+#: Tags as a model passes them: each non-blank and without a comma.
+Tags = Annotated[list[str] | None, AfterValidator(_tag_list)]
 
 
 class ToolInput(BaseModel):
@@ -43,9 +81,11 @@ class MemorySearchInput(ToolInput):
         min_length=1, max_length=2_000, description="What to look for, in plain words."
     )
     limit: int = Field(10, ge=1, le=50, description="How many memories to return at most.")
-    tags: list[str] | None = Field(None, description="Only memories with any of these tags.")
+    tags: Tags = Field(None, description="Only memories with any of these tags.")
     type: str | None = Field(None, description="Only memories of this type, e.g. 'decision'.")
-    since: str | None = Field(None, description="Only memories created after this ISO date.")
+    since: Annotated[str | None, AfterValidator(_iso_date)] = Field(
+        None, description="Only memories created after this ISO 8601 date, e.g. '2025-01-31'."
+    )
 
 
 class MemoryStoreInput(ToolInput):
@@ -54,7 +94,7 @@ class MemoryStoreInput(ToolInput):
         max_length=MAX_CONTENT_CHARS,
         description="The fact, decision or preference to remember, as one self-contained text.",
     )
-    tags: list[str] | None = Field(None, description="Short labels to find it by later.")
+    tags: Tags = Field(None, description="Short labels to find it by later (no commas).")
     importance: float | None = Field(
         None, ge=0, le=1, description="0 to 1; how much it matters (default 0.8)."
     )
@@ -71,7 +111,7 @@ class MemoryModifyInput(ToolInput):
     content: str | None = Field(
         None, min_length=1, max_length=MAX_CONTENT_CHARS, description="The new text."
     )
-    tags: list[str] | None = Field(None, description="The new tags (replaces the old ones).")
+    tags: Tags = Field(None, description="The new tags (replaces the old ones; no commas).")
     importance: float | None = Field(None, ge=0, le=1, description="The new importance, 0 to 1.")
     pinned: bool | None = Field(None, description="Pin or unpin it.")
 

@@ -232,6 +232,15 @@ async def test_tools_are_listed_and_called(
     assert bad.status_code == 422 and bad.json()["field"] == "limit"
     unknown = await served.post("/v1/tools/memory_delete", json={})
     assert unknown.status_code == 404 and "memory_forget" in unknown.json()["valid"]
+    missing = await served.post("/v1/tools/memory_get", json={"id": "no-such-memory"})
+    assert (missing.status_code, missing.json()) == (
+        404,
+        {
+            "error": "id: memory_get: no memory with id 'no-such-memory' "
+            "(never stored, or forgotten)",
+            "daemonStatus": 404,
+        },
+    )
     refused = await served.post(
         "/v1/tools/secrets_exec", json={"command": "env", "secrets": {"A": "b"}}
     )

@@ -120,11 +120,14 @@ async def test_async_sessions_share_the_server_and_errors_are_error_results(
         missing = await registry.arun(
             ToolCall("c4", "signet_memory_get", {"id": "no-such-memory"}), CallContext()
         )
-        with AdapterClient("check", url) as client, pytest.raises(SignetError) as daemon_said:
-            client.get_memory("no-such-memory")
+        with AdapterClient("check", url) as client, pytest.raises(SignetError):
+            client.get_memory("no-such-memory")  # the daemon's 404
         assert missing.is_error
         # The server's own words, after the prefix the mcp package puts on a tool error.
-        assert missing.content.endswith(f": memory_get failed: {daemon_said.value}")
+        assert missing.content.endswith(
+            ": memory_get failed: id: memory_get: no memory with id 'no-such-memory' "
+            "(never stored, or forgotten)"
+        )
     assert len(mock.requests_to("/api/memory/remember")) == 1
 
 

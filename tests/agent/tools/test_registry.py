@@ -237,25 +237,30 @@ def test_unparsable_arguments_are_never_echoed_at_length() -> None:
     assert "x" * 160 in result.content and "x" * 200 not in result.content
 
 
-def test_a_daemon_error_names_the_tool_and_says_what_the_daemon_said(
-    client: AdapterClient,
-) -> None:
-    with pytest.raises(SignetError) as raised:
-        client.get_memory("no-such-memory")
+#: What the model reads for an id the daemon does not know (the client says 404).
+MISSING = (
+    "memory_get failed: id: memory_get: no memory with id 'no-such-memory' "
+    "(never stored, or forgotten)"
+)
+
+
+def test_a_daemon_error_names_the_tool_and_the_argument(client: AdapterClient) -> None:
+    with pytest.raises(SignetError):
+        client.get_memory("no-such-memory")  # the client's own words: a 404
     result = ToolRegistry().run(
         ToolCall("g1", "memory_get", {"id": "no-such-memory"}), _context(client=client)
     )
-    assert result == _expected(ToolCall("g1", "memory_get"), f"memory_get failed: {raised.value}")
+    assert result == _expected(ToolCall("g1", "memory_get"), MISSING)
 
 
 @pytest.mark.anyio
 async def test_a_daemon_error_awaited_is_the_same(async_client: AsyncAdapterClient) -> None:
-    with pytest.raises(SignetError) as raised:
+    with pytest.raises(SignetError):
         await async_client.get_memory("no-such-memory")
     result = await ToolRegistry().arun(
         ToolCall("g1", "memory_get", {"id": "no-such-memory"}), _context(async_client=async_client)
     )
-    assert result == _expected(ToolCall("g1", "memory_get"), f"memory_get failed: {raised.value}")
+    assert result == _expected(ToolCall("g1", "memory_get"), MISSING)
 
 
 @pytest.mark.anyio
