@@ -15,7 +15,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +25,11 @@ __all__ = [
     "InstallError",
     "backup",
     "marked",
+    "missing_folders",
     "parse_config",
     "parse_json",
     "read_text",
+    "remove_empty_folders",
     "replace_text",
     "text_diff",
 ]
@@ -174,3 +176,30 @@ def text_diff(
         tofile=after if new is not None or named else "/dev/null",
     )
     return "".join(lines)
+
+
+def missing_folders(path: Path) -> list[str]:
+    """The folders above ``path`` that do not exist yet, deepest first.
+
+    Writing ``path`` creates them; an installer notes them before its first
+    write, so that its uninstall can take them away again
+    (:func:`remove_empty_folders`).
+    """
+    out: list[str] = []
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        out.append(str(folder))
+        folder = folder.parent
+    return out
+
+
+def remove_empty_folders(folders: Iterable[str | os.PathLike[str]]) -> None:
+    """Remove ``folders``, deepest first, each only while it is empty.
+
+    One the user has put something in stays, and with it the folders above it.
+    """
+    for folder in sorted({Path(f) for f in folders}, key=lambda f: len(f.parts), reverse=True):
+        try:
+            folder.rmdir()
+        except OSError:
+            continue

@@ -21,7 +21,7 @@ from typing import Any
 
 from . import cli
 from .cli import Change
-from .files import read_text, replace_text
+from .files import missing_folders, read_text, remove_empty_folders, replace_text
 
 __all__ = [
     "ORIGINAL_SUFFIX",
@@ -52,11 +52,7 @@ def original_record(path: Path, before: str | None, *, folders: bool = True) -> 
     """
     if before is not None:
         return before
-    created: list[str] = []
-    folder = path.parent
-    while folders and not folder.exists() and folder != folder.parent:
-        created.append(str(folder))
-        folder = folder.parent
+    created = missing_folders(path) if folders else []
     return _ABSENT + "".join(f"{c}\n" for c in created)
 
 
@@ -110,11 +106,7 @@ def write_keeping(change: Change, verb: str, record: str) -> None:
     folders = _created_folders(path)
     path.unlink(missing_ok=True)
     orig.unlink(missing_ok=True)
-    for folder in folders:  # one the user has put something in stays
-        try:
-            folder.rmdir()
-        except OSError:
-            break
+    remove_empty_folders(folders)
 
 
 def apply_keeping(harness: str, verb: str, changes: list[Change], dry_run: bool) -> bool | None:

@@ -63,7 +63,14 @@ from signet_sdk.installing.command import (
     runs_sdk,
     sdk_shell_command,
 )
-from signet_sdk.installing.files import InstallError, parse_json, read_text, replace_text
+from signet_sdk.installing.files import (
+    InstallError,
+    missing_folders,
+    parse_json,
+    read_text,
+    remove_empty_folders,
+    replace_text,
+)
 from signet_sdk.installing.hook_groups import (
     check_hook_groups,
     merge_hook_groups,
@@ -201,16 +208,6 @@ def _edited(text: str | None, now: Any, want: Any) -> str | None:
     return render(want) if _blank(text) else reshape(str(text), want)
 
 
-def _missing_folders(path: Path) -> list[str]:
-    """The folders above ``path`` that do not exist yet (an install creates them), deepest first."""
-    out: list[str] = []
-    folder = path.parent
-    while not folder.exists() and folder != folder.parent:
-        out.append(str(folder))
-        folder = folder.parent
-    return out
-
-
 def _keep_empty(now: Any, want: Any, before: Any) -> Any:
     """``want``, with the empty objects and lists the user had ``before`` kept where they are.
 
@@ -288,7 +285,7 @@ def _plan_settings(
                 "existed": text is not None,
                 "before": before,
                 "after": new,
-                "folders": _missing_folders(path) if text is None else [],
+                "folders": missing_folders(path) if text is None else [],
             }
     return cli.Change(path, text, new, _HOOKS)
 
@@ -314,7 +311,7 @@ def _plan_mcp(
         if new != text and not (key in files and is_sdk_server(servers.get(MCP_NAME))):
             record: dict[str, Any] = {
                 "created": "mcpServers" not in now,
-                "folders": _missing_folders(path) if text is None else [],
+                "folders": missing_folders(path) if text is None else [],
             }
             if _blank(text):
                 record["before"] = text  # nothing but what we wrote: give back the blank or no file
@@ -354,15 +351,6 @@ def _write_files(path: Path, files: Mapping[str, Any]) -> None:
         path.unlink(missing_ok=True)
 
 
-def _remove_folders(folders: list[str]) -> None:
-    """The folders an install created, deepest first, while they are empty."""
-    for folder in sorted(set(folders), key=lambda f: f.count("/"), reverse=True):
-        try:
-            Path(folder).rmdir()
-        except OSError:
-            continue  # the user keeps something there
-
-
 def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
     path = settings_path(opts.project, opts.settings, env)
     install = opts.verb == "install"
@@ -394,7 +382,9 @@ def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
         if files != recorded:
             _write_files(record_path, files)
         gone = [c for c in changes if c.after is None and c.before is not None]
-        _remove_folders([f for c in gone for f in recorded.get(str(c.path), {}).get("folders", [])])
+        remove_empty_folders(
+            [f for c in gone for f in recorded.get(str(c.path), {}).get("folders", [])]
+        )
     if wrote and install:
         sys.stdout.write("Claude Code reads hooks at start-up: restart running sessions.\n")
     return 0
