@@ -68,30 +68,32 @@ async def framework_refusal(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"error": str(exc.detail)}, exc.status_code, headers=exc.headers)
 
 
-def daemon_error(exc: SignetError) -> JSONResponse:
+def daemon_error(exc: SignetError, said: str | None = None) -> JSONResponse:
     """A daemon failure on a lifecycle or tool route, as this server's answer.
 
     A rejection of the request itself (400, 404, 409, 422 ...) keeps its
     status; backpressure (429, 503) too, with ``Retry-After``. The daemon
     refusing this server's own credentials, or failing, is a 502: the
-    caller's request was fine. No answer in time is a 504.
+    caller's request was fine. No answer in time is a 504. ``said`` words the
+    failure in place of ``exc`` (a tool's message for the model), status kept.
     """
+    text = str(exc) if said is None else said
     if isinstance(exc, PayloadError):
-        return error(422, str(exc), field=exc.field)
+        return error(422, text, field=exc.field)
     if isinstance(exc, APIStatusError):
         status = exc.status_code
         if status in _PASS_THROUGH:
-            return error(status, str(exc), daemonStatus=status)
+            return error(status, text, daemonStatus=status)
         if isinstance(exc, RateLimitError | ServiceUnavailableError):
-            answer = error(status, str(exc), daemonStatus=status)
+            answer = error(status, text, daemonStatus=status)
             retry = getattr(exc, "retry_after", None)
             if isinstance(retry, int | float) and retry >= 0:
                 answer.headers["retry-after"] = str(max(int(retry), 1))
             return answer
-        return error(502, f"the daemon answered {status}: {exc}", daemonStatus=status)
+        return error(502, f"the daemon answered {status}: {text}", daemonStatus=status)
     if isinstance(exc, APITimeoutError):
-        return error(504, f"the daemon did not answer in time: {exc}")
-    return error(502, f"the daemon could not be reached: {exc}")
+        return error(504, f"the daemon did not answer in time: {text}")
+    return error(502, f"the daemon could not be reached: {text}")
 
 
 def _models_in(annotation: Any) -> list[type[BaseModel]]:

@@ -28,7 +28,7 @@ from signet_sdk.tools.runner import (
     call_tool_async,
     enabled_tools,
 )
-from signet_sdk.wire.errors import APIStatusError, SignetError
+from signet_sdk.wire.errors import SignetError
 
 if TYPE_CHECKING:
     from signet_sdk.server.app import RuntimeAdapterServer
@@ -72,13 +72,11 @@ def add_tool_routes(
         except ToolDisabledError as exc:
             return error(403, str(exc))
         except SignetError as exc:
-            # A tool that words a daemon's refusal for the model (a missing id) keeps
-            # the daemon's status, with the tool's words.
+            # A tool that words a daemon's refusal for the model (a missing id) answers
+            # with the daemon's status, in the tool's words.
             cause = exc.__cause__ if isinstance(exc, ToolError) else None
-            if isinstance(cause, APIStatusError):
-                kept = daemon_error(cause).status_code
-                if kept < 500:
-                    return error(kept, str(exc), daemonStatus=cause.status_code)
+            if isinstance(cause, SignetError):
+                return daemon_error(cause, said=str(exc))
             response: JSONResponse = daemon_error(exc)
             return response
 
