@@ -281,13 +281,17 @@ class EventTranslator:
         """The ``session_end`` of ``session`` (its own id), with its transcript if there is one.
 
         The transcript goes by path when the harness keeps it in a file,
-        else inline (``transcript``, JSONL) when the event carried it.
+        else inline (``transcript``, JSONL) when the event carried it. For
+        ``reason`` ``clear`` it goes not at all: the daemon discards a cleared
+        session and reads no transcript, so none is staged or sent (the turns'
+        checkpoints already handed over what was said).
         """
         body: dict[str, Any] = {"sessionKey": session, "sessionId": session}
         put(body, "cwd", cwd)
         body["reason"] = reason
-        put(body, "transcriptPath", transcript_path)
-        put(body, "transcript", transcript)
+        if reason != "clear":
+            put(body, "transcriptPath", transcript_path)
+            put(body, "transcript", transcript)
         return LifecycleCall("session_end", body)
 
     @staticmethod

@@ -170,3 +170,20 @@ def test_a_command_hook_translator_reads_session_id_and_answers_in_the_hook_enve
     out = hooks.render("SessionStart", payload, [{"inject": "remembered"}])
     envelope = {"hookEventName": "SessionStart", "additionalContext": "remembered"}
     assert out == NativeOutput({"hookSpecificOutput": envelope})
+
+
+@pytest.mark.parametrize(
+    ("reason", "sent"),
+    [
+        ("exit", {"transcriptPath": "/t/s.jsonl", "transcript": "{}\n"}),
+        ("clear", {}),  # the daemon discards a cleared session and reads no transcript
+    ],
+)
+def test_session_end_call_sends_a_transcript_unless_the_session_was_cleared(
+    reason: str, sent: dict[str, str]
+) -> None:
+    call = EventTranslator.session_end_call("s1", "/w", reason, "/t/s.jsonl", "{}\n")
+    assert call == LifecycleCall(
+        "session_end",
+        {"sessionKey": "s1", "sessionId": "s1", "cwd": "/w", "reason": reason, **sent},
+    )

@@ -121,10 +121,7 @@ class ClaudeCodeTranslator(CommandHookTranslator):
     def _session_end(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         reason = string(p, "reason") or "other"
         cwd = self.project(p)
-        transcript = string(p, "transcript_path")
-        return [
-            self.session_end_call(session, cwd, reason, None if reason == "clear" else transcript)
-        ]
+        return [self.session_end_call(session, cwd, reason, string(p, "transcript_path"))]
 
 
 #: Native events this adapter understands, in lifecycle order.

@@ -57,7 +57,6 @@ from signet_sdk.plugin import (
     LifecycleCall,
     NativeOutput,
     on,
-    put,
     string,
 )
 
@@ -170,13 +169,9 @@ class GeminiTranslator(CommandHookTranslator):
 
     @on("SessionEnd", detach=True)
     def _session_end(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
-        body: dict[str, Any] = {"sessionKey": session, "sessionId": session}
-        put(body, "cwd", string(p, "cwd"))
-        reason = body["reason"] = string(p, "reason") or "other"
-        if reason != "clear":  # the daemon reads no transcript for /clear: none is staged
-            put(body, "transcriptPath", string(p, "transcript_path"))
-        calls = self._compaction(p, session, at_end=True)
-        return [*calls, LifecycleCall("session_end", body)]
+        reason = string(p, "reason") or "other"
+        end = self.session_end_call(session, string(p, "cwd"), reason, string(p, "transcript_path"))
+        return [*self._compaction(p, session, at_end=True), end]
 
     def neutral(self, event: str) -> NativeOutput:
         """``{}``: what Gemini reads as no hook output."""

@@ -194,7 +194,7 @@ class QwenCodeTranslator(CommandHookTranslator):
     def _session_end(self, p: Mapping[str, Any], session: str) -> list[LifecycleCall]:
         reason = string(p, "reason") or "other"
         cwd = string(p, "cwd")
-        transcript = None if reason == "clear" else string(p, "transcript_path")
+        transcript = string(p, "transcript_path")
         notes = self.notes()
         if notes is not None:
             notes.drop(session)
