@@ -280,11 +280,9 @@ class EventTranslator:
     ) -> LifecycleCall:
         """The ``session_end`` of ``session`` (its own id), with its transcript if there is one.
 
-        The transcript goes by path when the harness keeps it in a file,
-        else inline (``transcript``, JSONL) when the event carried it. For
-        ``reason`` ``clear`` it goes not at all: the daemon discards a cleared
-        session and reads no transcript, so none is staged or sent (the turns'
-        checkpoints already handed over what was said).
+        The transcript goes by path when the harness keeps it in a file, else
+        inline (``transcript``, JSONL); for ``clear``, not at all (the daemon
+        discards a cleared session and reads none: none is staged or sent).
         """
         body: dict[str, Any] = {"sessionKey": session, "sessionId": session}
         put(body, "cwd", cwd)
