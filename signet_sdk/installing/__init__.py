@@ -12,7 +12,9 @@ installer registers, and how it recognises its own entries) and
 :mod:`.hook_groups` (the ``hooks`` block Claude Code and Codex share),
 :mod:`.group_lists` (hook groups spliced as text into a settings file with
 comments, Gemini CLI's and Qwen Code's),
-:mod:`.mcp` (our ``signet`` server in a JSON ``mcpServers`` file) and
+:mod:`.mcp` (our ``signet`` server in a JSON ``mcpServers`` file),
+:mod:`.settings_file` (both in one settings file, by one rule for Gemini
+CLI and Qwen Code) and
 :mod:`.originals` (the user's original bytes, kept beside a file until
 uninstall restores them) and :mod:`.undo` (the record of one settings
 file's install, and the uninstall that reads it). The text editors:

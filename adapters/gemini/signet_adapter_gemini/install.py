@@ -1,4 +1,3 @@
-# long module: install and uninstall edit one settings file as text: hooks, MCP server, undo record
 """``signet-sdk install gemini`` / ``uninstall``: our hooks and memory tools in Gemini's settings.
 
 Gemini CLI reads hooks from ``settings.json``: per event a list of groups
@@ -30,14 +29,14 @@ Rules:
   (``signet-sdk-install.json``, 0600): ``uninstall`` puts back the exact
   bytes when the file is as we left it, and otherwise removes only our
   members (and what only they filled).
-* A file that does not parse, or whose ``hooks``/``mcpServers`` have the
-  wrong shape, is reported with its path (exit 1) and left untouched.
+* A file that does not parse, or whose ``hooks``/``mcpServers`` (or an
+  event list we add to) have the wrong shape, or whose ``signet`` server
+  is the user's own, is reported with its path (exit 1) and left untouched.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -46,15 +45,10 @@ from typing import Any
 from signet_sdk.installing import cli
 from signet_sdk.installing import json5edit as j5
 from signet_sdk.installing.command import millisecond_timeouts, runs_sdk, sdk_shell_command
-from signet_sdk.installing.files import InstallError, parse_config, read_text
-from signet_sdk.installing.group_lists import (
-    check_group_lists,
-    command_groups,
-    event_lists,
-    merge_groups,
-    remove_groups,
-)
-from signet_sdk.installing.mcp import is_sdk_server, sdk_mcp_entry
+from signet_sdk.installing.files import InstallError, read_text
+from signet_sdk.installing.group_lists import command_groups
+from signet_sdk.installing.mcp import MCP_NAME, sdk_mcp_entry
+from signet_sdk.installing.settings_file import merge_settings, unmerge_settings
 from signet_sdk.installing.undo import RECORD, install_file, read_record, uninstall_file
 
 __all__ = [
@@ -70,8 +64,6 @@ __all__ = [
     "unmerge",
 ]
 
-#: The MCP server name under ``mcpServers``; Gemini names its tools ``mcp_signet_<tool>``.
-MCP_NAME = "signet"
 #: What Gemini shows for our hooks (``/hooks panel``; ``/hooks disable signet-sdk``).
 HOOK_NAME = "signet-sdk"
 #: Milliseconds Gemini waits beyond the hook's own deadline before killing it.
@@ -79,6 +71,7 @@ _MARGIN_MS = 2000
 #: SessionEnd only hands its writes to the outbox and a detached sender.
 _SESSION_END_MS = 5000
 _HOOK_ARGS = ("hook", "gemini")
+_MANAGED_BY = "signet-sdk install gemini"
 
 
 def hook_timeouts(env: Mapping[str, str] | None = None) -> dict[str, int]:
@@ -130,77 +123,53 @@ def settings_path(project: str | None, env: Mapping[str, str]) -> Path:
 # -- the settings text ---------------------------------------------------------
 
 
-def _parse(path: Path, text: str) -> j5.Node:
-    root = parse_config(path, text, "JSON", ["hooks", "mcpServers"])
-    check_group_lists(path, root)
-    return root
-
-
 def merge(
     path: Path,
     text: str | None,
     groups: Mapping[str, dict[str, Any]],
     entry: dict[str, Any] | None,
-) -> tuple[str, dict[str, Any]]:
-    """The settings with our groups and server in, and what was created or replaced."""
-    if text is None or not text.strip():
-        # A new file: written whole, laid out the way Gemini writes its own.
-        fresh: dict[str, Any] = {"hooks": {e: [g] for e, g in groups.items()}}
-        if entry is not None:
-            fresh["mcpServers"] = {MCP_NAME: entry}
-        made = [["hooks"]] + ([["mcpServers"]] if entry is not None else [])
-        mcp_made = ["created", ["mcpServers"]] if entry is not None else None
-        return json.dumps(fresh, indent=2) + "\n", {"created": made, "mcp": mcp_made}
-    _parse(path, text)
-    current, _, created = merge_groups(text, groups, is_ours)
-    mcp: list[Any] | None = None
-    if entry is not None:
-        current, mcp = j5.set_member(current, ["mcpServers", MCP_NAME], entry)
-    return current, {"created": created, "mcp": mcp}
+) -> tuple[str, list[list[str]]]:
+    """The settings with our groups (and server) in; the members the merge created."""
+    return merge_settings(path, text, groups, is_ours, entry)
 
 
-def unmerge(path: Path, text: str, record: Mapping[str, Any], entry: Any) -> tuple[str, list[str]]:
-    """The settings without our groups and server (and what only they filled); notes.
+def unmerge(path: Path, text: str, created: list[list[str]] | None = None) -> tuple[str, list[str]]:
+    """The settings without our groups and server; notes on what was kept.
 
-    ``record`` says what the install created; without one (it was deleted), an
-    event list or ``hooks`` that our removal leaves empty goes too, and
-    ``mcpServers.signet`` goes when it runs ``signet-sdk mcp``.
+    ``created`` lists what the install created (its record's); without it,
+    only what our removal emptied goes with ours.
     """
-    root = _parse(path, text)
-    current, emptied, notes = remove_groups(path, text, event_lists(root), is_ours)
-    known = "created" in record
-    created = [list(c) for c in record.get("created") or []] if known else [["hooks"], *emptied]
-    root = j5.parse(current)
-    for path_created in reversed(created):
-        found = j5.find(root, path_created)
-        if found is None:
-            continue
-        empty = (found.kind == "array" and not found.items) or (
-            found.kind == "object" and all(_empty(v) for _, _, v in found.members)
-        )
-        if empty:
-            current = j5.remove_member(current, path_created)
-            root = j5.parse(current)
-    server = j5.find(root, ["mcpServers", MCP_NAME])
-    change = record.get("mcp") if known else ["created", ["mcpServers", MCP_NAME]]
-    if server is not None and change:
-        ours = j5.plain(server) == j5.as_parsed(entry) if known else is_sdk_server(j5.plain(server))
-        if not ours:
-            notes.append(f"{path}: mcpServers.{MCP_NAME} was changed since install; kept")
-        elif change[0] == "replaced":
-            current = j5.replace_value(current, ["mcpServers", MCP_NAME], str(change[2]))
-        else:
-            servers = j5.find(root, ["mcpServers"])
-            alone = servers is not None and [k for k, _, _ in servers.members] == [MCP_NAME]
-            whole = list(change[1]) == ["mcpServers"] or not known
-            current = j5.remove_member(
-                current, ["mcpServers"] if alone and whole else ["mcpServers", MCP_NAME]
-            )
-    return current, notes
+    return unmerge_settings(path, text, is_ours, created)
 
 
-def _empty(node: j5.Node) -> bool:
-    return node.kind == "array" and not node.items
+def _recorded(record: Mapping[str, Any]) -> list[list[str]] | None:
+    """The members an install created, by its record (None: no record).
+
+    A record from before the SDK's server rule names our server's own
+    creation under ``mcp`` (``["created", members]``); it counts too.
+    """
+    if "created" not in record:
+        return None
+    created = [list(c) for c in record.get("created") or []]
+    mcp = record.get("mcp")
+    if isinstance(mcp, list) and len(mcp) == 2 and mcp[0] == "created":
+        created.append(list(mcp[1]))
+    return created
+
+
+def _put_back_replaced(text: str, record: Mapping[str, Any]) -> str:
+    """The user's own ``signet`` server back where an install before the rule replaced it.
+
+    Such an install kept it as ``mcp: ["replaced", members, old JSON]``;
+    ours goes only while it is still the entry that install wrote.
+    """
+    mcp = record.get("mcp")
+    if not (isinstance(mcp, list) and len(mcp) == 3 and mcp[0] == "replaced"):
+        return text
+    server = j5.find(j5.parse(text), ["mcpServers", MCP_NAME])
+    if server is None or j5.plain(server) != j5.as_parsed(record.get("entry")):
+        return text
+    return j5.replace_value(text, ["mcpServers", MCP_NAME], str(mcp[2]))
 
 
 # -- install / uninstall -------------------------------------------------------
@@ -210,43 +179,36 @@ def _install(
     path: Path, groups: Mapping[str, dict[str, Any]], entry: dict[str, Any] | None, dry: bool
 ) -> int:
     text = read_text(path)
-    new, change = merge(path, text, groups, entry)
-
-    def mcp_fields(earlier: Mapping[str, Any] | None) -> dict[str, Any]:
-        # Our server replaced by itself: the earlier install knows what it replaced.
-        mcp = change["mcp"]
-        if earlier is not None and earlier.get("mcp") and mcp is not None and mcp[0] == "replaced":
-            mcp = earlier["mcp"]
-        return {"mcp": mcp, "entry": entry}
-
+    new, created = merge(path, text, groups, entry)
     return install_file(
         path,
         text,
         new,
-        change["created"],
-        managed_by="signet-sdk install gemini",
+        created,
+        managed_by=_MANAGED_BY,
         restart_note="Gemini CLI reads settings at start-up: restart running sessions.",
         dry=dry,
-        more=mcp_fields,
     )
 
 
-def _uninstall(path: Path, entry: dict[str, Any], dry: bool) -> int:
-    record = read_record(path.with_name(RECORD)) or {}
+def _uninstall(path: Path, dry: bool) -> int:
+    record = read_record(path.with_name(RECORD), _MANAGED_BY)
 
     def unmerged(text: str) -> tuple[str, list[str]]:
-        return unmerge(path, text, record, record.get("entry", entry))
+        if record is None:
+            return unmerge(path, text)
+        return unmerge(path, _put_back_replaced(text, record), _recorded(record))
 
-    return uninstall_file("gemini", path, record or None, unmerged, dry)
+    return uninstall_file("gemini", path, record, unmerged, dry)
 
 
 def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
     path = settings_path(opts.project, env)
-    entry = mcp_entry(opts.python, trust=opts.trust_tools)
     if opts.verb == "install":
         groups = hook_groups(hook_command(opts.python), hook_timeouts(env))
-        return _install(path, groups, None if opts.no_mcp else entry, opts.dry_run)
-    return _uninstall(path, entry, opts.dry_run)
+        entry = None if opts.no_mcp else mcp_entry(opts.python, trust=opts.trust_tools)
+        return _install(path, groups, entry, opts.dry_run)
+    return _uninstall(path, opts.dry_run)
 
 
 #: ``main(["install" | "uninstall", *options])``; 0 ok, 1 a file we cannot change, 2 usage.

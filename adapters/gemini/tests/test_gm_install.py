@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from signet_adapter_gemini import PLUGIN
-from signet_adapter_gemini.install import hook_timeouts, is_ours, main
+from signet_adapter_gemini.install import hook_timeouts, is_ours, main, mcp_entry
 from signet_e2e.installer_checks import (
     assert_blank_kept,
     assert_crlf_kept,
@@ -119,6 +119,24 @@ def test_edited_after_install_uninstall_removes_only_ours(isolated: Path) -> Non
     assert path.read_text() == USER_SETTINGS.replace("GitHub", "Dracula")
 
 
+def test_a_server_an_earlier_install_replaced_comes_back(isolated: Path) -> None:
+    """Installs before the SDK's server rule replaced a user's own ``signet`` and recorded it."""
+    path = _settings(isolated)
+    theirs = '{ "command": "their-signet" }'
+    path.write_text(f'{{\n  "mcpServers": {{ "signet": {theirs} }}\n}}\n')
+    assert main(["install", "--no-mcp"]) == 0
+    entry = mcp_entry()
+    text = path.read_text().replace(theirs, json.dumps(entry))
+    path.write_text(text.replace("{\n", '{\n  "ui": { "theme": "GitHub" },\n', 1))
+    record_path = isolated / "signet-sdk-install.json"
+    record = json.loads(record_path.read_text())
+    record.update(mcp=["replaced", ["mcpServers", "signet"], theirs], entry=entry)
+    record_path.write_text(json.dumps(record))
+    assert main(["uninstall"]) == 0
+    ui = '"ui": { "theme": "GitHub" }'
+    assert path.read_text() == f'{{\n  {ui},\n  "mcpServers": {{ "signet": {theirs} }}\n}}\n'
+
+
 def test_another_environment_is_replaced_not_duplicated(isolated: Path) -> None:
     path = _settings(isolated)
     old = {
@@ -158,7 +176,8 @@ def test_project_scope_and_dry_run(
 @pytest.mark.parametrize(
     "text",
     ["{ not json", "[1, 2]", '{"hooks": []}', '{"hooks": {"BeforeAgent": {}}}',
-     '{"mcpServers": "x"}', '{"hooks": {"BeforeAgent": [3]}}'],
+     '{"mcpServers": "x"}', '{"hooks": {"BeforeAgent": [3]}}',
+     '{"mcpServers": {"signet": {"command": "theirs"}}}'],
 )  # fmt: skip
 def test_malformed_settings_are_left_untouched(
     text: str, isolated: Path, capsys: pytest.CaptureFixture[str]

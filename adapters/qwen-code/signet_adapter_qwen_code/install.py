@@ -1,4 +1,3 @@
-# long module: install and uninstall edit one settings file as text: hooks, MCP server, undo record
 """``signet-sdk install qwen-code`` / ``uninstall``: our hooks and memory tools in Qwen's settings.
 
 Qwen Code reads hooks from ``settings.json``: per event a list of groups
@@ -32,14 +31,13 @@ Rules:
   bytes when the file is as we left it, and otherwise removes only our
   members (and the containers only they filled).
 * A file that does not parse, or whose ``hooks``/``mcpServers`` (or an event
-  list we add to) have the wrong shape, is reported with its path (exit 1)
-  and left untouched.
+  list we add to) have the wrong shape, or whose ``signet`` server is the
+  user's own, is reported with its path (exit 1) and left untouched.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -48,15 +46,10 @@ from typing import Any
 from signet_sdk.installing import cli
 from signet_sdk.installing import json5edit as j5
 from signet_sdk.installing.command import millisecond_timeouts, runs_sdk, sdk_shell_command
-from signet_sdk.installing.files import InstallError, parse_config, read_text
-from signet_sdk.installing.group_lists import (
-    check_group_lists,
-    command_groups,
-    event_lists,
-    merge_groups,
-    remove_groups,
-)
-from signet_sdk.installing.mcp import is_sdk_server, sdk_mcp_entry
+from signet_sdk.installing.files import InstallError, read_text
+from signet_sdk.installing.group_lists import command_groups
+from signet_sdk.installing.mcp import MCP_NAME, sdk_mcp_entry
+from signet_sdk.installing.settings_file import merge_settings, unmerge_settings
 from signet_sdk.installing.undo import RECORD, install_file, read_record, uninstall_file
 
 __all__ = [
@@ -74,8 +67,6 @@ __all__ = [
     "unmerge",
 ]
 
-#: The MCP server name under ``mcpServers``; Qwen names its tools ``mcp__signet__<tool>``.
-MCP_NAME = "signet"
 #: The ``name`` of our handlers (Qwen's hook listings and logs show it).
 HOOK_NAME = "signet-sdk"
 #: Keys of Qwen's ``hooks`` object that configure hooks rather than name an event.
@@ -144,69 +135,24 @@ def settings_path(project: str | None, env: Mapping[str, str]) -> Path:
 # -- the settings text ---------------------------------------------------------
 
 
-def _parse(path: Path, text: str, events: list[str]) -> j5.Node:
-    """The parsed settings, once the members we touch are the shapes Qwen reads."""
-    root = parse_config(path, text, "JSON", ["hooks", "mcpServers"])
-    check_group_lists(path, root, events)
-    return root
-
-
 def merge(
     path: Path,
     text: str | None,
     groups: Mapping[str, dict[str, Any]],
     entry: dict[str, Any] | None,
 ) -> tuple[str, list[list[str]]]:
-    """The settings with our groups (and server) in, and the members the merge created.
-
-    Our groups already there and up to date stay where they are; an older one
-    of ours is replaced by the current one at the end of its event's list.
-    """
-    if text is None or not text.strip():
-        fresh: dict[str, Any] = {"hooks": {e: [g] for e, g in groups.items()}}
-        if entry is not None:
-            fresh["mcpServers"] = {MCP_NAME: entry}
-        return json.dumps(fresh, indent=2) + "\n", [[key] for key in fresh]
-    _parse(path, text, list(groups))
-    current, root, created = merge_groups(text, groups, is_ours)
-    if entry is not None:
-        server = j5.find(root, ["mcpServers", MCP_NAME])
-        if server is None or j5.plain(server) != j5.as_parsed(entry):
-            current, change = j5.set_member(current, ["mcpServers", MCP_NAME], entry)
-            if change is not None and change[0] == "created":
-                created.append(list(change[1]))
-    return current, created
-
-
-def _empty(node: j5.Node | None) -> bool:
-    if node is None:
-        return False
-    return (node.kind == "array" and not node.items) or (node.kind == "object" and not node.members)
+    """The settings with our groups (and server) in; the members the merge created."""
+    return merge_settings(path, text, groups, is_ours, entry)
 
 
 def unmerge(path: Path, text: str, created: list[list[str]] | None = None) -> tuple[str, list[str]]:
-    """The settings without our groups and server; and notes on what was kept.
+    """The settings without our groups and server; notes on what was kept.
 
-    ``created`` lists the members an install created (from its record): each
-    goes too when removing ours leaves it empty. Without a record, an event
-    list, ``hooks`` or ``mcpServers`` goes when our removal emptied it.
+    ``created`` lists what the install created (its record's); without it,
+    only what our removal emptied goes with ours. The keys of ``hooks``
+    that configure Qwen rather than name an event are never touched.
     """
-    root = _parse(path, text, [])
-    events = event_lists(root, skip=_CONFIG_KEYS)
-    current, emptied, notes = remove_groups(path, text, events, is_ours)
-    server = j5.find(j5.parse(current), ["mcpServers", MCP_NAME])
-    if server is not None:
-        if is_sdk_server(j5.plain(server)):
-            current = j5.remove_member(current, ["mcpServers", MCP_NAME])
-            emptied.append(["mcpServers"])
-        else:
-            notes.append(f"{path}: mcpServers.{MCP_NAME} does not run signet-sdk; kept")
-    containers = created if created is not None else [*emptied, ["hooks"]]
-    # Innermost first, so that an emptied event list can leave ``hooks`` empty in turn.
-    for member in sorted({tuple(m) for m in containers}, key=len, reverse=True):
-        if _empty(j5.find(j5.parse(current), list(member))):
-            current = j5.remove_member(current, list(member))
-    return current, notes
+    return unmerge_settings(path, text, is_ours, created, settings_keys=_CONFIG_KEYS)
 
 
 # -- install / uninstall -------------------------------------------------------

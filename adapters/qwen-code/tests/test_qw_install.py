@@ -133,6 +133,15 @@ def test_edited_after_install_uninstall_removes_only_ours(isolated: Path) -> Non
     assert path.read_text() == USER_SETTINGS.replace("qwen3-coder-plus", "qwen3-coder-flash")
 
 
+def test_edited_after_install_what_the_install_created_goes_too(isolated: Path) -> None:
+    path = settings(isolated)
+    path.write_text('{\n  "ui": { "theme": "Qwen Dark" }\n}\n')
+    assert main(["install"]) == 0
+    path.write_text(path.read_text().replace("Qwen Dark", "Qwen Light"))
+    assert main(["uninstall"]) == 0
+    assert path.read_text() == '{\n  "ui": { "theme": "Qwen Light" }\n}\n'
+
+
 def test_without_the_record_uninstall_removes_ours_and_what_only_they_filled(
     isolated: Path,
 ) -> None:
@@ -213,6 +222,7 @@ def test_dry_run_prints_the_diff_and_writes_nothing(
         ('{"hooks": {"Stop": {"hooks": []}}}', "hooks.Stop is not a list"),
         ('{"hooks": {"Stop": ["echo"]}}', "hooks.Stop[0] is not a hook group"),
         ('{"mcpServers": []}', "'mcpServers' is not an object"),
+        ('{"mcpServers": {"signet": {"command": "x"}}}', "mcpServers.signet is another server"),
     ],
 )
 def test_a_file_we_cannot_merge_safely_is_left_untouched(
