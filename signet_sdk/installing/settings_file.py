@@ -17,16 +17,18 @@ away, and by which rule, is the same for both and lives here:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from . import json5edit as j5
-from .files import parse_config
+from .files import parse_config, read_text
 from .group_lists import IsOurs, check_group_lists, event_lists, merge_groups, remove_groups
 from .mcp import MCP_NAME, add_server, remove_server
+from .undo import RECORD, install_file, read_record, uninstall_file
 
-__all__ = ["merge_settings", "parse_settings", "unmerge_settings"]
+__all__ = ["SettingsInstaller", "merge_settings", "parse_settings", "unmerge_settings"]
 
 #: A member's path in the settings, from the top (``["hooks", "Stop"]``).
 Member = list[str]
@@ -114,3 +116,84 @@ def unmerge_settings(
         if node is not None and node.kind != "scalar" and not (node.items or node.members):
             current = j5.remove_member(current, list(member))
     return current, notes
+
+
+#: Gives the settings text before uninstall's ``unmerge``, given the install's record.
+Prepare = Callable[[str, Mapping[str, Any]], str]
+
+
+@dataclass(frozen=True)
+class SettingsInstaller:
+    """Install and uninstall of our hooks and server in one harness's settings file.
+
+    What the harness's installer declares: its name (``signet-sdk install
+    <harness>`` marks the undo record), how it knows a handler of ours, the
+    note to print after an install, and the keys of ``hooks`` that are
+    settings. Everything else is the shared rule above and :mod:`.undo`.
+    """
+
+    harness: str
+    is_ours: IsOurs
+    restart_note: str
+    settings_keys: frozenset[str] = frozenset()
+
+    @property
+    def managed_by(self) -> str:
+        """The undo record's ``managedBy``: a record of another installer is not ours."""
+        return f"signet-sdk install {self.harness}"
+
+    def merge(
+        self,
+        path: Path,
+        text: str | None,
+        groups: Mapping[str, dict[str, Any]],
+        entry: dict[str, Any] | None,
+    ) -> tuple[str, list[Member]]:
+        """:func:`merge_settings` with this harness's handlers."""
+        return merge_settings(path, text, groups, self.is_ours, entry)
+
+    def unmerge(
+        self, path: Path, text: str, created: list[Member] | None = None
+    ) -> tuple[str, list[str]]:
+        """:func:`unmerge_settings` with this harness's handlers and settings keys."""
+        return unmerge_settings(path, text, self.is_ours, created, settings_keys=self.settings_keys)
+
+    def install(
+        self,
+        path: Path,
+        groups: Mapping[str, dict[str, Any]],
+        entry: dict[str, Any] | None,
+        dry: bool,
+    ) -> int:
+        """Merge ours into ``path`` and keep the undo record beside it; the exit code."""
+        text = read_text(path)
+        new, created = self.merge(path, text, groups, entry)
+        return install_file(
+            path,
+            text,
+            new,
+            created,
+            managed_by=self.managed_by,
+            restart_note=self.restart_note,
+            dry=dry,
+            without_ours=lambda found: self.unmerge(path, found)[0],
+        )
+
+    def uninstall(self, path: Path, dry: bool, prepare: Prepare | None = None) -> int:
+        """Take ours out of ``path`` by its undo record (or, without one, by our marks).
+
+        ``prepare`` sees the text first when there is a record (an older
+        record's own undo steps).
+        """
+        record = read_record(path.with_name(RECORD), self.managed_by)
+        created = record.get("created") if record is not None else None
+
+        def unmerged(text: str) -> tuple[str, list[str]]:
+            if record is None:
+                return self.unmerge(path, text)
+            if prepare is not None:
+                text = prepare(text, record)
+            listed = [list(m) for m in created] if isinstance(created, list) else None
+            return self.unmerge(path, text, listed)
+
+        return uninstall_file(self.harness, path, record, unmerged, dry)

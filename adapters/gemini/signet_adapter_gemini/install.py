@@ -45,11 +45,10 @@ from typing import Any
 from signet_sdk.installing import cli
 from signet_sdk.installing import json5edit as j5
 from signet_sdk.installing.command import millisecond_timeouts, runs_sdk, sdk_shell_command
-from signet_sdk.installing.files import InstallError, read_text
+from signet_sdk.installing.files import InstallError
 from signet_sdk.installing.group_lists import command_groups
 from signet_sdk.installing.mcp import MCP_NAME, sdk_mcp_entry
-from signet_sdk.installing.settings_file import merge_settings, unmerge_settings
-from signet_sdk.installing.undo import RECORD, install_file, read_record, uninstall_file
+from signet_sdk.installing.settings_file import SettingsInstaller
 
 __all__ = [
     "MCP_NAME",
@@ -122,39 +121,15 @@ def settings_path(project: str | None, env: Mapping[str, str]) -> Path:
 
 # -- the settings text ---------------------------------------------------------
 
-
-def merge(
-    path: Path,
-    text: str | None,
-    groups: Mapping[str, dict[str, Any]],
-    entry: dict[str, Any] | None,
-) -> tuple[str, list[list[str]]]:
-    """The settings with our groups (and server) in; the members the merge created."""
-    return merge_settings(path, text, groups, is_ours, entry)
-
-
-def unmerge(path: Path, text: str, created: list[list[str]] | None = None) -> tuple[str, list[str]]:
-    """The settings without our groups and server; notes on what was kept.
-
-    ``created`` lists what the install created (its record's); without it,
-    only what our removal emptied goes with ours.
-    """
-    return unmerge_settings(path, text, is_ours, created)
-
-
-def _recorded(record: Mapping[str, Any]) -> list[list[str]] | None:
-    """The members an install created, by its record (None: no record).
-
-    A record from before the SDK's server rule names our server's own
-    creation under ``mcp`` (``["created", members]``); it counts too.
-    """
-    if "created" not in record:
-        return None
-    created = [list(c) for c in record.get("created") or []]
-    mcp = record.get("mcp")
-    if isinstance(mcp, list) and len(mcp) == 2 and mcp[0] == "created":
-        created.append(list(mcp[1]))
-    return created
+_SETTINGS = SettingsInstaller(
+    "gemini",
+    is_ours,
+    restart_note="Gemini CLI reads settings at start-up: restart running sessions.",
+)
+#: ``merge(path, text, groups, entry)``: the settings with ours in; the members it created.
+merge = _SETTINGS.merge
+#: ``unmerge(path, text, created=None)``: the settings without ours; notes on what was kept.
+unmerge = _SETTINGS.unmerge
 
 
 def _put_back_replaced(text: str, record: Mapping[str, Any]) -> str:
@@ -172,43 +147,13 @@ def _put_back_replaced(text: str, record: Mapping[str, Any]) -> str:
     return j5.replace_value(text, ["mcpServers", MCP_NAME], str(mcp[2]))
 
 
-# -- install / uninstall -------------------------------------------------------
-
-
-def _install(
-    path: Path, groups: Mapping[str, dict[str, Any]], entry: dict[str, Any] | None, dry: bool
-) -> int:
-    text = read_text(path)
-    new, created = merge(path, text, groups, entry)
-    return install_file(
-        path,
-        text,
-        new,
-        created,
-        managed_by=_MANAGED_BY,
-        restart_note="Gemini CLI reads settings at start-up: restart running sessions.",
-        dry=dry,
-    )
-
-
-def _uninstall(path: Path, dry: bool) -> int:
-    record = read_record(path.with_name(RECORD), _MANAGED_BY)
-
-    def unmerged(text: str) -> tuple[str, list[str]]:
-        if record is None:
-            return unmerge(path, text)
-        return unmerge(path, _put_back_replaced(text, record), _recorded(record))
-
-    return uninstall_file("gemini", path, record, unmerged, dry)
-
-
 def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
     path = settings_path(opts.project, env)
     if opts.verb == "install":
         groups = hook_groups(hook_command(opts.python), hook_timeouts(env))
         entry = None if opts.no_mcp else mcp_entry(opts.python, trust=opts.trust_tools)
-        return _install(path, groups, entry, opts.dry_run)
-    return _uninstall(path, opts.dry_run)
+        return _SETTINGS.install(path, groups, entry, opts.dry_run)
+    return _SETTINGS.uninstall(path, opts.dry_run, _put_back_replaced)
 
 
 #: ``main(["install" | "uninstall", *options])``; 0 ok, 1 a file we cannot change, 2 usage.

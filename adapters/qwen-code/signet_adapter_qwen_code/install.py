@@ -46,11 +46,11 @@ from typing import Any
 from signet_sdk.installing import cli
 from signet_sdk.installing import json5edit as j5
 from signet_sdk.installing.command import millisecond_timeouts, runs_sdk, sdk_shell_command
-from signet_sdk.installing.files import InstallError, read_text
+from signet_sdk.installing.files import InstallError
 from signet_sdk.installing.group_lists import command_groups
 from signet_sdk.installing.mcp import MCP_NAME, sdk_mcp_entry
-from signet_sdk.installing.settings_file import merge_settings, unmerge_settings
-from signet_sdk.installing.undo import RECORD, install_file, read_record, uninstall_file
+from signet_sdk.installing.settings_file import SettingsInstaller
+from signet_sdk.installing.undo import RECORD
 
 __all__ = [
     "HOOK_NAME",
@@ -134,55 +134,16 @@ def settings_path(project: str | None, env: Mapping[str, str]) -> Path:
 
 # -- the settings text ---------------------------------------------------------
 
-
-def merge(
-    path: Path,
-    text: str | None,
-    groups: Mapping[str, dict[str, Any]],
-    entry: dict[str, Any] | None,
-) -> tuple[str, list[list[str]]]:
-    """The settings with our groups (and server) in; the members the merge created."""
-    return merge_settings(path, text, groups, is_ours, entry)
-
-
-def unmerge(path: Path, text: str, created: list[list[str]] | None = None) -> tuple[str, list[str]]:
-    """The settings without our groups and server; notes on what was kept.
-
-    ``created`` lists what the install created (its record's); without it,
-    only what our removal emptied goes with ours. The keys of ``hooks``
-    that configure Qwen rather than name an event are never touched.
-    """
-    return unmerge_settings(path, text, is_ours, created, settings_keys=_CONFIG_KEYS)
-
-
-# -- install / uninstall -------------------------------------------------------
-
-
-def _install(
-    path: Path, groups: Mapping[str, dict[str, Any]], entry: dict[str, Any] | None, dry: bool
-) -> int:
-    text = read_text(path)
-    new, created = merge(path, text, groups, entry)
-    return install_file(
-        path,
-        text,
-        new,
-        created,
-        managed_by=_MANAGED_BY,
-        restart_note="Qwen Code reads its settings at start-up: restart running sessions.",
-        dry=dry,
-        without_ours=lambda found: unmerge(path, found)[0],
-    )
-
-
-def _uninstall(path: Path, dry: bool) -> int:
-    record = read_record(path.with_name(RECORD), _MANAGED_BY)
-    created = record.get("created") if record is not None else None
-
-    def unmerged(text: str) -> tuple[str, list[str]]:
-        return unmerge(path, text, created if isinstance(created, list) else None)
-
-    return uninstall_file("qwen-code", path, record, unmerged, dry)
+_SETTINGS = SettingsInstaller(
+    "qwen-code",
+    is_ours,
+    restart_note="Qwen Code reads its settings at start-up: restart running sessions.",
+    settings_keys=_CONFIG_KEYS,
+)
+#: ``merge(path, text, groups, entry)``: the settings with ours in; the members it created.
+merge = _SETTINGS.merge
+#: ``unmerge(path, text, created=None)``: the settings without ours; notes on what was kept.
+unmerge = _SETTINGS.unmerge
 
 
 def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
@@ -190,8 +151,8 @@ def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
     if opts.verb == "install":
         groups = hook_groups(hook_command(opts.python), hook_timeouts(env))
         entry = None if opts.no_mcp else mcp_entry(opts.python, trust=opts.trust_tools)
-        return _install(path, groups, entry, opts.dry_run)
-    return _uninstall(path, opts.dry_run)
+        return _SETTINGS.install(path, groups, entry, opts.dry_run)
+    return _SETTINGS.uninstall(path, opts.dry_run)
 
 
 #: ``main(["install" | "uninstall", *options])``; 0 ok, 1 a file we cannot change, 2 usage.
