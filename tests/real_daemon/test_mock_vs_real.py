@@ -198,7 +198,17 @@ SCENARIO: list[Step] = [
         "/api/memory/remember",
         {"content": "Invoices render with headless chrome", "idempotencyKey": "mvr-idem-1"},
     ),
-    # 0.145 splits content over 800 characters into sentence chunks
+    # Both split content over 800 characters into sentence chunks; a repeat stores
+    # none (0.109) or is refused (0.145).
+    *_and_repeat(
+        Step(
+            "memory.remember.chunked-unkeyed",
+            "POST",
+            "/api/memory/remember",
+            {"content": LONG.replace("robot", "forklift")},
+        )
+    ),
+    # 0.145 keys chunk groups
     *(
         Step(name, "POST", "/api/memory/remember", body, since=(0, 145))
         for name, body in [

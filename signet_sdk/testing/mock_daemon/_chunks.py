@@ -1,10 +1,16 @@
-"""0.145's remember of oversized content: split into sentence chunks, one memory each.
+"""Remember of oversized content: split into sentence chunks, one memory each.
 
 Content over 800 characters (and no ``structured`` part) becomes chunks of
 about 600 characters, each overlapping the next by a quarter of that, stored
-as memories of one group (``source_type`` ``chunk``). With an
-``idempotencyKey`` each chunk gets ``<key>:chunk:<n>``, so a repeat is the
-stored group again (``deduped``) and the same key for other content is a 409.
+as memories of one group (``source_type`` ``chunk``, the group's id as
+``source_id``). Both releases split alike; they differ in what a repeat is:
+
+* 0.109 stores each chunk whose content is not already live in the scope
+  and leaves the others out, silently: a repeat answers ``chunk_count`` 0.
+* 0.145 takes the group whole or not at all. With an ``idempotencyKey``
+  each chunk gets ``<key>:chunk:<n>``, so a repeat is the stored group
+  again (``deduped``) and the same key for other content is a 409; without
+  one, a chunk already stored is a 409.
 """
 
 from __future__ import annotations
@@ -65,10 +71,31 @@ def chunk_key_rows(ctx: Context, key: str) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: index[r["id"]])
 
 
+def remember_chunks_109(
+    ctx: Context, raw: str, scope: str | None, fields: dict[str, Any]
+) -> Response:
+    """0.109: store ``raw``'s chunks not already live in ``scope`` as one group."""
+    chunks = chunk_by_sentence(raw)
+    require(chunks, "content produced no valid chunks")
+    group = str(uuid.uuid4())
+    ids = []
+    for chunk in chunks:
+        storage, _normalized, digest = normalize_content(chunk)
+        if not storage or ctx.store.find_live(scope, content_hash=digest) is not None:
+            continue
+        row = {**fields, "type": infer_type(chunk), "source_type": "chunk", "source_id": group}
+        ids.append(ctx.store.add_memory(storage, **row, scope=scope))
+    ctx.logs.log(
+        "info", "memory", "Chunked memory saved", {"groupId": group, "chunkCount": len(ids)}
+    )
+    answer = {"chunked": True, "chunk_count": len(ids), "ids": ids, "group_id": group}
+    return json_response(answer)
+
+
 def remember_chunks(
     ctx: Context, raw: str, key: str | None, scope: str | None, fields: dict[str, Any]
 ) -> Response:
-    """Store ``raw`` as a chunk group (``fields``: the columns every chunk shares)."""
+    """0.145: store ``raw`` as a chunk group (``fields``: the columns every chunk shares)."""
     plans = []
     for index, chunk in enumerate(chunk_by_sentence(raw)):
         storage, _normalized, digest = normalize_content(chunk)

@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from . import _temporal as temporal
-from ._chunks import MAX_CONTENT_CHARS, chunk_key_rows, remember_chunks
+from ._chunks import MAX_CONTENT_CHARS, chunk_key_rows, remember_chunks, remember_chunks_109
 from ._context import Context
 from ._rules import (
     INVALID,
@@ -310,7 +310,7 @@ def _provenance(body: Json) -> Json:
 
 def remember_memory(ctx: Context, body: Any, session_key_header: str | None) -> Response:
     """``POST /api/memory/remember`` after JSON parsing (the hook proxies here). Content
-    over 800 characters is stored whole, not split into chunks as the daemon would."""
+    over 800 characters is split into chunks (:mod:`._chunks`), as each release splits it."""
     body = _object_or_throw(body, "content")
     raw = _trimmed(body, "content") or ""
     require(raw, "content is required")
@@ -337,13 +337,18 @@ def remember_memory(ctx: Context, body: Any, session_key_header: str | None) -> 
     tags = body_tags if "tags" in body else prefix_tags
     if ctx.v145:
         _check_structured(body)
+    # 0.145 reads any structured part as one (checked above); 0.109, a truthy one.
+    structured = "structured" in body if ctx.v145 else js_truthy(body.get("structured"))
+    if not structured and len(raw) > MAX_CONTENT_CHARS:
+        fields = {"agent_id": agent_id, "importance": importance, "tags": tags}
+        fields.update(pinned=pinned, who=who, project=project, **provenance)
+        fields.update(visibility="private" if body.get("visibility") == "private" else "global")
+        fields.update(extraction_status="pending" if ctx.pipeline_enabled else "none")
+        if not ctx.v145:
+            return remember_chunks_109(ctx, raw, scope, fields)
+        return remember_chunks(ctx, raw, provenance["idempotency_key"], scope, fields)
+    if ctx.v145:
         key = provenance["idempotency_key"]
-        if "structured" not in body and len(raw) > MAX_CONTENT_CHARS:
-            fields = {"agent_id": agent_id, "importance": importance, "tags": tags}
-            fields.update(pinned=pinned, who=who, project=project, **provenance)
-            fields.update(visibility="private" if body.get("visibility") == "private" else "global")
-            fields.update(extraction_status="pending" if ctx.pipeline_enabled else "none")
-            return remember_chunks(ctx, raw, key, scope, fields)
         chunked = bool(key and chunk_key_rows(ctx, key))
         require(not chunked, "idempotencyKey already used for chunked content", 409)
     storage, _normalized, digest = normalize_content(content)

@@ -174,7 +174,23 @@ async def test_defaults_and_raw_row(client: httpx.AsyncClient) -> None:
     )
 
 
-async def test_long_content_is_stored_whole(client: httpx.AsyncClient) -> None:
-    text = "A sentence about storage. " * 60  # over the daemon's 800-character chunk size
-    body = (await remember(client, content=text)).json()
-    assert body["content"] == text.strip()
+async def test_long_content_is_split_into_chunks_and_a_repeat_stores_none(
+    client: httpx.AsyncClient,
+) -> None:
+    """0.109 splits content over 800 characters into chunks of one group, leaving out
+    (silently) each chunk already stored: a repeat is ``chunk_count`` 0, not a 409."""
+    text = " ".join(f"Robot {n} sorts parcels in aisle {n} and reports hourly." for n in range(30))
+    first = (await remember(client, content=text, sourceType="ignored")).json()
+    assert first["chunked"] is True and first["chunk_count"] == len(first["ids"]) > 1
+    uuid.UUID(first["group_id"])
+    chunk = (await client.get(f"/api/memory/{first['ids'][0]}")).json()
+    assert (chunk["source_type"], chunk["source_id"]) == ("chunk", first["group_id"])
+    assert chunk["content"].startswith("Robot 0 sorts") and len(chunk["content"]) < 800
+    again = (await remember(client, content=text)).json()
+    assert (again["chunked"], again["chunk_count"], again["ids"]) == (True, 0, [])
+    assert again["group_id"] != first["group_id"]
+    # A truthy structured part keeps long content whole; a null one does not.
+    whole = (await remember(client, content=text.upper(), structured={})).json()
+    assert "chunked" not in whole and whole["content"] == text.upper()
+    split = (await remember(client, content=text.lower(), structured=None)).json()
+    assert split["chunked"] is True
