@@ -195,7 +195,7 @@ def _wrap(text: str, indent: str, width: int = 100) -> str:
 def _installer(verb: str) -> Handler:
     def run(ns: argparse.Namespace) -> int:
         from signet_sdk.runtime.registry import find_plugin, installed_plugins
-        from signet_sdk.wire.errors import InvalidAdapterError
+        from signet_sdk.wire.errors import ConfigError, InvalidAdapterError
 
         try:
             plugin = find_plugin(ns.harness)
@@ -211,7 +211,14 @@ def _installer(verb: str) -> Handler:
             return 2
         installer = plugin.load_installer()
         assert installer is not None
-        return installer([verb, *ns.args])
+        try:
+            return installer([verb, *ns.args])
+        except ConfigError as exc:
+            # An install writes the hook timeouts from SIGNET_*_TIMEOUT; an installer
+            # that does not report a variable it cannot read still gets one line, not
+            # a traceback.
+            sys.stderr.write(f"signet-sdk {verb} {ns.harness}: {exc}\n")
+            return 1
 
     return run
 

@@ -203,7 +203,19 @@ def _unchanged(text: str) -> bool:
     return bool(lines) and all("nothing changed" in line for line in lines)
 
 
-def _harnesses() -> list[Finding]:
+def _unreadable_timeout(env: dict[str, str]) -> str | None:
+    """The ``SIGNET_*_TIMEOUT`` variable an install cannot read, or None."""
+    from signet_sdk.wire.config import resolve_config
+    from signet_sdk.wire.errors import ConfigError
+
+    try:
+        resolve_config(env={k: v for k, v in env.items() if k.endswith("_TIMEOUT")})
+    except ConfigError as exc:
+        return exc.field
+    return None
+
+
+def _harnesses(env: dict[str, str]) -> list[Finding]:
     from signet_sdk.runtime.registry import broken_plugins, installed_plugins
 
     found = [
@@ -215,6 +227,12 @@ def _harnesses() -> list[Finding]:
         )
         for b in broken_plugins()
     ]
+    unread = _unreadable_timeout(env)
+    if unread is not None:
+        # Each install writes the hook timeouts, so each check would fail on the
+        # variable and blame the harness's file; the daemon line names it once.
+        message = f"installs not checked: they write the hook timeouts, and {unread} cannot be read"
+        return [*found, Finding("harness", True, message)]
     for plugin in installed_plugins():
         installer = plugin.load_installer() if plugin.installer else None
         if installer is None:
@@ -318,7 +336,7 @@ def diagnose(env: dict[str, str] | None = None) -> list[Finding]:
     environ = dict(os.environ if env is None else env)
     return [
         *_daemon(environ),
-        *_harnesses(),
+        *_harnesses(environ),
         *_outbox(),
         *state_findings(),
         *_breaker(environ),

@@ -57,6 +57,18 @@ def _read(path: str) -> dict[str, Any]:
         return {}
 
 
+def _created(record: dict[str, Any], now: float) -> float:
+    """When an entry was put; ``now`` when its record does not say as a number.
+
+    A torn or foreign file is a pending entry all the same (a send buries it
+    with its reason); the report lists it rather than failing over it.
+    """
+    created = record.get("created")
+    if isinstance(created, (int, float)) and not isinstance(created, bool):
+        return float(created)
+    return now
+
+
 def outbox_report(root: str | None = None) -> dict[str, Any]:
     """Pending entries and dead letters, as ``outbox status --json`` prints them."""
     from signet_sdk.hooks.outbox import Outbox
@@ -67,13 +79,14 @@ def outbox_report(root: str | None = None) -> dict[str, Any]:
     for entry_id in outbox.pending():
         record = _read(os.path.join(outbox.root, f"{entry_id}.json"))
         doubt = outbox.in_doubt_for(entry_id)
+        body = record.get("body")
         pending.append(
             {
                 "id": entry_id,
                 "action": record.get("action"),
                 "harness": record.get("harness"),
-                "sessionKey": (record.get("body") or {}).get("sessionKey"),
-                "ageSeconds": round(now - float(record.get("created") or now), 1),
+                "sessionKey": body.get("sessionKey") if isinstance(body, dict) else None,
+                "ageSeconds": round(now - _created(record, now), 1),
                 "attempts": outbox.attempts(entry_id),
                 "inDoubt": doubt is not None,
             }
@@ -86,8 +99,13 @@ def outbox_report(root: str | None = None) -> dict[str, Any]:
     for name in names:
         if name.endswith(".reason"):
             entry_id = name[: -len(".reason")]
-            with open(os.path.join(outbox.dead, name), encoding="utf-8", errors="replace") as fh:
-                reason = fh.read().strip()
+            try:
+                with open(
+                    os.path.join(outbox.dead, name), encoding="utf-8", errors="replace"
+                ) as fh:
+                    reason = fh.read().strip()
+            except OSError as exc:
+                reason = f"(its reason cannot be read: {exc})"
             record = _read(os.path.join(outbox.dead, f"{entry_id}.json"))
             dead.append({"id": entry_id, "action": record.get("action"), "reason": reason})
     return {"root": outbox.root, "pending": pending, "dead": dead}
@@ -194,6 +212,21 @@ def _purge(ns: argparse.Namespace) -> int:
     return 0
 
 
+def _seconds(text: str) -> float:
+    """``--seconds``: a finite number, 0 or more.
+
+    ``float`` alone takes ``nan`` and ``inf``: with the daemon down, a
+    deadline of either is never reached and the flush never ends.
+    """
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not 0.0 <= seconds < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, 0 or more, got {text!r}")
+    return seconds
+
+
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "outbox",
@@ -205,7 +238,9 @@ def register(sub: Any) -> None:
     s.add_argument("--json", action="store_true", help="print the report as JSON")
     s.set_defaults(handler=_status)
     r = verbs.add_parser("flush", help="send pending entries now")
-    r.add_argument("--seconds", type=float, default=10.0, help="retry for this long (default 10)")
+    r.add_argument(
+        "--seconds", type=_seconds, default=10.0, help="retry for this long (default 10)"
+    )
     r.add_argument("--dead", action="store_true", help="put dead letters back first")
     r.set_defaults(handler=_flush)
     g = verbs.add_parser("purge", help="delete dead letters")

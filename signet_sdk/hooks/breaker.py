@@ -143,11 +143,13 @@ class Breaker:
 def breaker_for(env: Mapping[str, str], daemon_url: str) -> Breaker | None:
     """The breaker of the daemon at ``daemon_url``, shared by every hook and
     configured by ``env``, or None when it is off or unusable."""
+    from signet_sdk.hooks.process import seconds_setting
+
     try:
         failures = int(env.get("SIGNET_BREAKER_FAILURES", "").strip() or FAILURES)
-        cooldown = float(env.get("SIGNET_BREAKER_COOLDOWN", "").strip() or COOLDOWN)
     except ValueError:
-        failures, cooldown = FAILURES, COOLDOWN
+        failures = FAILURES
+    cooldown = seconds_setting(env.get("SIGNET_BREAKER_COOLDOWN", ""), COOLDOWN)
     if failures <= 0:
         return None
     from signet_sdk.runtime.files import private_dir, state_dir
@@ -157,4 +159,4 @@ def breaker_for(env: Mapping[str, str], daemon_url: str) -> Breaker | None:
     except OSError:
         return None
     path = os.path.join(folder, breaker_name(daemon_url))
-    return Breaker(path, failures, min(max(cooldown, 0.0), 3600.0))
+    return Breaker(path, failures, cooldown)

@@ -155,11 +155,9 @@ def already_stored(action: str, body: Mapping[str, Any], error: str | None) -> b
 
 
 def settle_seconds() -> float:
-    raw = os.environ.get("SIGNET_OUTBOX_SETTLE_SECONDS", "").strip()
-    try:
-        return min(max(float(raw), 0.0), 3600.0) if raw else SETTLE_SECONDS
-    except ValueError:
-        return SETTLE_SECONDS
+    from signet_sdk.hooks.process import seconds_setting
+
+    return seconds_setting(os.environ.get("SIGNET_OUTBOX_SETTLE_SECONDS", ""), SETTLE_SECONDS)
 
 
 def entry_of(record: Mapping[str, Any]) -> Entry:

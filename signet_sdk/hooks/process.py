@@ -23,6 +23,7 @@ __all__ = [
     "child_env",
     "hook_log",
     "read_payload",
+    "seconds_setting",
     "spawn_detached",
 ]
 
@@ -31,6 +32,23 @@ STDIN_LIMIT = 16 * 1024 * 1024
 STDIN_TIMEOUT = 2.0
 #: Seconds kept back from the deadline to hand unsent work to a flusher and exit.
 _LOG_MAX_BYTES = 1024 * 1024
+
+
+def seconds_setting(raw: str, default: float, most: float = 3600.0) -> float:
+    """A variable's seconds, kept between 0 and ``most``; ``default`` when blank or no number.
+
+    ``nan`` counts as no number: it would pass the clamp unchanged (every
+    comparison with it is false): a flusher given it retries for ever, a
+    settle time of it lets no in-doubt write wait, and a breaker cooldown of
+    it never skips the daemon.
+    """
+    try:
+        seconds = float(raw) if raw.strip() else default
+    except ValueError:
+        return default
+    if seconds != seconds:  # nan; math.isnan would import math on every prompt
+        return default
+    return min(max(seconds, 0.0), most)
 
 
 def bypassed(env: Mapping[str, str]) -> bool:

@@ -322,6 +322,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             seconds = float(args[2])
         except ValueError:
+            seconds = float("nan")
+        if seconds != seconds:
             sys.stderr.write(f"--seconds: not a number: {args[2]!r}\n")
             return 2
     try:

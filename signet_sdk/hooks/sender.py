@@ -40,11 +40,10 @@ def spawn_flusher(env: Mapping[str, str] | None = None, seconds: float | None = 
     the next trigger.
     """
     if seconds is None:
+        from signet_sdk.hooks.process import seconds_setting
+
         raw = (os.environ if env is None else env).get("SIGNET_OUTBOX_FLUSH_SECONDS", "")
-        try:
-            seconds = min(max(float(raw), 0.0), 3600.0) if raw.strip() else FLUSH_SECONDS
-        except ValueError:
-            seconds = FLUSH_SECONDS
+        seconds = seconds_setting(raw, FLUSH_SECONDS)
     if _flusher_busy(env):
         return 0  # one sender at a time: the running one also takes what was just put
     argv = [sys.executable, "-m", "signet_sdk.hooks.runner", "flush", "--seconds", str(seconds)]
@@ -247,6 +246,7 @@ def tolerant_config(
     (``arguments`` are :func:`resolve_config`'s) is raised.
     """
     held: ConfigError | None = None
+    env = _without_nan_timeouts(env, log)
     while True:  # each pass leaves out a variable that is set, or raises
         try:
             return resolve_config(env=env, **arguments), held
@@ -261,6 +261,30 @@ def tolerant_config(
             else:
                 raise
             env = {k: v for k, v in env.items() if k != exc.field}
+
+
+def _without_nan_timeouts(env: Mapping[str, str], log: Callable[[str], None]) -> Mapping[str, str]:
+    """``env`` without a ``SIGNET_*_TIMEOUT`` of ``nan``, logged as one that cannot be read.
+
+    ``nan`` parses as a number and passes the configuration's clamp, then
+    fails every send with "Invalid value NaN": each failure counted as an
+    attempt, so a typo would move the user's writes to the dead letters.
+    """
+    bad = []
+    for name, value in env.items():
+        if name.startswith("SIGNET_") and name.endswith("_TIMEOUT"):
+            try:
+                number = float(value)
+            except ValueError:
+                continue  # resolve_config names it
+            if number != number:
+                bad.append(name)
+    for name in bad:
+        log(
+            f"configuration error: {name}: must be milliseconds, got {env[name]!r}; "
+            "its default is used"
+        )
+    return {k: v for k, v in env.items() if k not in bad} if bad else env
 
 
 def flush(seconds: float = FLUSH_SECONDS, env: Mapping[str, str] | None = None) -> dict[str, int]:
@@ -284,6 +308,8 @@ def flush(seconds: float = FLUSH_SECONDS, env: Mapping[str, str] | None = None) 
         return {"held": 1}  # kept for the first hook or flush with an address it can read
     outbox = Outbox(env=environ, log=log)
     send = outbox_sender(config)
+    if seconds != seconds:  # nan: a deadline of it is never reached
+        seconds = FLUSH_SECONDS
     deadline = time.monotonic() + seconds
     counts: dict[str, int] = {}
     seen: set[str] = set()

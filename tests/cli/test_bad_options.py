@@ -239,3 +239,22 @@ def test_one_function_chooses_the_daemon(
     assert commands.given_daemon(flag, variable=False) == (
         chosen if chosen is None or chosen[1] == "--daemon-url" else None
     )
+
+
+@pytest.mark.parametrize("verb", ["install", "uninstall"])
+def test_an_install_names_a_timeout_it_cannot_read_in_one_line(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    verb: str,
+) -> None:
+    """Cursor's installer writes the hook timeouts: ``SIGNET_FETCH_TIMEOUT=abc`` was a traceback."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("SIGNET_FETCH_TIMEOUT", "abc")
+    assert cli_main([verb, "cursor", "--dry-run"]) == 1
+    assert capsys.readouterr() == (
+        "",
+        f"signet-sdk {verb} cursor: SIGNET_FETCH_TIMEOUT: must be milliseconds, got 'abc'\n",
+    )
+    assert list(tmp_path.iterdir()) == []

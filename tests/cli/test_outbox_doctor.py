@@ -217,3 +217,65 @@ def test_a_refused_token_is_not_called_missing(home: dict[str, str]) -> None:
     assert (
         daemon["message"] == f"{handle.url} refuses the token given, even for /health (team mode)"
     )
+
+
+@pytest.mark.parametrize("seconds", ["nan", "inf", "-1"])
+def test_flush_refuses_seconds_that_are_no_length_of_time(
+    home: dict[str, str], seconds: str
+) -> None:
+    """``--seconds nan`` (or ``inf``) with the daemon down never returned; ``-1`` was taken.
+
+    Each is now a usage error naming the option, and the pending write is left as it was.
+    """
+    pending, _ = seed(home)
+    done = cli(home, "outbox", "flush", "--seconds", seconds)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.endswith(
+        "signet-sdk outbox flush: error: argument --seconds: "
+        f"must be a number of seconds, 0 or more, got '{seconds}'\n"
+    )
+    assert outbox_of(home).pending() == [pending]
+    assert outbox_of(home).attempts(pending) == 0
+
+
+def test_status_lists_a_foreign_entry_and_a_reason_it_cannot_read(home: dict[str, str]) -> None:
+    """A pending file whose body is no object, or whose time is no number, and a reason
+    that is a folder: ``status`` stopped with a traceback where the user looks first.
+
+    It now lists each, as a send will find them (a send buries such an entry).
+    """
+    pending, _ = seed(home)
+    root = Path(outbox_of(home).root)
+    foreign = "00000000000000000001-1-aaaaaa"
+    (root / f"{foreign}.json").write_text('{"action": "remember", "body": ["x"], "created": "x"}')
+    (root / "dead" / "odd.reason").mkdir()
+    done = cli(home, "outbox", "status")
+    assert (done.returncode, done.stderr) == (0, "")
+    lines = done.stdout.splitlines()
+    assert lines[2] == f"  {foreign}  remember  session -  0s old, 0 failed attempts"
+    assert lines[3].startswith(f"  {pending}  remember  session -  ")
+    unreadable = f"[Errno 21] Is a directory: '{root}/dead/odd.reason'"
+    assert f"  odd  None: (its reason cannot be read: {unreadable})\n" in done.stdout
+    report = json.loads(cli(home, "outbox", "status", "--json").stdout)
+    assert report["pending"][0] == {
+        "id": foreign,
+        "action": "remember",
+        "harness": None,
+        "sessionKey": None,
+        "ageSeconds": 0.0,
+        "attempts": 0,
+        "inDoubt": False,
+    }
+
+
+def test_a_bad_timeout_is_named_once_not_blamed_on_the_harnesses(home: dict[str, str]) -> None:
+    """Every install check failed on the variable and each said "fix the file it names"."""
+    bad = {**home, "SIGNET_FETCH_TIMEOUT": "abc"}
+    code, report = findings(bad)
+    assert code == 1
+    problems = [f for f in report if not f["ok"]]
+    assert [(f["area"], f["fix"]) for f in problems] == [("daemon", "fix SIGNET_FETCH_TIMEOUT")]
+    assert [f["message"] for f in report if f["area"] == "harness"] == [
+        "installs not checked: they write the hook timeouts, and SIGNET_FETCH_TIMEOUT "
+        "cannot be read"
+    ]
