@@ -5,6 +5,11 @@ camelCase on hook bodies; the few snake_case wire names carry an explicit
 alias). Requests forbid unknown attributes so a typo fails loudly and names
 itself; responses keep unknown fields so a newer daemon never breaks an
 older client.
+
+Requests also refuse NaN and infinities: JSON has no spelling for them, so
+the serialiser would send ``null`` and the daemon would quietly store its
+default (an ``importance`` of NaN became 0.8) instead of the caller learning
+the value was not a number.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ class SignetModel(BaseModel):
 
 
 class RequestModel(SignetModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class ResponseModel(SignetModel):

@@ -7,12 +7,13 @@ here names the field before a request is sent, instead of a 400 afterwards.
 
 from __future__ import annotations
 
+import math
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field
 
-__all__ = ["IsoTimestamp", "NonBlankStr", "NonEmptyStr", "RuntimePath", "Tags"]
+__all__ = ["IsoTimestamp", "JsonObject", "NonBlankStr", "NonEmptyStr", "RuntimePath", "Tags"]
 
 
 def _not_blank(value: str) -> str:
@@ -53,3 +54,42 @@ IsoTimestamp = Annotated[
     Field(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?(?:Z|[+-]\d{2}:\d{2})$"),
     AfterValidator(_real_instant),
 ]
+
+
+#: Deeper than this, pydantic's serialiser gives up while sending (its own
+#: limit is a little over 250 levels, counting the models around the value).
+_JSON_DEPTH = 200
+
+
+def _json_only(value: dict[str, Any]) -> dict[str, Any]:
+    """Refuse, by path, what the request could not carry as JSON.
+
+    Without this the model accepted any Python object and the call failed
+    while sending with a bare ``PydanticSerializationError`` that named no
+    field (an ``object()``, bytes that are not UTF-8, nesting too deep), or
+    sent a NaN as ``null`` without a word.
+    """
+    stack: list[tuple[str, Any, int]] = [("", value, 1)]
+    while stack:
+        path, item, depth = stack.pop()
+        where = path or "(top)"
+        if depth > _JSON_DEPTH:
+            raise ValueError(f"nested deeper than {_JSON_DEPTH} levels")
+        if isinstance(item, dict):
+            for key, child in item.items():
+                if not isinstance(key, str):
+                    raise ValueError(f"{where}: key {key!r} is not a string")
+                stack.append((f"{path}.{key}" if path else key, child, depth + 1))
+        elif isinstance(item, list | tuple):
+            stack.extend((f"{path}[{i}]", child, depth + 1) for i, child in enumerate(item))
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                raise ValueError(f"{where}: {item!r} is not a number JSON can carry")
+        elif item is not None and not isinstance(item, str | int):
+            raise ValueError(f"{where}: {type(item).__name__} is not a JSON type")
+    return value
+
+
+#: A JSON object given as a dict: strings, finite numbers, booleans, null,
+#: lists and objects with string keys, and nothing else.
+JsonObject = Annotated[dict[str, Any], AfterValidator(_json_only)]

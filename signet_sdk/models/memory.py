@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, PositiveInt, model_validator
 
 from ._base import RequestModel, ResponseModel
-from .field_types import NonBlankStr, NonEmptyStr, Tags
+from .field_types import JsonObject, NonBlankStr, NonEmptyStr, Tags
 from .hooks import HookResult, HookWire
 
 __all__ = [
@@ -286,7 +286,7 @@ class _RememberFields(RequestModel):
     visibility: Literal["private", "global"] | None = None
     hints: list[str] | None = None
     transcript: str | None = None
-    structured: dict[str, Any] | None = None
+    structured: JsonObject | None = None
     # 0.145 on (0.109 ignores them): when the fact held, where it came from,
     # and a key that makes a resend store nothing new.
     occurred_at: str | None = None
@@ -296,7 +296,7 @@ class _RememberFields(RequestModel):
     source_created_at: str | None = None
     source_path: str | None = None
     idempotency_key: str | None = None
-    metadata: dict[str, Any] | None = None
+    metadata: JsonObject | None = None
     # Daemons newer than 0.145.8 (NicholaiVogel/signetai
     # platform/daemon/src/routes/memory-routes.ts@c533a472, POST /api/memory/remember):
     # when the fact is due for review, and the memory this one replaces (with why).

@@ -435,6 +435,69 @@ def test_secrets_exec_needs_at_least_one_secret() -> None:
     assert ("secrets",) in _error_locs(exc)
 
 
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
+@pytest.mark.parametrize(
+    ("model", "body", "field"),
+    [
+        (models.MemoryRememberRequest, {"content": "c"}, "importance"),
+        (models.RememberParams, {"content": "c"}, "importance"),
+        (models.MemoryRecallRequest, {"query": "q"}, "min_score"),
+        (models.MemoryRecallRequest, {"query": "q"}, "importance_min"),
+    ],
+)
+def test_a_number_json_cannot_carry_is_refused_by_name(
+    model: type[BaseModel], body: dict[str, Any], field: str, value: float
+) -> None:
+    # Sent, NaN and infinities became ``null`` and the daemon stored its default.
+    with pytest.raises(ValidationError) as exc:
+        model(**body, **{field: value})
+    assert (field,) in _error_locs(exc)
+    assert model(**body, **{field: 0.5}).to_wire()  # a finite number still goes through
+
+
+def _nested(levels: int) -> dict[str, Any]:
+    top: dict[str, Any] = {}
+    inner = top
+    for _ in range(levels - 1):
+        inner["a"] = {}
+        inner = inner["a"]
+    return top
+
+
+@pytest.mark.parametrize("model", [models.MemoryRememberRequest, models.RememberParams])
+@pytest.mark.parametrize("field", ["metadata", "structured"])
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ({"o": object()}, "o: object is not a JSON type"),
+        ({"raw": [b"\xff"]}, "raw[0]: bytes is not a JSON type"),
+        ({"n": [1, {"x": float("nan")}]}, "n[1].x: nan is not a number JSON can carry"),
+        ({"ok": {1: "one"}}, "ok: key 1 is not a string"),
+        (_nested(201), "nested deeper than 200 levels"),
+    ],
+)
+def test_a_json_object_field_refuses_what_json_cannot_carry_by_path(
+    model: type[BaseModel], field: str, value: dict[str, Any], says: str
+) -> None:
+    # These were accepted, then the call failed while sending with a bare
+    # PydanticSerializationError naming no field (NaN went out as null).
+    with pytest.raises(ValidationError) as exc:
+        model(content="c", **{field: value})
+    assert _error_locs(exc) == [(field,)]
+    assert says in str(exc.value)
+
+
+def test_a_json_object_field_sends_what_json_can_carry_as_given() -> None:
+    value = {"ok": [1, 2.5, True, None, {"s": "é"}], "pair": (1, 2), "deep": _nested(199)}
+    body = models.MemoryRememberRequest(content="c", metadata=value, structured={})
+    sent = body.__pydantic_serializer__.to_json(body, by_alias=True, exclude_unset=True)
+    assert json.loads(sent) == {
+        "content": "c",
+        "metadata": {**value, "pair": [1, 2]},
+        "structured": {},
+    }
+
+
 # -- no-op 200 bodies (§1.6, §1.7) ----------------------------------------------
 
 EMPTY_RECALL = {
