@@ -126,7 +126,8 @@ class AsyncAdapterClient(BaseAdapterClient, AsyncRuntimeAdapter):
 
     async def aclose(self) -> None:
         self._closed = True
-        await self._io.aclose()
+        if not self._borrows_pool:
+            await self._io.aclose()
 
     async def __aenter__(self) -> Self:
         return self

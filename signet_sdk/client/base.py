@@ -87,12 +87,24 @@ def _serialise(body: BaseModel, extras: tuple[tuple[str, bytes], ...]) -> bytes:
     JSON, in one serialiser pass: pydantic writes the JSON itself instead of
     building a dict for the ``json`` encoder to walk again.
     """
-    content: bytes = body.__pydantic_serializer__.to_json(body, by_alias=True, exclude_unset=True)
+    serialise = body.__pydantic_serializer__.to_json
     if not extras:
+        content: bytes = serialise(body, by_alias=True, exclude_unset=True)
         return content
     fields = _wire_fields(type(body))
     present = body.model_fields_set
-    added = [member for key, member in extras if fields.get(key) not in present]
+    # A member set to None is no value: hook_body gives it the client's.
+    nulls = {
+        fields[key]
+        for key, _ in extras
+        if fields.get(key) in present and getattr(body, fields[key]) is None
+    }
+    content = serialise(body, by_alias=True, exclude_unset=True, exclude=nulls or None)
+    added = [
+        member
+        for key, member in extras
+        if fields.get(key) not in present or fields.get(key) in nulls
+    ]
     if not added:
         return content
     joiner = b"," if len(content) > 2 else b""
@@ -119,6 +131,9 @@ class BaseAdapterClient(DaemonVersions):
         self._header_cache: dict[tuple[str, bool], dict[str, str]] = {}
         self._routes: dict[str, _Route] = {}
         self._closed = False
+        #: A copy from :meth:`with_options` uses the original's pool: closing
+        #: the copy must not close it under the original.
+        self._borrows_pool = False
 
     @property
     def harness(self) -> str:
@@ -140,6 +155,8 @@ class BaseAdapterClient(DaemonVersions):
 
         For one call: ``client.with_options(timeout=2).recall(params)``. The
         copy shares this client's connection pool; close the original.
+        Closing the copy (``with client.with_options(...) as fast:``) ends
+        only the copy, never the pool the original goes on using.
         """
         import copy
 
@@ -153,6 +170,7 @@ class BaseAdapterClient(DaemonVersions):
         new._config = self._config.with_options(**changes)
         new._policy = RetryPolicy(max_retries=new._config.max_retries)
         new._routes = {}
+        new._borrows_pool = True
         return new
 
     # -- planning ---------------------------------------------------------

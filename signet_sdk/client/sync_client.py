@@ -128,7 +128,8 @@ class AdapterClient(BaseAdapterClient, RuntimeAdapter):
 
     def close(self) -> None:
         self._closed = True
-        self._io.close()
+        if not self._borrows_pool:
+            self._io.close()
 
     def __enter__(self) -> Self:
         return self

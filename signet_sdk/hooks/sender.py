@@ -246,7 +246,6 @@ def tolerant_config(
     (``arguments`` are :func:`resolve_config`'s) is raised.
     """
     held: ConfigError | None = None
-    env = _without_nan_timeouts(env, log)
     while True:  # each pass leaves out a variable that is set, or raises
         try:
             return resolve_config(env=env, **arguments), held
@@ -261,30 +260,6 @@ def tolerant_config(
             else:
                 raise
             env = {k: v for k, v in env.items() if k != exc.field}
-
-
-def _without_nan_timeouts(env: Mapping[str, str], log: Callable[[str], None]) -> Mapping[str, str]:
-    """``env`` without a ``SIGNET_*_TIMEOUT`` of ``nan``, logged as one that cannot be read.
-
-    ``nan`` parses as a number and passes the configuration's clamp, then
-    fails every send with "Invalid value NaN": each failure counted as an
-    attempt, so a typo would move the user's writes to the dead letters.
-    """
-    bad = []
-    for name, value in env.items():
-        if name.startswith("SIGNET_") and name.endswith("_TIMEOUT"):
-            try:
-                number = float(value)
-            except ValueError:
-                continue  # resolve_config names it
-            if number != number:
-                bad.append(name)
-    for name in bad:
-        log(
-            f"configuration error: {name}: must be milliseconds, got {env[name]!r}; "
-            "its default is used"
-        )
-    return {k: v for k, v in env.items() if k not in bad} if bad else env
 
 
 def flush(seconds: float = FLUSH_SECONDS, env: Mapping[str, str] | None = None) -> dict[str, int]:

@@ -21,6 +21,7 @@ from starlette.requests import Request
 from signet_sdk.wire.errors import (
     APIStatusError,
     APITimeoutError,
+    ConfigError,
     PayloadError,
     RateLimitError,
     ServiceUnavailableError,
@@ -79,6 +80,10 @@ def daemon_error(exc: SignetError, said: str | None = None) -> JSONResponse:
     """
     text = str(exc) if said is None else said
     if isinstance(exc, PayloadError):
+        return error(422, text, field=exc.field)
+    if isinstance(exc, ConfigError) and exc.field != "client":
+        # The client refused a value of this call before sending it (a memory
+        # id of "."): the caller's request is at fault, not the daemon.
         return error(422, text, field=exc.field)
     if isinstance(exc, APIStatusError):
         status = exc.status_code

@@ -131,7 +131,9 @@ def _ms(env: Mapping[str, str], names: tuple[str, ...], default_ms: int) -> floa
         try:
             ms = float(raw)
         except ValueError:
-            raise ConfigError(name, f"must be milliseconds, got {raw!r}") from None
+            ms = float("nan")
+        if ms != ms:  # "nan" parses, then passes the clamp: every wait of it fails
+            raise ConfigError(name, f"must be milliseconds, got {raw!r}")
         low, high = _CLAMP_MS
         return min(max(ms, low), high) / 1000
     return default_ms / 1000
@@ -172,6 +174,26 @@ def _header_value(value: str | None, source: str) -> str | None:
     return value
 
 
+#: The longest deadline a call may have. Past about 1e10 seconds the sync
+#: client's socket waits overflow the platform's time_t.
+_MAX_SECONDS = 1_000_000.0
+
+
+def _seconds(field: str, value: object) -> float:
+    """A deadline in seconds: a number above zero, finite, at most :data:`_MAX_SECONDS`.
+
+    NaN and infinity passed every earlier check and then failed each call
+    with a bare ``ValueError`` or ``OverflowError`` from the I/O library.
+    """
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise ConfigError(field, f"must be seconds, got {value!r}")
+    if value <= 0:
+        raise ConfigError(field, f"must be positive seconds, got {value!r}")
+    if not value <= _MAX_SECONDS:  # NaN compares false, so it lands here too
+        raise ConfigError(field, f"must be finite, at most {_MAX_SECONDS:.0f} seconds: {value!r}")
+    return float(value)
+
+
 def resolve_config(
     daemon_url: str | None = None,
     *,
@@ -202,13 +224,15 @@ def resolve_config(
         raise ConfigError("max_retries", f"must be a whole number, zero or more: {max_retries!r}")
 
     if isinstance(timeout, Timeouts):
+        for name in ("session_start", "prompt_submit", "default", "write", "stream"):
+            value = getattr(timeout, name)
+            if value is not None or name != "stream":
+                _seconds(f"timeout.{name}", value)
         timeouts = timeout
     elif timeout is not None:
         if not isinstance(timeout, int | float) or isinstance(timeout, bool):
             raise ConfigError("timeout", f"must be seconds or a Timeouts, got {timeout!r}")
-        if timeout <= 0:
-            raise ConfigError("timeout", f"must be positive seconds, got {timeout!r}")
-        t = float(timeout)
+        t = _seconds("timeout", timeout)
         timeouts = Timeouts(session_start=t, prompt_submit=t, default=t, write=t, stream=None)
     else:
         fetch = _ms(env, ("SIGNET_FETCH_TIMEOUT",), 10000)

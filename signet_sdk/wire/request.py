@@ -69,16 +69,23 @@ def hook_body(config: ClientConfig, ep: Endpoint, body: Mapping[str, Any]) -> di
     ``harness`` is required by every session hook; ``runtimePath`` mirrors the
     header so a daemon that ignores one still sees the other; ``agentId`` goes
     in the body *and* the header because TS 0.109's hook recall reads only the
-    header. Values the caller set explicitly are kept.
+    header. Values the caller set explicitly are kept; an explicit ``None``
+    is no value, and gets the client's as a missing member does (sent as
+    ``null``, TS 0.109 stored a hook remember under the ``default`` agent
+    though the client and its header said another).
     """
     out = dict(body)
+
+    def fill(key: str, value: str | None) -> None:
+        if value and out.get(key) is None:
+            out.pop(key, None)  # appended, where a body lacking it gets it
+            out[key] = value
+
     if ep.sends_runtime_path:
-        if config.harness and "harness" not in out:
-            out["harness"] = config.harness
-        if config.runtime_path and "runtimePath" not in out:
-            out["runtimePath"] = config.runtime_path
-    if ep.hook and config.agent_id and "agentId" not in out:
-        out["agentId"] = config.agent_id
+        fill("harness", config.harness)
+        fill("runtimePath", config.runtime_path)
+    if ep.hook:
+        fill("agentId", config.agent_id)
     return out
 
 
@@ -123,8 +130,15 @@ def _path(ep: Endpoint, params: Mapping[str, str] | None) -> str:
         value = (params or {}).get(name)
         if value is None or value == "":
             raise ConfigError(name, f"{ep.name} needs a non-empty {name!r}")
+        text = str(value)
+        if text in (".", ".."):
+            # A dot segment names no resource: the HTTP library resolves it
+            # away (get_session(".") fetched /api/sessions/, the session
+            # list) and the daemon's URL parser resolves even "%2E", so no
+            # spelling of it reaches the route meant.
+            raise ConfigError(name, f"{ep.name} cannot address {text!r}: it is a dot segment")
         # Session keys may hold ':' and '/': the route takes one segment.
-        path = path.replace("{" + name + "}", quote(str(value)))
+        path = path.replace("{" + name + "}", quote(text))
     return path
 
 

@@ -192,3 +192,64 @@ async def test_async_client_in_process_over_asgi(tmp_path: Path) -> None:
         "/api/hooks/remember",
         "/api/hooks/session-start",
     ]
+
+
+@pytest.mark.parametrize("name", [".", ".."])
+def test_a_dot_segment_key_is_refused_before_it_reaches_another_route(
+    served: tuple[MockDaemon, str], name: str
+) -> None:
+    # Sent as is, the HTTP library resolved the dot segment: get_session(".")
+    # fetched /api/sessions/ (the list) and secrets_exec_status("..") /api/secrets/.
+    mock, url = served
+    calls = [
+        ("key", lambda c: c.get_session(name)),
+        ("key", lambda c: c.set_session_bypass(name, True)),
+        ("key", lambda c: c.renew_session(name)),
+        ("id", lambda c: c.get_memory(name)),
+        (
+            "id",
+            lambda c: c.modify_memory(name, models.ModifyMemoryRequest(content="x", reason="r")),
+        ),
+        ("jobId", lambda c: c.secrets_exec_status(name)),
+    ]
+    with s.AdapterClient("mock-check", url, max_retries=0) as client:
+        client.health()
+        before = len(mock.requests)
+        for field, call in calls:
+            with pytest.raises(s.ConfigError) as exc:
+                call(client)
+            assert exc.value.field == field and repr(name) in str(exc.value)
+    assert len(mock.requests) == before
+
+
+def test_a_hook_member_set_to_none_gets_the_clients_value(
+    served: tuple[MockDaemon, str],
+) -> None:
+    # None went out as null: TS 0.109 then stored a hook remember under the
+    # "default" agent though the client, and its header, said "alice".
+    import json
+
+    mock, url = served
+
+    def sent(path: str) -> dict[str, object]:
+        return json.loads([r for r in mock.requests if r.path == path][-1].body)  # type: ignore[no-any-return]
+
+    with s.AdapterClient("mock-check", url, agent_id="alice", runtime_path="plugin") as client:
+        client.remember(s.RememberParams(content="agent none check", agent_id=None))
+        assert sent("/api/hooks/remember") == {
+            "content": "agent none check",
+            "harness": "mock-check",
+            "runtimePath": "plugin",
+            "agentId": "alice",
+        }
+        client.recall(s.RecallParams(query="agent none check", agent_id=None))
+        omitted = sent("/api/hooks/recall")
+        client.recall(s.RecallParams(query="agent none check"))
+        assert omitted == sent("/api/hooks/recall")
+        client.on_session_start({"sessionKey": "agent-none", "agentId": None})  # type: ignore[arg-type]
+        assert sent("/api/hooks/session-start") == {
+            "sessionKey": "agent-none",
+            "harness": "mock-check",
+            "runtimePath": "plugin",
+            "agentId": "alice",
+        }

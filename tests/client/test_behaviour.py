@@ -284,3 +284,75 @@ def test_bad_harness_name_is_a_config_error() -> None:
     with pytest.raises(s.ConfigError) as info:
         AdapterClient("")
     assert info.value.field == "harness"
+
+
+class _HeldDaemon:
+    """A daemon on 127.0.0.1 whose ``/health`` answers once the test lets it."""
+
+    def __init__(self) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.arrived = threading.Event()
+        self.release = threading.Event()
+        held = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                held.arrived.set()
+                held.release.wait(10)
+                body = b'{"status":"healthy"}'
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self.release.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_closing_a_with_options_copy_leaves_the_original_working() -> None:
+    # The copy closed the shared httpx pool: the original's next call raised
+    # httpx's bare RuntimeError "the client has been closed".
+    held = _HeldDaemon()
+    held.release.set()
+    try:
+        with AdapterClient("pi", held.url, max_retries=0) as client:
+            with client.with_options(timeout=2.0) as fast:
+                assert fast.health().status == "healthy"
+            assert client.health().status == "healthy"
+            with pytest.raises(s.ConfigError):
+                fast.health()  # the copy itself is closed
+    finally:
+        held.stop()
+
+
+@pytest.mark.anyio
+async def test_closing_a_with_options_copy_spares_the_originals_call_in_flight() -> None:
+    # The copy closed the shared aiohttp session under a call of the original.
+    import asyncio
+
+    held = _HeldDaemon()
+    try:
+        async with AsyncAdapterClient("pi", held.url, max_retries=0) as client:
+            held.release.set()
+            await client.health()  # the pool is open and in use
+            held.release.clear()
+            held.arrived.clear()
+            call = asyncio.ensure_future(client.health())
+            await asyncio.to_thread(held.arrived.wait, 10)
+            await client.with_options(timeout=2.0).aclose()
+            held.release.set()
+            assert (await call).status == "healthy"
+    finally:
+        held.stop()

@@ -247,6 +247,22 @@ async def test_tools_are_listed_and_called(
     assert refused.status_code == 403
 
 
+async def test_a_memory_id_that_is_a_dot_segment_is_422_naming_it(
+    served: httpx.AsyncClient, daemon: tuple[MockDaemon, str]
+) -> None:
+    # The id was sent as a dot segment and the request reached another route;
+    # the client now refuses it, which is the caller's error, not the daemon's.
+    for tool, arguments in (
+        ("memory_get", {"id": "."}),
+        ("memory_modify", {"id": "..", "importance": 0.5, "reason": "r"}),
+        ("memory_forget", {"id": ".", "reason": "r"}),
+    ):
+        answer = await served.post(f"/v1/tools/{tool}", json=arguments)
+        assert answer.status_code == 422, (tool, answer.text)
+        assert answer.json()["field"] == "id" and "dot segment" in answer.json()["error"]
+    assert [r.path for r in daemon[0].requests if r.path.startswith("/api/memory")] == []
+
+
 async def test_openapi_and_docs(served: httpx.AsyncClient) -> None:
     spec = (await served.get("/openapi.json")).json()
     assert "/v1/{harness}/lifecycle/session-start" in spec["paths"]
@@ -316,6 +332,19 @@ async def test_event_bodies_that_are_not_a_json_object_are_422_naming_the_body(
         answer = await served.post(url, content=content)
         assert answer.status_code == 422, content
         assert answer.json()["field"] == "body" and answer.json()["error"].startswith("body: ")
+    assert daemon[0].requests == []
+
+
+async def test_a_number_json_cannot_carry_is_422_not_stored_as_the_default(
+    served: httpx.AsyncClient, daemon: tuple[MockDaemon, str]
+) -> None:
+    # Python's json reads NaN and Infinity; sent on, they were null and the
+    # daemon stored importance 0.8 for them.
+    url = "/v1/h/lifecycle/remember"
+    for number in (b"NaN", b"Infinity", b"-Infinity"):
+        answer = await served.post(url, content=b'{"content": "c", "importance": ' + number + b"}")
+        assert answer.status_code == 422, number
+        assert answer.json()["field"] == "importance"
     assert daemon[0].requests == []
 
 

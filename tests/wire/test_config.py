@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from signet_sdk import AdapterClient
 from signet_sdk.wire.config import DEFAULT_DAEMON_URL, Timeouts, resolve_config
 from signet_sdk.wire.errors import ConfigError
 
@@ -87,6 +88,8 @@ def test_process_environment_is_read_when_env_not_given(monkeypatch: pytest.Monk
         ({}, {"SIGNET_DAEMON_URL": "ftp://h"}, "SIGNET_DAEMON_URL"),
         ({}, {"SIGNET_DAEMON_URL": "http://u:p@h:1"}, "SIGNET_DAEMON_URL"),
         ({}, {"SIGNET_FETCH_TIMEOUT": "soon"}, "SIGNET_FETCH_TIMEOUT"),
+        ({}, {"SIGNET_FETCH_TIMEOUT": "nan"}, "SIGNET_FETCH_TIMEOUT"),
+        ({}, {"SIGNET_SESSION_START_TIMEOUT": "NaN"}, "SIGNET_SESSION_START_TIMEOUT"),
         ({"daemon_url": "localhost:3850"}, {}, "daemon_url"),
         ({"runtime_path": "both"}, {}, "runtime_path"),
         ({"actor_type": "robot"}, {}, "actor_type"),
@@ -134,3 +137,27 @@ def test_an_explicit_none_for_timeouts_is_the_default_timeouts() -> None:
     from signet_sdk.wire.config import ClientConfig, Timeouts
 
     assert ClientConfig(timeouts=None).timeouts == Timeouts()  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("timeout", "field"),
+    [
+        (float("nan"), "timeout"),
+        (float("inf"), "timeout"),
+        (1e10, "timeout"),
+        (Timeouts(default=float("nan")), "timeout.default"),
+        (Timeouts(write=float("inf")), "timeout.write"),
+        (Timeouts(prompt_submit=0), "timeout.prompt_submit"),
+        (Timeouts(stream=-1.0), "timeout.stream"),
+    ],
+)
+def test_a_deadline_no_clock_can_keep_is_refused_by_name(timeout: object, field: str) -> None:
+    # These were accepted; every call then failed with a bare ValueError
+    # (NaN) or OverflowError (inf, 1e10 on the sync client) from the I/O library.
+    with pytest.raises(ConfigError) as info:
+        resolve_config(timeout=timeout, env={})  # type: ignore[arg-type]
+    assert info.value.field == field
+    with AdapterClient("x", "http://127.0.0.1:9") as client, pytest.raises(ConfigError) as later:
+        client.with_options(timeout=timeout)  # type: ignore[arg-type]
+    assert later.value.field == field
+    assert resolve_config(timeout=1_000_000, env={}).timeouts.default == 1_000_000.0
