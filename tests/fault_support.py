@@ -91,6 +91,17 @@ def run_hook(
     )
 
 
+def session_end_keys(daemon: Any, seconds: float = 20.0) -> list[str]:
+    """The session keys of the session-ends ``daemon`` (a mock) got, once one arrived
+    (or ``seconds`` passed): a detached sender delivers them after the hook exits."""
+    deadline = time.monotonic() + seconds
+    while True:
+        keys = [r.json["sessionKey"] for r in daemon.requests_to("/api/hooks/session-end")]
+        if keys or time.monotonic() > deadline:
+            return keys
+        time.sleep(0.05)
+
+
 def sender_idle(outbox: Path) -> bool:
     """No detached sender holds the sender lock of the ``outbox`` folder (it has exited)."""
     try:

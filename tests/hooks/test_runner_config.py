@@ -11,14 +11,13 @@ neutral output, which Cursor needs on every prompt.
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
 
 from signet_sdk.testing.mock_daemon import MockDaemon
 
-from ..fault_support import hook_env, run_hook
+from ..fault_support import hook_env, run_hook, session_end_keys
 
 CURSOR_PROMPT = json.dumps(
     {
@@ -35,16 +34,6 @@ def _end(session: str) -> bytes:
     return json.dumps(
         {"hook_event_name": "SessionEnd", "session_id": session, "reason": "other"}
     ).encode()
-
-
-def _ends(daemon: MockDaemon, seconds: float = 20.0) -> list[str]:
-    """The session keys of the session-ends the daemon got, once one arrived (or in time)."""
-    deadline = time.monotonic() + seconds
-    while True:
-        keys = [r.json["sessionKey"] for r in daemon.requests_to("/api/hooks/session-end")]
-        if keys or time.monotonic() > deadline:
-            return keys
-        time.sleep(0.05)
 
 
 def _log(home: Path) -> str:
@@ -81,7 +70,7 @@ def test_a_timeout_that_cannot_be_read_falls_back_and_the_write_is_sent(
         env = hook_env(tmp_path, SIGNET_DAEMON_URL=handle.url, SIGNET_FETCH_TIMEOUT="ten")
         done = run_hook(env, event="SessionEnd", payload=_end("s-timeout"))
         assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
-        assert _ends(daemon) == ["s-timeout"]
+        assert session_end_keys(daemon) == ["s-timeout"]
     assert "SIGNET_FETCH_TIMEOUT: must be milliseconds" in _log(tmp_path)
     assert "its default is used" in _log(tmp_path)
 
@@ -93,7 +82,7 @@ def test_an_address_that_cannot_be_read_keeps_the_write_until_it_is_fixed(
         bad = hook_env(tmp_path, SIGNET_DAEMON_URL=handle.url.removeprefix("http://"))
         done = run_hook(bad, event="SessionEnd", payload=_end("s-held"))
         assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
-        assert _ends(daemon, seconds=1.0) == []  # nothing sent, not even to the default
+        assert session_end_keys(daemon, seconds=1.0) == []  # nothing sent, not even to the default
         pending = list((tmp_path / "state" / "signet-sdk" / "outbox").glob("*.json"))
         assert len(pending) == 1 and json.loads(pending[0].read_text())["action"] == "session_end"
         assert "writes are kept in the outbox, nothing is sent" in _log(tmp_path)
@@ -102,7 +91,7 @@ def test_an_address_that_cannot_be_read_keeps_the_write_until_it_is_fixed(
         fixed = hook_env(tmp_path, SIGNET_DAEMON_URL=handle.url)
         start = b'{"hook_event_name": "SessionStart", "session_id": "s-next", "source": "startup"}'
         assert run_hook(fixed, event="SessionStart", payload=start).returncode == 0
-        assert _ends(daemon) == ["s-held"]
+        assert session_end_keys(daemon) == ["s-held"]
 
 
 def test_a_hook_started_with_stdout_closed_still_keeps_its_write(tmp_path: Path) -> None:
@@ -123,7 +112,7 @@ def test_a_hook_started_with_stdout_closed_still_keeps_its_write(tmp_path: Path)
             timeout=30,
         )
         assert (done.returncode, done.stderr) == (0, b"")
-        assert _ends(daemon) == ["s-closed"]
+        assert session_end_keys(daemon) == ["s-closed"]
 
 
 def test_a_transcript_copy_no_entry_names_is_not_left_behind(

@@ -12,7 +12,6 @@ seconds never stopped; a breaker cooldown of ``nan`` skipped the daemon for
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -23,17 +22,7 @@ from signet_sdk.hooks.entry import SETTLE_SECONDS, settle_seconds
 from signet_sdk.hooks.runner import main
 from signet_sdk.testing.mock_daemon import MockDaemon
 
-from ..fault_support import hook_env, run_hook
-
-
-def _ends(daemon: MockDaemon, seconds: float = 20.0) -> list[str]:
-    """The session keys of the session-ends the daemon got, once one arrived (or in time)."""
-    deadline = time.monotonic() + seconds
-    while True:
-        keys = [r.json["sessionKey"] for r in daemon.requests_to("/api/hooks/session-end")]
-        if keys or time.monotonic() > deadline:
-            return keys
-        time.sleep(0.05)
+from ..fault_support import hook_env, run_hook, session_end_keys
 
 
 @pytest.mark.parametrize("name", ["SIGNET_FETCH_TIMEOUT", "SIGNET_SESSION_START_TIMEOUT"])
@@ -43,7 +32,7 @@ def test_a_nan_timeout_falls_back_and_the_write_is_sent(tmp_path: Path, name: st
         env = hook_env(tmp_path, SIGNET_DAEMON_URL=handle.url, **{name: "nan"})
         done = run_hook(env, event="SessionEnd", payload=json.dumps(end).encode())
         assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
-        assert _ends(daemon) == ["s-nan"]
+        assert session_end_keys(daemon) == ["s-nan"]
     log = (tmp_path / "state" / "signet-sdk" / "hooks.log").read_text()
     assert (
         f"configuration error: {name}: must be milliseconds, got 'nan'; its default is used" in log
