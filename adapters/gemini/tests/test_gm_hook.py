@@ -132,3 +132,30 @@ def test_a_clear_session_end_sends_no_chat_file(
         "harness": "gemini",
         "runtimePath": "legacy",
     }
+
+
+def test_a_context_ending_in_half_an_emoji_still_reaches_the_model(
+    scripted_daemon: ScriptedDaemon,
+) -> None:
+    """The daemon cuts context by UTF-16 units: half a pair must cost one character, not all."""
+    scripted_daemon.default = Reply(200, {"inject": "Deploys use make ship \ud83d"})
+    run = _hook("BeforeAgent", scripted_daemon.url, prompt="how do we deploy?")
+    assert (run.returncode, run.stderr, hook_log_lines()) == (0, b"", [])
+    assert json.loads(run.stdout) == {
+        "hookSpecificOutput": {
+            "hookEventName": "BeforeAgent",
+            "additionalContext": "Deploys use make ship \ufffd",
+        }
+    }
+    [request] = scripted_daemon.requests
+    assert (request.path, request.json) == (
+        "/api/hooks/user-prompt-submit",
+        {
+            "sessionKey": SID,
+            "userPrompt": "how do we deploy?",
+            "userMessage": "how do we deploy?",
+            "project": "/srv/atlas",
+            "harness": "gemini",
+            "runtimePath": "legacy",
+        },
+    )
