@@ -39,7 +39,6 @@ __all__ = [
     "dispatch",
     "dispatch_async",
     "fail_open_output",
-    "mend_answer",
 ]
 
 #: The calls whose answer a harness puts in front of the model.
@@ -52,30 +51,6 @@ MAX_CONTEXT_CHARS = 100_000
 #: The answer fields a translator passes on to the model as context (newer daemons
 #: split ``inject`` into the stable and the dynamic part: each is capped alike).
 _CONTEXT_FIELDS = ("inject", "summaryPrompt", "stableSystemPrompt", "dynamicContext")
-
-
-def mend_answer(result: Any) -> Any:
-    """``result`` with each lone surrogate in its strings (keys too) made U+FFFD.
-
-    The daemon is JavaScript: a context it cut by UTF-16 units can end in half
-    an emoji, which its JSON writes as ``"\\ud83d"``. Decoded, that half is a
-    string no UTF-8 encoder takes, so the harness's answer could not be
-    written and the whole context was lost for one character. Payloads are
-    mended as they are read (``loads_payload``); an answer is mended here,
-    before any translator renders it. Containers are copied, never changed.
-    """
-    if isinstance(result, str):
-        try:
-            result.encode("utf-8")
-        except UnicodeEncodeError:
-            # A split pair joins again; what is still half a pair becomes U+FFFD.
-            return result.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-        return result
-    if isinstance(result, dict):
-        return {mend_answer(k): mend_answer(v) for k, v in result.items()}
-    if isinstance(result, list):
-        return [mend_answer(v) for v in result]
-    return result
 
 
 def cap_context(result: Any, limit: int | None = None) -> Any:
@@ -181,7 +156,7 @@ def _finish(
 ) -> Dispatched:
     if error is not None:
         return Dispatched(fail_open_output(translator, event, payload), calls, results, error)
-    results = [cap_context(mend_answer(r)) for r in results]
+    results = [cap_context(r) for r in results]
     try:
         return Dispatched(translator.render(event, payload, results), calls, results)
     except Exception as exc:  # an answer the translator did not expect: fail open too

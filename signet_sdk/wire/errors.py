@@ -471,13 +471,19 @@ def _http_date_ms(value: str) -> float | None:
 
 
 def decode_body(content: bytes, content_type: str | None) -> object:
-    """JSON when it parses, else the text: daemon errors are not always JSON."""
+    """JSON when it parses, else the text: daemon errors are not always JSON.
+
+    Read as any document from outside is (:func:`.jsonfast.loads_payload`):
+    the daemon is JavaScript, and a context it cut by UTF-16 units can end in
+    half an emoji (``"\\ud83d"``). Left in, that half fails every later
+    encoding of the text, and a harness's whole answer with it.
+    """
     if not content:
         return None
     text = content.decode("utf-8", errors="replace")
     if content_type is None or "json" in content_type or text[:1] in "{[":
         try:
-            return jsonfast.loads(text)
+            return jsonfast.loads_payload(text)
         except ValueError:
             return text
     return text

@@ -92,8 +92,13 @@ def loads_payload(data: str | bytes | bytearray) -> Any:
     document, not a ``RecursionError``. A lone surrogate (``"\\ud800"``: valid
     JSON, as a JavaScript harness writes half of a cut emoji) becomes U+FFFD,
     as a UTF-8 encoder makes it: left in, it would fail every later encoding
-    of the text (the daemon request, the outbox file, the answer).
+    of the text (the daemon request, the outbox file, the answer). A leading
+    byte-order mark (a Windows wrapper script may write one) is no content.
     """
+    if isinstance(data, str):
+        data = data.removeprefix("\ufeff")
+    elif data[:3] == b"\xef\xbb\xbf":
+        data = data[3:]
     try:
         value = loads(data)
     except RecursionError:

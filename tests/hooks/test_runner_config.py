@@ -160,3 +160,13 @@ def test_an_internal_error_still_gives_cursor_its_answer(
     assert runner.run_hook(plugin, "beforeSubmitPrompt", stdout=out, env=env) == 0
     assert json.loads(out.getvalue()) == {"continue": True}
     assert "internal error, failed open: RuntimeError: a bug past the translator" in _log(tmp_path)
+
+
+def test_a_payload_behind_a_byte_order_mark_is_read_and_its_write_sent(tmp_path: Path) -> None:
+    """A wrapper script (Windows PowerShell's, say) may put a BOM before the JSON."""
+    end = b'\xef\xbb\xbf{"hook_event_name": "SessionEnd", "session_id": "s-bom", "reason": "exit"}'
+    with MockDaemon() as daemon, daemon.serve() as handle:
+        env = hook_env(tmp_path, SIGNET_DAEMON_URL=handle.url)
+        done = run_hook(env, event="SessionEnd", payload=end)
+        assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+        assert session_end_keys(daemon) == ["s-bom"]

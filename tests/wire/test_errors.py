@@ -55,6 +55,13 @@ def test_plain_text_bodies_are_kept_as_text() -> None:
     assert e.error is None and str(e).endswith("-> 404: 404 Not Found")
 
 
+def test_half_an_emoji_in_an_answer_becomes_one_replacement_character() -> None:
+    """A JavaScript daemon cutting a context by UTF-16 units writes half a pair."""
+    answer = decode_body(b'{"inject":"make ship \\ud83d","k\\udc00":["\\ud83d\\ude00"]}', None)
+    assert answer == {"inject": "make ship \ufffd", "k\ufffd": ["\U0001f600"]}
+    assert isinstance(answer, dict) and answer["inject"].encode("utf-8")
+
+
 def test_auth_failure_keeps_headers() -> None:
     e = status_error(
         status_code=401,

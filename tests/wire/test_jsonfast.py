@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from signet_sdk.wire.jsonfast import dumps, loads
+from signet_sdk.wire.jsonfast import dumps, loads, loads_payload
 
 values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
@@ -75,3 +75,16 @@ def test_a_bad_document_is_a_value_error_saying_why_before_json_is_imported() ->
         "Expecting ':' delimiter: line 1 column 5 (char 4)",
         "Expecting ':' delimiter: line 1 column 6 (char 5)",
     ]
+
+
+@pytest.mark.parametrize(
+    "document",
+    [b'\xef\xbb\xbf{"a": 1}', bytearray(b'\xef\xbb\xbf{"a": 1}'), '\ufeff{"a": 1}'],
+)
+def test_a_leading_byte_order_mark_is_no_content(document: str | bytes) -> None:
+    assert loads_payload(document) == {"a": 1}
+
+
+def test_a_byte_order_mark_anywhere_else_is_still_refused() -> None:
+    with pytest.raises(ValueError):
+        loads_payload(b'{"a": 1}\xef\xbb\xbf')
