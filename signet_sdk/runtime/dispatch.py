@@ -60,7 +60,8 @@ def cap_context(result: Any, limit: int | None = None) -> Any:
         return result
     if limit is None:
         raw = os.environ.get("SIGNET_MAX_CONTEXT_CHARS", "").strip()
-        limit = int(raw) if raw.isdigit() else MAX_CONTEXT_CHARS
+        # ASCII digits only: "²" is a digit to str.isdigit, and no number to int().
+        limit = int(raw) if raw.isascii() and raw.isdigit() else MAX_CONTEXT_CHARS
     over = [k for k in _CONTEXT_FIELDS if isinstance(result.get(k), str) and len(result[k]) > limit]
     if not over:
         return result

@@ -48,6 +48,18 @@ def test_cap_context_cuts_at_a_line_and_says_so() -> None:
     assert cap_context({"inject": "short"}, 1000) == {"inject": "short"}
 
 
+@pytest.mark.parametrize("setting", ["²", "١٢", "ten", "-5", ""])
+def test_a_context_limit_that_is_no_whole_number_keeps_the_default(
+    setting: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SIGNET_MAX_CONTEXT_CHARS", setting)
+    inject = "memory\n" * (MAX_CONTEXT_CHARS // 7 + 10)
+    capped = cap_context({"inject": inject})
+    assert len(inject) > MAX_CONTEXT_CHARS >= len(capped["inject"].rsplit("\n", 1)[0])
+    monkeypatch.setenv("SIGNET_MAX_CONTEXT_CHARS", "700")
+    assert len(cap_context({"inject": inject})["inject"].rsplit("\n", 1)[0]) <= 700
+
+
 def test_cap_context_cuts_the_split_fields_of_newer_daemons() -> None:
     big = "".join(f"memory {i}\n" for i in range(50_000))
     answer = {"stableSystemPrompt": big, "dynamicContext": big, "clockContext": "now"}
