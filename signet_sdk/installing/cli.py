@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from .files import InstallError, replace_text, text_diff
+from .files import InstallError, remove_file, replace_text, text_diff
 
 __all__ = [
     "DIFFS",
@@ -241,7 +241,7 @@ def _put_back(done: Sequence[Change], prog: str) -> None:
     for change in reversed(done):
         try:
             if change.before is None:
-                change.path.unlink(missing_ok=True)
+                remove_file(change.path)
             else:
                 replace_text(change.path, change.before)
         except OSError as exc:

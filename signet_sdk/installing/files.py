@@ -30,6 +30,7 @@ __all__ = [
     "parse_json",
     "read_text",
     "remove_empty_folders",
+    "remove_file",
     "replace_text",
     "text_diff",
 ]
@@ -84,6 +85,9 @@ def parse_json(path: Path, text: str | None, error: type[Exception] = InstallErr
         raise error(
             f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
+    except RecursionError:
+        # Past Python's recursion limit: refused by name, never a traceback.
+        raise error(f"{path}: nested too deeply to edit; left untouched") from None
 
 
 def replace_text(path: Path, text: str, mode: int = 0o644) -> None:
@@ -116,6 +120,20 @@ def replace_text(path: Path, text: str, mode: int = 0o644) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def remove_file(path: Path) -> None:
+    """Take away the file :func:`replace_text` wrote at ``path``; none there is no error.
+
+    Through a link it is the link's target that goes, and the link stays:
+    an install through a link whose target did not exist yet created that
+    target, so giving back the absent file means removing the target, not
+    the user's link (which would leave our entries in the target, still
+    live once the link is made again).
+    """
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
+    path.unlink(missing_ok=True)
 
 
 def _crlf_only(path: Path) -> bool:

@@ -29,11 +29,13 @@ def check_hook_groups(data: Any, path: Path, error: type[Exception]) -> dict[str
     """``data`` when its ``hooks`` block has the shape above; else ``error`` naming file and key."""
     if not isinstance(data, dict):
         raise error(f"{path}: expected a JSON object at the top level")
-    hooks = data.get("hooks")
-    if hooks is None:
+    if "hooks" not in data:
         return data
+    hooks = data["hooks"]
     if not isinstance(hooks, dict):
-        raise error(f"{path}: 'hooks' must be an object, got {type(hooks).__name__}")
+        # ``"hooks": null`` too: merging would have to replace the user's value.
+        got = "null" if hooks is None else type(hooks).__name__
+        raise error(f"{path}: 'hooks' must be an object, got {got}")
     for event, groups in hooks.items():
         if not isinstance(groups, list):
             raise error(f"{path}: hooks.{event} must be a list of matcher groups")

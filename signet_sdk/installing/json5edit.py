@@ -180,9 +180,17 @@ class _Parser:
 
 
 def parse(text: str) -> Node:
-    """The document's tree of spans; raises :class:`Json5Error`."""
+    """The document's tree of spans; raises :class:`Json5Error`.
+
+    The parser recurses per level, so a document nested past Python's
+    recursion limit is a :class:`Json5Error` too: the installers report
+    it naming the file, rather than dying with a traceback.
+    """
     p = _Parser(text)
-    root = p.value()
+    try:
+        root = p.value()
+    except RecursionError:
+        raise p.fail("nested too deeply to edit") from None
     p.skip()
     if p.pos != len(text):
         raise p.fail("text after the document")

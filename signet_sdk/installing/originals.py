@@ -21,7 +21,7 @@ from typing import Any
 
 from . import cli
 from .cli import Change
-from .files import missing_folders, read_text, remove_empty_folders, replace_text
+from .files import missing_folders, read_text, remove_empty_folders, remove_file, replace_text
 
 __all__ = [
     "ORIGINAL_SUFFIX",
@@ -104,7 +104,7 @@ def write_keeping(change: Change, verb: str, record: str) -> None:
             orig.unlink(missing_ok=True)
         return
     folders = _created_folders(path)
-    path.unlink(missing_ok=True)
+    remove_file(path)
     orig.unlink(missing_ok=True)
     remove_empty_folders(folders)
 

@@ -99,15 +99,18 @@ def unmerge_settings(
     events = event_lists(j5.parse(text), skip=settings_keys)
     current, emptied, notes = remove_groups(path, text, events, is_ours)
     server = j5.find(j5.parse(current), ["mcpServers", MCP_NAME])
+    server_removed = False
     if server is not None:
         without = remove_server(path, current, drop_empty=False)
         if without is None or without == current:
             if created is None or any(m[0] == "mcpServers" for m in created):
                 notes.append(f"{path}: mcpServers.{MCP_NAME} does not run signet-sdk; kept")
         else:
-            current = without
+            current, server_removed = without, True
     if created is None:
-        containers = [*emptied, ["hooks"], ["mcpServers"]]
+        # Only what our removal emptied: a user's own empty ``"hooks": {}`` stays.
+        containers = [*emptied, *([["hooks"]] if emptied else [])]
+        containers += [["mcpServers"]] if server_removed else []
     else:
         containers = [*created, *(emptied if ["hooks"] in created else [])]
     # Innermost first, so that an emptied event list can leave ``hooks`` empty in turn.

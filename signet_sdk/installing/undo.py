@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .files import InstallError, read_text, replace_text, text_diff
+from .files import InstallError, read_text, remove_file, replace_text, text_diff
 
 __all__ = ["RECORD", "install_file", "read_record", "uninstall_file", "write_record"]
 
@@ -144,7 +144,7 @@ def uninstall_file(
         sys.stdout.write(text_diff(path, text, new, "uninstall"))
         return 0
     if new is None:
-        path.unlink()
+        remove_file(path)
     else:
         replace_text(path, new)
     record_path.unlink(missing_ok=True)

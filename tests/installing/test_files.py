@@ -61,6 +61,27 @@ def test_parse_json_names_the_line_to_fix_and_reads_no_file_as_empty(tmp_path: P
 
     with pytest.raises(Refused):
         parse_json(path, "{", Refused)
+    deep = '{"a": ' + "[" * 5000 + "]" * 5000 + "}"
+    with pytest.raises(Refused) as caught:
+        parse_json(path, deep, Refused)
+    assert str(caught.value) == f"{path}: nested too deeply to edit; left untouched"
+
+
+def test_remove_file_takes_a_links_target_and_keeps_the_link(tmp_path: Path) -> None:
+    from signet_sdk.installing.files import remove_file
+
+    target = tmp_path / "dotfiles" / "settings.json"
+    target.parent.mkdir()
+    target.write_text("{}")
+    link = tmp_path / "settings.json"
+    link.symlink_to(target)
+    remove_file(link)
+    assert link.is_symlink() and link.readlink() == target and not target.exists()
+    remove_file(link)  # nothing there any more: not an error
+    plain = tmp_path / "plain.json"
+    plain.write_text("{}")
+    remove_file(plain)
+    assert not plain.exists()
 
 
 def test_replace_text_writes_through_a_link_and_keeps_it(tmp_path: Path) -> None:

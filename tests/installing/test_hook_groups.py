@@ -73,6 +73,7 @@ def test_unmerge_removes_ours_and_only_what_they_filled() -> None:
     [
         ([], "expected a JSON object at the top level"),
         ({"hooks": []}, "'hooks' must be an object, got list"),
+        ({"hooks": None}, "'hooks' must be an object, got null"),
         ({"hooks": {"Stop": {}}}, "hooks.Stop must be a list of matcher groups"),
         ({"hooks": {"Stop": ["x"]}}, "hooks.Stop[0] must be an object"),
         ({"hooks": {"Stop": [{"hooks": {}}]}}, "hooks.Stop[0].hooks must be a list"),

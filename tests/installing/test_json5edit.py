@@ -32,6 +32,13 @@ def test_parse_errors_name_the_line(bad: str) -> None:
         j5.parse(bad)
 
 
+def test_a_document_nested_past_the_recursion_limit_is_an_error_not_a_crash() -> None:
+    deep = '{"a": ' + "[" * 5000 + "]" * 5000 + "}"
+    with pytest.raises(j5.Json5Error) as caught:
+        j5.parse(deep)
+    assert str(caught.value) == "line 1: nested too deeply to edit"
+
+
 @pytest.mark.parametrize("doc", DOCS)
 def test_set_then_remove_gives_the_bytes_back(doc: str) -> None:
     if j5.parse(doc).kind != "object":

@@ -62,6 +62,14 @@ def test_without_a_record_only_what_our_removal_emptied_goes() -> None:
     assert _plain(back) == {"hooks": {"enabled": True}, "mcpServers": {"docs": {"command": "d"}}}
 
 
+@pytest.mark.parametrize(
+    "user", ['{"hooks": {}}\n', '{"mcpServers": {}}\n', '{"hooks": {}, "a": 1}\n']
+)
+def test_without_a_record_a_users_own_empty_members_are_not_ours_to_remove(user: str) -> None:
+    # Nothing of ours in the file: nothing goes (install records this as the file's "before").
+    assert unmerge_settings(PATH, user, _ours, None) == (user, [])
+
+
 def test_a_server_renamed_signet_by_the_user_after_install_is_kept_with_a_note() -> None:
     text, created = merge_settings(PATH, None, GROUPS, _ours, ENTRY)
     theirs = text.replace('"args": [\n', '"args": [\n        "--theirs",\n').replace(

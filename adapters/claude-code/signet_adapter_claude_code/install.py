@@ -69,6 +69,7 @@ from signet_sdk.installing.files import (
     parse_json,
     read_text,
     remove_empty_folders,
+    remove_file,
     replace_text,
 )
 from signet_sdk.installing.hook_groups import (
@@ -222,6 +223,11 @@ def _keep_empty(now: Any, want: Any, before: Any) -> Any:
             out[key] = _keep_empty(value, want[key], before.get(key))
         elif isinstance(value, dict | list) and before.get(key) == type(value)():
             out[key] = type(value)()
+        elif isinstance(value, dict) and isinstance(before.get(key), dict):
+            # Gone because removing ours emptied it: the user's empty lists in it come back.
+            inner = _keep_empty(value, {}, before[key])
+            if inner:
+                out[key] = inner
     for key, value in want.items():
         out.setdefault(key, value)
     return out
@@ -250,9 +256,9 @@ def _settings_without_ours(
             was = parse_json(path, before if isinstance(before, str) else None)
         except InstallError:
             was = None
+        want = _keep_empty(now, want, was)
         if old.get("after") == text and _same(was, want):
             return before if old.get("existed", True) and isinstance(before, str) else None
-        want = _keep_empty(now, want, was)
     return reshape(text, want)
 
 
@@ -370,7 +376,7 @@ def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
 
     def write(change: cli.Change) -> str:
         if change.after is None:
-            change.path.unlink(missing_ok=True)
+            remove_file(change.path)
             return f"Signet {change.what} {done} {change.path} (file removed)\n"
         replace_text(change.path, change.after, 0o600)
         return f"Signet {change.what} {done} {change.path}\n"

@@ -152,6 +152,7 @@ def test_uninstall_removes_what_install_created(tmp_path: Path) -> None:
         ('{"hooks": {', "invalid JSON at line 1"),
         ("[1, 2]", "expected a JSON object"),
         ('{"hooks": []}', "'hooks' must be an object"),
+        ('{"hooks": null}', "'hooks' must be an object, got null"),
         ('{"hooks": {"Stop": {}}}', "hooks.Stop must be a list"),
         ('{"hooks": {"Stop": [1]}}', "hooks.Stop[0] must be an object"),
         ('{"hooks": {"Stop": [{"hooks": "x"}]}}', "hooks.Stop[0].hooks must be a list"),
@@ -268,6 +269,36 @@ def test_timeouts_follow_the_hooks_own_deadlines(
     assert timeout["Stop"] == timeout["PreCompact"] == timeout["PostCompact"] == 32
     assert timeout["SessionStart"] == 32  # follows SIGNET_FETCH_TIMEOUT when not set itself
     assert timeout["SessionEnd"] == 5
+
+
+def test_a_dangling_link_is_left_dangling_again_by_uninstall(isolated: Path) -> None:
+    # A dotfiles link made before its target: install creates the target
+    # through it; uninstall must take that file away and keep the link.
+    path = isolated / ".claude" / "settings.json"
+    target = path.parent.parent / "dotfiles" / path.name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to(target)
+    assert main(["install"]) == 0
+    assert path.readlink() == target and "signet-sdk" in target.read_text()
+    assert main(["uninstall"]) == 0
+    assert path.readlink() == target and not target.exists()
+
+
+@pytest.mark.parametrize(
+    "user_text",
+    [
+        '{"hooks": {"Stop": []}}\n',
+        '{\n  "model": "opus",\n  "hooks": {"Stop": [], "SessionEnd": []}\n}\n',
+    ],
+)
+def test_a_users_empty_event_lists_come_back_byte_for_byte(isolated: Path, user_text: str) -> None:
+    # Removing ours empties ``hooks``; the user's own empty lists inside it are theirs.
+    path = isolated / ".claude" / "settings.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(user_text)
+    assert main(["install"]) == 0
+    assert main(["uninstall"]) == 0
+    assert path.read_text() == user_text
 
 
 def test_linked_and_crlf_settings_are_kept_as_the_user_keeps_them(isolated: Path) -> None:

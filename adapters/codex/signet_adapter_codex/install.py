@@ -108,6 +108,24 @@ def _load_hooks(path: Path, text: str | None) -> dict[str, Any]:
     return check_hook_groups(parse_json(path, text, ConfigError), path, ConfigError)
 
 
+def _without_empty(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` without empty event lists, then without ``hooks`` if that left it empty.
+
+    What the hooks mean to Codex, for telling whether the rest is as it was:
+    our removal takes away the list (and ``hooks``) it emptied, so a user's
+    own ``"hooks": {}`` or ``"Stop": []`` must not count as a change, or
+    uninstall would never give their bytes back.
+    """
+    hooks = data.get("hooks")
+    if not isinstance(hooks, dict):
+        return data
+    kept = {event: groups for event, groups in hooks.items() if groups != []}
+    out = {k: v for k, v in data.items() if k != "hooks"}
+    if kept:
+        out["hooks"] = kept
+    return out
+
+
 def _original(path: Path) -> Any:
     """What the original kept at the first install means (``{}``: there was no file);
     None when none was kept or it is no longer TOML: then nothing can be told from it."""
@@ -148,7 +166,9 @@ def _plan(
     if left == data:
         out_hooks = hooks_text
     elif hooks_text is not None:
-        out_hooks = restored(hooks_path, out_hooks or "", lambda t: _load_hooks(hooks_path, t))
+        out_hooks = restored(
+            hooks_path, out_hooks or "", lambda t: _without_empty(_load_hooks(hooks_path, t))
+        )
     out_config: str | None
     out_config, notes = unmerge_config(
         config_path, config_text or "", old_trust, _original(config_path)

@@ -98,6 +98,19 @@ def test_install_is_idempotent_and_uninstall_restores_the_bytes(
     assert sorted(p.name for p in isolated.iterdir()) == ["config.toml", "hooks.json", "sessions"]
 
 
+@pytest.mark.parametrize(
+    "user_hooks",
+    ['{"hooks": {}}\n', '{\n    "hooks": {"Stop": []}\n}\n', '{"description": "x", "hooks": {}}\n'],
+)
+def test_a_users_empty_hooks_come_back_byte_for_byte(isolated: Path, user_hooks: str) -> None:
+    # Our removal takes away the lists it emptied: the user's own empty ones must come back.
+    (isolated / "hooks.json").write_text(user_hooks)
+    assert installer(["install"]) == 0
+    assert installer(["uninstall"]) == 0
+    assert (isolated / "hooks.json").read_text() == user_hooks
+    assert sorted(p.name for p in isolated.iterdir()) == ["hooks.json", "sessions"]
+
+
 def test_uninstall_removes_files_it_created(isolated: Path) -> None:
     assert installer(["install"]) == 0
     assert (isolated / "config.toml").exists() and (isolated / "hooks.json").exists()
@@ -263,6 +276,7 @@ def test_project_scope_and_dry_run(
     [
         ("hooks.json", "{not json", "invalid JSON at line 1"),
         ("hooks.json", '{"hooks": []}', "'hooks' must be an object"),
+        ("hooks.json", '{"hooks": null}', "'hooks' must be an object, got null"),
         ("hooks.json", '{"hooks": {"Stop": {}}}', "hooks.Stop must be a list"),
         ("config.toml", "model = ", "invalid TOML"),
         ("config.toml", "features = 3\n", "'features' must be a table"),

@@ -272,6 +272,19 @@ def test_doctor_reports_the_install() -> None:
     assert "copilot: installed, but not as this SDK would install it now" in doctor()
 
 
+def test_a_dangling_link_is_left_dangling_again_by_uninstall(isolated: Path) -> None:
+    # A dotfiles link made before its target: install creates the target
+    # through it; uninstall must take that file away and keep the link.
+    path = _mcp(isolated)
+    target = path.parent.parent / "dotfiles" / path.name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to(target)
+    assert main(["install"]) == 0
+    assert path.readlink() == target and "signet-sdk" in target.read_text()
+    assert main(["uninstall"]) == 0
+    assert path.readlink() == target and not target.exists()
+
+
 def test_linked_and_crlf_files_are_kept_as_the_user_keeps_them(isolated: Path) -> None:
     assert_link_kept(main, _mcp(isolated), USER_MCP)
     _mcp(isolated).unlink()

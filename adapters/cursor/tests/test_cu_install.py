@@ -292,6 +292,19 @@ def test_doctor_reports_cursor(isolated: Path) -> None:
     assert stale.startswith("cursor: installed, but not as this SDK would install it now")
 
 
+def test_a_dangling_link_is_left_dangling_again_by_uninstall(isolated: Path) -> None:
+    # A dotfiles link made before its target: install creates the target
+    # through it; uninstall must take that file away and keep the link.
+    path = isolated / "mcp.json"
+    target = path.parent.parent / "dotfiles" / path.name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to(target)
+    assert installer(["install"]) == 0
+    assert path.readlink() == target and "signet-sdk" in target.read_text()
+    assert installer(["uninstall"]) == 0
+    assert path.readlink() == target and not target.exists()
+
+
 def test_linked_and_crlf_files_are_kept_as_the_user_keeps_them(isolated: Path) -> None:
     assert_link_kept(installer, isolated / "hooks.json", USER_HOOKS)
     (isolated / "hooks.json").unlink()

@@ -247,6 +247,29 @@ def test_a_linked_settings_file_stays_linked(isolated: Path) -> None:
     assert_link_kept(main, _settings(isolated), USER_SETTINGS)
 
 
+def test_a_dangling_link_is_left_dangling_again_by_uninstall(isolated: Path) -> None:
+    # A dotfiles link made before its target: install creates the target
+    # through it; uninstall must take that file away and keep the link.
+    path = _settings(isolated)
+    target = path.parent.parent / "dotfiles" / path.name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to(target)
+    assert main(["install"]) == 0
+    assert path.readlink() == target and "signet-sdk" in target.read_text()
+    assert main(["uninstall"]) == 0
+    assert path.readlink() == target and not target.exists()
+
+
+@pytest.mark.parametrize("user", ['{"hooks": {}}\n', '{\n  "mcpServers": {}\n}\n'])
+def test_a_users_empty_hooks_and_servers_come_back_byte_for_byte(isolated: Path, user: str) -> None:
+    path = _settings(isolated)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(user)
+    assert main(["install"]) == 0
+    assert main(["uninstall"]) == 0
+    assert path.read_text() == user
+
+
 def test_crlf_line_ends_are_kept_and_given_back(isolated: Path) -> None:
     assert_crlf_kept(main, _settings(isolated), USER_SETTINGS)
 

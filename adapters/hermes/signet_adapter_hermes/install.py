@@ -64,6 +64,7 @@ from signet_sdk.installing.files import (
     backup,
     marked,
     read_text,
+    remove_file,
     replace_text,
     text_diff,
 )
@@ -320,7 +321,7 @@ def _apply(verb: str, changes: Sequence[tuple[Path, str | None, str | None]]) ->
         if path.name == "config.yaml" and old is not None:
             backups.append(backup(path))
         if new is None:
-            path.unlink(missing_ok=True)
+            remove_file(path)
             if path.name == "__init__.py":
                 cache = path.parent / "__pycache__"
                 if cache.is_dir():

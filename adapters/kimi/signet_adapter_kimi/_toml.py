@@ -211,7 +211,7 @@ def merge_hooks(
         hooks = tomlkit.aot()
         doc.append("hooks", hooks)
     else:
-        last = hooks[-1].as_string()
+        last = hooks[-1].as_string() if len(hooks) else ""  # ``hooks = []``: nothing before ours
         followed = _followed(doc, "hooks")
         spaced = last.endswith("\n\n") or not followed
         first_gap, last_gap = spaced and not last.endswith("\n\n"), spaced and followed

@@ -75,8 +75,12 @@ def hook_entries(command: str, timeouts: Mapping[str, int]) -> list[dict[str, An
 
 
 def _config_normal(text: str | None) -> Any:
-    """A config's content; an empty file is no file."""
-    return toml_data(text) if text and text.strip() else {}
+    """A config's content; an empty file is no file, and an empty ``hooks = []`` no hooks
+    (removing ours takes away the array they filled, the user's empty one included)."""
+    data = toml_data(text) if text and text.strip() else {}
+    if isinstance(data, dict) and data.get("hooks") == []:
+        data = {k: v for k, v in data.items() if k != "hooks"}
+    return data
 
 
 def _config_change(

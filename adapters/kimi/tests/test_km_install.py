@@ -251,6 +251,35 @@ def test_the_command_line_runs_the_installer(isolated: Path) -> None:
     assert proc.stdout.startswith(f"Signet hooks installed into {isolated / 'config.toml'}\n")
 
 
+@pytest.mark.parametrize(
+    "user_config", ["hooks = []\n", 'model = "k2"\nhooks = [ ]  # none yet\n\n[x]\ny = 2\n']
+)
+def test_an_empty_inline_hooks_array_is_installed_into_and_given_back(
+    isolated: Path, user_config: str
+) -> None:
+    path = isolated / "config.toml"
+    path.write_text(user_config)
+    assert main(["install", "--no-mcp"]) == 0
+    assert [h["event"] for h in tomllib.loads(path.read_text())["hooks"]] == [
+        "SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "PostCompact", "SessionEnd"
+    ]  # fmt: skip
+    assert main(["uninstall", "--no-mcp"]) == 0
+    assert path.read_text() == user_config
+
+
+def test_a_dangling_link_is_left_dangling_again_by_uninstall(isolated: Path) -> None:
+    # A dotfiles link made before its target: install creates the target
+    # through it; uninstall must take that file away and keep the link.
+    path = isolated / "mcp.json"
+    target = path.parent.parent / "dotfiles" / path.name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to(target)
+    assert main(["install"]) == 0
+    assert path.readlink() == target and "signet-sdk" in target.read_text()
+    assert main(["uninstall"]) == 0
+    assert path.readlink() == target and not target.exists()
+
+
 def test_linked_and_crlf_files_are_kept_as_the_user_keeps_them(isolated: Path) -> None:
     assert_link_kept(main, isolated / "config.toml", USER_CONFIG)
     (isolated / "config.toml").unlink()

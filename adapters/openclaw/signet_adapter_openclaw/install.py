@@ -48,7 +48,14 @@ from typing import Any
 from signet_sdk.installing import cli
 from signet_sdk.installing import json5edit as j5
 from signet_sdk.installing.command import hook_timeouts, sdk_command
-from signet_sdk.installing.files import InstallError, marked, read_text, replace_text, text_diff
+from signet_sdk.installing.files import (
+    InstallError,
+    marked,
+    read_text,
+    remove_file,
+    replace_text,
+    text_diff,
+)
 
 from ._config import EMPTY, PLUGIN_ID, edit_config, undo_config
 from ._tools import plugin_manifest, shim_tools
@@ -248,7 +255,7 @@ def _uninstall(plan: _Plan, names: Sequence[str], dry_run: bool) -> int:
             )
         return 0
     if remove_config:
-        config.unlink(missing_ok=True)
+        remove_file(config)
     elif text is not None and text != original:
         replace_text(config, text)
     cli.remove_folder(plan.folder, present, "index.mjs")

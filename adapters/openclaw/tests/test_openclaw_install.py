@@ -221,6 +221,19 @@ def test_secrets_exec_is_registered_only_when_enabled_at_install(
     assert "signet_secrets_exec" in manifest["contracts"]["tools"]
 
 
+def test_a_dangling_link_is_left_dangling_again_by_uninstall(isolated: Path) -> None:
+    # A dotfiles link made before its target: install creates the target
+    # through it; uninstall must take that file away and keep the link.
+    path = config(isolated)
+    target = path.parent.parent / "dotfiles" / path.name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to(target)
+    assert main(["install"]) == 0
+    assert path.readlink() == target and "signet-sdk" in target.read_text()
+    assert main(["uninstall"]) == 0
+    assert path.readlink() == target and not target.exists()
+
+
 def test_linked_and_crlf_files_are_kept_as_the_user_keeps_them(isolated: Path) -> None:
     assert_link_kept(main, config(isolated), USER_CONFIG)
     config(isolated).unlink()

@@ -50,6 +50,7 @@ from signet_sdk.installing.files import (
     marked,
     parse_config,
     read_text,
+    remove_file,
     replace_text,
     text_diff,
 )
@@ -238,13 +239,18 @@ def _install(plugins: Path, files: Mapping[str, str], cfg: Path, entry: Any, dry
         if cfg_changed:
             sys.stdout.write(text_diff(cfg, cfg_text, new_cfg, "install"))
         return 0
+    writes: list[cli.Change] = []
     if cfg_changed and new_cfg is not None:
         if cfg_text is not None:
-            replace_text(cfg.with_name(cfg.name + ".signet-sdk.bak"), cfg_text)
-        replace_text(cfg, new_cfg)
+            bak = cfg.with_name(cfg.name + ".signet-sdk.bak")
+            if (kept := read_text(bak)) != cfg_text:
+                writes.append(cli.Change(bak, kept, cfg_text))
+        writes.append(cli.Change(cfg, cfg_text, new_cfg))
     # The plugin file last: OpenCode loads it only once everything it needs is there.
-    for name, _, text in sorted(changes, key=lambda c: c[0] == PLUGIN_FILE):
-        replace_text(plugins / name, text)
+    for name, current, text in sorted(changes, key=lambda c: c[0] == PLUGIN_FILE):
+        writes.append(cli.Change(plugins / name, current, text))
+    if not _write_all("install", writes):
+        return 1
     sys.stdout.write(f"Signet OpenCode plugin installed into {plugins}\n")
     if cfg_changed:
         sys.stdout.write(f"{cfg}: mcp.{MCP_NAME} runs the memory tools (signet-sdk mcp)\n")
@@ -291,19 +297,38 @@ def _uninstall(plugins: Path, names: Sequence[str], cfg: Path, dry_run: bool) ->
             sys.stdout.write(text_diff(target, cfg_text, new_cfg, "uninstall"))
         return 0
     # The plugin file first: without it, whatever is left is never loaded.
-    for name in sorted(present, key=lambda n: n != PLUGIN_FILE):
-        (plugins / name).unlink(missing_ok=True)
+    writes = [
+        cli.Change(plugins / name, read_text(plugins / name), None)
+        for name in sorted(present, key=lambda n: n != PLUGIN_FILE)
+    ]
+    if new_cfg != cfg_text:
+        writes.append(cli.Change(target, cfg_text, new_cfg))
+    if not _write_all("uninstall", writes):
+        return 1
     with contextlib.suppress(OSError):  # it holds files of someone else's
         (plugins / SUPPORT_DIR).rmdir()
-    if new_cfg != cfg_text:
-        if new_cfg is None:
-            target.unlink(missing_ok=True)
-        else:
-            replace_text(target, new_cfg)
     if note:
         sys.stdout.write(f"note: {note}\n")
     sys.stdout.write(f"Signet OpenCode plugin removed from {plugins}\n")
     return 0
+
+
+def _write_all(verb: str, writes: Sequence[cli.Change]) -> bool:
+    """Write ``writes`` in order; on a failure, put back what was written and say so.
+
+    A config written without the plugin, or a plugin (and the record of the
+    user's own ``mcp.signet``) removed while the config still names ours,
+    would leave the user half installed with the way back gone.
+    """
+
+    def write(change: cli.Change) -> str:
+        if change.after is None:
+            remove_file(change.path)
+        else:
+            replace_text(change.path, change.after)
+        return ""
+
+    return cli.apply("opencode", verb, writes, False, write) is not None
 
 
 def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:

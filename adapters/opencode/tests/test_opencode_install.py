@@ -220,8 +220,89 @@ def test_the_users_config_keeps_its_mode(isolated: Path) -> None:
     assert cfg.stat().st_mode & 0o777 == 0o600
 
 
+def test_a_dangling_link_is_left_dangling_again_by_uninstall(isolated: Path) -> None:
+    # A dotfiles link made before its target: install creates the target
+    # through it; uninstall must take that file away and keep the link.
+    path = _config_dir(isolated) / "opencode.json"
+    target = path.parent.parent / "dotfiles" / path.name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to(target)
+    assert main(["install"]) == 0
+    assert path.readlink() == target and "signet-sdk" in target.read_text()
+    assert main(["uninstall"]) == 0
+    assert path.readlink() == target and not target.exists()
+
+
 def test_linked_and_crlf_files_are_kept_as_the_user_keeps_them(isolated: Path) -> None:
     cfg = _config_dir(isolated) / "opencode.jsonc"
     assert_link_kept(main, cfg, JSONC)
     cfg.unlink()
     assert_crlf_kept(main, cfg, JSONC)
+
+
+def _failing_writes(monkeypatch: pytest.MonkeyPatch, failing: Path) -> list[Path]:
+    """Writing ``failing`` raises, as a full disk would, until the list returned is emptied;
+    every other write goes through."""
+    from signet_adapter_opencode import install
+
+    real = install.replace_text
+
+    def replace_text(path: Path, text: str, mode: int = 0o644) -> None:
+        if path in fails:
+            raise OSError(28, "No space left on device")
+        real(path, text, mode)
+
+    fails = [failing]
+    monkeypatch.setattr(install, "replace_text", replace_text)
+    return fails
+
+
+def test_an_install_that_cannot_write_the_plugin_puts_the_config_back(
+    isolated: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cfg = _user_config(isolated, "opencode.jsonc", JSONC)
+    shim = _plugins(isolated) / "signet-sdk.js"
+    _failing_writes(monkeypatch, shim)
+    capsys.readouterr()
+    assert main(["install"]) == 1
+    assert cfg.read_text() == JSONC
+    assert sorted(p.name for p in cfg.parent.iterdir()) == ["opencode.jsonc", "plugins"]
+    assert _snapshot(_plugins(isolated)) == {}
+    bak = cfg.with_name("opencode.jsonc.signet-sdk.bak")
+    assert capsys.readouterr().err == (
+        f"signet-sdk install opencode: cannot write {shim}: [Errno 28] No space left on device\n"
+        + "".join(
+            f"signet-sdk install opencode: {p} put back as it was\n"
+            for p in [
+                *(
+                    _plugins(isolated) / "signet-sdk" / n
+                    # last written, first put back
+                    for n in (
+                        "install.json",
+                        "signet-opencode.json",
+                        "signet-sdk.json",
+                        "transport.mjs",
+                    )
+                ),
+                cfg,
+                bak,
+            ]
+        )
+    )
+
+
+def test_an_uninstall_that_cannot_write_the_config_keeps_the_plugin_and_its_record(
+    isolated: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cfg = _user_config(isolated, "opencode.jsonc", JSONC)
+    assert main(["install"]) == 0
+    installed, plugin = cfg.read_text(), _snapshot(_plugins(isolated))
+    fails = _failing_writes(monkeypatch, cfg)
+    capsys.readouterr()
+    assert main(["uninstall"]) == 1
+    assert cfg.read_text() == installed and _snapshot(_plugins(isolated)) == plugin
+    err = capsys.readouterr().err
+    assert err.startswith(f"signet-sdk uninstall opencode: cannot write {cfg}: [Errno 28]")
+    fails.clear()  # the disk has room again
+    assert main(["uninstall"]) == 0
+    assert cfg.read_text() == JSONC
