@@ -295,6 +295,11 @@ def _plan_uninstall(home: Path) -> list[tuple[Path, str | None, str | None]]:
     new = without_provider(old, original)
     if old != new and was_kept:
         new = restored(config, new, _normal)
+    elif new is None and old is not None:
+        # No record says install made this file: it already named our provider
+        # (set by hand, or by an install whose record is gone). Our line goes;
+        # the user's file stays, empty.
+        new = ""
     if old != new:
         changes.append((config, old, new))
     return changes

@@ -316,7 +316,19 @@ def test_an_install_without_a_record_uninstalls_as_before(isolated: Path) -> Non
     assert config.read_bytes() == b"a: 1\nmemory:\n  memory_enabled: true\n"
     (home / "config.yaml").write_bytes(b"memory:\n  provider: signet\n")
     assert main(["uninstall"]) == 0
-    assert not config.exists()
+    # No record says install made the file: our line goes, the user's file stays.
+    assert config.read_bytes() == b""
+
+
+def test_a_config_that_named_signet_before_install_is_kept_by_uninstall(isolated: Path) -> None:
+    home = _home(isolated)
+    home.mkdir()
+    config = home / "config.yaml"
+    config.write_bytes(b"memory:\n  provider: signet\n")
+    assert main(["install"]) == 0
+    assert config.read_bytes() == b"memory:\n  provider: signet\n"  # nothing to change
+    assert main(["uninstall"]) == 0
+    assert config.read_bytes() == b""
 
 
 def test_an_unreadable_record_is_refused_naming_it(
