@@ -245,7 +245,7 @@ def _failing_writes(monkeypatch: pytest.MonkeyPatch, failing: Path) -> list[Path
     every other write goes through."""
     from signet_adapter_opencode import install
 
-    real = install.replace_text
+    from signet_sdk.installing.files import replace_text as real
 
     def replace_text(path: Path, text: str, mode: int = 0o644) -> None:
         if path in fails:
