@@ -21,6 +21,7 @@ import pytest
 __all__ = [
     "assert_blank_kept",
     "assert_crlf_kept",
+    "assert_dangling_link_kept",
     "assert_link_kept",
     "assert_refused",
     "assert_round_trip",
@@ -95,6 +96,19 @@ def assert_link_kept(
     if same_bytes:
         assert target.read_text() == user_text
     return installed
+
+
+def assert_dangling_link_kept(main: Installer, path: Path) -> None:
+    """``path`` a link to a file not made yet (a dotfiles link set up first): install
+    creates the target through the link, and uninstall takes that target away again and
+    leaves the link as the user made it, dangling."""
+    target = path.parent.parent / "dotfiles" / path.name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to(target)
+    assert main(["install"]) == 0
+    assert path.readlink() == target and "signet-sdk" in target.read_text()
+    assert main(["uninstall"]) == 0
+    assert path.readlink() == target and not target.exists()
 
 
 def assert_crlf_kept(

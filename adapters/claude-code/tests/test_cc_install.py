@@ -14,6 +14,7 @@ from signet_adapter_claude_code.install import HOOK_TIMEOUTS, RECORD, hook_comma
 from signet_e2e.installer_checks import (
     assert_blank_kept,
     assert_crlf_kept,
+    assert_dangling_link_kept,
     assert_link_kept,
     assert_round_trip,
     install_over,
@@ -272,16 +273,8 @@ def test_timeouts_follow_the_hooks_own_deadlines(
 
 
 def test_a_dangling_link_is_left_dangling_again_by_uninstall(isolated: Path) -> None:
-    # A dotfiles link made before its target: install creates the target
-    # through it; uninstall must take that file away and keep the link.
-    path = isolated / ".claude" / "settings.json"
-    target = path.parent.parent / "dotfiles" / path.name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.symlink_to(target)
-    assert main(["install"]) == 0
-    assert path.readlink() == target and "signet-sdk" in target.read_text()
-    assert main(["uninstall"]) == 0
-    assert path.readlink() == target and not target.exists()
+    # A dotfiles link made before its target.
+    assert_dangling_link_kept(main, isolated / ".claude" / "settings.json")
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,12 @@ from pathlib import Path
 
 import pytest
 from signet_adapter_copilot.install import HOOK_FILE, hook_command, hook_timeouts, main
-from signet_e2e.installer_checks import assert_crlf_kept, assert_link_kept, assert_refused
+from signet_e2e.installer_checks import (
+    assert_crlf_kept,
+    assert_dangling_link_kept,
+    assert_link_kept,
+    assert_refused,
+)
 
 from signet_sdk.installing.command import sdk_command
 
@@ -273,16 +278,8 @@ def test_doctor_reports_the_install() -> None:
 
 
 def test_a_dangling_link_is_left_dangling_again_by_uninstall(isolated: Path) -> None:
-    # A dotfiles link made before its target: install creates the target
-    # through it; uninstall must take that file away and keep the link.
-    path = _mcp(isolated)
-    target = path.parent.parent / "dotfiles" / path.name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.symlink_to(target)
-    assert main(["install"]) == 0
-    assert path.readlink() == target and "signet-sdk" in target.read_text()
-    assert main(["uninstall"]) == 0
-    assert path.readlink() == target and not target.exists()
+    # A dotfiles link made before its target.
+    assert_dangling_link_kept(main, _mcp(isolated))
 
 
 def test_linked_and_crlf_files_are_kept_as_the_user_keeps_them(isolated: Path) -> None:

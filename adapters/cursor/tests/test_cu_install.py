@@ -9,7 +9,12 @@ from pathlib import Path
 import pytest
 from signet_adapter_cursor.install import RECORD, hook_command, hook_timeouts
 from signet_adapter_cursor.install import main as installer
-from signet_e2e.installer_checks import assert_crlf_kept, assert_link_kept, assert_refused
+from signet_e2e.installer_checks import (
+    assert_crlf_kept,
+    assert_dangling_link_kept,
+    assert_link_kept,
+    assert_refused,
+)
 
 from signet_sdk.cli.doctor import diagnose
 
@@ -293,16 +298,8 @@ def test_doctor_reports_cursor(isolated: Path) -> None:
 
 
 def test_a_dangling_link_is_left_dangling_again_by_uninstall(isolated: Path) -> None:
-    # A dotfiles link made before its target: install creates the target
-    # through it; uninstall must take that file away and keep the link.
-    path = isolated / "mcp.json"
-    target = path.parent.parent / "dotfiles" / path.name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.symlink_to(target)
-    assert installer(["install"]) == 0
-    assert path.readlink() == target and "signet-sdk" in target.read_text()
-    assert installer(["uninstall"]) == 0
-    assert path.readlink() == target and not target.exists()
+    # A dotfiles link made before its target.
+    assert_dangling_link_kept(installer, isolated / "mcp.json")
 
 
 def test_linked_and_crlf_files_are_kept_as_the_user_keeps_them(isolated: Path) -> None:

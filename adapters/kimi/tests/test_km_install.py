@@ -18,7 +18,12 @@ from pathlib import Path
 import pytest
 from signet_adapter_kimi import PLUGIN
 from signet_adapter_kimi.install import hook_command, hook_timeouts, main
-from signet_e2e.installer_checks import assert_crlf_kept, assert_link_kept, assert_refused
+from signet_e2e.installer_checks import (
+    assert_crlf_kept,
+    assert_dangling_link_kept,
+    assert_link_kept,
+    assert_refused,
+)
 
 from signet_sdk.installing.command import sdk_command
 
@@ -268,16 +273,8 @@ def test_an_empty_inline_hooks_array_is_installed_into_and_given_back(
 
 
 def test_a_dangling_link_is_left_dangling_again_by_uninstall(isolated: Path) -> None:
-    # A dotfiles link made before its target: install creates the target
-    # through it; uninstall must take that file away and keep the link.
-    path = isolated / "mcp.json"
-    target = path.parent.parent / "dotfiles" / path.name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.symlink_to(target)
-    assert main(["install"]) == 0
-    assert path.readlink() == target and "signet-sdk" in target.read_text()
-    assert main(["uninstall"]) == 0
-    assert path.readlink() == target and not target.exists()
+    # A dotfiles link made before its target.
+    assert_dangling_link_kept(main, isolated / "mcp.json")
 
 
 def test_linked_and_crlf_files_are_kept_as_the_user_keeps_them(isolated: Path) -> None:

@@ -12,7 +12,11 @@ import pytest
 from signet_adapter_openclaw import SHIM_EVENTS
 from signet_adapter_openclaw._translate import SHIM_SCOPE
 from signet_adapter_openclaw.install import MARKER, main
-from signet_e2e.installer_checks import assert_crlf_kept, assert_link_kept
+from signet_e2e.installer_checks import (
+    assert_crlf_kept,
+    assert_dangling_link_kept,
+    assert_link_kept,
+)
 
 from signet_sdk.tools import tool_definitions
 
@@ -222,16 +226,8 @@ def test_secrets_exec_is_registered_only_when_enabled_at_install(
 
 
 def test_a_dangling_link_is_left_dangling_again_by_uninstall(isolated: Path) -> None:
-    # A dotfiles link made before its target: install creates the target
-    # through it; uninstall must take that file away and keep the link.
-    path = config(isolated)
-    target = path.parent.parent / "dotfiles" / path.name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.symlink_to(target)
-    assert main(["install"]) == 0
-    assert path.readlink() == target and "signet-sdk" in target.read_text()
-    assert main(["uninstall"]) == 0
-    assert path.readlink() == target and not target.exists()
+    # A dotfiles link made before its target.
+    assert_dangling_link_kept(main, config(isolated))
 
 
 def test_linked_and_crlf_files_are_kept_as_the_user_keeps_them(isolated: Path) -> None:

@@ -8,7 +8,11 @@ from pathlib import Path
 import pytest
 from signet_adapter_opencode import PLUGIN
 from signet_adapter_opencode.install import MARKER, main, mcp_entry, sdk_command
-from signet_e2e.installer_checks import assert_crlf_kept, assert_link_kept
+from signet_e2e.installer_checks import (
+    assert_crlf_kept,
+    assert_dangling_link_kept,
+    assert_link_kept,
+)
 
 JSONC = """// My OpenCode settings
 {
@@ -221,16 +225,8 @@ def test_the_users_config_keeps_its_mode(isolated: Path) -> None:
 
 
 def test_a_dangling_link_is_left_dangling_again_by_uninstall(isolated: Path) -> None:
-    # A dotfiles link made before its target: install creates the target
-    # through it; uninstall must take that file away and keep the link.
-    path = _config_dir(isolated) / "opencode.json"
-    target = path.parent.parent / "dotfiles" / path.name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.symlink_to(target)
-    assert main(["install"]) == 0
-    assert path.readlink() == target and "signet-sdk" in target.read_text()
-    assert main(["uninstall"]) == 0
-    assert path.readlink() == target and not target.exists()
+    # A dotfiles link made before its target.
+    assert_dangling_link_kept(main, _config_dir(isolated) / "opencode.json")
 
 
 def test_linked_and_crlf_files_are_kept_as_the_user_keeps_them(isolated: Path) -> None:
