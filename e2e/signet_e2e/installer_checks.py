@@ -22,6 +22,7 @@ __all__ = [
     "assert_blank_kept",
     "assert_crlf_kept",
     "assert_dangling_link_kept",
+    "assert_given_back",
     "assert_link_kept",
     "assert_refused",
     "assert_round_trip",
@@ -38,6 +39,16 @@ def install_over(main: Installer, path: Path, user_text: str) -> str:
     path.chmod(0o600)
     assert main(["install"]) == 0
     return path.read_text()
+
+
+def assert_given_back(main: Installer, path: Path, user_text: str) -> None:
+    """The user's ``user_text`` at ``path``, install, uninstall: ``user_text`` byte for byte
+    (what the user wrote, an empty ``{}`` or ``[]`` of theirs included, was never ours)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(user_text)
+    assert main(["install"]) == 0
+    assert main(["uninstall"]) == 0
+    assert path.read_text() == user_text
 
 
 def assert_round_trip(

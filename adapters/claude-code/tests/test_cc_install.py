@@ -15,6 +15,7 @@ from signet_e2e.installer_checks import (
     assert_blank_kept,
     assert_crlf_kept,
     assert_dangling_link_kept,
+    assert_given_back,
     assert_link_kept,
     assert_round_trip,
     install_over,
@@ -286,12 +287,7 @@ def test_a_dangling_link_is_left_dangling_again_by_uninstall(isolated: Path) -> 
 )
 def test_a_users_empty_event_lists_come_back_byte_for_byte(isolated: Path, user_text: str) -> None:
     # Removing ours empties ``hooks``; the user's own empty lists inside it are theirs.
-    path = isolated / ".claude" / "settings.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(user_text)
-    assert main(["install"]) == 0
-    assert main(["uninstall"]) == 0
-    assert path.read_text() == user_text
+    assert_given_back(main, isolated / ".claude" / "settings.json", user_text)
 
 
 def test_linked_and_crlf_settings_are_kept_as_the_user_keeps_them(isolated: Path) -> None:

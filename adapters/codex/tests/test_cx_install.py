@@ -11,7 +11,7 @@ import pytest
 from signet_adapter_codex._trust import event_label, trusted_hash
 from signet_adapter_codex.install import hook_command, hook_timeouts
 from signet_adapter_codex.install import main as installer
-from signet_e2e.installer_checks import assert_refused
+from signet_e2e.installer_checks import assert_given_back, assert_refused
 
 USER_TOML = """\
 # my Codex settings
@@ -104,10 +104,7 @@ def test_install_is_idempotent_and_uninstall_restores_the_bytes(
 )
 def test_a_users_empty_hooks_come_back_byte_for_byte(isolated: Path, user_hooks: str) -> None:
     # Our removal takes away the lists it emptied: the user's own empty ones must come back.
-    (isolated / "hooks.json").write_text(user_hooks)
-    assert installer(["install"]) == 0
-    assert installer(["uninstall"]) == 0
-    assert (isolated / "hooks.json").read_text() == user_hooks
+    assert_given_back(installer, isolated / "hooks.json", user_hooks)
     assert sorted(p.name for p in isolated.iterdir()) == ["hooks.json", "sessions"]
 
 

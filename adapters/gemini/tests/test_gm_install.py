@@ -15,6 +15,7 @@ from signet_e2e.installer_checks import (
     assert_blank_kept,
     assert_crlf_kept,
     assert_dangling_link_kept,
+    assert_given_back,
     assert_link_kept,
     assert_round_trip,
     install_over,
@@ -255,12 +256,7 @@ def test_a_dangling_link_is_left_dangling_again_by_uninstall(isolated: Path) -> 
 
 @pytest.mark.parametrize("user", ['{"hooks": {}}\n', '{\n  "mcpServers": {}\n}\n'])
 def test_a_users_empty_hooks_and_servers_come_back_byte_for_byte(isolated: Path, user: str) -> None:
-    path = _settings(isolated)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(user)
-    assert main(["install"]) == 0
-    assert main(["uninstall"]) == 0
-    assert path.read_text() == user
+    assert_given_back(main, _settings(isolated), user)
 
 
 def test_crlf_line_ends_are_kept_and_given_back(isolated: Path) -> None:
