@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from .files import InstallError, remove_file, replace_text, text_diff
+from .files import InstallError, text_diff, write_or_remove
 
 __all__ = [
     "DIFFS",
@@ -240,10 +240,7 @@ def _put_back(done: Sequence[Change], prog: str) -> None:
     """Give the files of ``done`` their ``before`` again, last first; say what could not be."""
     for change in reversed(done):
         try:
-            if change.before is None:
-                remove_file(change.path)
-            else:
-                replace_text(change.path, change.before)
+            write_or_remove(change.path, change.before)
         except OSError as exc:
             sys.stderr.write(f"{prog}: could not put {change.path} back as it was: {exc}\n")
         else:

@@ -33,6 +33,7 @@ __all__ = [
     "remove_file",
     "replace_text",
     "text_diff",
+    "write_or_remove",
 ]
 
 
@@ -134,6 +135,19 @@ def remove_file(path: Path) -> None:
     if path.is_symlink():
         path = Path(os.path.realpath(path))
     path.unlink(missing_ok=True)
+
+
+def write_or_remove(path: Path, text: str | None, mode: int = 0o644) -> None:
+    """``path`` holding ``text``, or no file there when ``text`` is None.
+
+    What every installer's write of a planned change is, and what putting
+    one back is: :func:`replace_text` (``mode`` for a new file) or
+    :func:`remove_file` (a link kept, its target gone).
+    """
+    if text is None:
+        remove_file(path)
+    else:
+        replace_text(path, text, mode)
 
 
 def _crlf_only(path: Path) -> bool:

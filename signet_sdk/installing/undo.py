@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .files import InstallError, read_text, remove_file, replace_text, text_diff
+from .files import InstallError, read_text, replace_text, text_diff, write_or_remove
 
 __all__ = ["RECORD", "install_file", "read_record", "uninstall_file", "write_record"]
 
@@ -143,10 +143,7 @@ def uninstall_file(
     if dry:
         sys.stdout.write(text_diff(path, text, new, "uninstall"))
         return 0
-    if new is None:
-        remove_file(path)
-    else:
-        replace_text(path, new)
+    write_or_remove(path, new)
     record_path.unlink(missing_ok=True)
     sys.stdout.write(f"Signet hooks and memory tools removed from {path}\n")
     return 0

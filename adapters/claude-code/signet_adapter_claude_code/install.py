@@ -69,8 +69,7 @@ from signet_sdk.installing.files import (
     parse_json,
     read_text,
     remove_empty_folders,
-    remove_file,
-    replace_text,
+    write_or_remove,
 )
 from signet_sdk.installing.hook_groups import (
     check_hook_groups,
@@ -375,11 +374,9 @@ def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
     done = "installed into" if install else "removed from"
 
     def write(change: cli.Change) -> str:
-        if change.after is None:
-            remove_file(change.path)
-            return f"Signet {change.what} {done} {change.path} (file removed)\n"
-        replace_text(change.path, change.after, 0o600)
-        return f"Signet {change.what} {done} {change.path}\n"
+        write_or_remove(change.path, change.after, 0o600)
+        gone = " (file removed)" if change.after is None else ""
+        return f"Signet {change.what} {done} {change.path}{gone}\n"
 
     wrote = cli.apply("claude-code", opts.verb, changes, opts.dry_run, write)
     if wrote is None:

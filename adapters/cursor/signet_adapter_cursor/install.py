@@ -44,7 +44,12 @@ from typing import Any
 
 from signet_sdk.installing import cli
 from signet_sdk.installing.command import event_deadlines, runs_sdk, sdk_command, sdk_shell_command
-from signet_sdk.installing.files import InstallError, read_text, remove_file, replace_text
+from signet_sdk.installing.files import (
+    InstallError,
+    read_text,
+    replace_text,
+    write_or_remove,
+)
 
 from ._edit import MCP_NAME, merge_hooks, merge_mcp, normal, unmerge_hooks, unmerge_mcp
 
@@ -244,11 +249,8 @@ def _run(opts: argparse.Namespace, env: dict[str, str]) -> int:
     done = "installed into" if install else "removed from"
 
     def write(change: cli.Change) -> str:
-        if change.after is None:
-            remove_file(change.path)
-        else:
-            # An existing file keeps its mode whatever the umask; a new one is 0600.
-            replace_text(change.path, change.after, 0o600)
+        # An existing file keeps its mode whatever the umask; a new one is 0600.
+        write_or_remove(change.path, change.after, 0o600)
         return f"Signet {change.what} {done} {change.path}\n"
 
     wrote = cli.apply("cursor", opts.verb, changes, opts.dry_run, write)

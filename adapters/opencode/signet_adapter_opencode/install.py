@@ -50,9 +50,8 @@ from signet_sdk.installing.files import (
     marked,
     parse_config,
     read_text,
-    remove_file,
-    replace_text,
     text_diff,
+    write_or_remove,
 )
 
 __all__ = ["MARKER", "config_dir", "main", "mcp_entry", "plugin_files", "sdk_command", "shim_spec"]
@@ -322,10 +321,7 @@ def _write_all(verb: str, writes: Sequence[cli.Change]) -> bool:
     """
 
     def write(change: cli.Change) -> str:
-        if change.after is None:
-            remove_file(change.path)
-        else:
-            replace_text(change.path, change.after)
+        write_or_remove(change.path, change.after)
         return ""
 
     return cli.apply("opencode", verb, writes, False, write) is not None

@@ -239,9 +239,9 @@ def test_linked_and_crlf_files_are_kept_as_the_user_keeps_them(isolated: Path) -
 def _failing_writes(monkeypatch: pytest.MonkeyPatch, failing: Path) -> list[Path]:
     """Writing ``failing`` raises, as a full disk would, until the list returned is emptied;
     every other write goes through."""
-    from signet_adapter_opencode import install
+    from signet_sdk.installing import files
 
-    from signet_sdk.installing.files import replace_text as real
+    real = files.replace_text
 
     def replace_text(path: Path, text: str, mode: int = 0o644) -> None:
         if path in fails:
@@ -249,7 +249,7 @@ def _failing_writes(monkeypatch: pytest.MonkeyPatch, failing: Path) -> list[Path
         real(path, text, mode)
 
     fails = [failing]
-    monkeypatch.setattr(install, "replace_text", replace_text)
+    monkeypatch.setattr(files, "replace_text", replace_text)
     return fails
 
 
