@@ -95,8 +95,7 @@ def unmerge_settings(
     A ``signet`` server that does not run ``signet-sdk`` is the user's: kept,
     with a note when the install had put ours there (or its record is gone).
     """
-    parse_settings(path, text, ())
-    events = event_lists(j5.parse(text), skip=settings_keys)
+    events = event_lists(parse_settings(path, text, ()), skip=settings_keys)
     current, emptied, notes = remove_groups(path, text, events, is_ours)
     server = j5.find(j5.parse(current), ["mcpServers", MCP_NAME])
     server_removed = False
